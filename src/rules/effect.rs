@@ -1,0 +1,507 @@
+//! Effects: the small, exact state changes every procedure and manual edit is made of.
+
+use super::state::*;
+use crate::table::{BackColour, Card, DicePool, Pack, PhysicalCard};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything needed to put a unit on the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitSpec {
+    /// Owning side.
+    pub side: SideId,
+    /// Name shown to players.
+    pub name: String,
+    /// Profile id.
+    pub profile: String,
+    /// Cards that represent it.
+    #[serde(default)]
+    pub cards: Vec<Card>,
+    /// Stats.
+    #[serde(default)]
+    pub stats: BTreeMap<String, i32>,
+    /// Soldiers.
+    pub soldiers: u32,
+    /// Wounds each soldier can take.
+    #[serde(default = "one")]
+    pub wounds_per_soldier: u32,
+    /// Upgrades taken.
+    #[serde(default)]
+    pub upgrades: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One state change. Applying an effect never fails: an effect naming a unit
+/// or objective that does not exist changes nothing (procedures only build
+/// effects for things that exist; saves are validated when loaded).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Effect {
+    /// A new side.
+    AddSide {
+        /// Its name.
+        name: String,
+        /// Its pack's back colour.
+        back: Option<BackColour>,
+    },
+    /// A new unit.
+    AddUnit(UnitSpec),
+    /// Wounds to a unit: allocated to the first soldier until it reaches its
+    /// limit and is removed, then the next.
+    Wound {
+        /// Target.
+        unit: UnitId,
+        /// How many.
+        wounds: u32,
+    },
+    /// Soldiers removed outright (dangerous terrain, corrections).
+    RemoveSoldiers {
+        /// Target.
+        unit: UnitId,
+        /// How many.
+        count: u32,
+    },
+    /// Soldiers returned to a unit (corrections).
+    AddSoldiers {
+        /// Target.
+        unit: UnitId,
+        /// How many.
+        count: u32,
+    },
+    /// A stat set to a value.
+    SetStat {
+        /// Target.
+        unit: UnitId,
+        /// Stat name.
+        stat: String,
+        /// New value.
+        value: i32,
+    },
+    /// A status flag set or cleared.
+    SetStatus {
+        /// Target.
+        unit: UnitId,
+        /// Flag name.
+        status: String,
+        /// Set (true) or clear.
+        on: bool,
+    },
+    /// A status flag cleared on every unit ("ordered" at the end of a round).
+    ClearStatusAll {
+        /// Flag name.
+        status: String,
+    },
+    /// A unit taken out of play.
+    RemoveUnit {
+        /// Target.
+        unit: UnitId,
+        /// Why.
+        reason: String,
+    },
+    /// A new objective marker.
+    AddObjective {
+        /// Name.
+        name: String,
+        /// Marking card.
+        card: Option<Card>,
+    },
+    /// Who holds an objective.
+    SetHolder {
+        /// Objective.
+        objective: ObjectiveId,
+        /// New holder.
+        holder: Holder,
+    },
+    /// A new terrain piece.
+    AddTerrain(Terrain),
+    /// Round counter.
+    SetRound(u32),
+    /// Turn counter.
+    SetTurn(u32),
+    /// Initiative holder.
+    SetInitiative(SideId),
+    /// A new activation order, starting at its first slot.
+    SetActivationOrder(Vec<Activation>),
+    /// Moves to the next activation slot.
+    AdvanceActivation,
+    /// A new tracked deck made of packs, shuffled with the session's RNG.
+    AddDeck {
+        /// Name.
+        name: String,
+        /// Its packs.
+        packs: Vec<Pack>,
+    },
+    /// Shuffles a deck's draw pile (discards stay put).
+    Shuffle {
+        /// Deck.
+        deck: DeckId,
+    },
+    /// Returns a deck's discards to its draw pile and shuffles.
+    Reshuffle {
+        /// Deck.
+        deck: DeckId,
+    },
+    /// Cards leave a deck's draw pile (drawn or seen on the table); a card not
+    /// in the draw pile is taken from the discard pile.
+    TakeCards {
+        /// Deck.
+        deck: DeckId,
+        /// The cards.
+        cards: Vec<Card>,
+    },
+    /// Cards go to a deck's discard pile.
+    DiscardCards {
+        /// Deck.
+        deck: DeckId,
+        /// The cards, with the back of their pack.
+        cards: Vec<PhysicalCard>,
+    },
+    /// A game counter set.
+    SetCounter {
+        /// Key.
+        key: String,
+        /// Value.
+        value: i64,
+    },
+    /// Dice rolled for a check (recorded for the log).
+    Rolled {
+        /// What for.
+        purpose: String,
+        /// The dice.
+        dice: DicePool,
+    },
+    /// A check resolved: which rule (and ruling) it used and the result.
+    Resolved {
+        /// Rules entry id.
+        rule: String,
+        /// Ruling applied, if any.
+        ruling: Option<String>,
+        /// What happened.
+        text: String,
+    },
+    /// A free-text log line.
+    Note(String),
+    /// The game is over.
+    End(Outcome),
+}
+
+impl Effect {
+    /// Applies the effect to `state`. Every effect adds at most one log line.
+    pub fn apply<R: Rng + ?Sized>(&self, state: &mut GameState, rng: &mut R) {
+        let line = self.describe(state);
+        let mut rule = None;
+        match self {
+            Effect::AddSide { name, back } => state.sides.push(Side {
+                name: name.clone(),
+                back: *back,
+            }),
+            Effect::AddUnit(spec) => state.units.push(Unit {
+                side: spec.side,
+                name: spec.name.clone(),
+                profile: spec.profile.clone(),
+                cards: spec.cards.clone(),
+                stats: spec.stats.clone(),
+                soldiers: vec![Soldier::default(); spec.soldiers as usize],
+                soldiers_at_start: spec.soldiers,
+                wounds_per_soldier: spec.wounds_per_soldier.max(1),
+                status: Default::default(),
+                upgrades: spec.upgrades.clone(),
+                presence: Presence::InPlay,
+            }),
+            Effect::Wound { unit, wounds } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    allocate_wounds(u, *wounds);
+                }
+            }
+            Effect::RemoveSoldiers { unit, count } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    let keep = u.soldiers.len().saturating_sub(*count as usize);
+                    u.soldiers.truncate(keep);
+                    if u.soldiers.is_empty() {
+                        u.presence = Presence::Removed;
+                    }
+                }
+            }
+            Effect::AddSoldiers { unit, count } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.soldiers
+                        .extend(std::iter::repeat_n(Soldier::default(), *count as usize));
+                    u.presence = Presence::InPlay;
+                }
+            }
+            Effect::SetStat { unit, stat, value } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.stats.insert(stat.clone(), *value);
+                }
+            }
+            Effect::SetStatus { unit, status, on } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    if *on {
+                        u.status.insert(status.clone());
+                    } else {
+                        u.status.remove(status);
+                    }
+                }
+            }
+            Effect::ClearStatusAll { status } => {
+                for u in &mut state.units {
+                    u.status.remove(status);
+                }
+            }
+            Effect::RemoveUnit { unit, .. } => {
+                if let Some(u) = state.units.get_mut(*unit) {
+                    u.presence = Presence::Removed;
+                }
+            }
+            Effect::AddObjective { name, card } => state.objectives.push(Objective {
+                name: name.clone(),
+                card: *card,
+                holder: Holder::Uncaptured,
+            }),
+            Effect::SetHolder { objective, holder } => {
+                if let Some(o) = state.objectives.get_mut(*objective) {
+                    o.holder = *holder;
+                }
+            }
+            Effect::AddTerrain(t) => state.terrain.push(t.clone()),
+            Effect::SetRound(r) => state.round = *r,
+            Effect::SetTurn(t) => state.turn = *t,
+            Effect::SetInitiative(s) => state.initiative = Some(*s),
+            Effect::SetActivationOrder(slots) => {
+                state.activation = ActivationOrder {
+                    slots: slots.clone(),
+                    next: 0,
+                }
+            }
+            Effect::AdvanceActivation => {
+                let a = &mut state.activation;
+                a.next = (a.next + 1).min(a.slots.len());
+            }
+            Effect::AddDeck { name, packs } => {
+                let mut d = crate::table::Deck::from_packs(name.clone(), packs);
+                d.shuffle(rng);
+                state.decks.push(d);
+            }
+            Effect::Shuffle { deck } => {
+                if let Some(d) = state.decks.get_mut(*deck) {
+                    d.shuffle(rng);
+                }
+            }
+            Effect::Reshuffle { deck } => {
+                if let Some(d) = state.decks.get_mut(*deck) {
+                    d.reshuffle(rng);
+                }
+            }
+            Effect::TakeCards { deck, cards } => {
+                if let Some(d) = state.decks.get_mut(*deck) {
+                    for c in cards {
+                        if d.take(*c).is_none()
+                            && let Some(i) = d.discard_pile.iter().rposition(|p| p.card == *c)
+                        {
+                            d.discard_pile.remove(i);
+                        }
+                    }
+                }
+            }
+            Effect::DiscardCards { deck, cards } => {
+                if let Some(d) = state.decks.get_mut(*deck) {
+                    d.discard(cards.iter().copied());
+                }
+            }
+            Effect::SetCounter { key, value } => {
+                state.counters.insert(key.clone(), *value);
+            }
+            Effect::Rolled { .. } | Effect::Note(_) => {}
+            Effect::Resolved { rule: r, .. } => rule = Some(r.clone()),
+            Effect::End(outcome) => state.outcome = Some(outcome.clone()),
+        }
+        if let Some(text) = line {
+            state.log.push(LogLine {
+                round: state.round,
+                text,
+                rule,
+            });
+        }
+    }
+
+    /// The log line for this effect, read against the state before it applies;
+    /// `None` for bookkeeping that players need not read.
+    pub fn describe(&self, s: &GameState) -> Option<String> {
+        Some(match self {
+            Effect::AddSide { name, back } => match back {
+                Some(b) => format!("{name} joins, playing a {b}-backed pack"),
+                None => format!("{name} joins"),
+            },
+            Effect::AddUnit(u) => format!(
+                "{} fields {} ({} soldier{})",
+                s.side_name(u.side),
+                u.name,
+                u.soldiers,
+                if u.soldiers == 1 { "" } else { "s" }
+            ),
+            Effect::Wound { unit, wounds } => {
+                format!("{} takes {wounds} wound(s)", s.unit_name(*unit))
+            }
+            Effect::RemoveSoldiers { unit, count } => {
+                format!("{} loses {count} soldier(s)", s.unit_name(*unit))
+            }
+            Effect::AddSoldiers { unit, count } => {
+                format!("{} regains {count} soldier(s)", s.unit_name(*unit))
+            }
+            Effect::SetStat { unit, stat, value } => {
+                format!("{}: {stat} is now {value}", s.unit_name(*unit))
+            }
+            Effect::SetStatus { .. } | Effect::ClearStatusAll { .. } => return None,
+            Effect::RemoveUnit { unit, reason } => {
+                format!("{} is removed from play: {reason}", s.unit_name(*unit))
+            }
+            Effect::AddObjective { name, card } => match card {
+                Some(c) => format!("Objective {name} placed ({})", c.name()),
+                None => format!("Objective {name} placed"),
+            },
+            Effect::SetHolder { objective, holder } => {
+                let name = s
+                    .objectives
+                    .get(*objective)
+                    .map_or("?".to_string(), |o| o.name.clone());
+                match holder {
+                    Holder::Uncaptured => format!("Objective {name} is uncaptured"),
+                    Holder::Contested => format!("Objective {name} is contested"),
+                    Holder::Side(side) => {
+                        format!("{} holds objective {name}", s.side_name(*side))
+                    }
+                }
+            }
+            Effect::AddTerrain(t) => format!("Terrain placed: {} ({})", t.name, t.kind),
+            Effect::SetRound(r) => format!("Round {r} begins"),
+            Effect::SetTurn(_) | Effect::AdvanceActivation => return None,
+            Effect::SetInitiative(side) => format!("{} has the initiative", s.side_name(*side)),
+            Effect::SetActivationOrder(slots) => {
+                let names: Vec<String> = slots
+                    .iter()
+                    .map(|a| {
+                        let who = a
+                            .unit
+                            .map_or_else(|| s.side_name(a.side), |u| s.unit_name(u));
+                        match a.card {
+                            Some(c) => format!("{who} ({c})"),
+                            None => who,
+                        }
+                    })
+                    .collect();
+                format!("Activation order: {}", names.join(", "))
+            }
+            Effect::AddDeck { name, packs } => {
+                format!("{name}: {} packs shuffled", packs.len())
+            }
+            Effect::Shuffle { deck } | Effect::Reshuffle { deck } => format!(
+                "{} is shuffled",
+                s.decks.get(*deck).map_or("deck", |d| d.name.as_str())
+            ),
+            Effect::TakeCards { deck, cards } => format!(
+                "{}: {}",
+                s.decks.get(*deck).map_or("deck", |d| d.name.as_str()),
+                cards
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Effect::DiscardCards { .. } | Effect::SetCounter { .. } => return None,
+            Effect::Rolled { purpose, dice } => format!("{purpose}: rolled {dice}"),
+            Effect::Resolved { text, ruling, .. } => match ruling {
+                Some(r) => format!("{text} (ruling: {r})"),
+                None => text.clone(),
+            },
+            Effect::Note(t) => t.clone(),
+            Effect::End(o) => match o.winner {
+                Some(w) => format!("Game over: {} wins. {}", s.side_name(w), o.reason),
+                None => format!("Game over: a draw. {}", o.reason),
+            },
+        })
+    }
+}
+
+/// Wounds go to the first surviving soldier until it reaches the unit's wound
+/// limit and is removed; the rest carry on to the next soldier.
+fn allocate_wounds(u: &mut Unit, wounds: u32) {
+    for _ in 0..wounds {
+        let Some(first) = u.soldiers.first_mut() else {
+            break;
+        };
+        first.wounds += 1;
+        if first.wounds >= u.wounds_per_soldier {
+            u.soldiers.remove(0);
+        }
+    }
+    if u.soldiers.is_empty() {
+        u.presence = Presence::Removed;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::ChaCha8Rng;
+
+    fn unit(soldiers: u32, wps: u32) -> GameState {
+        let mut s = GameState::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        Effect::AddSide {
+            name: "A".into(),
+            back: None,
+        }
+        .apply(&mut s, &mut rng);
+        Effect::AddUnit(UnitSpec {
+            side: 0,
+            name: "U".into(),
+            profile: "p".into(),
+            cards: vec![],
+            stats: Default::default(),
+            soldiers,
+            wounds_per_soldier: wps,
+            upgrades: vec![],
+        })
+        .apply(&mut s, &mut rng);
+        s
+    }
+
+    #[test]
+    fn wounds_fill_one_soldier_then_the_next() {
+        let cases = [
+            // (soldiers, wounds per soldier, wounds, soldiers left, wounds carried)
+            (6, 1, 2, 4, 0),
+            (1, 2, 1, 1, 1),
+            (2, 2, 3, 1, 1),
+            (3, 3, 9, 0, 0),
+            (2, 1, 5, 0, 0),
+        ];
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        for (n, wps, w, left, carried) in cases {
+            let mut s = unit(n, wps);
+            Effect::Wound { unit: 0, wounds: w }.apply(&mut s, &mut rng);
+            assert_eq!(s.units[0].soldiers.len(), left, "{n} {wps} {w}");
+            assert_eq!(s.units[0].wounds(), carried);
+            assert_eq!(s.units[0].in_play(), left > 0);
+            assert_eq!(s.units[0].missing(), n - left as u32);
+        }
+    }
+
+    #[test]
+    fn effects_on_missing_things_change_nothing_but_the_log() {
+        let mut s = unit(1, 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let before = s.units.clone();
+        Effect::Wound { unit: 9, wounds: 1 }.apply(&mut s, &mut rng);
+        Effect::SetHolder {
+            objective: 3,
+            holder: Holder::Contested,
+        }
+        .apply(&mut s, &mut rng);
+        assert_eq!(s.units, before);
+    }
+}

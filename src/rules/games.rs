@@ -1,0 +1,172 @@
+//! The five games Adjutant knows, their ruleset files, and what each file must hold.
+
+use super::ruleset::{Ruleset, RulesetError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One of the supported games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum GameId {
+    /// T52: Turnip28 played with a deck.
+    T52,
+    /// Gentlemen of War.
+    GentlemenOfWar,
+    /// Napoleonic card combat.
+    Napoleonic,
+    /// Card-activation skirmish.
+    CardActivation,
+    /// Gunfight gang.
+    Gunfight,
+}
+
+/// What a game's ruleset file must contain for the code to run.
+pub struct Requirements {
+    /// Keys of `numbers`.
+    pub numbers: &'static [&'static str],
+    /// Profile ids.
+    pub profiles: &'static [&'static str],
+    /// Rules entry ids cited by the game's procedures.
+    pub rules: &'static [&'static str],
+    /// Upgrade ids.
+    pub upgrades: &'static [&'static str],
+}
+
+impl GameId {
+    /// Every game, in menu order.
+    pub const ALL: [GameId; 5] = [
+        GameId::T52,
+        GameId::GentlemenOfWar,
+        GameId::Napoleonic,
+        GameId::CardActivation,
+        GameId::Gunfight,
+    ];
+
+    /// The id used on the command line and as the ruleset file stem.
+    pub fn id(self) -> &'static str {
+        match self {
+            GameId::T52 => "t52",
+            GameId::GentlemenOfWar => "gentlemen-of-war",
+            GameId::Napoleonic => "napoleonic",
+            GameId::CardActivation => "card-activation",
+            GameId::Gunfight => "gunfight",
+        }
+    }
+
+    /// Parses a game id (also accepts a few obvious aliases).
+    pub fn from_id(s: &str) -> Option<GameId> {
+        let s = s.trim().to_lowercase();
+        GameId::ALL
+            .into_iter()
+            .find(|g| g.id() == s)
+            .or(match s.as_str() {
+                "gow" | "gentlemen" => Some(GameId::GentlemenOfWar),
+                "napoleonic-card-combat" => Some(GameId::Napoleonic),
+                "card-activation-skirmish" | "skirmish" => Some(GameId::CardActivation),
+                "gunfight-gang" => Some(GameId::Gunfight),
+                _ => None,
+            })
+    }
+
+    /// The embedded default ruleset text.
+    pub fn default_ruleset(self) -> &'static str {
+        match self {
+            GameId::T52 => include_str!("../../rulesets/t52.ron"),
+            GameId::GentlemenOfWar => include_str!("../../rulesets/gentlemen-of-war.ron"),
+            GameId::Napoleonic => include_str!("../../rulesets/napoleonic.ron"),
+            GameId::CardActivation => include_str!("../../rulesets/card-activation.ron"),
+            GameId::Gunfight => include_str!("../../rulesets/gunfight.ron"),
+        }
+    }
+
+    /// What the game's code needs from its ruleset file.
+    pub fn requirements(self) -> Requirements {
+        match self {
+            GameId::T52 => super::t52::REQUIREMENTS,
+            _ => Requirements {
+                numbers: &[],
+                profiles: &[],
+                rules: &[],
+                upgrades: &[],
+            },
+        }
+    }
+}
+
+/// Where a loaded ruleset came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesetSource {
+    /// Built into the binary.
+    Builtin,
+    /// A file in the user's override directory.
+    File(PathBuf),
+}
+
+/// All rulesets available to this run: the built-in defaults, each replaced by
+/// a file of the same name in the override directory when that file is valid.
+#[derive(Debug, Clone)]
+pub struct Library {
+    rulesets: BTreeMap<GameId, (Ruleset, RulesetSource)>,
+}
+
+impl Library {
+    /// Loads the defaults, then overrides from `dir` (when it exists). Every
+    /// bad file yields an error in the second list, and that game falls back
+    /// to its built-in default; the other games are unaffected.
+    pub fn load(dir: Option<&Path>) -> (Library, Vec<RulesetError>) {
+        let mut errors = Vec::new();
+        let mut rulesets = BTreeMap::new();
+        for game in GameId::ALL {
+            let name = PathBuf::from(format!("<built-in>/{}.ron", game.id()));
+            match Ruleset::parse(game.default_ruleset(), &name) {
+                Ok(rs) => {
+                    rulesets.insert(game, (rs, RulesetSource::Builtin));
+                }
+                Err(e) => errors.push(e),
+            }
+            let Some(dir) = dir else { continue };
+            let path = dir.join(format!("{}.ron", game.id()));
+            if !path.exists() {
+                continue;
+            }
+            match Ruleset::load(&path).and_then(|rs| check_id(rs, game, &path)) {
+                Ok(rs) => {
+                    rulesets.insert(game, (rs, RulesetSource::File(path)));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        (Library { rulesets }, errors)
+    }
+
+    /// Only the built-in rulesets.
+    pub fn builtin() -> (Library, Vec<RulesetError>) {
+        Library::load(None)
+    }
+
+    /// A game's ruleset.
+    pub fn get(&self, game: GameId) -> Option<&Ruleset> {
+        self.rulesets.get(&game).map(|(r, _)| r)
+    }
+
+    /// Where a game's ruleset came from.
+    pub fn source(&self, game: GameId) -> Option<&RulesetSource> {
+        self.rulesets.get(&game).map(|(_, s)| s)
+    }
+
+    /// Games with a usable ruleset.
+    pub fn games(&self) -> impl Iterator<Item = (GameId, &Ruleset)> {
+        self.rulesets.iter().map(|(g, (r, _))| (*g, r))
+    }
+}
+
+fn check_id(rs: Ruleset, game: GameId, path: &Path) -> Result<Ruleset, RulesetError> {
+    if rs.id == game.id() {
+        Ok(rs)
+    } else {
+        Err(RulesetError::Invalid {
+            file: path.to_path_buf(),
+            message: format!("id is `{}` but the file is for `{}`", rs.id, game.id()),
+        })
+    }
+}

@@ -1,0 +1,52 @@
+//! The rules layer: rulesets, game state, events, procedures, saves and
+//! scripted play. No UI and no camera: the CLI, the app and the tests drive it
+//! the same way.
+
+pub mod common;
+pub mod effect;
+pub mod games;
+pub mod procedure;
+pub mod report;
+pub mod ruleset;
+pub mod save;
+pub mod script;
+pub mod session;
+pub mod state;
+pub mod t52;
+
+pub use effect::{Effect, UnitSpec};
+pub use games::{GameId, Library};
+pub use procedure::{Answer, Ask, Choice, Request};
+pub use ruleset::{Ruleset, RulesetError};
+pub use session::{Event, Session, SessionError};
+pub use state::GameState;
+
+use procedure::{Ctx, Flow};
+use serde::{Deserialize, Serialize};
+use state::SideId;
+
+/// A procedure that can be started by an event; saved in the log by value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ProcedureSpec {
+    /// Each side rolls a die; ties re-roll; the highest takes the initiative.
+    RollOff {
+        /// The sides rolling.
+        sides: Vec<SideId>,
+    },
+    /// A whole game of T52, from regiments to victory.
+    T52(t52::GameSetup),
+}
+
+impl ProcedureSpec {
+    /// Runs the procedure against `ctx` until it finishes or needs an answer.
+    pub fn run(&self, ctx: &mut Ctx) -> Flow<()> {
+        match self {
+            ProcedureSpec::RollOff { sides } => {
+                let winner = common::roll_off(ctx, sides, "initiative")?;
+                ctx.apply(Effect::SetInitiative(winner));
+                Ok(())
+            }
+            ProcedureSpec::T52(setup) => t52::play(ctx, setup),
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! Procedures ask, the table answers.
+//!
+//! A procedure (an order, an engagement, a test, a whole game loop) is plain
+//! code that calls [`Ctx::ask`] whenever it needs something from the table:
+//! dice, cards, a choice, a confirmation. The session re-runs the procedure
+//! from its starting state with the answers given so far; when the code asks
+//! past the last answer, the run stops there and that request is what the
+//! table is asked next. Because procedures are deterministic (randomness comes
+//! from a seeded RNG and from answers), re-running is exact, and undo, replay,
+//! autosave and scripted play all go through the same path.
+
+use super::effect::Effect;
+use super::ruleset::Ruleset;
+use super::state::{DeckId, GameState};
+use crate::table::{Card, D6, DicePool, Die, DieSource};
+use rand::rngs::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One option of a choice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    /// Stable id (what scripts and saves record).
+    pub id: String,
+    /// What the player sees.
+    pub label: String,
+}
+
+impl Choice {
+    /// A choice whose id and label are built from the same text.
+    pub fn new(id: impl Into<String>, label: impl Into<String>) -> Choice {
+        Choice {
+            id: id.into(),
+            label: label.into(),
+        }
+    }
+}
+
+/// What kind of answer a request needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ask {
+    /// Exactly `count` d6 results.
+    Dice {
+        /// How many dice.
+        count: u32,
+    },
+    /// Exactly `count` cards, shown on the table or drawn from a tracked deck.
+    Cards {
+        /// How many cards.
+        count: u32,
+        /// The tracked deck they are drawn from, if any.
+        deck: Option<DeckId>,
+    },
+    /// One of the options.
+    Choose {
+        /// The options.
+        options: Vec<Choice>,
+    },
+    /// A number in a range (a distance, a count).
+    Number {
+        /// Smallest allowed.
+        min: i64,
+        /// Largest allowed.
+        max: i64,
+    },
+    /// An acknowledgement ("the unit retreats: move it, then confirm").
+    Confirm,
+}
+
+/// A question to the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// What answer is needed.
+    pub ask: Ask,
+    /// Why, in player's words ("Volley: 6 dice, hits on 4+").
+    pub prompt: String,
+    /// Rules entry behind the request.
+    pub rule: Option<String>,
+}
+
+impl fmt::Display for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.ask {
+            Ask::Dice { count } => write!(f, "roll {count} dice: {}", self.prompt),
+            Ask::Cards { count, .. } => write!(f, "show or draw {count} card(s): {}", self.prompt),
+            Ask::Choose { options } => {
+                let o: Vec<&str> = options.iter().map(|c| c.label.as_str()).collect();
+                write!(f, "choose: {} [{}]", self.prompt, o.join(" | "))
+            }
+            Ask::Number { min, max } => write!(f, "enter a number {min}-{max}: {}", self.prompt),
+            Ask::Confirm => write!(f, "confirm: {}", self.prompt),
+        }
+    }
+}
+
+/// An answer from the table, as recorded in the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Answer {
+    /// Dice results with their sources.
+    Dice(Vec<Die>),
+    /// Cards shown or drawn.
+    Cards(Vec<Card>),
+    /// The id of the chosen option.
+    Choice(String),
+    /// A number.
+    Number(i64),
+    /// Acknowledged.
+    Confirm,
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Dice(d) => {
+                let v: Vec<String> = d.iter().map(|d| d.value.to_string()).collect();
+                write!(f, "dice [{}]", v.join(" "))
+            }
+            Answer::Cards(c) => {
+                let v: Vec<String> = c.iter().map(|c| c.to_string()).collect();
+                write!(f, "cards [{}]", v.join(" "))
+            }
+            Answer::Choice(c) => write!(f, "choice {c}"),
+            Answer::Number(n) => write!(f, "number {n}"),
+            Answer::Confirm => f.write_str("confirm"),
+        }
+    }
+}
+
+/// Why an answer does not fit the request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected {expected}, got {got}")]
+pub struct AnswerError {
+    /// What the request needs.
+    pub expected: String,
+    /// What was given.
+    pub got: String,
+}
+
+impl Request {
+    /// What this request expects, in words.
+    pub fn expected(&self) -> String {
+        match &self.ask {
+            Ask::Dice { count } => format!("{count} dice ({})", self.prompt),
+            Ask::Cards { count, .. } => format!("{count} card(s) ({})", self.prompt),
+            Ask::Choose { options } => {
+                let o: Vec<&str> = options.iter().map(|c| c.id.as_str()).collect();
+                format!("a choice of {} ({})", o.join(", "), self.prompt)
+            }
+            Ask::Number { min, max } => format!("a number {min}-{max} ({})", self.prompt),
+            Ask::Confirm => format!("a confirmation ({})", self.prompt),
+        }
+    }
+
+    /// Checks an answer against the request, normalising a choice given by
+    /// label to its id.
+    pub fn check(&self, answer: Answer) -> Result<Answer, AnswerError> {
+        let bad = |a: &Answer| AnswerError {
+            expected: self.expected(),
+            got: a.to_string(),
+        };
+        match (&self.ask, answer) {
+            (Ask::Dice { count }, Answer::Dice(d)) if d.len() == *count as usize => {
+                Ok(Answer::Dice(d))
+            }
+            (Ask::Cards { count, .. }, Answer::Cards(c)) if c.len() == *count as usize => {
+                Ok(Answer::Cards(c))
+            }
+            (Ask::Choose { options }, Answer::Choice(c)) => {
+                let want = c.trim().to_lowercase();
+                options
+                    .iter()
+                    .find(|o| o.id.to_lowercase() == want)
+                    .or_else(|| options.iter().find(|o| o.label.to_lowercase() == want))
+                    .map(|o| Answer::Choice(o.id.clone()))
+                    .ok_or_else(|| bad(&Answer::Choice(c)))
+            }
+            (Ask::Number { min, max }, Answer::Number(n)) if (*min..=*max).contains(&n) => {
+                Ok(Answer::Number(n))
+            }
+            (Ask::Confirm, Answer::Confirm) => Ok(Answer::Confirm),
+            (_, a) => Err(bad(&a)),
+        }
+    }
+}
+
+/// An input to a running procedure: an answer, or a manual edit made while
+/// it waited (re-applied at the same point when the procedure re-runs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    /// An answer to the pending request.
+    Answer(Answer),
+    /// A manual correction.
+    Edit(Effect),
+}
+
+/// Why a procedure run stopped before finishing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Interrupt {
+    /// It needs this answer next.
+    Need(Request),
+    /// The newest answer does not fit what was asked.
+    Invalid(AnswerError),
+}
+
+impl From<AnswerError> for Interrupt {
+    fn from(e: AnswerError) -> Self {
+        Interrupt::Invalid(e)
+    }
+}
+
+/// Result of a procedure step: `Err` stops the run (waiting or rejected).
+pub type Flow<T> = Result<T, Interrupt>;
+
+/// What a running procedure sees: the state (changed only through
+/// [`Ctx::apply`]), the ruleset, a seeded RNG, and the answers so far.
+pub struct Ctx<'a> {
+    state: GameState,
+    /// The game's ruleset.
+    pub ruleset: &'a Ruleset,
+    /// Seeded RNG for shuffles inside the procedure.
+    pub rng: ChaCha8Rng,
+    inputs: &'a [Input],
+    pos: usize,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context that replays `inputs` from `state`.
+    pub fn new(
+        state: GameState,
+        ruleset: &'a Ruleset,
+        rng: ChaCha8Rng,
+        inputs: &'a [Input],
+    ) -> Ctx<'a> {
+        Ctx {
+            state,
+            ruleset,
+            rng,
+            inputs,
+            pos: 0,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// Ends the run, returning the state reached.
+    pub fn into_state(self) -> GameState {
+        self.state
+    }
+
+    /// Applies an effect to the state (and its log).
+    pub fn apply(&mut self, e: Effect) {
+        e.apply(&mut self.state, &mut self.rng);
+    }
+
+    /// Records which rule (and ruling) a check used and what came of it.
+    pub fn resolved(&mut self, rule: &str, text: impl Into<String>) {
+        let ruling = self.ruleset.rule(rule).and_then(|r| r.ruling.clone());
+        self.apply(Effect::Resolved {
+            rule: rule.to_string(),
+            ruling,
+            text: text.into(),
+        });
+    }
+
+    /// Asks the table; returns the recorded answer, or interrupts the run.
+    pub fn ask(&mut self, req: Request) -> Flow<Answer> {
+        while let Some(Input::Edit(e)) = self.inputs.get(self.pos) {
+            let e = e.clone();
+            self.apply(e);
+            self.pos += 1;
+        }
+        match self.inputs.get(self.pos) {
+            Some(Input::Answer(a)) => {
+                let a = req.check(a.clone())?;
+                self.pos += 1;
+                Ok(a)
+            }
+            _ => Err(Interrupt::Need(req)),
+        }
+    }
+
+    /// Asks for `count` dice and logs them under `prompt`.
+    pub fn roll(&mut self, count: u32, prompt: impl Into<String>, rule: &str) -> Flow<DicePool> {
+        let prompt = prompt.into();
+        if count == 0 {
+            return Ok(DicePool::default());
+        }
+        let Answer::Dice(dice) = self.ask(Request {
+            ask: Ask::Dice { count },
+            prompt: prompt.clone(),
+            rule: Some(rule.to_string()),
+        })?
+        else {
+            return Err(Interrupt::Invalid(AnswerError {
+                expected: "dice".into(),
+                got: "something else".into(),
+            }));
+        };
+        let pool = DicePool { dice };
+        self.apply(Effect::Rolled {
+            purpose: prompt,
+            dice: pool.clone(),
+        });
+        Ok(pool)
+    }
+
+    /// Asks for one die.
+    pub fn roll_one(&mut self, prompt: impl Into<String>, rule: &str) -> Flow<u8> {
+        let pool = self.roll(1, prompt, rule)?;
+        Ok(pool.dice.first().map_or(1, |d| d.value.get()))
+    }
+
+    /// Asks the table to choose; returns the chosen option's id.
+    pub fn choose(
+        &mut self,
+        prompt: impl Into<String>,
+        options: Vec<Choice>,
+        rule: Option<&str>,
+    ) -> Flow<String> {
+        match self.ask(Request {
+            ask: Ask::Choose { options },
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        })? {
+            Answer::Choice(c) => Ok(c),
+            other => Err(Interrupt::Invalid(AnswerError {
+                expected: "a choice".into(),
+                got: other.to_string(),
+            })),
+        }
+    }
+
+    /// Asks for a confirmation.
+    pub fn confirm(&mut self, prompt: impl Into<String>, rule: Option<&str>) -> Flow<()> {
+        self.ask(Request {
+            ask: Ask::Confirm,
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        })?;
+        Ok(())
+    }
+
+    /// Asks for a number in `min..=max`.
+    pub fn number(
+        &mut self,
+        prompt: impl Into<String>,
+        min: i64,
+        max: i64,
+        rule: Option<&str>,
+    ) -> Flow<i64> {
+        match self.ask(Request {
+            ask: Ask::Number { min, max },
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        })? {
+            Answer::Number(n) => Ok(n),
+            other => Err(Interrupt::Invalid(AnswerError {
+                expected: "a number".into(),
+                got: other.to_string(),
+            })),
+        }
+    }
+
+    /// Asks for `count` cards from a tracked deck (or shown on the table),
+    /// reshuffling the discards first when the draw pile is too short, then
+    /// takes them out of the deck.
+    pub fn draw(
+        &mut self,
+        deck: DeckId,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: Option<&str>,
+    ) -> Flow<Vec<Card>> {
+        if let Some(d) = self.state.decks.get(deck)
+            && d.draw_pile.len() < count as usize
+            && !d.discard_pile.is_empty()
+        {
+            self.apply(Effect::Reshuffle { deck });
+        }
+        let available = self.state.decks.get(deck).map_or(0, |d| d.len()) as u32;
+        let count = count.min(available);
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        match self.ask(Request {
+            ask: Ask::Cards {
+                count,
+                deck: Some(deck),
+            },
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        })? {
+            Answer::Cards(cards) => {
+                self.apply(Effect::TakeCards {
+                    deck,
+                    cards: cards.clone(),
+                });
+                Ok(cards)
+            }
+            other => Err(Interrupt::Invalid(AnswerError {
+                expected: "cards".into(),
+                got: other.to_string(),
+            })),
+        }
+    }
+}
+
+/// Builds dice from values typed or read, all with one source. Values outside
+/// 1-6 are an error naming the value.
+pub fn dice_from_values(values: &[u8], source: DieSource) -> Result<Vec<Die>, String> {
+    values
+        .iter()
+        .map(|&v| {
+            D6::new(v)
+                .map(|value| Die { value, source })
+                .ok_or_else(|| format!("{v} is not a d6 face (1-6)"))
+        })
+        .collect()
+}

@@ -1,0 +1,263 @@
+//! A game's data, loaded from `rulesets/<game>.ron`: card orderings and values,
+//! unit profiles, upgrades, tunable numbers and the rules-lookup entries.
+
+use crate::table::CardOrdering;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A stat block (a unit type's profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Stable id used by code and saves ("toff", "follower").
+    pub id: String,
+    /// Name shown to players.
+    pub name: String,
+    /// Stats by short name ("M", "A", "I", "V", "W", "R" in T52).
+    pub stats: BTreeMap<String, i32>,
+    /// Soldiers (models) in the unit when not set by its card.
+    #[serde(default = "one")]
+    pub soldiers: u32,
+    /// Short note shown with the profile.
+    #[serde(default)]
+    pub note: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An upgrade or option bought for a unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upgrade {
+    /// Stable id ("mean", "bowel-loosening-charge").
+    pub id: String,
+    /// Name shown to players.
+    pub name: String,
+    /// What it does, in Adjutant's own words.
+    pub text: String,
+    /// Changes to the unit's stats when taken (stacking adds again).
+    #[serde(default)]
+    pub stat_changes: BTreeMap<String, i32>,
+}
+
+/// One rules-lookup entry, written in Adjutant's own words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleEntry {
+    /// Stable id ("panic-test"); procedures cite it when they resolve a check.
+    pub id: String,
+    /// Title shown in lists.
+    pub title: String,
+    /// The rule, concisely.
+    pub text: String,
+    /// Extra search words.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// The ruling from CLARIFICATIONS.md that settles a gap, if any.
+    #[serde(default)]
+    pub ruling: Option<String>,
+}
+
+/// Everything a game reads from its ruleset file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    /// Game id, equal to the file stem ("t52").
+    pub id: String,
+    /// Title shown to players.
+    pub title: String,
+    /// One-paragraph description.
+    pub summary: String,
+    /// Card ordering, values, wild suits.
+    pub cards: CardOrdering,
+    /// Unit profiles.
+    #[serde(default)]
+    pub profiles: Vec<Profile>,
+    /// Upgrades and options.
+    #[serde(default)]
+    pub upgrades: Vec<Upgrade>,
+    /// Every tunable number (house rules change these, not the code).
+    #[serde(default)]
+    pub numbers: BTreeMap<String, i64>,
+    /// Rules-lookup entries.
+    #[serde(default)]
+    pub rules: Vec<RuleEntry>,
+}
+
+/// Why a ruleset file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesetError {
+    /// The file is not valid RON for a ruleset.
+    #[error("{}:{line}:{column}: {message}", file.display())]
+    Syntax {
+        /// File (or embedded default) name.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser expected or found.
+        message: String,
+    },
+    /// The file parsed but its content is inconsistent.
+    #[error("{}: {message}", file.display())]
+    Invalid {
+        /// File name.
+        file: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", file.display())]
+    Io {
+        /// File name.
+        file: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl RulesetError {
+    /// The file the error is about.
+    pub fn file(&self) -> &Path {
+        match self {
+            RulesetError::Syntax { file, .. }
+            | RulesetError::Invalid { file, .. }
+            | RulesetError::Io { file, .. } => file,
+        }
+    }
+}
+
+impl Ruleset {
+    /// Parses and validates a ruleset from RON text; `file` names it in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Ruleset, RulesetError> {
+        let rs: Ruleset = ron::from_str(text).map_err(|e| RulesetError::Syntax {
+            file: file.to_path_buf(),
+            line: e.span.start.line,
+            column: e.span.start.col,
+            message: e.code.to_string(),
+        })?;
+        rs.validate().map_err(|message| RulesetError::Invalid {
+            file: file.to_path_buf(),
+            message,
+        })?;
+        Ok(rs)
+    }
+
+    /// Reads, parses and validates a ruleset file.
+    pub fn load(path: &Path) -> Result<Ruleset, RulesetError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RulesetError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        Ruleset::parse(&text, path)
+    }
+
+    /// Checks internal consistency, then the game's own requirements.
+    pub fn validate(&self) -> Result<(), String> {
+        self.cards.validate().map_err(|e| format!("cards: {e}"))?;
+        let mut ids = std::collections::BTreeSet::new();
+        for r in &self.rules {
+            if !ids.insert(r.id.as_str()) {
+                return Err(format!("rules: id `{}` is used twice", r.id));
+            }
+            if r.text.trim().is_empty() {
+                return Err(format!("rules: `{}` has no text", r.id));
+            }
+        }
+        for p in &self.profiles {
+            if p.soldiers == 0 {
+                return Err(format!("profile `{}`: soldiers must be at least 1", p.id));
+            }
+        }
+        let game = super::games::GameId::from_id(&self.id).ok_or_else(|| {
+            format!(
+                "id `{}` is not a known game (expected one of: {})",
+                self.id,
+                super::games::GameId::ALL
+                    .iter()
+                    .map(|g| g.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        let req = game.requirements();
+        for n in req.numbers {
+            if !self.numbers.contains_key(*n) {
+                return Err(format!("numbers: `{n}` is missing"));
+            }
+        }
+        for p in req.profiles {
+            if self.profile(p).is_none() {
+                return Err(format!("profiles: `{p}` is missing"));
+            }
+        }
+        for r in req.rules {
+            if self.rule(r).is_none() {
+                return Err(format!("rules: entry `{r}` is missing"));
+            }
+        }
+        for u in req.upgrades {
+            if self.upgrade(u).is_none() {
+                return Err(format!("upgrades: `{u}` is missing"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A tunable number; validation guarantees the game's required ones exist.
+    pub fn number(&self, key: &str) -> i64 {
+        self.numbers.get(key).copied().unwrap_or(0)
+    }
+
+    /// A profile by id.
+    pub fn profile(&self, id: &str) -> Option<&Profile> {
+        self.profiles.iter().find(|p| p.id == id)
+    }
+
+    /// An upgrade by id.
+    pub fn upgrade(&self, id: &str) -> Option<&Upgrade> {
+        self.upgrades.iter().find(|u| u.id == id)
+    }
+
+    /// A rules entry by id.
+    pub fn rule(&self, id: &str) -> Option<&RuleEntry> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Searches the rules entries: every query word must appear in the title,
+    /// keywords or text; title and keyword hits rank first. An empty query
+    /// lists everything. Results are in a stable order (score, then id).
+    pub fn search(&self, query: &str) -> Vec<&RuleEntry> {
+        let words: Vec<String> = query.split_whitespace().map(|w| w.to_lowercase()).collect();
+        let mut scored: Vec<(u32, &RuleEntry)> = self
+            .rules
+            .iter()
+            .filter_map(|r| {
+                let title = r.title.to_lowercase();
+                let keys = r.keywords.join(" ").to_lowercase();
+                let text =
+                    format!("{} {}", r.text, r.ruling.as_deref().unwrap_or("")).to_lowercase();
+                let mut score = 0;
+                for w in &words {
+                    let s = if title.contains(w.as_str()) || r.id.contains(w.as_str()) {
+                        3
+                    } else if keys.contains(w.as_str()) {
+                        2
+                    } else if text.contains(w.as_str()) {
+                        1
+                    } else {
+                        return None;
+                    };
+                    score += s;
+                }
+                Some((score, r))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        scored.into_iter().map(|(_, r)| r).collect()
+    }
+}

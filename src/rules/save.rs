@@ -1,0 +1,276 @@
+//! Saves that never lose a game: RON, written atomically (temp file, fsync,
+//! rename) after every event, with rotated backups; a corrupt or truncated
+//! save falls back to the newest backup that loads.
+
+use super::games::{GameId, Library};
+use super::session::{Event, Session};
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Save format version written by this build.
+pub const SAVE_FORMAT: u32 = 1;
+/// Backups kept beside each save (`name.ron.1` newest .. `name.ron.N`).
+pub const BACKUPS: usize = 3;
+
+/// What a save file holds: enough to replay the game exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SaveFile {
+    /// Format version.
+    pub format: u32,
+    /// The game.
+    pub game: GameId,
+    /// RNG seed of the session.
+    pub seed: u64,
+    /// The event log.
+    pub events: Vec<Event>,
+}
+
+impl SaveFile {
+    /// Captures a session.
+    pub fn of(session: &Session) -> SaveFile {
+        SaveFile {
+            format: SAVE_FORMAT,
+            game: session.game(),
+            seed: session.seed(),
+            events: session.events().to_vec(),
+        }
+    }
+
+    /// Rebuilds the session with the game's ruleset from `library`.
+    pub fn restore(self, library: &Library, file: &Path) -> Result<Session, SaveError> {
+        let ruleset = library
+            .get(self.game)
+            .cloned()
+            .ok_or_else(|| SaveError::Invalid {
+                file: file.to_path_buf(),
+                message: format!("no usable ruleset for {}", self.game.id()),
+            })?;
+        Session::replay(self.game, ruleset, self.seed, self.events).map_err(|e| {
+            SaveError::Invalid {
+                file: file.to_path_buf(),
+                message: e.to_string(),
+            }
+        })
+    }
+}
+
+/// Why a save could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// Reading or writing failed.
+    #[error("{}: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not a valid save (truncated, corrupt, wrong version).
+    #[error("{}:{line}:{column}: not a valid save: {message}", file.display())]
+    Corrupt {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// Parser message.
+        message: String,
+    },
+    /// The file parsed but cannot be replayed.
+    #[error("{}: {message}", file.display())]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// Neither the save nor any backup could be used.
+    #[error("no usable save: {}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))]
+    NothingUsable(Vec<SaveError>),
+}
+
+/// A session restored from disk, and what went wrong on the way.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The session.
+    pub session: Session,
+    /// The file it came from (the save itself or a backup).
+    pub from: PathBuf,
+    /// Errors for newer files that were skipped (empty when the save was fine).
+    pub skipped: Vec<SaveError>,
+}
+
+fn backup_path(path: &Path, n: usize) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(format!(".{n}"));
+    PathBuf::from(s)
+}
+
+fn io(file: &Path) -> impl FnOnce(std::io::Error) -> SaveError + '_ {
+    move |source| SaveError::Io {
+        file: file.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory is
+/// written and fsynced, then renamed over the target, then the directory is
+/// fsynced, so a crash leaves either the old file or the new one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    {
+        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(bytes).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io(path))?;
+    if let Ok(d) = fs::File::open(dir) {
+        // Not all platforms can fsync a directory; the rename is done either way.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Saves a session: rotates backups (the previous save becomes `.1`), then
+/// writes the new save atomically.
+pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
+    let text = ron::ser::to_string_pretty(&SaveFile::of(session), ron::ser::PrettyConfig::new())
+        .map_err(|e| SaveError::Invalid {
+            file: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    if path.exists() {
+        for n in (1..BACKUPS).rev() {
+            let from = backup_path(path, n);
+            if from.exists() {
+                fs::rename(&from, backup_path(path, n + 1)).map_err(io(&from))?;
+            }
+        }
+        // Copy rather than rename, so the save itself never disappears.
+        fs::copy(path, backup_path(path, 1)).map_err(io(path))?;
+    }
+    write_atomic(path, text.as_bytes())
+}
+
+/// Reads one save file (no fallback).
+pub fn read(path: &Path, library: &Library) -> Result<Session, SaveError> {
+    let text = fs::read_to_string(path).map_err(io(path))?;
+    let file: SaveFile = ron::from_str(&text).map_err(|e| SaveError::Corrupt {
+        file: path.to_path_buf(),
+        line: e.span.start.line,
+        column: e.span.start.col,
+        message: e.code.to_string(),
+    })?;
+    if file.format != SAVE_FORMAT {
+        return Err(SaveError::Invalid {
+            file: path.to_path_buf(),
+            message: format!(
+                "save format {} is not supported (this build reads {SAVE_FORMAT})",
+                file.format
+            ),
+        });
+    }
+    file.restore(library, path)
+}
+
+/// Loads a save, falling back to its backups newest first.
+pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
+    let mut skipped = Vec::new();
+    for candidate in
+        std::iter::once(path.to_path_buf()).chain((1..=BACKUPS).map(|n| backup_path(path, n)))
+    {
+        if candidate != path && !candidate.exists() {
+            continue;
+        }
+        match read(&candidate, library) {
+            Ok(session) => {
+                return Ok(Loaded {
+                    session,
+                    from: candidate,
+                    skipped,
+                });
+            }
+            Err(e) => skipped.push(e),
+        }
+    }
+    Err(SaveError::NothingUsable(skipped))
+}
+
+/// A saved game found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedGame {
+    /// The save file.
+    pub path: PathBuf,
+    /// Last change, seconds since the Unix epoch.
+    pub modified: u64,
+}
+
+/// Lists the saves in `dir`, newest first (backups and temp files excluded).
+pub fn list(dir: &Path) -> Vec<SavedGame> {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<SavedGame> = rd
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "ron"))
+        .map(|e| SavedGame {
+            path: e.path(),
+            modified: e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs()),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    out
+}
+
+/// Keeps a session on disk: saves after every change.
+#[derive(Debug, Clone)]
+pub struct Autosave {
+    /// Where the session is saved.
+    pub path: PathBuf,
+}
+
+impl Autosave {
+    /// A new autosave target `dir/<game>-<unix seconds>.ron`.
+    pub fn new_in(dir: &Path, game: GameId) -> Autosave {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Autosave {
+            path: dir.join(format!("{}-{secs}.ron", game.id())),
+        }
+    }
+
+    /// Applies an event and saves at once; the event stays applied even if
+    /// saving fails (the error says so, and the next save catches up).
+    pub fn apply(&self, session: &mut Session, event: Event) -> Result<(), AutosaveError> {
+        session.apply(event).map_err(AutosaveError::Refused)?;
+        save(session, &self.path).map_err(AutosaveError::Save)
+    }
+}
+
+/// Result of [`Autosave::apply`].
+#[derive(Debug, thiserror::Error)]
+pub enum AutosaveError {
+    /// The event was refused; nothing changed.
+    #[error("{0}")]
+    Refused(super::session::SessionError),
+    /// The event applied but the save failed.
+    #[error("applied, but saving failed: {0}")]
+    Save(SaveError),
+}

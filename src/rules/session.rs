@@ -1,0 +1,413 @@
+//! A game session: the setup, an append-only event log, undo/redo, and exact
+//! replay. `Session::apply` is the one way game state changes.
+
+use super::ProcedureSpec;
+use super::effect::Effect;
+use super::games::GameId;
+use super::procedure::{Answer, AnswerError, Ask, Ctx, Input, Interrupt, Request};
+use super::ruleset::Ruleset;
+use super::state::GameState;
+use crate::table::{Card, DicePool};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// One entry of the log: everything that ever changes a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Event {
+    /// Starts a procedure (a game loop, an order, a test).
+    Begin(ProcedureSpec),
+    /// Answers the pending request.
+    Answer(Answer),
+    /// A manual change or correction ("one click to correct a misread").
+    Edit(Effect),
+    /// Abandons the running procedure, keeping what it already did.
+    Cancel,
+}
+
+/// Why an event was refused. A refused event changes nothing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    /// An answer was given but nothing was asked.
+    #[error("nothing is being asked right now, so there is nothing to answer")]
+    NothingAsked,
+    /// A procedure was started while another one runs.
+    #[error("another procedure is still running; answer or cancel it first")]
+    Busy,
+    /// The answer does not fit the request.
+    #[error("{0}")]
+    BadAnswer(#[from] AnswerError),
+    /// A saved log could not be replayed.
+    #[error("event {index} of the log cannot be replayed: {reason}")]
+    Replay {
+        /// 0-based index of the event.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Running {
+    spec: ProcedureSpec,
+    start: GameState,
+    /// Index of the `Begin` event: seeds the procedure's RNG.
+    begun_at: usize,
+    inputs: Vec<Input>,
+    pending: Option<Request>,
+}
+
+/// A game in progress.
+#[derive(Debug, Clone)]
+pub struct Session {
+    game: GameId,
+    seed: u64,
+    ruleset: Ruleset,
+    events: Vec<Event>,
+    redo: Vec<Event>,
+    state: GameState,
+    running: Option<Running>,
+}
+
+/// Mixes the session seed with an event index: every event gets its own
+/// reproducible random stream, independent of what came before.
+fn stream(seed: u64, index: usize, salt: u64) -> ChaCha8Rng {
+    let mix = seed
+        ^ (index as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ salt.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    ChaCha8Rng::seed_from_u64(mix)
+}
+
+impl Session {
+    /// A new, empty session.
+    pub fn new(game: GameId, ruleset: Ruleset, seed: u64) -> Session {
+        Session {
+            game,
+            seed,
+            ruleset,
+            events: Vec::new(),
+            redo: Vec::new(),
+            state: GameState::default(),
+            running: None,
+        }
+    }
+
+    /// Rebuilds a session from a log, refusing the first event that does not apply.
+    pub fn replay(
+        game: GameId,
+        ruleset: Ruleset,
+        seed: u64,
+        events: Vec<Event>,
+    ) -> Result<Session, SessionError> {
+        let mut s = Session::new(game, ruleset, seed);
+        for (index, e) in events.into_iter().enumerate() {
+            s.apply_inner(e).map_err(|e| SessionError::Replay {
+                index,
+                reason: e.to_string(),
+            })?;
+        }
+        Ok(s)
+    }
+
+    /// The game.
+    pub fn game(&self) -> GameId {
+        self.game
+    }
+
+    /// The RNG seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The ruleset in use.
+    pub fn ruleset(&self) -> &Ruleset {
+        &self.ruleset
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// The event log.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// What the table is being asked now, if anything.
+    pub fn pending(&self) -> Option<&Request> {
+        self.running.as_ref().and_then(|r| r.pending.as_ref())
+    }
+
+    /// True while a procedure runs.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Applies an event; on error nothing changes. Clears the redo stack.
+    pub fn apply(&mut self, event: Event) -> Result<(), SessionError> {
+        self.apply_inner(event)?;
+        self.redo.clear();
+        Ok(())
+    }
+
+    fn apply_inner(&mut self, event: Event) -> Result<(), SessionError> {
+        let index = self.events.len();
+        match &event {
+            Event::Begin(spec) => {
+                if self.running.is_some() {
+                    return Err(SessionError::Busy);
+                }
+                let running = Running {
+                    spec: spec.clone(),
+                    start: self.state.clone(),
+                    begun_at: index,
+                    inputs: Vec::new(),
+                    pending: None,
+                };
+                self.run(running)?;
+            }
+            Event::Answer(a) => {
+                let Some(mut running) = self.running.clone() else {
+                    return Err(SessionError::NothingAsked);
+                };
+                if running.pending.is_none() {
+                    return Err(SessionError::NothingAsked);
+                }
+                running.inputs.push(Input::Answer(a.clone()));
+                self.run(running)?;
+            }
+            Event::Edit(effect) => match self.running.clone() {
+                Some(mut running) => {
+                    running.inputs.push(Input::Edit(effect.clone()));
+                    self.run(running)?;
+                }
+                None => effect.apply(&mut self.state, &mut stream(self.seed, index, 0)),
+            },
+            Event::Cancel => {
+                if self.running.take().is_none() {
+                    return Err(SessionError::NothingAsked);
+                }
+            }
+        }
+        self.events.push(event);
+        Ok(())
+    }
+
+    /// Re-runs a procedure from its start with its inputs; commits the result.
+    fn run(&mut self, mut running: Running) -> Result<(), SessionError> {
+        let rng = stream(self.seed, running.begun_at, 1);
+        let mut ctx = Ctx::new(running.start.clone(), &self.ruleset, rng, &running.inputs);
+        let flow = running.spec.run(&mut ctx);
+        let state = ctx.into_state();
+        match flow {
+            Ok(()) => {
+                self.state = state;
+                self.running = None;
+            }
+            Err(Interrupt::Need(req)) => {
+                self.state = state;
+                running.pending = Some(req);
+                self.running = Some(running);
+            }
+            Err(Interrupt::Invalid(e)) => return Err(SessionError::BadAnswer(e)),
+        }
+        Ok(())
+    }
+
+    /// Undoes the last event; returns it, or `None` when the log is empty.
+    pub fn undo(&mut self) -> Option<Event> {
+        let mut events = std::mem::take(&mut self.events);
+        let last = events.pop()?;
+        let redo = std::mem::take(&mut self.redo);
+        // Every prefix of an applied log replays: it was applied in order before.
+        if let Ok(s) = Session::replay(self.game, self.ruleset.clone(), self.seed, events) {
+            *self = s;
+        }
+        self.redo = redo;
+        self.redo.push(last.clone());
+        Some(last)
+    }
+
+    /// Re-applies the last undone event; `Ok(false)` when there is none.
+    pub fn redo(&mut self) -> Result<bool, SessionError> {
+        let Some(e) = self.redo.pop() else {
+            return Ok(false);
+        };
+        self.apply_inner(e)?;
+        Ok(true)
+    }
+
+    /// Events that can be redone.
+    pub fn redo_len(&self) -> usize {
+        self.redo.len()
+    }
+
+    /// An answer from the virtual table: dice from the seeded roller, the top
+    /// cards of a tracked deck, or `None` where only a player can answer.
+    pub fn virtual_answer(&self) -> Option<Answer> {
+        let req = self.pending()?;
+        match &req.ask {
+            Ask::Dice { count } => {
+                let mut rng = stream(self.seed, self.events.len(), 2);
+                Some(Answer::Dice(DicePool::roll(*count as usize, &mut rng).dice))
+            }
+            Ask::Cards {
+                count,
+                deck: Some(d),
+            } => {
+                let pile = &self.state.decks.get(*d)?.draw_pile;
+                let n = (*count as usize).min(pile.len());
+                let top: Vec<Card> = pile.iter().rev().take(n).map(|c| c.card).collect();
+                Some(Answer::Cards(top))
+            }
+            Ask::Confirm => Some(Answer::Confirm),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::games::Library;
+    use crate::rules::state::Holder;
+    use crate::table::{D6, Die, DieSource};
+
+    fn session() -> Session {
+        let (lib, errs) = Library::builtin();
+        assert!(errs.is_empty(), "{errs:?}");
+        let rs = lib.get(GameId::T52).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("t52 ruleset missing"));
+        let mut s = Session::new(GameId::T52, rs, 42);
+        for name in ["Red", "Blue"] {
+            s.apply(Event::Edit(Effect::AddSide {
+                name: name.into(),
+                back: None,
+            }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        }
+        s
+    }
+
+    fn dice(v: &[u8]) -> Answer {
+        Answer::Dice(
+            v.iter()
+                .filter_map(|&x| D6::new(x))
+                .map(|value| Die {
+                    value,
+                    source: DieSource::Manual,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn roll_off_rerolls_ties_and_sets_initiative() {
+        let mut s = session();
+        s.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            s.pending().map(|r| &r.ask),
+            Some(Ask::Dice { count: 1 })
+        ));
+        for v in [4, 4, 2] {
+            s.apply(Event::Answer(dice(&[v])))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert!(s.pending().is_some(), "tie must re-roll");
+        s.apply(Event::Answer(dice(&[5])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.pending().is_none());
+        assert_eq!(s.state().initiative, Some(1));
+    }
+
+    #[test]
+    fn wrong_answer_is_refused_and_changes_nothing() {
+        let mut s = session();
+        s.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let before = s.state().clone();
+        let err = s.apply(Event::Answer(dice(&[1, 2])));
+        assert!(matches!(err, Err(SessionError::BadAnswer(_))), "{err:?}");
+        assert_eq!(s.state(), &before);
+        assert_eq!(s.events().len(), 3);
+        assert!(matches!(
+            s.apply(Event::Answer(Answer::Confirm)),
+            Err(SessionError::BadAnswer(_))
+        ));
+    }
+
+    #[test]
+    fn undo_redo_and_replay_reproduce_state_exactly() {
+        let mut s = session();
+        s.apply(Event::Edit(Effect::AddObjective {
+            name: "K".into(),
+            card: None,
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Answer(dice(&[6])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Edit(Effect::SetHolder {
+            objective: 0,
+            holder: Holder::Side(1),
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Answer(dice(&[3])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let done = s.state().clone();
+        assert_eq!(done.initiative, Some(0));
+        assert_eq!(done.objectives[0].holder, Holder::Side(1));
+
+        let replayed = Session::replay(GameId::T52, s.ruleset().clone(), 42, s.events().to_vec())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(replayed.state(), &done);
+
+        let n = s.events().len();
+        for _ in 0..n {
+            assert!(s.undo().is_some());
+        }
+        assert!(s.undo().is_none());
+        assert_eq!(s.state(), &GameState::default());
+        while s.redo().unwrap_or(false) {}
+        assert_eq!(s.state(), &done);
+    }
+
+    #[test]
+    fn edits_made_while_a_procedure_waits_survive_reruns() {
+        let mut s = session();
+        s.apply(Event::Edit(Effect::AddObjective {
+            name: "K".into(),
+            card: None,
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Edit(Effect::SetHolder {
+            objective: 0,
+            holder: Holder::Contested,
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        s.apply(Event::Answer(dice(&[2])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.state().objectives[0].holder, Holder::Contested);
+    }
+
+    #[test]
+    fn virtual_rolls_are_seeded() {
+        let mut a = session();
+        a.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let b = a.clone();
+        assert_eq!(a.virtual_answer(), b.virtual_answer());
+        let Some(ans) = a.virtual_answer() else {
+            panic!("dice request must have a virtual answer")
+        };
+        a.apply(Event::Answer(ans))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}

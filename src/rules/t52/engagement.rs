@@ -1,0 +1,708 @@
+//! Shooting engagements, melee, retreats, moves and Dangerous Terrain Tests.
+//!
+//! The dice maths lives in small pure functions (tested table-driven); the
+//! procedures around them ask the table for exactly the dice each step needs.
+
+use super::regiment::{BLACK_POWDER, MELEE_WEAPONS};
+use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit, yes_no};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{Unit, UnitId};
+
+/// Status flag: a black powder unit has fired this round.
+pub const FIRED: &str = "fired";
+
+/// Hits from `values` when each die must reach `need` (`need` at most 6).
+pub fn plain_hits(values: &[u8], need: i32) -> u32 {
+    values.iter().filter(|&&v| i32::from(v) >= need).count() as u32
+}
+
+/// Wounds from save dice: each die below `vulnerability` is a wound.
+pub fn wounds_from(values: &[u8], vulnerability: i32) -> u32 {
+    values
+        .iter()
+        .filter(|&&v| i32::from(v) < vulnerability)
+        .count() as u32
+}
+
+/// The number a shooting die must reach: Inaccuracy plus every modifier
+/// that applies (volley, defensible terrain, Skirmisher targets).
+pub fn shooting_need(
+    ctx: &Ctx,
+    shooter: &Unit,
+    target: &Unit,
+    volley: bool,
+    defensible: bool,
+) -> (i32, String) {
+    let mut need = shooter.stat("I");
+    let mut why = vec![format!("I {need}")];
+    if volley {
+        let m = num(ctx, "volley_inaccuracy");
+        need += m;
+        why.push(format!("volley {m:+}"));
+    }
+    if defensible {
+        let m = num(ctx, "defensible_inaccuracy");
+        need += m;
+        why.push(format!("defensible terrain {m:+}"));
+    }
+    let sk = target.upgrade_count("skirmisher") as i32;
+    if sk > 0 {
+        let m = num(ctx, "skirmisher_inaccuracy") * sk;
+        need += m;
+        why.push(format!("Skirmisher target {m:+}"));
+    }
+    (need, why.join(", "))
+}
+
+/// The number a melee die must reach: Inaccuracy, less for melee weapons.
+pub fn melee_need(ctx: &Ctx, attacker: &Unit) -> (i32, String) {
+    let mut need = attacker.stat("I");
+    let mut why = vec![format!("I {need}")];
+    if attacker.stat(MELEE_WEAPONS) > 0 {
+        let m = num(ctx, "melee_weapon_inaccuracy");
+        need += m;
+        why.push(format!("melee weapons {m:+}"));
+    }
+    (need, why.join(", "))
+}
+
+/// True when the unit has a shooting attack available now: red (melee)
+/// equipment never shoots, black powder only once per round.
+pub fn can_shoot(u: &Unit) -> bool {
+    u.in_play() && u.stat(MELEE_WEAPONS) == 0 && !(u.stat(BLACK_POWDER) > 0 && u.has(FIRED))
+}
+
+/// Why a unit in play has no shot now, in words.
+pub fn no_shot_reason(u: &Unit) -> &'static str {
+    if u.stat(MELEE_WEAPONS) > 0 {
+        "it carries melee weapons"
+    } else {
+        "its black powder is spent this round"
+    }
+}
+
+/// One side's attack, rolled: hits and what each hit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Strike {
+    /// Hits scored.
+    pub hits: u32,
+    /// Wounds each unsaved hit causes (lump shot: 2, each unsavable).
+    pub wounds_per_hit: u32,
+    /// Hits that cannot be avoided with a Vulnerability roll.
+    pub unsavable: bool,
+}
+
+/// Rolls `dice` attack dice needing `need`, with Improbable Hits above 6
+/// and the artillery misfire check. `None` when a misfire destroyed the gun
+/// (its attack is lost with it).
+pub fn roll_hits(
+    ctx: &mut Ctx,
+    attacker: UnitId,
+    dice: u32,
+    need: i32,
+    label: &str,
+    rule: &str,
+) -> Flow<Option<u32>> {
+    let Some(u) = unit(ctx, attacker) else {
+        return Ok(Some(0));
+    };
+    let first_face = num(ctx, "improbable_first");
+    let second = num(ctx, "improbable_second");
+    let mut ones = 0;
+    let hits = if need <= first_face {
+        let pool = ctx.roll(
+            dice,
+            format!("{label}: roll {dice} dice, hits on {}+", need.max(1)),
+            rule,
+        )?;
+        ones += pool.count_of(1);
+        plain_hits(&pool.values(), need)
+    } else {
+        let pool = ctx.roll(
+            dice,
+            format!("{label}: roll {dice} dice, needs {need}+ so each {first_face} is only a chance (Improbable Hit)"),
+            "improbable-hits",
+        )?;
+        ones += pool.count_of(1);
+        let sixes = pool.count_of(first_face as u8) as u32;
+        let pool2 = ctx.roll(
+            sixes,
+            format!("{label}: Improbable Hits: roll {sixes} dice, hits on {second}+"),
+            "improbable-hits",
+        )?;
+        ones += pool2.count_of(1);
+        let h = plain_hits(&pool2.values(), second);
+        ctx.resolved(
+            "improbable-hits",
+            format!(
+                "{}: needed {need}+, {sixes} unmodified {first_face}(s), {h} hit(s) on {second}+",
+                u.name
+            ),
+        );
+        h
+    };
+    if kind(&u) == UnitKind::Artillery && misfire(ctx, attacker, ones as u32)? {
+        return Ok(None);
+    }
+    Ok(Some(hits))
+}
+
+/// Artillery misfire: one more die for every 1 it rolled; a 1 on any of
+/// them destroys the gun. Returns true when it was destroyed.
+pub fn misfire(ctx: &mut Ctx, gun: UnitId, ones: u32) -> Flow<bool> {
+    if ones == 0 {
+        return Ok(false);
+    }
+    let name = ctx.state().unit_name(gun);
+    let face = num(ctx, "misfire_face") as u8;
+    let pool = ctx.roll(
+        ones,
+        format!(
+            "Misfire check: {name} rolled {ones} one(s); roll {ones} dice, a {face} destroys it"
+        ),
+        "misfire",
+    )?;
+    if pool.count_of(face) > 0 {
+        ctx.resolved("misfire", format!("{name} misfires and is destroyed"));
+        ctx.apply(Effect::RemoveUnit {
+            unit: gun,
+            reason: "destroyed by a misfire".into(),
+        });
+        Ok(true)
+    } else {
+        ctx.resolved(
+            "misfire",
+            format!("{name} rolled a 1 but the misfire did not confirm"),
+        );
+        Ok(false)
+    }
+}
+
+/// Table facts about a unit being shot at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Facts {
+    /// A cover card lies between it and the shooter.
+    pub cover: bool,
+    /// It stands wholly inside defensible terrain.
+    pub defensible: bool,
+}
+
+/// Asks where the target stands, only for terrain kinds on the table.
+pub fn target_facts(ctx: &mut Ctx, target: UnitId, shooter: UnitId) -> Flow<Facts> {
+    let t = ctx.state().unit_name(target);
+    let s = ctx.state().unit_name(shooter);
+    let cover = if terrain_count(ctx, TerrainKind::Cover) > 0 {
+        yes_no(
+            ctx,
+            format!("Is {t} in cover from {s} (a cover card between them)?"),
+            "cover",
+        )?
+    } else {
+        false
+    };
+    let defensible = if terrain_count(ctx, TerrainKind::Defensible) > 0 {
+        yes_no(
+            ctx,
+            format!("Is {t} wholly inside defensible terrain?"),
+            "defensible",
+        )?
+    } else {
+        false
+    };
+    Ok(Facts { cover, defensible })
+}
+
+/// Rolls one shooting attack (not yet saved against).
+fn shooting_strike(
+    ctx: &mut Ctx,
+    shooter: UnitId,
+    target: UnitId,
+    volley: bool,
+    facts: Facts,
+    label: &str,
+) -> Flow<Strike> {
+    let (Some(s), Some(t)) = (unit(ctx, shooter), unit(ctx, target)) else {
+        return Ok(Strike::default());
+    };
+    let (need, why) = shooting_need(ctx, &s, &t, volley, facts.defensible);
+    let rule = if volley { "volley" } else { "shooting" };
+    if s.stat(BLACK_POWDER) > 0 {
+        ctx.apply(Effect::SetStatus {
+            unit: shooter,
+            status: FIRED.into(),
+            on: true,
+        });
+    }
+    let mut strike = Strike {
+        hits: 0,
+        wounds_per_hit: 1,
+        unsavable: false,
+    };
+    let dice = if kind(&s) == UnitKind::Artillery {
+        let lump = num(ctx, "lump_shot_dice");
+        let can = num(ctx, "canister_dice");
+        let range = num(ctx, "canister_range");
+        let mode = ctx.choose(
+            format!("{label}: {} fires lump shot or canister?", s.name),
+            vec![
+                Choice::new(
+                    "lump",
+                    format!("Lump shot ({lump} dice, any range, unsavable)"),
+                ),
+                Choice::new(
+                    "canister",
+                    format!("Canister ({can}d6 attacks, target within {range}\")"),
+                ),
+            ],
+            Some("artillery"),
+        )?;
+        if mode == "lump" {
+            strike.wounds_per_hit = num(ctx, "lump_shot_wounds").max(1) as u32;
+            strike.unsavable = true;
+            lump.max(0) as u32
+        } else {
+            let pool = ctx.roll(
+                can.max(0) as u32,
+                format!(
+                    "Canister: roll {can} dice; their total is how many attack dice {} throws",
+                    s.name
+                ),
+                "artillery",
+            )?;
+            if misfire(ctx, shooter, pool.count_of(1) as u32)? {
+                return Ok(Strike::default());
+            }
+            pool.total()
+        }
+    } else {
+        s.soldiers.len() as u32
+    };
+    let hits = roll_hits(
+        ctx,
+        shooter,
+        dice,
+        need,
+        &format!("{label}: {} shoots at {}", s.name, t.name),
+        rule,
+    )?;
+    strike.hits = hits.unwrap_or(0);
+    ctx.resolved(
+        rule,
+        format!(
+            "{} shoots {}: {dice} dice needing {need}+ ({why}): {} hit(s)",
+            s.name, t.name, strike.hits
+        ),
+    );
+    Ok(strike)
+}
+
+/// The target rolls against hits; returns the wounds it takes (not yet applied).
+fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str) -> Flow<u32> {
+    let Some(t) = unit(ctx, target) else {
+        return Ok(0);
+    };
+    if strike.hits == 0 {
+        return Ok(0);
+    }
+    if strike.unsavable {
+        let w = strike.hits * strike.wounds_per_hit;
+        ctx.resolved(
+            "artillery",
+            format!(
+                "{}: {} lump shot hit(s), {w} wound(s), no Vulnerability roll",
+                t.name, strike.hits
+            ),
+        );
+        return Ok(w);
+    }
+    let mut v = t.stat("V");
+    let mut why = format!("V {v}");
+    if cover {
+        let m = num(ctx, "cover_vulnerability");
+        v += m;
+        why.push_str(&format!(", cover {m:+}"));
+    }
+    let pool = ctx.roll(
+        strike.hits,
+        format!(
+            "{label}: {} rolls {} dice for the hits taken, each below {v} is a wound",
+            t.name, strike.hits
+        ),
+        "wounds",
+    )?;
+    let w = wounds_from(&pool.values(), v) * strike.wounds_per_hit;
+    ctx.resolved(
+        "wounds",
+        format!(
+            "{}: {} hit(s) against {why}: {w} wound(s)",
+            t.name, strike.hits
+        ),
+    );
+    Ok(w)
+}
+
+/// Puts wounds on a unit and says what is left.
+fn apply_wounds(ctx: &mut Ctx, target: UnitId, wounds: u32) {
+    if wounds == 0 {
+        return;
+    }
+    ctx.apply(Effect::Wound {
+        unit: target,
+        wounds,
+    });
+    if let Some(t) = unit(ctx, target) {
+        let text = if t.in_play() {
+            format!("{} has {} soldier(s) left", t.name, t.soldiers.len())
+        } else {
+            format!("{} is wiped out", t.name)
+        };
+        ctx.resolved("wounds", text);
+    }
+}
+
+/// How a shooting engagement is fought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fire {
+    /// The unit shooting first.
+    pub shooter: UnitId,
+    /// Its target.
+    pub target: UnitId,
+    /// Volley Fire! (-1 Inaccuracy).
+    pub volley: bool,
+    /// The target may fire back (false for Stand and Shoot).
+    pub return_fire: bool,
+    /// The loser retreats (false for Stand and Shoot: the charge goes on).
+    pub loser_retreats: bool,
+}
+
+/// A shooting engagement: both sides roll to hit, then both roll against
+/// the hits, then wounds land; whoever inflicted more wins, the loser retreats.
+pub fn shooting_engagement(ctx: &mut Ctx, fire: Fire, label: &str) -> Flow<()> {
+    let (Some(s), Some(t)) = (unit(ctx, fire.shooter), unit(ctx, fire.target)) else {
+        return Ok(());
+    };
+    let facts_t = target_facts(ctx, fire.target, fire.shooter)?;
+    let returns = fire.return_fire && can_shoot(&t) && {
+        let reach = if kind(&t) == UnitKind::Artillery {
+            "its guns reach any range".to_string()
+        } else {
+            format!("range {}\"", t.stat("R"))
+        };
+        yes_no(
+            ctx,
+            format!(
+                "Return Fire: can {} shoot back at {} ({reach}, in sight)?",
+                t.name, s.name
+            ),
+            "return-fire",
+        )?
+    };
+    if fire.return_fire && !can_shoot(&t) {
+        ctx.resolved(
+            "return-fire",
+            format!("{} cannot return fire: {}", t.name, no_shot_reason(&t)),
+        );
+    }
+    let facts_s = if returns {
+        target_facts(ctx, fire.shooter, fire.target)?
+    } else {
+        Facts::default()
+    };
+    let strike_s = shooting_strike(ctx, fire.shooter, fire.target, fire.volley, facts_t, label)?;
+    let strike_t = if returns {
+        shooting_strike(
+            ctx,
+            fire.target,
+            fire.shooter,
+            false,
+            facts_s,
+            "Return Fire",
+        )?
+    } else {
+        Strike::default()
+    };
+    let on_t = save(ctx, fire.target, strike_s, facts_t.cover, label)?;
+    let on_s = save(ctx, fire.shooter, strike_t, facts_s.cover, "Return Fire")?;
+    apply_wounds(ctx, fire.target, on_t);
+    apply_wounds(ctx, fire.shooter, on_s);
+    ctx.resolved(
+        "shooting",
+        format!(
+            "{} inflicted {on_t} wound(s), {} inflicted {on_s}",
+            s.name, t.name
+        ),
+    );
+    if !fire.loser_retreats {
+        return Ok(());
+    }
+    if on_t > on_s {
+        retreat(ctx, fire.target, fire.shooter)?;
+    } else if on_s > on_t {
+        retreat(ctx, fire.shooter, fire.target)?;
+    }
+    Ok(())
+}
+
+/// One side's melee attacks and the other's Vulnerability rolls; wounds land.
+fn melee_strike(ctx: &mut Ctx, attacker: UnitId, defender: UnitId) -> Flow<u32> {
+    let (Some(a), Some(d)) = (unit(ctx, attacker), unit(ctx, defender)) else {
+        return Ok(0);
+    };
+    if !a.in_play() || !d.in_play() {
+        return Ok(0);
+    }
+    let dice = (a.stat("A").max(0) as u32) * a.soldiers.len() as u32;
+    let (need, why) = melee_need(ctx, &a);
+    let hits = roll_hits(
+        ctx,
+        attacker,
+        dice,
+        need,
+        &format!("Melee: {} attacks {}", a.name, d.name),
+        "melee",
+    )?;
+    let hits = hits.unwrap_or(0);
+    ctx.resolved(
+        "melee",
+        format!(
+            "{} attacks {}: {dice} dice needing {need}+ ({why}): {hits} hit(s)",
+            a.name, d.name
+        ),
+    );
+    let strike = Strike {
+        hits,
+        wounds_per_hit: 1,
+        unsavable: false,
+    };
+    let w = save(ctx, defender, strike, false, "Melee")?;
+    apply_wounds(ctx, defender, w);
+    Ok(w)
+}
+
+/// A melee: the charger strikes first, then the other side; more wounds
+/// wins and the loser retreats; a draw starts a new melee.
+pub fn melee(ctx: &mut Ctx, charger: UnitId, defender: UnitId) -> Flow<()> {
+    let max = num(ctx, "melee_max_repeats").max(1);
+    for bout in 1..=max {
+        let on_d = melee_strike(ctx, charger, defender)?;
+        let cn = ctx.state().unit_name(charger);
+        let dn = ctx.state().unit_name(defender);
+        if !unit(ctx, defender).is_some_and(|u| u.in_play()) {
+            ctx.resolved("melee", format!("{cn} wins the melee: {dn} is destroyed"));
+            return Ok(());
+        }
+        let on_c = melee_strike(ctx, defender, charger)?;
+        if !unit(ctx, charger).is_some_and(|u| u.in_play()) {
+            ctx.resolved("melee", format!("{dn} wins the melee: {cn} is destroyed"));
+            return Ok(());
+        }
+        if on_d > on_c {
+            ctx.resolved(
+                "melee",
+                format!("{cn} wins the melee, {on_d} wound(s) to {on_c}"),
+            );
+            return retreat(ctx, defender, charger);
+        }
+        if on_c > on_d {
+            ctx.resolved(
+                "melee",
+                format!("{dn} wins the melee, {on_c} wound(s) to {on_d}"),
+            );
+            return retreat(ctx, charger, defender);
+        }
+        ctx.resolved(
+            "melee",
+            format!("Melee {bout} is a draw ({on_d} wound(s) each): a new melee starts"),
+        );
+    }
+    ctx.resolved(
+        "melee",
+        format!("After {max} drawn melees the units stay locked; separate them by hand"),
+    );
+    Ok(())
+}
+
+/// Retreat distance: the die plus 1" (by default) per missing soldier.
+pub fn retreat_distance(die: u8, missing: u32, per_missing: i32) -> i32 {
+    i32::from(die) + missing as i32 * per_missing
+}
+
+/// The loser moves straight away from `from` at least d6 + 1" per missing
+/// soldier; crossing dangerous terrain or Followers means tests; touching the
+/// table edge destroys it.
+pub fn retreat(ctx: &mut Ctx, id: UnitId, from: UnitId) -> Flow<()> {
+    let Some(u) = unit(ctx, id) else {
+        return Ok(());
+    };
+    if !u.in_play() {
+        return Ok(());
+    }
+    let enemy = ctx.state().unit_name(from);
+    if kind(&u) == UnitKind::Artillery {
+        ctx.resolved(
+            "retreat",
+            format!("{} never moves, so it holds its ground", u.name),
+        );
+        return Ok(());
+    }
+    let per = num(ctx, "retreat_per_missing");
+    let d = ctx.roll_one(
+        format!(
+            "Retreat: roll 1 die for {}; it moves the roll + {per}\" per missing soldier ({} missing)",
+            u.name,
+            u.missing()
+        ),
+        "retreat",
+    )?;
+    let dist = retreat_distance(d, u.missing(), per);
+    ctx.resolved(
+        "retreat",
+        format!(
+            "{} retreats at least {dist}\" straight away from {enemy} ({d} + {} missing)",
+            u.name,
+            u.missing()
+        ),
+    );
+    let what = ctx.choose(
+        format!(
+            "Move {} at least {dist}\" straight away from {enemy}: what did it cross?",
+            u.name
+        ),
+        vec![
+            Choice::new("clear", "Nothing: it moved clear"),
+            Choice::new("crossed", "Dangerous terrain or Followers"),
+            Choice::new("edge", "It touched the table edge"),
+        ],
+        Some("retreat"),
+    )?;
+    match what.as_str() {
+        "crossed" => {
+            let n = ctx.number(
+                format!(
+                    "How many dangerous terrain pieces and Followers did {} cross?",
+                    u.name
+                ),
+                1,
+                20,
+                Some("dangerous-terrain"),
+            )?;
+            dangerous_tests(ctx, id, n as u32)?;
+        }
+        "edge" => {
+            ctx.resolved(
+                "retreat",
+                format!("{} touched the table edge and is obliterated", u.name),
+            );
+            ctx.apply(Effect::RemoveUnit {
+                unit: id,
+                reason: "touched the table edge".into(),
+            });
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Dangerous Terrain Tests, `times` of them: a die per soldier left, each 1
+/// removes a soldier.
+pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
+    for i in 1..=times {
+        let Some(u) = unit(ctx, id) else {
+            return Ok(());
+        };
+        if !u.in_play() {
+            return Ok(());
+        }
+        let n = u.soldiers.len() as u32;
+        let of = if times > 1 {
+            format!(" ({i} of {times})")
+        } else {
+            String::new()
+        };
+        let pool = ctx.roll(
+            n,
+            format!(
+                "Dangerous Terrain Test{of} for {}: roll {n} dice, each 1 removes a soldier",
+                u.name
+            ),
+            "dangerous-terrain",
+        )?;
+        let ones = pool.count_of(1) as u32;
+        if ones > 0 {
+            ctx.apply(Effect::RemoveSoldiers {
+                unit: id,
+                count: ones,
+            });
+        }
+        ctx.resolved(
+            "dangerous-terrain",
+            format!("{} loses {ones} soldier(s) in dangerous terrain", u.name),
+        );
+    }
+    Ok(())
+}
+
+/// A move of up to `inches`: tells the player how far, then asks how many
+/// dangerous terrain pieces were crossed (only when there are any).
+pub fn move_unit(ctx: &mut Ctx, id: UnitId, inches: i32, what: &str, rule: &str) -> Flow<()> {
+    let Some(u) = unit(ctx, id) else {
+        return Ok(());
+    };
+    if !u.in_play() {
+        return Ok(());
+    }
+    let msg = format!("{what}: move {} up to {inches}\"", u.name);
+    let pieces = terrain_count(ctx, TerrainKind::Dangerous);
+    if pieces == 0 {
+        ctx.confirm(msg, Some(rule))?;
+        return Ok(());
+    }
+    let n = ctx.number(
+        format!("{msg}, then enter how many dangerous terrain pieces it crossed"),
+        0,
+        pieces as i64,
+        Some("dangerous-terrain"),
+    )?;
+    dangerous_tests(ctx, id, n as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_are_dice_at_or_above_the_need() {
+        let cases: [(&[u8], i32, u32); 5] = [
+            (&[1, 2, 3, 4, 5, 6], 4, 3),
+            (&[1, 2, 3, 4, 5, 6], 6, 1),
+            (&[1, 1, 1], 1, 3),
+            (&[6, 6], 0, 2),
+            (&[5, 5, 3], 5, 2),
+        ];
+        for (dice, need, hits) in cases {
+            assert_eq!(plain_hits(dice, need), hits, "{dice:?} {need}");
+        }
+    }
+
+    #[test]
+    fn wounds_are_dice_below_vulnerability() {
+        let cases: [(&[u8], i32, u32); 5] = [
+            (&[1, 2, 3, 4, 5, 6], 4, 3),
+            (&[1, 2, 3, 4, 5, 6], 7, 6),
+            (&[1, 1], 1, 0),
+            (&[4, 5], 5, 1),
+            (&[3, 3, 3], 3, 0),
+        ];
+        for (dice, v, w) in cases {
+            assert_eq!(wounds_from(dice, v), w, "{dice:?} {v}");
+        }
+    }
+
+    #[test]
+    fn retreat_adds_an_inch_per_missing_soldier() {
+        for (die, missing, per, dist) in [(3, 0, 1, 3), (1, 4, 1, 5), (6, 2, 2, 10)] {
+            assert_eq!(retreat_distance(die, missing, per), dist);
+        }
+    }
+}

@@ -1,0 +1,488 @@
+//! Whole procedures driven through a `Session` with exact dice.
+//!
+//! Regiments used below (unit order = card order):
+//! Red `XR As 8c+7s 4h+5h`: Toff, Snob, Follower 8c (black powder),
+//! Follower 4h (melee weapons). Blue `XB Ad 6d+7c 3c`: Toff, Snob,
+//! Follower 6d (black powder), Artillery 3c. Red wins the roll-off 6-1.
+
+use super::TerrainKind;
+use super::testkit::*;
+use crate::rules::effect::Effect;
+use crate::rules::session::Event;
+use crate::rules::state::Holder;
+
+const RED: &str = "XR As 8c+7s 4h+5h";
+const BLUE: &str = "XB Ad 6d+7c 3c";
+/// Roll-off won by Red.
+const INIT: [&str; 2] = ["d 6", "d 1"];
+
+fn game(red: &str, blue: &str, terrain: &[TerrainKind]) -> crate::rules::session::Session {
+    let mut s = begin(&setup(red, blue, terrain, &[]));
+    feed(&mut s, &INIT);
+    s
+}
+
+#[test]
+fn bad_regiment_is_refused_with_reasons() {
+    let s = begin(&setup("XR As 8c", BLUE, &[], &[]));
+    assert!(s.pending().is_none());
+    assert!(logged(
+        &s,
+        "Setup refused: Red: Follower 8c has no equipment"
+    ));
+    assert!(s.state().units.is_empty());
+}
+
+#[test]
+fn roll_off_rerolls_ties() {
+    let mut s = begin(&setup(RED, BLUE, &[], &[]));
+    feed(&mut s, &["d 4", "d 4", "d 2", "d 5"]);
+    assert_eq!(s.state().initiative, Some(1));
+    assert!(
+        asking(&s).contains("Blue: choose a Toff or Snob"),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
+fn volley_with_return_fire_and_retreat() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c yes"],
+    );
+    assert!(
+        asking(&s).contains("roll 8 dice") && asking(&s).contains("hits on 5+"),
+        "{}",
+        asking(&s)
+    );
+    // 8c: 3 hits on 5+; 6d fires back: 2 hits on 6+.
+    feed(&mut s, &["d 5 5 6 1 2 3 4 4", "d 6 6 1 1 1 1"]);
+    // 6d saves: 2 below V6; 8c saves: none.
+    feed(&mut s, &["d 1 2 6", "d 6 6"]);
+    assert_eq!(unit(&s, "Follower 6d").soldiers.len(), 4);
+    assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 8);
+    assert!(unit(&s, "Follower 8c").has("fired"));
+    feed(&mut s, &["d 3"]);
+    assert!(asking(&s).contains("at least 5\""), "{}", asking(&s));
+    feed(&mut s, &["c clear"]);
+    assert!(
+        asking(&s).contains("Blue: choose a Toff or Snob"),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
+fn blunders_on_one_when_ordered_and_on_two_when_unordered() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 1"]);
+    assert!(logged(&s, "Follower 8c blunders on 1"));
+    assert!(unit(&s, "Follower 8c").has("ordered"));
+    // Remaining Snobs order nobody.
+    feed(&mut s, &["c XB", "c none", "c none", "c none"]);
+    // Unordered phase, Red first: only 4h is left for Red.
+    assert!(
+        asking(&s).contains("Declare an order for Follower 4h"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c march", "d 2"]);
+    assert!(logged(&s, "Follower 4h blunders on 2"));
+}
+
+#[test]
+fn black_powder_fires_once_per_round_and_red_equipment_never() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c no"]);
+    feed(&mut s, &["d 1 1 1 1 1 1 1 1"]);
+    feed(&mut s, &["c XB", "c none"]);
+    // As orders 8c again: only March and Charge are left.
+    feed(&mut s, &["c 8c"]);
+    let a = asking(&s);
+    assert!(a.contains("March!") && !a.contains("Volley"), "{a}");
+    feed(&mut s, &["c march", "d 1", "c none"]);
+    let a = asking(&s);
+    assert!(
+        a.contains("Charge!") && !a.contains("Volley") && !a.contains("Move and Shoot"),
+        "{a}"
+    );
+}
+
+#[test]
+fn artillery_lump_shot_is_unsavable_and_doubles_wounds() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c no", "c lump",
+        ],
+    );
+    assert!(asking(&s).contains("roll 3 dice"), "{}", asking(&s));
+    feed(&mut s, &["d 5 6 2"]);
+    assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 4);
+    feed(&mut s, &["d 2"]);
+    assert!(asking(&s).contains("at least 6\""), "{}", asking(&s));
+}
+
+#[test]
+fn artillery_misfire_needs_a_second_one() {
+    let cases = [("d 1", false), ("d 3", true)];
+    for (confirm, survives) in cases {
+        let mut s = game(RED, BLUE, &[]);
+        feed(
+            &mut s,
+            &[
+                "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c no", "c lump",
+            ],
+        );
+        feed(&mut s, &["d 1 5 6"]);
+        assert!(asking(&s).contains("Misfire check"), "{}", asking(&s));
+        feed(&mut s, &[confirm]);
+        assert_eq!(unit(&s, "Artillery 3c").in_play(), survives);
+        let lost = if survives { 4 } else { 0 };
+        assert_eq!(unit(&s, "Follower 8c").missing(), lost);
+    }
+}
+
+#[test]
+fn canister_rolls_three_dice_for_the_number_of_attacks() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR",
+            "c none",
+            "c XB",
+            "c 3c",
+            "c volley",
+            "d 3",
+            "c 8c",
+            "c no",
+            "c canister",
+        ],
+    );
+    feed(&mut s, &["d 2 2 3"]);
+    assert!(
+        asking(&s).contains("roll 7 dice") && asking(&s).contains("5+"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 5 5 5 6 2 3 4"]);
+    // 4 hits, saved against V6.
+    feed(&mut s, &["d 6 6 1 1"]);
+    assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 6);
+}
+
+#[test]
+fn charge_with_bowel_loosening_stand_and_shoot_and_melee() {
+    let red = "XR As 8c+7s 4h+5h:bowel-loosening-charge";
+    let mut s = game(red, BLUE, &[]);
+    feed(&mut s, &["c XR", "c 4h", "c charge", "d 3", "c 6d"]);
+    // Panic Test passes with 6 + 0, then must be re-rolled once.
+    feed(&mut s, &["d 6"]);
+    assert!(
+        asking(&s).contains("again (Bowel-loosening Charge)"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 5"]);
+    // Stand and Shoot: 6 dice needing 6+, the charger cannot reply.
+    assert!(asking(&s).contains("Stand and Shoot"), "{}", asking(&s));
+    feed(&mut s, &["d 6 1 1 1 1 1", "d 2"]);
+    assert_eq!(unit(&s, "Follower 4h").soldiers.len(), 3);
+    // Charge move 3 + 4.
+    feed(&mut s, &["d 4"]);
+    assert!(asking(&s).contains("up to 7\""), "{}", asking(&s));
+    feed(&mut s, &["ok", "c yes"]);
+    // Melee: 3 attacks needing 3+ (I 4, melee weapons -1).
+    assert!(
+        asking(&s).contains("roll 3 dice, hits on 3+"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 3 4 1", "d 1 6"]);
+    // 6d strikes back with 5 dice needing 6+, 4h saves below V4.
+    assert!(
+        asking(&s).contains("roll 5 dice, hits on 6+"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 6 6 1 2 3", "d 5 6"]);
+    assert!(logged(&s, "Follower 4h wins the melee, 1 wound(s) to 0"));
+    feed(&mut s, &["d 1"]);
+    assert!(asking(&s).contains("at least 2\""), "{}", asking(&s));
+}
+
+#[test]
+fn panic_fails_above_six_and_fearless_can_save_it() {
+    // (Blue's 6d upgrades, fearless die, 6d retreats)
+    let cases = [
+        ("", None, true),
+        (":fearless", Some("d 3"), false),
+        (":fearless", Some("d 2"), true),
+    ];
+    for (up, fearless, retreats) in cases {
+        let blue = format!("XB Ad 6d+7c{up} 3c");
+        let mut s = game(RED, &blue, &[]);
+        feed(&mut s, &["c XR", "c 4h", "c charge", "d 3"]);
+        s.apply(Event::Edit(Effect::RemoveSoldiers { unit: 6, count: 3 }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        feed(&mut s, &["c 6d", "d 4"]);
+        if let Some(d) = fearless {
+            assert!(asking(&s).contains("Fearless"), "{}", asking(&s));
+            feed(&mut s, &[d]);
+        }
+        let a = asking(&s);
+        assert_eq!(
+            a.contains("Retreat: roll 1 die for Follower 6d"),
+            retreats,
+            "{up}: {a}"
+        );
+    }
+}
+
+#[test]
+fn mob_is_fearless_only_above_six_soldiers() {
+    let red = "XR As 8c+7s:mob 4h+5h";
+    // 8c charges nobody here: Blue's 6d charges it instead.
+    let cases = [(1, true), (2, false)];
+    for (removed, fearless) in cases {
+        let mut s = game(red, BLUE, &[]);
+        feed(
+            &mut s,
+            &["c XR", "c none", "c XB", "c 6d", "c charge", "d 3"],
+        );
+        s.apply(Event::Edit(Effect::RemoveSoldiers {
+            unit: 2,
+            count: removed,
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        feed(&mut s, &["c 8c", "d 6"]);
+        assert_eq!(
+            asking(&s).contains("Fearless (Mob)"),
+            fearless,
+            "{}",
+            asking(&s)
+        );
+    }
+}
+
+#[test]
+fn improbable_hits_against_skirmishers() {
+    let blue = "XB Ad 6d+7c:skirmisher 3c";
+    let mut s = game(RED, blue, &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c no"]);
+    assert!(asking(&s).contains("needs 7+"), "{}", asking(&s));
+    feed(&mut s, &["d 6 6 1 2 3 4 5 5"]);
+    assert!(
+        asking(&s).contains("roll 2 dice, hits on 4+"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 4 3"]);
+    assert!(asking(&s).contains("rolls 1 dice"), "{}", asking(&s));
+}
+
+#[test]
+fn cover_and_defensible_terrain_change_the_numbers() {
+    // (terrain, answers to the terrain questions, hit need, save rolls, wounds)
+    let cases: [(&[TerrainKind], &[&str], &str, &str, usize); 3] = [
+        (
+            &[TerrainKind::Cover],
+            &["c yes"],
+            "hits on 5+",
+            "d 5 4 1",
+            2,
+        ),
+        (&[TerrainKind::Cover], &["c no"], "hits on 5+", "d 5 4 1", 3),
+        (
+            &[TerrainKind::Defensible],
+            &["c yes"],
+            "hits on 6+",
+            "d 5 4 1",
+            3,
+        ),
+    ];
+    for (terrain, facts, need, saves, wounds) in cases {
+        let mut s = game(RED, BLUE, terrain);
+        feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c 6d"]);
+        feed(&mut s, facts);
+        feed(&mut s, &["c no"]);
+        assert!(asking(&s).contains(need), "{terrain:?}: {}", asking(&s));
+        feed(&mut s, &["d 6 6 6 1 1 1 1 1", saves]);
+        assert_eq!(
+            unit(&s, "Follower 6d").missing() as usize,
+            wounds,
+            "{terrain:?}"
+        );
+    }
+}
+
+#[test]
+fn march_tells_the_distance_and_tests_dangerous_terrain() {
+    let mut s = game(RED, BLUE, &[TerrainKind::Dangerous]);
+    feed(&mut s, &["c XR", "c 8c", "c march", "d 4", "d 5"]);
+    assert!(asking(&s).contains("up to 8\""), "{}", asking(&s));
+    feed(&mut s, &["n 1"]);
+    assert!(asking(&s).contains("Dangerous Terrain Test for Follower 8c: roll 8 dice"));
+    feed(&mut s, &["d 1 1 2 3 4 5 6 6"]);
+    assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 6);
+}
+
+#[test]
+fn dash_moves_after_the_order_and_vanguard_before_the_game() {
+    let red = "XR As 8c+7s 4h+5h:vanguard,dash";
+    let mut s = begin(&setup(red, BLUE, &[], &[]));
+    feed(&mut s, &INIT);
+    assert!(asking(&s).contains("Vanguard (its Snob stays put): move Follower 4h up to 3\""));
+    feed(
+        &mut s,
+        &["ok", "c XR", "c 4h", "c march", "d 4", "d 2", "ok"],
+    );
+    assert!(
+        asking(&s).contains("Dash (its Snob stays put): move Follower 4h up to 3\""),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
+fn melee_draws_start_a_new_melee() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR",
+            "c 4h",
+            "c charge",
+            "d 3",
+            "c 6d",
+            "d 1",
+            "d 1 1 1 1 1 1",
+        ],
+    );
+    feed(&mut s, &["d 4", "ok", "c yes"]);
+    // Bout 1: nobody hits.
+    feed(&mut s, &["d 1 1 1 1", "d 1 1 1 1 1 1"]);
+    assert!(logged(&s, "Melee 1 is a draw"));
+    assert!(
+        asking(&s).contains("roll 4 dice, hits on 3+"),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
+fn sudden_death_when_toff_and_snobs_are_gone() {
+    let mut s = game(RED, "XB 6d+7c", &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c XB", "c no"]);
+    feed(&mut s, &["d 6 6 6 6 5 5 1 1", "d 1 1 1 2 2 2"]);
+    let out = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("game must end"));
+    assert_eq!(out.winner, Some(0));
+    assert!(out.reason.contains("Sudden death"));
+    assert!(s.pending().is_none());
+}
+
+#[test]
+fn victory_goes_to_most_objectives_after_four_rounds() {
+    // One quiet round: Snobs order nobody, both Followers march and blunder.
+    let round = [
+        "c none", "c none", "c none", "c none", "c march", "d 1", "c none", "c march", "d 1",
+        "c none",
+    ];
+    let cases = [
+        (vec!["c Kh", "c Red", "c none"], Some(0)),
+        (vec!["c Kh", "c contested", "c none"], None),
+    ];
+    for (first_change, winner) in cases {
+        let mut s = begin(&setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh", "Jd"]));
+        feed(&mut s, &INIT);
+        feed(&mut s, &["c none"]);
+        feed(&mut s, &first_change);
+        feed(&mut s, &round[2..]);
+        for _ in 1..4 {
+            feed(&mut s, &round);
+        }
+        assert!(s.pending().is_none(), "{}", asking(&s));
+        assert_eq!(s.state().round, 4);
+        let out = s
+            .state()
+            .outcome
+            .clone()
+            .unwrap_or_else(|| panic!("game must end"));
+        assert_eq!(out.winner, winner, "{}", out.reason);
+        let held = if winner.is_some() {
+            Holder::Side(0)
+        } else {
+            Holder::Contested
+        };
+        assert_eq!(s.state().objectives[0].holder, held);
+    }
+}
+
+#[test]
+fn every_check_cites_a_rule_with_its_ruling() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR",
+            "c 8c",
+            "c volley",
+            "d 4",
+            "c 6d",
+            "c no",
+            "d 6 6 1 1 1 1 1 1",
+            "d 1 1",
+            "d 2",
+        ],
+    );
+    let rules: Vec<&str> = s
+        .state()
+        .log
+        .iter()
+        .filter_map(|l| l.rule.as_deref())
+        .collect();
+    for r in [
+        "initiative",
+        "blunder",
+        "volley",
+        "wounds",
+        "shooting",
+        "retreat",
+        "regiment",
+    ] {
+        assert!(rules.contains(&r), "{r} not cited: {rules:?}");
+    }
+    assert!(logged(&s, "(ruling: Missing soldiers"));
+}
+
+#[test]
+fn objective_markers_are_kings_and_one_jack() {
+    // (objective cards, refusal expected)
+    let cases: [(&[&str], Option<&str>); 4] = [
+        (&["Kh", "Ks", "Jc"], None),
+        (&["Kh", "Ks", "Kd", "Kc", "Jh"], None),
+        (&["Kh", "5s"], Some("Objective 5s is not a King or a Jack")),
+        (&["Jh", "Jd"], Some("2 Jacks among the objectives")),
+    ];
+    for (cards, refusal) in cases {
+        let s = begin(&setup(RED, BLUE, &[], cards));
+        match refusal {
+            Some(text) => {
+                assert!(logged(&s, text), "{cards:?}");
+                assert!(s.pending().is_none());
+            }
+            None => {
+                assert_eq!(s.state().objectives.len(), cards.len());
+                assert!(asking(&s).contains("initiative"), "{}", asking(&s));
+            }
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! T52: Turnip28 played with a deck of cards.
+//!
+//! The game is split by topic: [`regiment`] builds rosters from cards,
+//! [`round`] runs activations, [`orders`] the four orders, [`engagement`]
+//! shooting and melee, [`panic`] Panic Tests, [`objectives`] holders and
+//! victory. Everything the players see on the table but Adjutant cannot
+//! (range, cover, who reached whom) is asked as a choice.
+
+pub mod engagement;
+pub mod objectives;
+pub mod orders;
+pub mod panic;
+pub mod regiment;
+pub mod round;
+
+#[cfg(test)]
+mod flows;
+#[cfg(test)]
+mod testkit;
+
+use super::effect::Effect;
+use super::games::Requirements;
+use super::procedure::{Choice, Ctx, Flow};
+use super::ruleset::Ruleset;
+use super::state::{SideId, Terrain, Unit, UnitId};
+use crate::table::{Card, Rank};
+pub use regiment::{Regiment, UnitCards, UnitKind, build_regiment, parse_units};
+use serde::{Deserialize, Serialize};
+
+/// What the T52 code needs from `rulesets/t52.ron`.
+pub const REQUIREMENTS: Requirements = Requirements {
+    numbers: &[
+        "rounds",
+        "upgrade_points",
+        "upgrade_cost_value_4",
+        "upgrade_cost_other",
+        "stat_cap",
+        "max_copies_per_value",
+        "toffs_per_player",
+        "snobs_per_player",
+        "toff_followers",
+        "snob_followers",
+        "blunder_ordered",
+        "blunder_unordered",
+        "panic_threshold",
+        "volley_inaccuracy",
+        "melee_weapon_inaccuracy",
+        "cover_vulnerability",
+        "defensible_inaccuracy",
+        "skirmisher_inaccuracy",
+        "improbable_first",
+        "improbable_second",
+        "fearless_target",
+        "mob_soldiers",
+        "bowel_loosening_rerolls",
+        "charge_extra_reach",
+        "lump_shot_dice",
+        "lump_shot_wounds",
+        "canister_dice",
+        "canister_range",
+        "misfire_face",
+        "retreat_per_missing",
+        "melee_max_repeats",
+        "objective_range",
+    ],
+    profiles: &["toff", "snob", "follower", "cavalry", "artillery"],
+    rules: &[
+        "regiment",
+        "upgrades",
+        "initiative",
+        "terrain",
+        "cover",
+        "defensible",
+        "dangerous-terrain",
+        "objectives",
+        "rounds",
+        "blunder",
+        "volley",
+        "move-and-shoot",
+        "march",
+        "charge",
+        "stand-and-shoot",
+        "return-fire",
+        "shooting",
+        "melee",
+        "improbable-hits",
+        "wounds",
+        "retreat",
+        "panic",
+        "artillery",
+        "misfire",
+        "equipment",
+        "vanguard",
+        "dash",
+        "victory",
+        "sudden-death",
+    ],
+    upgrades: &[
+        "mean",
+        "tough",
+        "marksman",
+        "agile",
+        "mob",
+        "fearless",
+        "sharpshooter",
+        "vanguard",
+        "skirmisher",
+        "dash",
+        "bowel-loosening-charge",
+    ],
+};
+
+/// One player's regiment as laid out on the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct PlayerSetup {
+    /// Player name (the side's name).
+    pub name: String,
+    /// The units, each its card with paired cards and upgrades.
+    pub units: Vec<UnitCards>,
+}
+
+/// A terrain piece's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TerrainKind {
+    /// One face-down card.
+    Cover,
+    /// Two face-down cards crossing.
+    Dangerous,
+    /// Two face-down cards side by side.
+    Defensible,
+}
+
+impl TerrainKind {
+    /// The kind as stored in the game state.
+    pub fn id(self) -> &'static str {
+        match self {
+            TerrainKind::Cover => "cover",
+            TerrainKind::Dangerous => "dangerous",
+            TerrainKind::Defensible => "defensible",
+        }
+    }
+}
+
+/// One terrain piece placed at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerrainSetup {
+    /// Its kind.
+    pub kind: TerrainKind,
+    /// A name players recognise it by ("the wood on the left"); defaults
+    /// to the kind and a number.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Everything a T52 game starts from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct GameSetup {
+    /// The two players, first and second (sides 0 and 1).
+    pub players: Vec<PlayerSetup>,
+    /// Terrain pieces on the table.
+    #[serde(default)]
+    pub terrain: Vec<TerrainSetup>,
+    /// Objective marker cards: face-up Kings, and one Jack for the centre.
+    #[serde(default)]
+    pub objectives: Vec<Card>,
+}
+
+/// Checks a whole setup: two valid regiments and objective cards that are
+/// Kings or one Jack. Returns the regiments, or every problem in a sentence.
+pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut regiments = Vec::new();
+    if setup.players.len() != 2 {
+        errors.push(format!(
+            "T52 is played by two players; the setup lists {}.",
+            setup.players.len()
+        ));
+    }
+    for p in &setup.players {
+        match build_regiment(&p.units, ruleset) {
+            Ok(r) => regiments.push(r),
+            Err(es) => errors.extend(es.into_iter().map(|e| format!("{}: {e}", p.name))),
+        }
+    }
+    let jacks = setup
+        .objectives
+        .iter()
+        .filter(|c| c.rank() == Some(Rank::Jack))
+        .count();
+    for c in &setup.objectives {
+        if !matches!(c.rank(), Some(Rank::King | Rank::Jack)) {
+            errors.push(format!(
+                "Objective {c} is not a King or a Jack; markers are face-up Kings and the centre Jack."
+            ));
+        }
+    }
+    if jacks > 1 {
+        errors.push(format!(
+            "{jacks} Jacks among the objectives; only the centre marker is a Jack."
+        ));
+    }
+    if errors.is_empty() {
+        Ok(regiments)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Plays a whole game: regiments, terrain, objectives, initiative, Vanguard
+/// moves, the rounds, and victory.
+pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
+    let regiments = match check_setup(setup, ctx.ruleset) {
+        Ok(r) => r,
+        Err(errors) => {
+            // A bad setup is reported, not played; the app fixes the cards.
+            for e in errors {
+                ctx.resolved("regiment", format!("Setup refused: {e}"));
+            }
+            return Ok(());
+        }
+    };
+    for (side, (p, r)) in setup.players.iter().zip(&regiments).enumerate() {
+        if ctx.state().sides.len() <= side {
+            ctx.apply(Effect::AddSide {
+                name: p.name.clone(),
+                back: None,
+            });
+        }
+        for u in &r.units {
+            ctx.apply(Effect::AddUnit(u.spec(side)));
+        }
+        ctx.resolved(
+            "regiment",
+            format!(
+                "{}'s regiment: {} units, {} upgrade point(s) spent",
+                p.name,
+                r.units.len(),
+                r.upgrade_points_spent
+            ),
+        );
+    }
+    let mut counts = std::collections::BTreeMap::new();
+    for t in &setup.terrain {
+        let n = counts.entry(t.kind.id()).or_insert(0);
+        *n += 1;
+        let name = t
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{} {n}", t.kind.id()));
+        ctx.apply(Effect::AddTerrain(Terrain {
+            kind: t.kind.id().to_string(),
+            name,
+        }));
+    }
+    for &c in &setup.objectives {
+        let name = if c.rank() == Some(Rank::Jack) {
+            format!("Centre {c}")
+        } else {
+            format!("King {c}")
+        };
+        ctx.apply(Effect::AddObjective {
+            name,
+            card: Some(c),
+        });
+    }
+    let first = super::common::roll_off(ctx, &[0, 1], "initiative")?;
+    ctx.apply(Effect::SetInitiative(first));
+    round::vanguard_moves(ctx, first)?;
+    let rounds = ctx.ruleset.number("rounds").max(1) as u32;
+    for r in 1..=rounds {
+        round::play_round(ctx, r, first)?;
+        if ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+    }
+    objectives::final_victory(ctx);
+    Ok(())
+}
+
+// ----- small helpers shared by the modules -----
+
+/// The other player of a two-player game.
+pub(crate) fn other(side: SideId) -> SideId {
+    1 - side.min(1)
+}
+
+/// A unit's kind (Follower for an unknown profile, so it can still be ordered).
+pub(crate) fn kind(u: &Unit) -> UnitKind {
+    UnitKind::from_profile(&u.profile).unwrap_or(UnitKind::Follower)
+}
+
+/// A copy of a unit (units are never deleted, so the id is always valid
+/// for ids the procedures got from the state).
+pub(crate) fn unit(ctx: &Ctx, id: UnitId) -> Option<Unit> {
+    ctx.state().units.get(id).cloned()
+}
+
+/// The stable choice id of a unit: its card code.
+pub(crate) fn unit_choice(u: &Unit, id: UnitId) -> Choice {
+    let code = u
+        .cards
+        .first()
+        .map_or_else(|| format!("u{id}"), |c| c.to_string());
+    Choice::new(code, u.name.clone())
+}
+
+/// Picks among units: asks when there is a real choice, takes the only one
+/// otherwise (and says so in the log).
+pub(crate) fn pick_unit(
+    ctx: &mut Ctx,
+    prompt: &str,
+    ids: &[UnitId],
+    rule: &str,
+) -> Flow<Option<UnitId>> {
+    match ids {
+        [] => Ok(None),
+        [only] => Ok(Some(*only)),
+        _ => {
+            let options: Vec<Choice> = ids
+                .iter()
+                .filter_map(|&i| ctx.state().units.get(i).map(|u| unit_choice(u, i)))
+                .collect();
+            let picked = ctx.choose(prompt, options.clone(), Some(rule))?;
+            Ok(ids
+                .iter()
+                .zip(&options)
+                .find(|(_, o)| o.id == picked)
+                .map(|(i, _)| *i))
+        }
+    }
+}
+
+/// A yes/no question about the table.
+pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// How many terrain pieces of a kind are on the table.
+pub(crate) fn terrain_count(ctx: &Ctx, kind: TerrainKind) -> usize {
+    ctx.state()
+        .terrain
+        .iter()
+        .filter(|t| t.kind == kind.id())
+        .count()
+}
+
+/// A named number from the ruleset as an `i32`.
+pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
+    ctx.ruleset.number(key) as i32
+}

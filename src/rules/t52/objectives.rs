@@ -1,0 +1,147 @@
+//! Objective holders, sudden death and victory.
+
+use super::kind;
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{GameState, Holder, Outcome, SideId};
+
+/// Asks, after an activation, which markers changed: pick a marker (or "no
+/// change"), then its new holder; repeat until no more changes.
+pub fn update(ctx: &mut Ctx) -> Flow<()> {
+    if ctx.state().objectives.is_empty() {
+        return Ok(());
+    }
+    loop {
+        let s = ctx.state();
+        let mut options = vec![Choice::new("none", "No change")];
+        for (i, o) in s.objectives.iter().enumerate() {
+            let id = o.card.map_or_else(|| format!("o{i}"), |c| c.to_string());
+            options.push(Choice::new(
+                id,
+                format!("{} (now {})", o.name, holder_name(s, o.holder)),
+            ));
+        }
+        let picked = ctx.choose(
+            format!(
+                "Objectives: did a Follower end within {}\" of a marker, or a contest end? Pick the marker, or No change",
+                super::num(ctx, "objective_range")
+            ),
+            options.clone(),
+            Some("objectives"),
+        )?;
+        let Some(obj) = options.iter().skip(1).position(|o| o.id == picked) else {
+            return Ok(());
+        };
+        let s = ctx.state();
+        let name = s
+            .objectives
+            .get(obj)
+            .map_or_else(String::new, |o| o.name.clone());
+        let mut holders = vec![Choice::new("uncaptured", "Uncaptured")];
+        let mut side_ids = Vec::new();
+        for (i, side) in s.sides.iter().enumerate() {
+            // Side names are the ids scripts use; an unnamed side gets its number.
+            let id = if side.name.trim().is_empty() {
+                format!("side{i}")
+            } else {
+                side.name.clone()
+            };
+            side_ids.push(id.clone());
+            holders.push(Choice::new(id, format!("Held by {}", side.name)));
+        }
+        let range = super::num(ctx, "objective_range");
+        holders.push(Choice::new(
+            "contested",
+            format!("Contested (both sides within {range}\")"),
+        ));
+        let h = ctx.choose(
+            format!("Who holds {name} now?"),
+            holders,
+            Some("objectives"),
+        )?;
+        let holder = match h.as_str() {
+            "uncaptured" => Holder::Uncaptured,
+            "contested" => Holder::Contested,
+            side => side_ids
+                .iter()
+                .position(|s| s == side)
+                .map_or(Holder::Uncaptured, Holder::Side),
+        };
+        ctx.apply(Effect::SetHolder {
+            objective: obj,
+            holder,
+        });
+        let text = format!("{name} is now {}", holder_name(ctx.state(), holder));
+        ctx.resolved("objectives", text);
+    }
+}
+
+fn holder_name(s: &GameState, h: Holder) -> String {
+    match h {
+        Holder::Uncaptured => "uncaptured".into(),
+        Holder::Contested => "contested".into(),
+        Holder::Side(side) => format!("held by {}", s.side_name(side)),
+    }
+}
+
+/// Objectives held by each of the two sides.
+pub fn held(s: &GameState) -> [usize; 2] {
+    let mut n = [0; 2];
+    for o in &s.objectives {
+        if let Holder::Side(side) = o.holder
+            && let Some(c) = n.get_mut(side)
+        {
+            *c += 1;
+        }
+    }
+    n
+}
+
+/// True when a side has lost its Toff and every Snob.
+pub fn leaderless(s: &GameState, side: SideId) -> bool {
+    !s.units_of(side).any(|(_, u)| kind(u).is_commander())
+}
+
+/// Ends the game when a side has no Toff or Snob left; returns true if so.
+pub fn sudden_death(ctx: &mut Ctx) -> bool {
+    let s = ctx.state();
+    let lost: Vec<SideId> = (0..s.sides.len().min(2))
+        .filter(|&i| leaderless(s, i))
+        .collect();
+    let outcome = match lost.as_slice() {
+        [] => return false,
+        [side] => Outcome {
+            winner: Some(super::other(*side)),
+            reason: format!(
+                "Sudden death: {} has lost the Toff and every Snob",
+                s.side_name(*side)
+            ),
+        },
+        _ => Outcome {
+            winner: None,
+            reason: "Sudden death: both sides lost their Toff and every Snob".into(),
+        },
+    };
+    ctx.resolved("sudden-death", outcome.reason.clone());
+    ctx.apply(Effect::End(outcome));
+    true
+}
+
+/// After the last round: most objectives wins; equal is a draw.
+pub fn final_victory(ctx: &mut Ctx) {
+    let s = ctx.state();
+    let [a, b] = held(s);
+    let rounds = s.round;
+    let winner = match a.cmp(&b) {
+        std::cmp::Ordering::Greater => Some(0),
+        std::cmp::Ordering::Less => Some(1),
+        std::cmp::Ordering::Equal => None,
+    };
+    let reason = format!(
+        "After round {rounds}: {} holds {a} objective(s), {} holds {b}",
+        s.side_name(0),
+        s.side_name(1)
+    );
+    ctx.resolved("victory", reason.clone());
+    ctx.apply(Effect::End(Outcome { winner, reason }));
+}

@@ -1,0 +1,121 @@
+//! Panic Tests, with Fearless, Mob, defensible terrain and the
+//! Bowel-loosening Charge re-roll.
+
+use super::{TerrainKind, num, terrain_count, unit, yes_no};
+use crate::rules::procedure::{Ctx, Flow};
+use crate::rules::state::{Unit, UnitId};
+
+/// True when a die plus missing soldiers stays at or under the threshold.
+pub fn panic_holds(die: u8, missing: u32, threshold: i32) -> bool {
+    i32::from(die) + missing as i32 <= threshold
+}
+
+/// Why a unit counts as Fearless without asking the table, if it does:
+/// the Fearless upgrade, or Mob while it has more than `mob_soldiers`.
+pub fn fearless_reason(u: &Unit, mob_soldiers: i32) -> Option<&'static str> {
+    if u.upgrade_count("fearless") > 0 {
+        Some("Fearless")
+    } else if u.upgrade_count("mob") > 0 && u.soldiers.len() as i32 > mob_soldiers {
+        Some("Mob")
+    } else {
+        None
+    }
+}
+
+/// A Panic Test: a die plus missing soldiers, above the threshold retreats.
+/// A Fearless unit about to fail passes on an unmodified roll of the target
+/// or more. `rerolls` passed tests must be taken again (Bowel-loosening
+/// Charge). Returns true when the unit holds.
+pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
+    let Some(u) = unit(ctx, id) else {
+        return Ok(true);
+    };
+    if !u.in_play() {
+        return Ok(true);
+    }
+    let threshold = num(ctx, "panic_threshold");
+    let mut fearless = fearless_reason(&u, num(ctx, "mob_soldiers")).map(str::to_string);
+    if fearless.is_none()
+        && terrain_count(ctx, TerrainKind::Defensible) > 0
+        && yes_no(
+            ctx,
+            format!(
+                "Is {} wholly inside defensible terrain (it counts as Fearless)?",
+                u.name
+            ),
+            "defensible",
+        )?
+    {
+        fearless = Some("defensible terrain".into());
+    }
+    let target = num(ctx, "fearless_target");
+    let missing = u.missing();
+    let mut attempt = 0;
+    loop {
+        let again = if attempt > 0 {
+            " again (Bowel-loosening Charge)"
+        } else {
+            ""
+        };
+        let d = ctx.roll_one(
+            format!(
+                "Panic Test for {}{again}: roll 1 die, +{missing} missing soldier(s), above {threshold} it retreats",
+                u.name
+            ),
+            "panic",
+        )?;
+        let mut held = panic_holds(d, missing, threshold);
+        let total = i32::from(d) + missing as i32;
+        if held {
+            ctx.resolved(
+                "panic",
+                format!("{} holds: {d} + {missing} = {total}", u.name),
+            );
+        } else if let Some(why) = &fearless {
+            let f = ctx.roll_one(
+                format!(
+                    "{} is Fearless ({why}): roll 1 die, an unmodified {target}+ holds",
+                    u.name
+                ),
+                "panic",
+            )?;
+            held = i32::from(f) >= target;
+            ctx.resolved(
+                "panic",
+                format!(
+                    "{} failed with {total} but is Fearless ({why}): {f} {}",
+                    u.name,
+                    if held { "holds" } else { "does not hold" }
+                ),
+            );
+        } else {
+            ctx.resolved(
+                "panic",
+                format!("{} panics: {d} + {missing} = {total}", u.name),
+            );
+        }
+        if held && attempt < rerolls {
+            attempt += 1;
+            continue;
+        }
+        return Ok(held);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panic_threshold_is_strictly_above() {
+        for (die, missing, holds) in [
+            (6, 0, true),
+            (1, 5, true),
+            (2, 5, false),
+            (6, 1, false),
+            (4, 2, true),
+        ] {
+            assert_eq!(panic_holds(die, missing, 6), holds, "{die} + {missing}");
+        }
+    }
+}

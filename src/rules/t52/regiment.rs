@@ -1,0 +1,682 @@
+//! Building a T52 regiment from the cards a player lays out.
+//!
+//! Pure functions (no `Ctx`): the app calls [`build_regiment`] while the
+//! player is still arranging cards, and the game loop calls it at setup.
+
+use crate::rules::effect::UnitSpec;
+use crate::rules::ruleset::Ruleset;
+use crate::rules::state::SideId;
+use crate::table::{Card, Rank};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Stat key set to 1 on units carrying red (melee) equipment.
+pub const MELEE_WEAPONS: &str = "melee_weapons";
+/// Stat key set to 1 on units carrying black powder weapons.
+pub const BLACK_POWDER: &str = "black_powder";
+
+/// One unit as laid out on the table: its card, the cards lying under or
+/// next to it (equipment, a Queen for cavalry), and the upgrades written down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitCards {
+    /// The card that is the unit (Joker, Ace, even 4-10, or a lone 3).
+    pub card: Card,
+    /// Cards paired with it: an odd equipment card, and a Queen on a 4.
+    #[serde(default)]
+    pub with: Vec<Card>,
+    /// Upgrade ids bought for it (repeats stack).
+    #[serde(default)]
+    pub upgrades: Vec<String>,
+}
+
+impl UnitCards {
+    /// A unit card with no paired cards and no upgrades.
+    pub fn lone(card: Card) -> UnitCards {
+        UnitCards {
+            card,
+            with: Vec::new(),
+            upgrades: Vec::new(),
+        }
+    }
+}
+
+/// What a unit is, by its profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnitKind {
+    /// The Joker.
+    Toff,
+    /// An Ace.
+    Snob,
+    /// An even card 4-10.
+    Follower,
+    /// A 4 with a Queen.
+    Cavalry,
+    /// A lone 3.
+    Artillery,
+}
+
+impl UnitKind {
+    /// The profile id in the ruleset.
+    pub fn profile(self) -> &'static str {
+        match self {
+            UnitKind::Toff => "toff",
+            UnitKind::Snob => "snob",
+            UnitKind::Follower => "follower",
+            UnitKind::Cavalry => "cavalry",
+            UnitKind::Artillery => "artillery",
+        }
+    }
+
+    /// The kind of a profile id (`None` for an unknown id).
+    pub fn from_profile(id: &str) -> Option<UnitKind> {
+        [
+            UnitKind::Toff,
+            UnitKind::Snob,
+            UnitKind::Follower,
+            UnitKind::Cavalry,
+            UnitKind::Artillery,
+        ]
+        .into_iter()
+        .find(|k| k.profile() == id)
+    }
+
+    /// Toffs count as Snobs: they lead, and are never ordered.
+    pub fn is_commander(self) -> bool {
+        matches!(self, UnitKind::Toff | UnitKind::Snob)
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            UnitKind::Toff => "Toff",
+            UnitKind::Snob => "Snob",
+            UnitKind::Follower => "Follower",
+            UnitKind::Cavalry => "Cavalry",
+            UnitKind::Artillery => "Artillery",
+        }
+    }
+}
+
+/// A Follower's equipment, from the suit of its odd card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Equipment {
+    /// Toffs and Snobs: their own weapons, shooting any number of times.
+    Own,
+    /// Red odd card: better in melee, no shooting.
+    MeleeWeapons,
+    /// Black odd card (and artillery): shoots once per round.
+    BlackPowder,
+}
+
+/// One unit of a valid regiment, ready to be fielded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegimentUnit {
+    /// Its kind.
+    pub kind: UnitKind,
+    /// Name shown to players ("Follower 8c").
+    pub name: String,
+    /// Unit card first, then the paired cards.
+    pub cards: Vec<Card>,
+    /// Stats after card value and upgrades.
+    pub stats: BTreeMap<String, i32>,
+    /// Soldiers at list building.
+    pub soldiers: u32,
+    /// Wounds each soldier takes before it is removed.
+    pub wounds_per_soldier: u32,
+    /// Its equipment.
+    pub equipment: Equipment,
+    /// Upgrade ids.
+    pub upgrades: Vec<String>,
+    /// Upgrade points it cost.
+    pub upgrade_cost: i64,
+}
+
+impl RegimentUnit {
+    /// The effect payload that puts this unit on the table for `side`.
+    pub fn spec(&self, side: SideId) -> UnitSpec {
+        UnitSpec {
+            side,
+            name: self.name.clone(),
+            profile: self.kind.profile().to_string(),
+            cards: self.cards.clone(),
+            stats: self.stats.clone(),
+            soldiers: self.soldiers,
+            wounds_per_soldier: self.wounds_per_soldier,
+            upgrades: self.upgrades.clone(),
+        }
+    }
+}
+
+/// A checked regiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Regiment {
+    /// Its units, in the order given.
+    pub units: Vec<RegimentUnit>,
+    /// Upgrade points spent in total.
+    pub upgrade_points_spent: i64,
+}
+
+/// Parses a regiment typed as text: units separated by spaces, a unit's
+/// paired cards joined with `+`, upgrades after `:` separated by commas.
+/// Example: `XR As Ad 8c+7s 4h+5c+Qd:mob,tough 3s`.
+pub fn parse_units(text: &str) -> Result<Vec<UnitCards>, Vec<String>> {
+    let mut units = Vec::new();
+    let mut errors = Vec::new();
+    for token in text.split_whitespace() {
+        let (cards, upgrades) = match token.split_once(':') {
+            Some((c, u)) => (c, u),
+            None => (token, ""),
+        };
+        let mut parsed = Vec::new();
+        for code in cards.split('+') {
+            match code.parse::<Card>() {
+                Ok(c) => parsed.push(c),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        let mut it = parsed.into_iter();
+        if let Some(card) = it.next() {
+            units.push(UnitCards {
+                card,
+                with: it.collect(),
+                upgrades: upgrades
+                    .split(',')
+                    .map(|u| u.trim().to_lowercase())
+                    .filter(|u| !u.is_empty())
+                    .collect(),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(units)
+    } else {
+        Err(errors)
+    }
+}
+
+fn is_odd_equipment(c: Card) -> bool {
+    matches!(c.rank().and_then(Rank::number), Some(3 | 5 | 7 | 9))
+}
+
+/// Builds a regiment from one player's units, checking every list-building
+/// limit of the ruleset. On failure every violation is explained in a plain
+/// sentence.
+pub fn build_regiment(units: &[UnitCards], ruleset: &Ruleset) -> Result<Regiment, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut built = Vec::new();
+    let cap = ruleset.number("stat_cap") as i32;
+    // Every card a player lays out is a distinct physical card.
+    let mut seen: Vec<Card> = Vec::new();
+    for u in units {
+        for &c in std::iter::once(&u.card).chain(&u.with) {
+            if seen.contains(&c) {
+                errors.push(format!(
+                    "{c} is laid out twice; each card can be used once."
+                ));
+            } else {
+                seen.push(c);
+            }
+        }
+    }
+    for u in units {
+        match classify(u, cap, ruleset) {
+            Ok(unit) => built.push(unit),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    check_value_limit(units, ruleset, &mut errors);
+    check_command(&built, ruleset, &mut errors);
+    let spent = check_upgrades(&built, ruleset, &mut errors);
+    if errors.is_empty() {
+        Ok(Regiment {
+            units: built,
+            upgrade_points_spent: spent,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// Works out one unit's kind, equipment and stats.
+fn classify(u: &UnitCards, cap: i32, ruleset: &Ruleset) -> Result<RegimentUnit, Vec<String>> {
+    let card = u.card;
+    let mut errors = Vec::new();
+    let value = card.rank().and_then(Rank::number);
+    let queens: Vec<Card> = u
+        .with
+        .iter()
+        .copied()
+        .filter(|c| c.rank() == Some(Rank::Queen))
+        .collect();
+    let equipment: Vec<Card> = u
+        .with
+        .iter()
+        .copied()
+        .filter(|c| is_odd_equipment(*c))
+        .collect();
+    for c in &u.with {
+        if !is_odd_equipment(*c) && c.rank() != Some(Rank::Queen) {
+            errors.push(format!(
+                "{c} lies with {card} but only an odd card (3, 5, 7, 9) or a Queen can be paired with a unit."
+            ));
+        }
+    }
+    let kind = match (card, card.rank(), value) {
+        (Card::Joker(_), _, _) => UnitKind::Toff,
+        (_, Some(Rank::Ace), _) => UnitKind::Snob,
+        (_, _, Some(4)) if !queens.is_empty() => UnitKind::Cavalry,
+        (_, _, Some(4 | 6 | 8 | 10)) => UnitKind::Follower,
+        (_, _, Some(3)) => UnitKind::Artillery,
+        (_, _, Some(5 | 7 | 9)) => {
+            errors.push(format!(
+                "{card} cannot be a unit: odd cards 5, 7 and 9 are equipment, so put it under a Follower."
+            ));
+            return Err(errors);
+        }
+        (_, Some(Rank::King | Rank::Jack), _) => {
+            errors.push(format!(
+                "{card} marks an objective; Kings and Jacks are not part of a regiment."
+            ));
+            return Err(errors);
+        }
+        (_, Some(Rank::Queen), _) => {
+            errors.push(format!(
+                "{card} cannot be a unit: a Queen only turns a 4 into cavalry, so lay it with a 4."
+            ));
+            return Err(errors);
+        }
+        _ => {
+            errors.push(format!("{card} has no use in a T52 regiment."));
+            return Err(errors);
+        }
+    };
+    let name = format!("{} {card}", kind.title());
+    if queens.len() > 1 || (!queens.is_empty() && kind != UnitKind::Cavalry) {
+        errors.push(format!(
+            "{name} cannot take {}: one Queen makes a 4 into cavalry, nothing else.",
+            join(&queens)
+        ));
+    }
+    let equip = match kind {
+        UnitKind::Toff | UnitKind::Snob | UnitKind::Artillery => {
+            if !equipment.is_empty() {
+                errors.push(format!(
+                    "{name} takes no equipment card ({}); only Followers and cavalry do.",
+                    join(&equipment)
+                ));
+            }
+            if kind == UnitKind::Artillery {
+                Equipment::BlackPowder
+            } else {
+                Equipment::Own
+            }
+        }
+        UnitKind::Follower | UnitKind::Cavalry => match equipment.as_slice() {
+            [] => {
+                errors.push(format!(
+                    "{name} has no equipment: put an odd card (3, 5, 7 or 9) under it, red for melee weapons, black for black powder."
+                ));
+                Equipment::BlackPowder
+            }
+            [e] if e.is_red() => Equipment::MeleeWeapons,
+            [_] => Equipment::BlackPowder,
+            more => {
+                errors.push(format!(
+                    "{name} has {} equipment cards ({}); a Follower carries exactly one.",
+                    more.len(),
+                    join(more)
+                ));
+                Equipment::BlackPowder
+            }
+        },
+    };
+    let Some(profile) = ruleset.profile(kind.profile()) else {
+        errors.push(format!("the ruleset has no `{}` profile.", kind.profile()));
+        return Err(errors);
+    };
+    let mut stats = profile.stats.clone();
+    let mut soldiers = profile.soldiers;
+    if kind == UnitKind::Follower
+        && let Some(v) = value
+    {
+        soldiers = u32::from(v);
+        let iv = i32::from(v).min(cap);
+        stats.insert("I".into(), iv);
+        stats.insert("V".into(), iv);
+    }
+    for up in &u.upgrades {
+        match ruleset.upgrade(up) {
+            Some(def) => {
+                for (k, d) in &def.stat_changes {
+                    *stats.entry(k.clone()).or_insert(0) += d;
+                }
+            }
+            None => errors.push(format!(
+                "{name}: `{up}` is not an upgrade (known: {}).",
+                ruleset
+                    .upgrades
+                    .iter()
+                    .map(|u| u.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+    match equip {
+        Equipment::MeleeWeapons => {
+            stats.insert(MELEE_WEAPONS.into(), 1);
+        }
+        Equipment::BlackPowder => {
+            stats.insert(BLACK_POWDER.into(), 1);
+        }
+        Equipment::Own => {}
+    }
+    let wounds_per_soldier = stats.get("W").copied().unwrap_or(1).max(1) as u32;
+    // Value-4 units (cavalry is a 4) pay the cheap rate.
+    let cost_each = if value == Some(4) {
+        ruleset.number("upgrade_cost_value_4")
+    } else {
+        ruleset.number("upgrade_cost_other")
+    };
+    let mut cards = vec![card];
+    cards.extend(u.with.iter().copied());
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(RegimentUnit {
+        kind,
+        name,
+        cards,
+        stats,
+        soldiers,
+        wounds_per_soldier,
+        equipment: equip,
+        upgrade_cost: cost_each * u.upgrades.len() as i64,
+        upgrades: u.upgrades.clone(),
+    })
+}
+
+fn join(cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each number value at most `max_copies_per_value` times, unit and
+/// equipment cards together.
+fn check_value_limit(units: &[UnitCards], ruleset: &Ruleset, errors: &mut Vec<String>) {
+    let max = ruleset.number("max_copies_per_value") as usize;
+    let mut by_value: BTreeMap<u8, Vec<Card>> = BTreeMap::new();
+    for u in units {
+        for &c in std::iter::once(&u.card).chain(&u.with) {
+            if let Some(v) = c.rank().and_then(Rank::number) {
+                by_value.entry(v).or_default().push(c);
+            }
+        }
+    }
+    for (v, cards) in by_value {
+        if cards.len() > max {
+            errors.push(format!(
+                "The value {v} is used {} times ({}); each number value may be used at most {max} times, counting equipment.",
+                cards.len(),
+                join(&cards)
+            ));
+        }
+    }
+}
+
+/// One Toff, at most the allowed Snobs, and no more Followers than they lead.
+fn check_command(built: &[RegimentUnit], ruleset: &Ruleset, errors: &mut Vec<String>) {
+    let count = |k: UnitKind| built.iter().filter(|u| u.kind == k).count() as i64;
+    let toffs = count(UnitKind::Toff);
+    let snobs = count(UnitKind::Snob);
+    let followers = built.iter().filter(|u| !u.kind.is_commander()).count() as i64;
+    let want_toffs = ruleset.number("toffs_per_player");
+    let max_snobs = ruleset.number("snobs_per_player");
+    if toffs != want_toffs {
+        errors.push(format!(
+            "A regiment has exactly {want_toffs} Toff (a Joker); this one has {toffs}."
+        ));
+    }
+    if snobs > max_snobs {
+        errors.push(format!(
+            "A regiment has at most {max_snobs} Snobs (Aces); this one has {snobs}."
+        ));
+    }
+    let led = toffs * ruleset.number("toff_followers") + snobs * ruleset.number("snob_followers");
+    if followers > led {
+        errors.push(format!(
+            "{followers} Followers (artillery included) but the Toff and {snobs} Snob(s) can lead only {led}."
+        ));
+    }
+}
+
+/// Upgrades never on Snobs, and within the points budget.
+fn check_upgrades(built: &[RegimentUnit], ruleset: &Ruleset, errors: &mut Vec<String>) -> i64 {
+    for u in built.iter().filter(|u| u.kind.is_commander()) {
+        if !u.upgrades.is_empty() {
+            errors.push(format!(
+                "{} cannot take upgrades ({}); Toffs and Snobs are never upgraded.",
+                u.name,
+                u.upgrades.join(", ")
+            ));
+        }
+    }
+    let spent: i64 = built
+        .iter()
+        .filter(|u| !u.kind.is_commander())
+        .map(|u| u.upgrade_cost)
+        .sum();
+    let budget = ruleset.number("upgrade_points");
+    if spent > budget {
+        let parts: Vec<String> = built
+            .iter()
+            .filter(|u| u.upgrade_cost > 0)
+            .map(|u| format!("{} {}", u.name, u.upgrade_cost))
+            .collect();
+        errors.push(format!(
+            "Upgrades cost {spent} points ({}) but only {budget} are available.",
+            parts.join(", ")
+        ));
+    }
+    spent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::games::{GameId, Library};
+
+    fn ruleset() -> Ruleset {
+        let (lib, errs) = Library::builtin();
+        assert!(errs.is_empty(), "{errs:?}");
+        lib.get(GameId::T52)
+            .cloned()
+            .unwrap_or_else(|| panic!("no t52 ruleset"))
+    }
+
+    fn build(text: &str) -> Result<Regiment, Vec<String>> {
+        let units = parse_units(text).unwrap_or_else(|e| panic!("{e:?}"));
+        build_regiment(&units, &ruleset())
+    }
+
+    #[test]
+    fn valid_regiments_get_the_right_profiles() {
+        // (cards, unit index, profile, soldiers, I, V, W, A, M)
+        let cases = [
+            (
+                "XR As Ad 8c+7s 6h+5d 4s+3c 3h",
+                3,
+                "follower",
+                8,
+                6,
+                6,
+                1,
+                1,
+                3,
+            ),
+            (
+                "XR As Ad 8c+7s 6h+5d 4s+3c 3h",
+                4,
+                "follower",
+                6,
+                6,
+                6,
+                1,
+                1,
+                3,
+            ),
+            (
+                "XR As Ad 8c+7s 6h+5d 4s+3c 3h",
+                5,
+                "follower",
+                4,
+                4,
+                4,
+                1,
+                1,
+                3,
+            ),
+            (
+                "XR As Ad 8c+7s 6h+5d 4s+3c 3h",
+                6,
+                "artillery",
+                1,
+                6,
+                5,
+                3,
+                3,
+                0,
+            ),
+            ("XR As Ad 8c+7s 6h+5d 4s+3c 3h", 0, "toff", 1, 5, 5, 2, 3, 3),
+            ("XR As Ad 8c+7s 6h+5d 4s+3c 3h", 1, "snob", 1, 5, 5, 1, 1, 3),
+            ("XB Ac 4d+5s+Qh Th+9c", 2, "cavalry", 4, 4, 4, 2, 2, 6),
+            ("XB Ac 4d+5s+Qh Th+9c", 3, "follower", 10, 6, 6, 1, 1, 3),
+            // Upgrades: 4 points on a value-4 unit (1 each), stacking.
+            (
+                "XB Ac 4d+5s:mean,tough,marksman,agile",
+                2,
+                "follower",
+                4,
+                3,
+                3,
+                2,
+                2,
+                3,
+            ),
+            (
+                "XB Ac Ad 4d+5s+Qh:marksman,marksman 6c+7c:agile",
+                4,
+                "follower",
+                6,
+                6,
+                5,
+                1,
+                1,
+                3,
+            ),
+            (
+                "XB Ac Ad 4d+5s+Qh:marksman,marksman 6c+7c:agile",
+                3,
+                "cavalry",
+                4,
+                2,
+                4,
+                2,
+                2,
+                6,
+            ),
+        ];
+        for (text, i, profile, soldiers, inacc, vuln, w, a, m) in cases {
+            let r = build(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            let u = &r.units[i];
+            assert_eq!(u.kind.profile(), profile, "{text} #{i}");
+            assert_eq!(u.soldiers, soldiers, "{text} #{i} soldiers");
+            assert_eq!(u.stats["I"], inacc, "{text} #{i} I");
+            assert_eq!(u.stats["V"], vuln, "{text} #{i} V");
+            assert_eq!(u.stats["W"], w, "{text} #{i} W");
+            assert_eq!(u.wounds_per_soldier, w as u32, "{text} #{i} wounds");
+            assert_eq!(u.stats["A"], a, "{text} #{i} A");
+            assert_eq!(u.stats["M"], m, "{text} #{i} M");
+        }
+    }
+
+    #[test]
+    fn equipment_follows_the_suit() {
+        let r = build("XR As 8c+7h 6h+5s 3d").unwrap_or_else(|e| panic!("{e:?}"));
+        let eq: Vec<Equipment> = r.units.iter().map(|u| u.equipment).collect();
+        assert_eq!(
+            eq,
+            vec![
+                Equipment::Own,
+                Equipment::Own,
+                Equipment::MeleeWeapons,
+                Equipment::BlackPowder,
+                Equipment::BlackPowder
+            ]
+        );
+        assert_eq!(r.units[2].stats.get(MELEE_WEAPONS), Some(&1));
+        assert_eq!(r.units[3].stats.get(BLACK_POWDER), Some(&1));
+    }
+
+    #[test]
+    fn every_violation_is_explained() {
+        // (cards, words the single expected message must contain)
+        let cases: [(&str, &[&str]); 14] = [
+            ("As Ad 8c+7s", &["exactly 1 Toff", "has 0"]),
+            ("XR XB As 8c+7s", &["exactly 1 Toff", "has 2"]),
+            ("XR As Ad Ah 8c+7s", &["at most 2 Snobs", "has 3"]),
+            (
+                "XR As 8c+7s 6c+5s 4c+3s 4h+9s",
+                &["4 Followers", "lead only 3"],
+            ),
+            ("XR 8c+7s 6c+5s 4c+3s", &["3 Followers", "lead only 2"]),
+            ("XR As 8c 6c+5s", &["Follower 8c has no equipment"]),
+            ("XR As 8c+7s+5s", &["2 equipment cards"]),
+            ("XR As 7c", &["7c cannot be a unit"]),
+            ("XR As Kc", &["objective"]),
+            ("XR As 8c+7s 8h+7h 8d+9s", &["value 8 is used 3 times"]),
+            ("XR As 8c+7s 6h+7d 4c+7h", &["value 7 is used 3 times"]),
+            ("XR As:mean 8c+7s", &["Snob As cannot take upgrades"]),
+            (
+                "XR As Ad 8c+7s:mean,tough 6c+5c:agile",
+                &["cost 6 points", "only 4"],
+            ),
+            ("XR As 8c+7s+Qh", &["Follower 8c cannot take Qh"]),
+        ];
+        for (text, words) in cases {
+            let errs = build(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text} must fail"));
+            assert_eq!(errs.len(), 1, "{text}: {errs:?}");
+            for w in words {
+                assert!(errs[0].contains(w), "{text}: `{}` lacks `{w}`", errs[0]);
+            }
+        }
+    }
+
+    #[test]
+    fn several_violations_are_all_reported() {
+        let errs = build("XR 8c 6h+5s:bogus 2c").err().unwrap_or_default();
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("no equipment")));
+        assert!(errs.iter().any(|e| e.contains("`bogus` is not an upgrade")));
+        assert!(errs.iter().any(|e| e.contains("2c has no use")));
+    }
+
+    #[test]
+    fn artillery_counts_as_a_led_follower_and_pays_two_points() {
+        let r = build("XR 3s 3h 8c+7s").err().unwrap_or_default();
+        assert!(r.len() == 1 && r[0].contains("3 Followers"), "{r:?}");
+        let ok = build("XR As 3s:tough,tough 8c+7s").unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(ok.upgrade_points_spent, 4);
+        assert_eq!(ok.units[2].wounds_per_soldier, 5);
+    }
+
+    #[test]
+    fn bad_codes_are_reported_by_the_parser() {
+        let e = parse_units("XR 1s 8c+zz").err().unwrap_or_default();
+        assert_eq!(e.len(), 2);
+    }
+}

@@ -1,0 +1,227 @@
+//! A game round: Snob activations alternating from the Initiative player,
+//! then every Follower that got no order, then objectives and sudden death
+//! after each activation.
+
+use super::engagement::{FIRED, move_unit};
+use super::orders::{declare, execute};
+use super::{UnitKind, kind, num, objectives, other, pick_unit, unit, unit_choice};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{SideId, UnitId};
+
+/// Status flag: a Toff or Snob has acted this round.
+pub const ACTED: &str = "acted";
+/// Status flag: a Follower has been given an order this round.
+pub const ORDERED: &str = "ordered";
+
+/// Toffs and Snobs of a side in play that have not acted this round.
+fn ready_commanders(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    ctx.state()
+        .units_of(side)
+        .filter(|(_, u)| kind(u).is_commander() && !u.has(ACTED))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Followers of a side in play (optionally only those without an order).
+fn followers(ctx: &Ctx, side: SideId, unordered_only: bool) -> Vec<UnitId> {
+    ctx.state()
+        .units_of(side)
+        .filter(|(_, u)| !kind(u).is_commander() && !(unordered_only && u.has(ORDERED)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Vanguard units move once before the first round, Initiative player first.
+pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
+    for side in [first, other(first)] {
+        let ids: Vec<UnitId> = ctx
+            .state()
+            .units_of(side)
+            .filter(|(_, u)| u.upgrade_count("vanguard") > 0 && kind(u) != UnitKind::Artillery)
+            .map(|(i, _)| i)
+            .collect();
+        for id in ids {
+            let m = unit(ctx, id).map_or(0, |u| u.stat("M"));
+            let name = ctx.state().unit_name(id);
+            ctx.resolved(
+                "vanguard",
+                format!("{name} makes its Vanguard move before the game"),
+            );
+            move_unit(ctx, id, m, "Vanguard (its Snob stays put)", "vanguard")?;
+        }
+    }
+    Ok(())
+}
+
+/// Plays round `r`; stops early when the game ends.
+pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
+    ctx.apply(Effect::SetRound(r));
+    for flag in [ACTED, ORDERED, FIRED] {
+        ctx.apply(Effect::ClearStatusAll {
+            status: flag.into(),
+        });
+    }
+    let mut turn = 0;
+    // Snobs alternate; a side out of Snobs lets the other finish.
+    let mut side = first;
+    loop {
+        if ready_commanders(ctx, side).is_empty() {
+            side = other(side);
+            if ready_commanders(ctx, side).is_empty() {
+                break;
+            }
+        }
+        turn += 1;
+        ctx.apply(Effect::SetTurn(turn));
+        commander_activation(ctx, side)?;
+        if end_of_activation(ctx)? {
+            return Ok(());
+        }
+        side = other(side);
+    }
+    // Then every Follower without an order, alternating the same way.
+    let mut side = first;
+    loop {
+        if followers(ctx, side, true).is_empty() {
+            side = other(side);
+            if followers(ctx, side, true).is_empty() {
+                break;
+            }
+        }
+        turn += 1;
+        ctx.apply(Effect::SetTurn(turn));
+        let ids = followers(ctx, side, true);
+        let name = ctx.state().side_name(side);
+        if let Some(f) = pick_unit(
+            ctx,
+            &format!("{name}: choose a Follower that has had no order this round"),
+            &ids,
+            "rounds",
+        )? {
+            let blunder = num(ctx, "blunder_unordered");
+            order_follower(ctx, f, blunder)?;
+        }
+        if end_of_activation(ctx)? {
+            return Ok(());
+        }
+        side = other(side);
+    }
+    ctx.resolved("rounds", format!("Round {r} ends"));
+    Ok(())
+}
+
+/// After an activation: objectives may change; sudden death ends the game.
+fn end_of_activation(ctx: &mut Ctx) -> Flow<bool> {
+    objectives::update(ctx)?;
+    Ok(objectives::sudden_death(ctx))
+}
+
+/// One Snob (or the Toff) acts: it orders a Follower in its range.
+fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    let ready = ready_commanders(ctx, side);
+    let name = ctx.state().side_name(side);
+    let Some(c) = pick_unit(
+        ctx,
+        &format!("{name}: choose a Toff or Snob that has not acted this round"),
+        &ready,
+        "rounds",
+    )?
+    else {
+        return Ok(());
+    };
+    ctx.apply(Effect::SetStatus {
+        unit: c,
+        status: ACTED.into(),
+        on: true,
+    });
+    let Some(cu) = unit(ctx, c) else {
+        return Ok(());
+    };
+    let ids = followers(ctx, side, false);
+    if ids.is_empty() {
+        ctx.resolved(
+            "rounds",
+            format!("{} has no Follower left to order", cu.name),
+        );
+        return Ok(());
+    }
+    let mut options: Vec<Choice> = ids
+        .iter()
+        .filter_map(|&i| ctx.state().units.get(i).map(|u| unit_choice(u, i)))
+        .collect();
+    options.push(Choice::new("none", "None in its ordering range"));
+    let picked = ctx.choose(
+        format!(
+            "{} (ordering range {}\"): choose a Follower in range to order",
+            cu.name,
+            cu.stat("R")
+        ),
+        options.clone(),
+        Some("rounds"),
+    )?;
+    let Some(f) = ids
+        .iter()
+        .zip(&options)
+        .find(|(_, o)| o.id == picked)
+        .map(|(i, _)| *i)
+    else {
+        ctx.resolved("rounds", format!("{} orders nobody", cu.name));
+        return Ok(());
+    };
+    let blunder = num(ctx, "blunder_ordered");
+    order_follower(ctx, f, blunder)
+}
+
+/// Declare, blunder check (fails on `blunder_on` or less), execute, Dash.
+fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32) -> Flow<()> {
+    let Some(fu) = unit(ctx, f) else {
+        return Ok(());
+    };
+    ctx.apply(Effect::SetStatus {
+        unit: f,
+        status: ORDERED.into(),
+        on: true,
+    });
+    let Some(order) = declare(ctx, f)? else {
+        ctx.resolved(
+            "rounds",
+            format!(
+                "{} has no order it can carry out (cannot move, no shot left)",
+                fu.name
+            ),
+        );
+        return Ok(());
+    };
+    let fails = if blunder_on <= 1 {
+        "a 1".to_string()
+    } else {
+        format!("1-{blunder_on}")
+    };
+    let d = ctx.roll_one(
+        format!(
+            "Blunder check for {} ({}): roll 1 die, {fails} wastes the order",
+            fu.name,
+            order.label()
+        ),
+        "blunder",
+    )?;
+    if i32::from(d) <= blunder_on {
+        ctx.resolved("blunder", format!("{} blunders on {d}: no action", fu.name));
+        return Ok(());
+    }
+    ctx.resolved(
+        "blunder",
+        format!("{} passes the blunder check with {d}", fu.name),
+    );
+    execute(ctx, f, order)?;
+    if let Some(u) = unit(ctx, f)
+        && u.in_play()
+        && u.upgrade_count("dash") > 0
+        && kind(&u) != UnitKind::Artillery
+    {
+        ctx.resolved("dash", format!("{} may Dash after its order", u.name));
+        move_unit(ctx, f, u.stat("M"), "Dash (its Snob stays put)", "dash")?;
+    }
+    Ok(())
+}

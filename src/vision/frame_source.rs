@@ -1,0 +1,117 @@
+//! Where frames come from: a camera, or a replay of recorded images. The app
+//! loop only sees this trait, so it is tested without a camera.
+
+use std::path::{Path, PathBuf};
+
+/// Why a frame could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The source has no more frames.
+    #[error("no more frames")]
+    Exhausted,
+    /// The source is gone (camera unplugged).
+    #[error("frame source lost: {0}")]
+    Lost(String),
+    /// A recorded image could not be decoded.
+    #[error("{}: {message}", path.display())]
+    Unreadable {
+        /// The image file.
+        path: PathBuf,
+        /// Decoder message.
+        message: String,
+    },
+}
+
+/// A source of frames.
+pub trait FrameSource {
+    /// A short description ("replay of 12 images in ./frames").
+    fn describe(&self) -> String;
+    /// The next frame.
+    fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError>;
+}
+
+/// Replays the images of a directory (sorted by name), looping forever.
+#[derive(Debug)]
+pub struct ReplaySource {
+    files: Vec<PathBuf>,
+    next: usize,
+    dir: PathBuf,
+}
+
+impl ReplaySource {
+    /// Lists the `.jpg`/`.jpeg`/`.png` files of `dir`.
+    pub fn open(dir: &Path) -> Result<ReplaySource, FrameError> {
+        let rd = std::fs::read_dir(dir)
+            .map_err(|e| FrameError::Lost(format!("{}: {e}", dir.display())))?;
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                    matches!(x.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png")
+                })
+            })
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(FrameError::Lost(format!(
+                "{}: no .jpg or .png images",
+                dir.display()
+            )));
+        }
+        Ok(ReplaySource {
+            files,
+            next: 0,
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+impl FrameSource for ReplaySource {
+    fn describe(&self) -> String {
+        format!(
+            "replay of {} images in {}",
+            self.files.len(),
+            self.dir.display()
+        )
+    }
+
+    fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError> {
+        let path = self
+            .files
+            .get(self.next % self.files.len().max(1))
+            .cloned()
+            .ok_or(FrameError::Exhausted)?;
+        self.next += 1;
+        image::open(&path).map_err(|e| FrameError::Unreadable {
+            path,
+            message: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_loops_and_reports_bad_images() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let img = image::RgbImage::new(4, 3);
+        img.save(dir.path().join("a.png"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("b.png"), b"not a png").unwrap_or_else(|e| panic!("{e}"));
+        let mut src = ReplaySource::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
+        let err = src.next_frame();
+        assert!(matches!(err, Err(FrameError::Unreadable { .. })), "{err:?}");
+        assert!(src.next_frame().is_ok(), "loops back to the first image");
+    }
+
+    #[test]
+    fn empty_or_missing_dirs_are_errors() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        assert!(ReplaySource::open(dir.path()).is_err());
+        assert!(ReplaySource::open(&dir.path().join("nope")).is_err());
+    }
+}

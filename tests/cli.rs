@@ -1,0 +1,114 @@
+//! The command line, run as a player would run it.
+
+use std::process::{Command, Output};
+
+fn adjutant(args: &[&str], config: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(args)
+        .env("ADJUTANT_CONFIG_DIR", config)
+        .env("ADJUTANT_DATA_DIR", config.join("data"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run adjutant: {e}"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn rules_lookup_prints_matches() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["rules", "t52", "panic"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("Panic Test"), "{}", text(&o));
+    let o = adjutant(&["rules", "chess"], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("unknown game `chess`"), "{}", text(&o));
+}
+
+#[test]
+fn check_names_a_bad_file_and_fails() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["check"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::create_dir_all(dir.path().join("rulesets")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("rulesets/gunfight.ron"), "Ruleset(id: ")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["check"], dir.path());
+    assert!(!o.status.success());
+    let out = text(&o);
+    assert!(out.contains("gunfight.ron:1:"), "{out}");
+    assert!(out.contains("ok   t52"), "{out}");
+}
+
+#[test]
+fn play_prints_requests_answers_and_events() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["play", "tests/scripts/roll-off.ron"], dir.path());
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("ask 1: roll 1 dice"), "{out}");
+    assert!(out.contains("answer 3: dice [2]"), "{out}");
+    assert!(out.contains("has the initiative"), "{out}");
+    let o = adjutant(
+        &["play", "tests/scripts/roll-off.ron", "--json"],
+        dir.path(),
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(v["sides"][0]["name"], "Red");
+    assert!(v["log"].as_array().is_some_and(|l| !l.is_empty()));
+}
+
+#[test]
+fn a_wrong_answer_names_the_step_and_what_was_expected() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let script = dir.path().join("bad.ron");
+    let good =
+        std::fs::read_to_string("tests/scripts/roll-off.ron").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&script, good.replace("Dice([2])", "Choose(\"volley\")"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let script = script.to_string_lossy().into_owned();
+    let o = adjutant(&["play", &script], dir.path());
+    assert!(!o.status.success());
+    let out = text(&o);
+    assert!(out.contains("answer 3: expected 1 dice"), "{out}");
+    std::fs::write(dir.path().join("broken.ron"), "Script(game: ")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let broken = dir.path().join("broken.ron").to_string_lossy().into_owned();
+    let o = adjutant(&["play", &broken], dir.path());
+    assert!(text(&o).contains("broken.ron:1:"), "{}", text(&o));
+}
+
+#[test]
+fn log_prints_a_saved_game_and_reports_bad_files() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let save = dir.path().join("g.ron");
+    std::fs::write(
+        &save,
+        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let s = save.to_string_lossy().into_owned();
+    let o = adjutant(&["log", &s], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("Red joins"), "{}", text(&o));
+    let missing = dir.path().join("nope.ron").to_string_lossy().into_owned();
+    let o = adjutant(&["log", &missing], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("nope.ron"), "{}", text(&o));
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for sub in ["rules", "check", "log", "play"] {
+        let o = adjutant(&[sub, "--help"], dir.path());
+        assert!(o.status.success(), "{sub}: {}", text(&o));
+        assert!(text(&o).len() > 80, "{sub}");
+    }
+}

@@ -1,0 +1,149 @@
+//! Saves never lose a game: atomic writes, rotated backups, and recovery from
+//! a save truncated at any byte.
+
+use adjutant::rules::games::{GameId, Library};
+use adjutant::rules::save::{self, Autosave, SaveError};
+use adjutant::rules::session::{Event, Session};
+use adjutant::rules::{Answer, Effect, ProcedureSpec};
+use adjutant::table::{D6, Die, DieSource};
+
+fn library() -> Library {
+    let (lib, errors) = Library::builtin();
+    assert!(errors.is_empty(), "{errors:?}");
+    lib
+}
+
+fn die(v: u8) -> Answer {
+    let value = D6::new(v).unwrap_or_else(|| panic!("bad face {v}"));
+    Answer::Dice(vec![Die {
+        value,
+        source: DieSource::Camera,
+    }])
+}
+
+/// Plays a few events, autosaving after each; returns the session.
+fn play_some(autosave: &Autosave, lib: &Library) -> Session {
+    let rs = lib
+        .get(GameId::T52)
+        .cloned()
+        .unwrap_or_else(|| panic!("no t52"));
+    let mut s = Session::new(GameId::T52, rs, 11);
+    let events = [
+        Event::Edit(Effect::AddSide {
+            name: "Red".into(),
+            back: None,
+        }),
+        Event::Edit(Effect::AddSide {
+            name: "Blue".into(),
+            back: None,
+        }),
+        Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }),
+        Event::Answer(die(3)),
+        Event::Answer(die(5)),
+    ];
+    for e in events {
+        autosave.apply(&mut s, e).unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
+#[test]
+fn every_event_is_saved_and_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    let s = play_some(&autosave, &lib);
+    let loaded = save::load(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert!(loaded.skipped.is_empty());
+    assert_eq!(loaded.session.state(), s.state());
+    assert_eq!(loaded.session.events(), s.events());
+    // Backups hold the previous saves: .1 is one event behind.
+    let one_back = save::read(
+        &dir.path().join(format!("{}.1", file_name(&autosave))),
+        &lib,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(one_back.events().len(), s.events().len() - 1);
+    assert!(
+        !dir.path()
+            .join(format!("{}.4", file_name(&autosave)))
+            .exists()
+    );
+    assert_eq!(
+        save::list(dir.path()).len(),
+        1,
+        "backups are not listed as games"
+    );
+}
+
+fn file_name(a: &Autosave) -> String {
+    a.path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_save_truncated_at_any_byte_falls_back_to_a_good_backup() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    let s = play_some(&autosave, &lib);
+    let full = std::fs::read(&autosave.path).unwrap_or_else(|e| panic!("{e}"));
+    let backup = save::read(
+        &dir.path().join(format!("{}.1", file_name(&autosave))),
+        &lib,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for cut in 0..full.len() {
+        std::fs::write(&autosave.path, &full[..cut]).unwrap_or_else(|e| panic!("{e}"));
+        let loaded =
+            save::load(&autosave.path, &lib).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        if loaded.from == autosave.path {
+            // Only trailing whitespace may be cut without losing anything.
+            assert!(full[cut..].iter().all(u8::is_ascii_whitespace), "cut {cut}");
+            assert_eq!(loaded.session.state(), s.state());
+        } else {
+            assert_eq!(loaded.skipped.len(), 1, "cut {cut}");
+            assert_eq!(loaded.session.state(), backup.state(), "cut {cut}");
+        }
+    }
+}
+
+#[test]
+fn a_corrupt_save_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("broken.ron");
+    std::fs::write(&path, "(format: 1,\n game: Nope, seed: 1, events: [])")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = save::read(&path, &library()).err();
+    match err {
+        Some(SaveError::Corrupt { line, column, .. }) => {
+            assert_eq!(line, 2);
+            assert!(column > 1);
+        }
+        other => panic!("expected a corrupt-save error, got {other:?}"),
+    }
+    let msg = save::load(&path, &library())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains("broken.ron:2:"), "{msg}");
+}
+
+#[test]
+fn a_log_that_does_not_replay_is_refused_with_the_event_index() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("bad-log.ron");
+    // An answer with nothing asked cannot replay.
+    std::fs::write(
+        &path,
+        "(format: 1, game: T52, seed: 1, events: [Answer(Confirm)])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let msg = save::read(&path, &library())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains("event 0"), "{msg}");
+}

@@ -1,0 +1,102 @@
+//! Whole T52 games from `tests/scripts/t52-*.ron`, played through the real
+//! binary (`adjutant play --json`) and through the library, then replayed
+//! from the session's events to the same state.
+
+use adjutant::rules::games::{GameId, Library};
+use adjutant::rules::script::{Script, play};
+use adjutant::rules::session::Session;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn script_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts")
+        .join(name)
+}
+
+/// Runs the binary and parses its JSON report.
+fn play_binary(name: &str) -> Value {
+    let path = script_path(name);
+    let out = Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["play", &path.display().to_string(), "--json"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run adjutant: {e}"));
+    assert!(
+        out.status.success(),
+        "adjutant play {name} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: bad JSON: {e}"))
+}
+
+/// A unit's field from the JSON report, by side and unit name.
+fn unit_field<'a>(report: &'a Value, side: usize, unit: &str, field: &str) -> &'a Value {
+    report["sides"][side]["units"]
+        .as_array()
+        .and_then(|us| us.iter().find(|u| u["name"] == unit))
+        .map(|u| &u[field])
+        .unwrap_or_else(|| panic!("no unit {unit} on side {side}"))
+}
+
+/// Plays through the library and checks replay reproduces the state.
+fn play_library(name: &str) -> Session {
+    let (lib, errors) = Library::builtin();
+    assert!(errors.is_empty(), "{errors:?}");
+    let script = Script::load(&script_path(name)).unwrap_or_else(|e| panic!("{e}"));
+    let mut sink = std::io::sink();
+    let session = play(&script, &lib, &mut sink).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        session.pending().is_none(),
+        "{name}: still asking {:?}",
+        session.pending()
+    );
+    let rs = lib
+        .get(GameId::T52)
+        .cloned()
+        .unwrap_or_else(|| panic!("no t52 ruleset"));
+    let replayed = Session::replay(GameId::T52, rs, script.seed, session.events().to_vec())
+        .unwrap_or_else(|e| panic!("{name}: replay failed: {e}"));
+    assert_eq!(replayed.state(), session.state(), "{name}: replay differs");
+    session
+}
+
+#[test]
+fn four_rounds_won_on_objectives() {
+    let name = "t52-four-rounds.ron";
+    let report = play_binary(name);
+    assert_eq!(report["game"], "t52");
+    assert_eq!(report["round"], 4);
+    assert_eq!(report["winner"], "Red");
+    assert_eq!(unit_field(&report, 0, "Follower 8c", "soldiers"), 6);
+    assert_eq!(unit_field(&report, 1, "Follower 6d", "soldiers"), 1);
+    assert_eq!(unit_field(&report, 0, "Follower 4h", "soldiers"), 3);
+    assert_eq!(unit_field(&report, 1, "Artillery 3c", "in_play"), false);
+
+    let session = play_library(name);
+    let s = session.state();
+    assert_eq!(s.round, 4);
+    assert_eq!(s.outcome.as_ref().and_then(|o| o.winner), Some(0));
+}
+
+#[test]
+fn sudden_death_ends_the_game_early() {
+    let name = "t52-sudden-death.ron";
+    let report = play_binary(name);
+    assert_eq!(report["winner"], "Blue");
+    assert_eq!(report["round"], 2);
+    assert!(
+        report["result"]
+            .as_str()
+            .is_some_and(|r| r.contains("Sudden death")),
+        "{}",
+        report["result"]
+    );
+    assert_eq!(unit_field(&report, 0, "Toff XR", "in_play"), false);
+
+    let session = play_library(name);
+    assert_eq!(
+        session.state().outcome.as_ref().and_then(|o| o.winner),
+        Some(1)
+    );
+}

@@ -1,0 +1,89 @@
+//! The window, driven through AccessKit like a player would (no GPU needed).
+
+use adjutant::app::{AdjutantApp, AppState, Screen};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn state(dir: &std::path::Path) -> AppState {
+    AppState::new(Some(dir.join("rulesets")), Some(dir.join("saves")))
+}
+
+#[test]
+fn home_lists_games_and_opens_a_rules_lookup() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("T52").click();
+    harness.run();
+    assert_eq!(
+        harness.state().screen,
+        Screen::Rules(adjutant::rules::GameId::T52)
+    );
+    harness.get_by_label("Panic Test");
+    harness.get_by_label("Search rules:").focus();
+    harness.run();
+    harness.get_by_label("Search rules:").type_text("objective");
+    harness.run();
+    assert_eq!(harness.state().rules_query, "objective");
+    assert!(harness.query_by_label("Panic Test").is_none(), "filtered out");
+    harness.get_by_label("Objectives");
+    harness.get_by_label("Back").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Home);
+}
+
+#[test]
+fn a_saved_game_can_be_resumed_and_undone() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        saves.join("t52-1.ron"),
+        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let events = harness
+        .state()
+        .session
+        .as_ref()
+        .map_or(0, |(s, _)| s.events().len());
+    assert_eq!(events, 4);
+    harness.get_by_label("Undo").click();
+    harness.run();
+    let events = harness
+        .state()
+        .session
+        .as_ref()
+        .map_or(0, |(s, _)| s.events().len());
+    assert_eq!(events, 3);
+    // The autosave followed the undo.
+    let text = std::fs::read_to_string(saves.join("t52-1.ron")).unwrap_or_default();
+    assert_eq!(text.matches("Answer").count(), 0);
+}
+
+#[test]
+fn a_broken_ruleset_is_shown_not_fatal() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(dir.path().join("rulesets")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("rulesets/t52.ron"), "Ruleset(")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    assert!(
+        harness
+            .state()
+            .messages
+            .iter()
+            .any(|m| m.contains("t52.ron:1:"))
+    );
+    harness.get_by_label("Dismiss").click();
+    harness.run();
+    assert!(harness.state().messages.is_empty());
+}
