@@ -25,7 +25,10 @@ fn home_lists_games_and_opens_a_rules_lookup() {
     harness.get_by_label("Search rules:").type_text("objective");
     harness.run();
     assert_eq!(harness.state().rules_query, "objective");
-    assert!(harness.query_by_label("Panic Test").is_none(), "filtered out");
+    assert!(
+        harness.query_by_label("Panic Test").is_none(),
+        "filtered out"
+    );
     harness.get_by_label("Objectives");
     harness.get_by_label("Back").click();
     harness.run();
@@ -55,6 +58,17 @@ fn a_saved_game_can_be_resumed_and_undone() {
         .as_ref()
         .map_or(0, |(s, _)| s.events().len());
     assert_eq!(events, 4);
+    // Red's die came from the virtual roller; Blue's is typed by hand.
+    harness.get_by_label("Die 6").click();
+    harness.run();
+    let s = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(s, _)| (s.events().len(), s.pending().is_some()));
+    assert_eq!(s.map(|x| x.0), Some(5));
+    harness.get_by_label("Undo").click();
+    harness.run();
     harness.get_by_label("Undo").click();
     harness.run();
     let events = harness

@@ -6,8 +6,10 @@ mod views;
 
 use crate::paths;
 use crate::rules::games::{GameId, Library};
+use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
+use crate::table::DieSource;
 use std::path::PathBuf;
 
 /// Which screen is shown.
@@ -42,6 +44,11 @@ pub enum Command {
     DismissMessage,
     /// Set the rules search text.
     SetRulesQuery(String),
+    /// Add one die face typed by the player; the answer is sent once the
+    /// request's count is reached.
+    EnterDie(u8),
+    /// Clear the dice typed so far.
+    ClearDice,
 }
 
 /// Everything the window shows.
@@ -60,6 +67,8 @@ pub struct AppState {
     pub session: Option<(Session, Autosave)>,
     /// Text typed in the rules search box.
     pub rules_query: String,
+    /// Dice faces typed so far for the pending dice request.
+    pub dice_entry: Vec<u8>,
 }
 
 impl AppState {
@@ -87,6 +96,7 @@ impl AppState {
             screen: Screen::Home,
             session: None,
             rules_query: String::new(),
+            dice_entry: Vec::new(),
         }
     }
 
@@ -133,13 +143,34 @@ impl AppState {
                 }
             }
             Command::SetRulesQuery(q) => self.rules_query = q,
+            Command::EnterDie(v) => self.enter_die(v),
+            Command::ClearDice => self.dice_entry.clear(),
             Command::DismissMessage => {
                 self.messages.pop();
             }
         }
     }
 
+    fn enter_die(&mut self, v: u8) {
+        let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
+            Some(Request {
+                ask: Ask::Dice { count },
+                ..
+            }) => *count as usize,
+            _ => return,
+        };
+        self.dice_entry.push(v);
+        if self.dice_entry.len() >= wanted {
+            let values = std::mem::take(&mut self.dice_entry);
+            match dice_from_values(&values, DieSource::Manual) {
+                Ok(dice) => self.apply(Event::Answer(Answer::Dice(dice))),
+                Err(e) => self.messages.push(e),
+            }
+        }
+    }
+
     fn apply(&mut self, event: Event) {
+        self.dice_entry.clear();
         if let Some((s, autosave)) = &mut self.session
             && let Err(e) = autosave.apply(s, event)
         {

@@ -30,15 +30,20 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
 fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.heading("Adjutant");
     ui.label("Pick a game to read its rules, or resume a saved game.");
+    if let Some(last) = state.saves.first() {
+        let name = display_name(&last.path);
+        if ui.button(format!("Resume last game ({name})")).clicked() {
+            cmds.push(Command::Resume(last.path.clone()));
+        }
+    }
     ui.add_space(8.0);
     ui.heading("Games");
     for (game, rs) in state.library.games() {
-        ui.horizontal(|ui| {
-            if ui.button(&rs.title).clicked() {
-                cmds.push(Command::OpenRules(game));
-            }
-            ui.label(&rs.summary);
-        });
+        if ui.button(&rs.title).clicked() {
+            cmds.push(Command::OpenRules(game));
+        }
+        ui.label(&rs.summary);
+        ui.add_space(4.0);
     }
     ui.add_space(8.0);
     ui.heading("Saved games");
@@ -49,10 +54,7 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ));
     }
     for s in &state.saves {
-        let name = s.path.file_name().map_or_else(
-            || s.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = display_name(&s.path);
         ui.horizontal(|ui| {
             ui.label(&name);
             if ui.button(format!("Resume {name}")).clicked() {
@@ -139,6 +141,25 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         cmds.push(Command::Apply(Event::Answer(Answer::Confirm)));
                     }
                 }
+                Ask::Dice { count } => {
+                    ui.horizontal(|ui| {
+                        ui.label(format!(
+                            "Type the {count} dice ({} so far):",
+                            state.dice_entry.len()
+                        ));
+                        for face in 1..=6u8 {
+                            if ui.button(format!("Die {face}")).clicked() {
+                                cmds.push(Command::EnterDie(face));
+                            }
+                        }
+                        if !state.dice_entry.is_empty() && ui.button("Clear").clicked() {
+                            cmds.push(Command::ClearDice);
+                        }
+                    });
+                    if ui.button("Roll / draw for me").clicked() {
+                        cmds.push(Command::AnswerVirtually);
+                    }
+                }
                 _ => {
                     if ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
@@ -170,4 +191,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             });
     });
+}
+
+fn display_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
