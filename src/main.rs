@@ -10,6 +10,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod vision_cli;
+
 /// Adjutant keeps the books for wargames played with playing cards and d6.
 ///
 /// Run without a subcommand to open the window. Games are saved after every
@@ -20,6 +22,14 @@ struct Cli {
     /// Resume the most recent saved game when the window opens.
     #[arg(long)]
     resume: bool,
+    /// Which webcam to read (0 is the first). Without a camera the app still
+    /// runs: enter cards and dice by hand or let it roll.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    camera: u32,
+    /// Read recorded frames (.jpg/.png in DIR, in name order, looping)
+    /// instead of a camera.
+    #[arg(long, value_name = "DIR")]
+    replay: Option<PathBuf>,
     /// Folder for saves and learned decks (default: your data folder,
     /// e.g. ~/.local/share/adjutant).
     #[arg(long, global = true, value_name = "DIR")]
@@ -50,6 +60,50 @@ enum Cmd {
     Log {
         /// The save file (.ron).
         save: PathBuf,
+    },
+    /// Read the cards and dice in photos. Prints a summary per image, or with
+    /// --json one JSON object per image per line. Unreadable files are reported
+    /// and skipped; the exit code is then non-zero.
+    Scan {
+        /// Print one JSON object per image.
+        #[arg(long)]
+        json: bool,
+        /// Use this card model file instead of the built-in one (or your
+        /// learned deck).
+        #[arg(long, value_name = "FILE")]
+        card_model: Option<PathBuf>,
+        /// Ignore learned decks and use the built-in card model.
+        #[arg(long)]
+        general: bool,
+        /// The photos.
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+    },
+    /// Measure the readers on labelled photo sets (folders with labels.json):
+    /// precision, recall, exact reads, confusions, unread count and time.
+    Eval {
+        /// Print one JSON object per set.
+        #[arg(long)]
+        json: bool,
+        /// Use this card model file instead of the built-in one.
+        #[arg(long, value_name = "FILE")]
+        card_model: Option<PathBuf>,
+        /// Only images whose file name starts with this (e.g. `test_`).
+        #[arg(long, value_name = "PREFIX")]
+        only: Option<String>,
+        /// The set folders.
+        #[arg(required = true)]
+        sets: Vec<PathBuf>,
+    },
+    /// Teach Adjutant your deck: a folder of photos, one card per photo, each
+    /// file named by its card code (As.jpg, Th.jpg, XR.jpg, XB.jpg...). The
+    /// learned model is saved in your data folder and used from then on.
+    LearnDeck {
+        /// The folder of photos.
+        dir: PathBuf,
+        /// Name for the deck (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -92,12 +146,39 @@ fn run(cli: &Cli) -> Result<ExitCode> {
         Some(Cmd::Check) => check(cli),
         Some(Cmd::Log { save }) => log(cli, save),
         Some(Cmd::Play { script, json }) => play(cli, script, *json),
+        Some(Cmd::Scan {
+            json,
+            card_model,
+            general,
+            images,
+        }) => vision_cli::scan(images, *json, card_model.as_deref(), *general),
+        Some(Cmd::Eval {
+            json,
+            card_model,
+            only,
+            sets,
+        }) => vision_cli::eval(sets, *json, card_model.as_deref(), only.as_deref()),
+        Some(Cmd::LearnDeck { dir, name }) => vision_cli::learn_deck(dir, name.as_deref()),
     }
 }
 
 fn open_window(cli: &Cli) -> Result<ExitCode> {
     let config = cli.config_dir.as_ref().map(|d| d.join("rulesets"));
     let mut state = app::AppState::new(config, None);
+    match &cli.replay {
+        Some(dir) => {
+            let dir = dir.clone();
+            state.start_live(
+                format!("replay of {}", dir.display()),
+                Box::new(move || {
+                    let src = adjutant::vision::frame_source::ReplaySource::open(&dir)?;
+                    Ok(Box::new(src) as Box<dyn adjutant::vision::frame_source::FrameSource>)
+                }),
+                app::live::REPLAY_PAUSE,
+            );
+        }
+        None => start_camera(&mut state, cli.camera),
+    }
     if cli.resume {
         match state.saves.first() {
             Some(s) => state.execute(app::Command::Resume(s.path.clone())),
@@ -106,6 +187,32 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
     }
     app::run(state).map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "camera")]
+fn start_camera(state: &mut app::AppState, index: u32) {
+    use adjutant::vision::camera::CameraSource;
+    if CameraSource::list().is_empty() {
+        state.messages.push(
+            "No camera found: enter cards and dice by hand or use the virtual roller.".into(),
+        );
+        return;
+    }
+    state.start_live(
+        format!("camera {index}"),
+        Box::new(move || {
+            let cam = CameraSource::open(index)?;
+            Ok(Box::new(cam) as Box<dyn adjutant::vision::frame_source::FrameSource>)
+        }),
+        std::time::Duration::ZERO,
+    );
+}
+
+#[cfg(not(feature = "camera"))]
+fn start_camera(state: &mut app::AppState, _index: u32) {
+    state
+        .messages
+        .push("This build has no camera support; enter cards and dice by hand.".into());
 }
 
 fn game_id(game: &str) -> Result<GameId> {

@@ -2,6 +2,7 @@
 //! only reads [`AppState`] and returns [`Command`]s; commands are applied once
 //! per frame, after the UI, so the same path serves clicks and tests.
 
+pub mod live;
 mod views;
 
 use crate::paths;
@@ -9,7 +10,8 @@ use crate::rules::games::{GameId, Library};
 use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
-use crate::table::DieSource;
+use crate::table::{Card, DieSource};
+use crate::vision::scan::Readers;
 use std::path::PathBuf;
 
 /// Which screen is shown.
@@ -21,6 +23,8 @@ pub enum Screen {
     Rules(GameId),
     /// A session in play.
     Play,
+    /// The camera (or replay) view of the table.
+    Table,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -28,6 +32,8 @@ pub enum Screen {
 pub enum Command {
     /// Show the home screen.
     GoHome,
+    /// Show the open session.
+    GoPlay,
     /// Show a game's rules lookup.
     OpenRules(GameId),
     /// Resume a saved session.
@@ -49,6 +55,12 @@ pub enum Command {
     EnterDie(u8),
     /// Clear the dice typed so far.
     ClearDice,
+    /// Show the table view.
+    OpenTable,
+    /// Answer the pending request with what the camera reads now.
+    AnswerFromCamera,
+    /// Stop the camera or replay.
+    StopLive,
 }
 
 /// Everything the window shows.
@@ -69,6 +81,16 @@ pub struct AppState {
     pub rules_query: String,
     /// Dice faces typed so far for the pending dice request.
     pub dice_entry: Vec<u8>,
+    /// The readers, when their models loaded.
+    pub readers: Option<Readers>,
+    /// The running frame-source loop, if any.
+    pub live: Option<live::Live>,
+    /// The newest frame read.
+    pub live_frame: Option<live::LiveFrame>,
+    /// Set when a new frame must be uploaded to the GPU.
+    pub live_dirty: bool,
+    /// The uploaded picture of the newest frame.
+    pub live_texture: Option<egui::TextureHandle>,
 }
 
 impl AppState {
@@ -82,6 +104,13 @@ impl AppState {
             .map(|e| format!("Ruleset not loaded, using the built-in one: {e}"))
             .collect();
         let saves = save::list(&save_dir);
+        let readers = match Readers::builtin() {
+            Ok(r) => Some(r),
+            Err(e) => {
+                messages.push(format!("Card and dice reading is off: {e}"));
+                None
+            }
+        };
         if !save_dir.exists() && std::fs::create_dir_all(&save_dir).is_err() {
             messages.push(format!(
                 "Cannot create the save folder {}; games will not be saved.",
@@ -97,6 +126,11 @@ impl AppState {
             session: None,
             rules_query: String::new(),
             dice_entry: Vec::new(),
+            readers,
+            live: None,
+            live_frame: None,
+            live_dirty: false,
+            live_texture: None,
         }
     }
 
@@ -104,6 +138,7 @@ impl AppState {
     pub fn execute(&mut self, cmd: Command) {
         match cmd {
             Command::GoHome => self.screen = Screen::Home,
+            Command::GoPlay => self.screen = Screen::Play,
             Command::OpenRules(g) => {
                 self.rules_query.clear();
                 self.screen = Screen::Rules(g);
@@ -145,9 +180,78 @@ impl AppState {
             Command::SetRulesQuery(q) => self.rules_query = q,
             Command::EnterDie(v) => self.enter_die(v),
             Command::ClearDice => self.dice_entry.clear(),
+            Command::OpenTable => self.screen = Screen::Table,
+            Command::StopLive => self.live = None,
+            Command::AnswerFromCamera => self.answer_from_camera(),
             Command::DismissMessage => {
                 self.messages.pop();
             }
+        }
+    }
+
+    /// Starts reading frames from the source `open` gives (replacing any
+    /// running source).
+    pub fn start_live(
+        &mut self,
+        description: String,
+        open: live::OpenSource,
+        pause: std::time::Duration,
+    ) {
+        match &self.readers {
+            Some(r) => self.live = Some(live::Live::start(description, open, r.clone(), pause)),
+            None => self
+                .messages
+                .push("Cannot read frames: the reader models did not load.".into()),
+        }
+    }
+
+    /// Takes the frames and problems the frame-source loop produced.
+    pub fn drain_live(&mut self) {
+        let Some(l) = &mut self.live else { return };
+        let mut lost = false;
+        for update in l.drain() {
+            match update {
+                live::LiveUpdate::Frame(f) => {
+                    self.live_frame = Some(*f);
+                    self.live_dirty = true;
+                }
+                live::LiveUpdate::Problem { message, fatal } => {
+                    self.messages.push(message);
+                    lost |= fatal;
+                }
+            }
+        }
+        if lost {
+            self.live = None;
+        }
+    }
+
+    /// The answer the newest frame gives to the pending request, if it fits.
+    pub fn camera_answer(&self) -> Option<Answer> {
+        let scan = &self.live_frame.as_ref()?.scan;
+        let req = self.session.as_ref()?.0.pending()?;
+        let answer = match &req.ask {
+            Ask::Dice { .. } => {
+                let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
+                Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
+            }
+            Ask::Cards { .. } => Answer::Cards(
+                scan.cards
+                    .iter()
+                    .filter_map(|c| c.code.parse::<Card>().ok())
+                    .collect(),
+            ),
+            _ => return None,
+        };
+        req.check(answer).ok()
+    }
+
+    fn answer_from_camera(&mut self) {
+        match self.camera_answer() {
+            Some(a) => self.apply(Event::Answer(a)),
+            None => self
+                .messages
+                .push("The camera does not show what is asked; enter it by hand.".into()),
         }
     }
 
@@ -188,6 +292,20 @@ pub struct AdjutantApp {
 impl AdjutantApp {
     /// Draws one frame and applies the commands it produced.
     pub fn frame(ui: &mut egui::Ui, state: &mut AppState) {
+        state.drain_live();
+        if state.live_dirty {
+            state.live_dirty = false;
+            if let Some(f) = &state.live_frame {
+                let size = [f.preview.width() as usize, f.preview.height() as usize];
+                let img = egui::ColorImage::from_rgb(size, f.preview.as_raw());
+                state.live_texture = Some(ui.ctx().load_texture("table", img, Default::default()));
+            }
+        }
+        if state.live.is_some() {
+            // Keep polling the worker while a source runs.
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
         let commands = views::show(state, ui);
         for c in commands {
             state.execute(c);

@@ -22,6 +22,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::Home => home(state, ui, &mut cmds),
             Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
             Screen::Play => play(state, ui, &mut cmds),
+            Screen::Table => table(state, ui, &mut cmds),
         }
     });
     cmds
@@ -30,6 +31,9 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
 fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.heading("Adjutant");
     ui.label("Pick a game to read its rules, or resume a saved game.");
+    if ui.button("Table view (camera)").clicked() {
+        cmds.push(Command::OpenTable);
+    }
     if let Some(last) = state.saves.first() {
         let name = display_name(&last.path);
         if ui.button(format!("Resume last game ({name})")).clicked() {
@@ -142,6 +146,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     }
                 }
                 Ask::Dice { count } => {
+                    camera_button(state, ui, cmds);
                     ui.horizontal(|ui| {
                         ui.label(format!(
                             "Type the {count} dice ({} so far):",
@@ -161,6 +166,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     }
                 }
                 _ => {
+                    camera_button(state, ui, cmds);
                     if ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
@@ -198,4 +204,126 @@ fn display_name(path: &std::path::Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    if let Some(answer) = state.camera_answer()
+        && ui.button(format!("Use the camera's {answer}")).clicked()
+    {
+        cmds.push(Command::AnswerFromCamera);
+    }
+}
+
+fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        if ui.button("Back").clicked() {
+            cmds.push(if state.session.is_some() { Command::GoPlay } else { Command::GoHome });
+        }
+        match &state.live {
+            Some(l) => {
+                ui.label(format!("Reading from {}", l.source));
+                if ui.button("Stop").clicked() {
+                    cmds.push(Command::StopLive);
+                }
+            }
+            None => {
+                ui.label("No camera running. Start Adjutant with a webcam plugged in, or with --replay DIR to read recorded frames; dice and cards can always be entered by hand.");
+            }
+        }
+    });
+    if state
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending())
+        .is_some()
+    {
+        camera_button(state, ui, cmds);
+    }
+    let Some(frame) = &state.live_frame else {
+        ui.label("No frame yet.");
+        return;
+    };
+    ui.columns(2, |cols| {
+        if let Some(tex) = &state.live_texture {
+            let resp = cols[0].image((tex.id(), tex.size_vec2()));
+            let painter = cols[0].painter_at(resp.rect);
+            let to_screen = |p: [f32; 2]| resp.rect.min + egui::vec2(p[0], p[1]) * frame.scale;
+            let outline = |quad: &[[f32; 2]; 4], colour: egui::Color32| {
+                let pts: Vec<egui::Pos2> = quad.iter().map(|p| to_screen(*p)).collect();
+                painter.add(egui::Shape::closed_line(
+                    pts,
+                    egui::Stroke::new(2.0, colour),
+                ));
+            };
+            for c in &frame.scan.cards {
+                outline(&c.quad, egui::Color32::GREEN);
+                painter.text(
+                    to_screen(c.quad[0]),
+                    egui::Align2::LEFT_BOTTOM,
+                    &c.code,
+                    egui::FontId::proportional(16.0),
+                    egui::Color32::YELLOW,
+                );
+            }
+            for q in &frame.scan.unread {
+                outline(&q.quad, egui::Color32::RED);
+            }
+            for b in &frame.scan.backs {
+                outline(&b.quad, egui::Color32::LIGHT_BLUE);
+            }
+            for d in &frame.scan.dice {
+                let c = to_screen(d.center);
+                painter.circle_stroke(
+                    c,
+                    d.size * frame.scale / 2.0,
+                    egui::Stroke::new(2.0, egui::Color32::GREEN),
+                );
+                painter.text(
+                    c,
+                    egui::Align2::CENTER_CENTER,
+                    d.value.to_string(),
+                    egui::FontId::proportional(16.0),
+                    egui::Color32::YELLOW,
+                );
+            }
+            for d in &frame.scan.unread_dice {
+                painter.circle_stroke(
+                    to_screen(d.center),
+                    d.size * frame.scale / 2.0,
+                    egui::Stroke::new(2.0, egui::Color32::RED),
+                );
+            }
+        }
+        let scan = &frame.scan;
+        cols[1].heading(format!("Read in {:.1} ms", scan.ms));
+        let cards: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
+        cols[1].label(format!(
+            "Cards: {}",
+            if cards.is_empty() {
+                "none".to_string()
+            } else {
+                cards.join(" ")
+            }
+        ));
+        cols[1].label(format!("Unread cards: {}", scan.unread.len()));
+        let backs: Vec<&str> = scan.backs.iter().map(|b| b.colour.as_str()).collect();
+        cols[1].label(format!(
+            "Face-down cards: {}",
+            if backs.is_empty() {
+                "none".to_string()
+            } else {
+                backs.join(" ")
+            }
+        ));
+        let dice: Vec<String> = scan.dice.iter().map(|d| d.value.to_string()).collect();
+        cols[1].label(format!(
+            "Dice: {}",
+            if dice.is_empty() {
+                "none".to_string()
+            } else {
+                dice.join(" ")
+            }
+        ));
+        cols[1].label(format!("Unread dice: {}", scan.unread_dice.len()));
+    });
 }

@@ -357,6 +357,17 @@ mod tests {
         assert_eq!(Card::new(Rank::Ten, Suit::Hearts).name(), "Ten of hearts");
     }
 
+    proptest::proptest! {
+        /// Any text either parses to a card that prints back to a code that
+        /// parses to the same card, or is refused; it never panics.
+        #[test]
+        fn parsing_arbitrary_text_never_panics(s in "\\PC{0,6}") {
+            if let Ok(c) = s.parse::<Card>() {
+                proptest::prop_assert_eq!(c.code().parse::<Card>(), Ok(c));
+            }
+        }
+    }
+
     #[test]
     fn serialises_as_code() {
         let c = Card::new(Rank::King, Suit::Clubs);

@@ -1,5 +1,21 @@
 //! The vision layer: frames in, detections out. It knows cards and dice as
 //! shapes and codes, nothing about any game.
+//!
+//! - [`cards`]: finds playing cards and reads their corner indices and backs.
+//! - [`dice`]: finds d6 and reads their up faces.
+//! - [`scan`]: both readers over one image, in the `scan --json` shape.
+//! - [`eval`]: scoring against labelled photo sets.
+//! - [`frame_source`] / `camera`: where frames come from.
 
+#[cfg(feature = "camera")]
+pub mod camera;
+pub mod cards;
+pub mod dice;
+pub mod error;
 pub mod eval;
 pub mod frame_source;
+pub mod geometry;
+pub mod scan;
+
+pub use error::VisionError;
+pub use geometry::{Point, Quad};

@@ -27,7 +27,8 @@ fn ready_commanders(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
 fn followers(ctx: &Ctx, side: SideId, unordered_only: bool) -> Vec<UnitId> {
     ctx.state()
         .units_of(side)
-        .filter(|(_, u)| !kind(u).is_commander() && !(unordered_only && u.has(ORDERED)))
+        .filter(|(_, u)| !kind(u).is_commander())
+        .filter(|(_, u)| !unordered_only || !u.has(ORDERED))
         .map(|(i, _)| i)
         .collect()
 }

@@ -1,0 +1,471 @@
+//! Reading the corner index: sample the corner patch, split rank glyph and suit pip.
+
+use super::find::CornerFrame;
+use super::prep::sample_rgb;
+use image::RgbImage;
+
+/// Patch resolution: pixels per card width (a rank glyph ~0.1 W becomes ~12 px,
+/// enough to separate glyph parts; more only costs time).
+pub const PATCH_PX_PER_WIDTH: f32 = 120.0;
+/// Patch extent along the short side, in card widths (index sits within ~0.17).
+pub const PATCH_U: f32 = 0.26;
+/// The patch starts this far outside the corner (card widths). Tried 0.03 to
+/// keep glyphs near the edge whole: recall fell (table ink merges with them).
+pub const PATCH_MARGIN: f32 = 0.0;
+/// Patch extent along the long side, in card widths (rank + pip end near ~0.3).
+pub const PATCH_V: f32 = 0.5;
+/// Ink = darker than this share of the paper level (solid glyphs are < 50% of
+/// paper, thin faint red strokes ~65-75%, shading on paper rarely below 80%).
+pub const INK_LEVEL: f32 = 0.72;
+/// Stricter ink level tried when no pip was found: only the glyph cores remain,
+/// which separates an index pip blurred into a neighbouring centre pip.
+pub const INK_LEVEL_STRICT: f32 = 0.5;
+/// Darkest acceptable paper level (85th percentile of the patch, 0..255):
+/// below this the patch is table or shadow, not a card corner.
+pub const MIN_PAPER_LEVEL: f32 = 60.0;
+/// Largest share of ink in an index corner patch: rank + pip + a bit of a
+/// centre pip or court frame stay well under half.
+pub const MAX_INK_SHARE: f32 = 0.5;
+/// Smallest glyph part in card-width^2 units: a rank glyph is ~0.1 x 0.07 W
+/// (~0.004 W^2 of ink at least), the "0" of "10" ~0.0015; specks below are dust.
+pub const MIN_PART_AREA: f32 = 0.0006;
+/// Smallest rank glyph height, in card widths (Bicycle index ~0.1 W tall).
+pub const MIN_RANK_HEIGHT: f32 = 0.045;
+/// Largest rank glyph height, in card widths (beyond this it is a court figure / pip).
+pub const MAX_RANK_HEIGHT: f32 = 0.2;
+/// Side of the square rank feature image.
+pub const RANK_SIDE: usize = 20;
+/// Side of the square suit feature image.
+pub const SUIT_SIDE: usize = 16;
+
+/// Features of one corner index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexFeatures {
+    /// Normalised rank glyph image (`RANK_SIDE^2`, zero mean, unit norm).
+    pub rank: Vec<f32>,
+    /// Normalised suit pip image (`SUIT_SIDE^2`), if a pip was found below the rank.
+    pub suit: Option<Vec<f32>>,
+    /// Mean `r - max(g, b)` over the pip's ink (or the rank's without a pip),
+    /// -255..255 (red ink ~60+, black ~0).
+    pub redness: f32,
+    /// Mean ink darkness relative to paper (0..1); low for faint glyphs.
+    pub contrast: f32,
+    /// Rank glyph height in card widths (for scale estimation).
+    pub rank_height: f32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    x0: usize,
+    y0: usize,
+    x1: usize,
+    y1: usize,
+    area: usize,
+    touches: bool,
+}
+
+impl Part {
+    fn h(&self) -> usize {
+        self.y1 - self.y0 + 1
+    }
+    fn w(&self) -> usize {
+        self.x1 - self.x0 + 1
+    }
+}
+
+/// Samples the corner patch and extracts rank / suit features; `None` when no
+/// plausible glyph is there.
+pub fn read_corner(img: &RgbImage, f: &CornerFrame) -> Option<IndexFeatures> {
+    read_corner_with(
+        img,
+        f,
+        MIN_RANK_HEIGHT,
+        MAX_RANK_HEIGHT,
+        &[INK_LEVEL, INK_LEVEL_STRICT],
+    )
+}
+
+/// [`read_corner`] at the strict ink level only: a second opinion when the
+/// normal split merges the rank glyph with a neighbour (court frame, blur).
+pub fn read_corner_strict(img: &RgbImage, f: &CornerFrame) -> Option<IndexFeatures> {
+    read_corner_with(
+        img,
+        f,
+        MIN_RANK_HEIGHT,
+        MAX_RANK_HEIGHT,
+        &[INK_LEVEL_STRICT],
+    )
+}
+
+/// [`read_corner`] with an explicit rank-height window (card widths); a wide
+/// window serves to locate the glyph when the card scale is only guessed.
+/// The patch is split at each ink level of `levels` in turn until one finds a
+/// pip under the rank; otherwise the first level's result is returned.
+pub fn read_corner_with(
+    img: &RgbImage,
+    f: &CornerFrame,
+    min_rank_height: f32,
+    max_rank_height: f32,
+    levels: &[f32],
+) -> Option<IndexFeatures> {
+    if !(f.width.is_finite() && f.width > 4.0) {
+        return None;
+    }
+    if !mostly_paper(img, f) {
+        return None;
+    }
+    let pw = (PATCH_U * PATCH_PX_PER_WIDTH) as usize;
+    let ph = (PATCH_V * PATCH_PX_PER_WIDTH) as usize;
+    let mut rgb = vec![[0f32; 3]; pw * ph];
+    let mut lum = vec![0f32; pw * ph];
+    for y in 0..ph {
+        for x in 0..pw {
+            let p = f.at(
+                (x as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+                (y as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+            );
+            let c = sample_rgb(img, p[0], p[1]);
+            rgb[y * pw + x] = c;
+            lum[y * pw + x] = c[0].min(c[1]).min(c[2]);
+        }
+    }
+    // Paper level: 85th percentile of the patch.
+    let mut hist = [0u32; 256];
+    for &v in &lum {
+        hist[(v as usize).min(255)] += 1;
+    }
+    let target = (lum.len() * 85) / 100;
+    let mut acc = 0usize;
+    let mut paper = 255.0f32;
+    for (i, &c) in hist.iter().enumerate() {
+        acc += c as usize;
+        if acc > target {
+            paper = i as f32 + 0.5;
+            break;
+        }
+    }
+    if paper < MIN_PAPER_LEVEL {
+        return None;
+    }
+    let mut first = None;
+    for (k, &level) in levels.iter().enumerate() {
+        let r = analyse(
+            &lum,
+            &rgb,
+            pw,
+            ph,
+            paper,
+            level,
+            min_rank_height,
+            max_rank_height,
+        );
+        if r.as_ref().is_some_and(|f| f.suit.is_some()) {
+            return r;
+        }
+        if k == 0 {
+            first = r;
+        }
+    }
+    first
+}
+
+/// Cheap pre-check on a sparse grid: an index corner is bright paper with
+/// less than [`MAX_INK_SHARE`] of ink.
+fn mostly_paper(img: &RgbImage, f: &CornerFrame) -> bool {
+    const NU: usize = 6;
+    const NV: usize = 10;
+    let mut lum = [0f32; NU * NV];
+    for j in 0..NV {
+        for i in 0..NU {
+            let p = f.at(
+                PATCH_U * (i as f32 + 0.5) / NU as f32 - PATCH_MARGIN,
+                PATCH_V * (j as f32 + 0.5) / NV as f32 - PATCH_MARGIN,
+            );
+            let c = sample_rgb(img, p[0], p[1]);
+            lum[j * NU + i] = c[0].min(c[1]).min(c[2]);
+        }
+    }
+    lum.sort_by(|a, b| a.total_cmp(b));
+    let paper = lum[(lum.len() * 85) / 100];
+    if paper < MIN_PAPER_LEVEL {
+        return false;
+    }
+    let ink = lum.iter().filter(|&&v| v < paper * INK_LEVEL).count();
+    (ink as f32) < MAX_INK_SHARE * lum.len() as f32
+}
+
+/// Splits the patch into glyph parts at ink level `level` and builds features.
+#[allow(clippy::too_many_arguments)]
+fn analyse(
+    lum: &[f32],
+    rgb: &[[f32; 3]],
+    pw: usize,
+    ph: usize,
+    paper: f32,
+    level: f32,
+    min_rank_height: f32,
+    max_rank_height: f32,
+) -> Option<IndexFeatures> {
+    let thr = paper * level;
+    let ink: Vec<bool> = lum.iter().map(|&v| v < thr).collect();
+    let (labels, parts) = components(&ink, pw, ph);
+    let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
+    let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
+    let mut order: Vec<usize> = (0..parts.len())
+        .filter(|&i| {
+            !parts[i].touches
+                && parts[i].area as f32 >= MIN_PART_AREA * PATCH_PX_PER_WIDTH * PATCH_PX_PER_WIDTH
+        })
+        .collect();
+    order.sort_by_key(|&i| parts[i].y0);
+    // Rank: the top-most part of plausible height.
+    // Rank: of the parts of plausible height, the one nearest the corner.
+    let first = *order
+        .iter()
+        .filter(|&&i| parts[i].h() >= min_h && parts[i].h() <= max_h)
+        .min_by_key(|&&i| parts[i].x0 + parts[i].y0)?;
+    let a = parts[first];
+    let mut group = vec![first];
+    let mut rb = a;
+    for &i in &order {
+        if i == first {
+            continue;
+        }
+        let p = parts[i];
+        let ov = (rb.y1.min(p.y1) as i64 - rb.y0.max(p.y0) as i64 + 1).max(0) as usize;
+        let gap = if p.x0 > rb.x1 {
+            p.x0 - rb.x1
+        } else {
+            rb.x0.saturating_sub(p.x1)
+        };
+        if ov * 2 >= p.h().min(a.h()) && gap * 2 <= a.h() && p.h() * 3 >= a.h() {
+            group.push(i);
+            rb.x0 = rb.x0.min(p.x0);
+            rb.x1 = rb.x1.max(p.x1);
+            rb.y0 = rb.y0.min(p.y0);
+            rb.y1 = rb.y1.max(p.y1);
+        }
+    }
+    if rb.w() > rb.h() * 2 {
+        return None;
+    }
+    // Suit: largest part starting below the rank, overlapping it horizontally.
+    let mut suit: Option<usize> = None;
+    for &i in &order {
+        let p = parts[i];
+        if group.contains(&i) || p.y0 + 2 < rb.y1 || p.y0 > rb.y1 + rb.h() {
+            continue;
+        }
+        let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0) as usize;
+        if hov * 2 < p.w().min(rb.w()) || p.h() * 3 < rb.h() || p.h() > rb.h() * 2 {
+            continue;
+        }
+        if suit.is_none_or(|s| parts[s].area < p.area) {
+            suit = Some(i);
+        }
+    }
+    let darkness = |v: f32| ((paper - v) / paper).clamp(0.0, 1.0);
+    let rank_feat = glyph_feature(lum, &labels, &group, pw, &rb, RANK_SIDE, &darkness);
+    let suit_feat = suit.map(|s| {
+        let p = parts[s];
+        glyph_feature(lum, &labels, &[s], pw, &p, SUIT_SIDE, &darkness)
+    });
+    // Contrast over the ink of rank + suit; colour from the pip when there is
+    // one (solid, so its hue is reliable; some rank glyphs are thin and dull).
+    let (mut red, mut con, mut n) = (0f32, 0f32, 0f32);
+    let (mut pip_red, mut pip_n) = (0f32, 0f32);
+    for (i, &l) in labels.iter().enumerate() {
+        if l == usize::MAX {
+            continue;
+        }
+        let in_pip = Some(l) == suit;
+        if group.contains(&l) || in_pip {
+            let c = rgb[i];
+            let r = c[0] - c[1].max(c[2]);
+            red += r;
+            con += darkness(lum[i]);
+            n += 1.0;
+            if in_pip {
+                pip_red += r;
+                pip_n += 1.0;
+            }
+        }
+    }
+    if n == 0.0 {
+        return None;
+    }
+    let red = if pip_n > 0.0 {
+        pip_red / pip_n
+    } else {
+        red / n
+    };
+    Some(IndexFeatures {
+        rank: rank_feat,
+        suit: suit_feat,
+        redness: red,
+        contrast: con / n,
+        rank_height: rb.h() as f32 / PATCH_PX_PER_WIDTH,
+    })
+}
+
+/// Crops the bbox of the given parts into a centred square and resamples it.
+fn glyph_feature(
+    lum: &[f32],
+    labels: &[usize],
+    parts: &[usize],
+    pw: usize,
+    bb: &Part,
+    side: usize,
+    darkness: &dyn Fn(f32) -> f32,
+) -> Vec<f32> {
+    // Stretch the bbox to the square: tolerant of perspective foreshortening.
+    let (sw, sh) = (bb.w() as f32, bb.h() as f32);
+    let cx = (bb.x0 + bb.x1 + 1) as f32 / 2.0;
+    let cy = (bb.y0 + bb.y1 + 1) as f32 / 2.0;
+    let mut out = vec![0f32; side * side];
+    let (stepx, stepy) = (sw / side as f32, sh / side as f32);
+    let sub = 2usize;
+    for oy in 0..side {
+        for ox in 0..side {
+            let mut acc = 0.0;
+            for sy in 0..sub {
+                for sx in 0..sub {
+                    let x = cx - sw / 2.0 + (ox as f32 + (sx as f32 + 0.5) / sub as f32) * stepx;
+                    let y = cy - sh / 2.0 + (oy as f32 + (sy as f32 + 0.5) / sub as f32) * stepy;
+                    if x < bb.x0 as f32 || y < bb.y0 as f32 {
+                        continue;
+                    }
+                    let (xi, yi) = (x as usize, y as usize);
+                    if xi > bb.x1 || yi > bb.y1 {
+                        continue;
+                    }
+                    let i = yi * pw + xi;
+                    // Only ink belonging to the chosen parts (and its anti-aliased rim).
+                    if labels[i] == usize::MAX || parts.contains(&labels[i]) {
+                        acc += darkness(lum[i]);
+                    }
+                }
+            }
+            out[oy * side + ox] = acc / (sub * sub) as f32;
+        }
+    }
+    normalise(&mut out);
+    out
+}
+
+/// Zero mean, unit L2 norm (left at zero if flat).
+pub fn normalise(v: &mut [f32]) {
+    let n = v.len().max(1) as f32;
+    let m = v.iter().sum::<f32>() / n;
+    for x in v.iter_mut() {
+        *x -= m;
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 1e-6 {
+        for x in v.iter_mut() {
+            *x /= norm;
+        }
+    }
+}
+
+/// 8-connected components of `ink`; labels `usize::MAX` = background.
+fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
+    let mut labels = vec![usize::MAX; w * h];
+    let mut parts = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..w * h {
+        if !ink[start] || labels[start] != usize::MAX {
+            continue;
+        }
+        let id = parts.len();
+        let mut p = Part {
+            x0: usize::MAX,
+            y0: usize::MAX,
+            x1: 0,
+            y1: 0,
+            area: 0,
+            touches: false,
+        };
+        labels[start] = id;
+        stack.push(start);
+        while let Some(i) = stack.pop() {
+            let (x, y) = (i % w, i / w);
+            p.x0 = p.x0.min(x);
+            p.x1 = p.x1.max(x);
+            p.y0 = p.y0.min(y);
+            p.y1 = p.y1.max(y);
+            p.area += 1;
+            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                p.touches = true;
+            }
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                        continue;
+                    }
+                    let j = ny as usize * w + nx as usize;
+                    if ink[j] && labels[j] == usize::MAX {
+                        labels[j] = id;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        parts.push(p);
+    }
+    (labels, parts)
+}
+
+/// The sampled corner patch (debugging aid).
+pub fn corner_patch(img: &RgbImage, f: &CornerFrame) -> RgbImage {
+    let pw = (PATCH_U * PATCH_PX_PER_WIDTH) as u32;
+    let ph = (PATCH_V * PATCH_PX_PER_WIDTH) as u32;
+    RgbImage::from_fn(pw, ph, |x, y| {
+        let p = f.at(
+            (x as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+            (y as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+        );
+        let c = sample_rgb(img, p[0], p[1]);
+        image::Rgb([c[0] as u8, c[1] as u8, c[2] as u8])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalise_gives_unit_norm() {
+        let mut v = vec![1.0, 2.0, 3.0, 4.0];
+        normalise(&mut v);
+        let n: f32 = v.iter().map(|x| x * x).sum();
+        assert!((n - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn components_counts_blobs() {
+        let w = 5;
+        let ink = vec![
+            false, false, false, false, false, //
+            false, true, false, true, false, //
+            false, true, false, true, false, //
+            false, false, false, false, false,
+        ];
+        let (_, parts) = components(&ink, w, 4);
+        assert_eq!(parts.len(), 2);
+        assert!(parts.iter().all(|p| !p.touches && p.area == 2));
+    }
+
+    #[test]
+    fn blank_patch_reads_nothing() {
+        let img = RgbImage::from_pixel(200, 200, image::Rgb([230, 230, 230]));
+        let f = CornerFrame {
+            origin: [10.0, 10.0],
+            r: [1.0, 0.0],
+            d: [0.0, 1.0],
+            width: 100.0,
+        };
+        assert!(read_corner(&img, &f).is_none());
+    }
+}

@@ -1,0 +1,281 @@
+//! Frame preparation: colour conversion, reduced-resolution "paper" mask.
+
+use image::{DynamicImage, GrayImage, RgbImage};
+use std::borrow::Cow;
+
+/// Longest side of the working (reduced) image used to find cards. 520 px keeps a
+/// 1280x720 frame at 1/3 scale (a card 90 px wide still spans 30 px) and phone
+/// photos up to 520 px at full scale.
+pub const WORK_MAX_SIDE: u32 = 640;
+
+/// Lowest Otsu threshold accepted for the paper score: below this the frame has no
+/// paper-white regions at all and thresholding would only split shades of table.
+pub const MIN_PAPER_THRESHOLD: u8 = 90;
+
+/// Frame converted to 8-bit RGB (borrowed when already RGB8).
+pub fn as_rgb8(img: &DynamicImage) -> Cow<'_, RgbImage> {
+    match img.as_rgb8() {
+        Some(rgb) => Cow::Borrowed(rgb),
+        None => Cow::Owned(img.to_rgb8()),
+    }
+}
+
+/// "Paper" score of one pixel: bright and unsaturated pixels score high.
+/// `min(r,g,b) - (max - min)`, clamped to 0..=255.
+#[inline]
+pub fn paper_score(r: u8, g: u8, b: u8) -> u8 {
+    let mx = r.max(g).max(b) as i32;
+    let mn = r.min(g).min(b) as i32;
+    (mn - (mx - mn)).clamp(0, 255) as u8
+}
+
+/// The reduced-resolution view of a frame.
+pub struct WorkImage {
+    /// Integer downscale factor (full = work * factor).
+    pub factor: u32,
+    /// Paper score at working resolution.
+    pub score: GrayImage,
+}
+
+/// Paper score of `full` downscaled by an integer box filter so the longest side is <= [`WORK_MAX_SIDE`].
+pub fn work_image(full: &RgbImage) -> WorkImage {
+    let (w, h) = full.dimensions();
+    let longest = w.max(h).max(1);
+    let factor = longest.div_ceil(WORK_MAX_SIDE).max(1);
+    let ww = w / factor;
+    let wh = h / factor;
+    if ww == 0 || wh == 0 {
+        // A sliver thinner than one working pixel cannot hold a card.
+        return WorkImage {
+            factor,
+            score: GrayImage::new(1, 1),
+        };
+    }
+    if factor == 1 {
+        let raw: Vec<u8> = full
+            .as_raw()
+            .chunks_exact(3)
+            .map(|p| paper_score(p[0], p[1], p[2]))
+            .collect();
+        let score = GrayImage::from_raw(w, h, raw).unwrap_or_else(|| GrayImage::new(w, h));
+        return WorkImage { factor, score };
+    }
+    // Each working pixel averages a 2x2 subset of its f x f block (offsets f/4
+    // and 3f/4): enough to smooth JPEG noise at a fraction of the cost.
+    let raw = full.as_raw();
+    let stride = w as usize * 3;
+    let f = factor as usize;
+    let offs = [f / 4, (3 * f) / 4];
+    let mut out = vec![0u8; ww as usize * wh as usize];
+    for y in 0..wh as usize {
+        let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
+        let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
+        let dst = &mut out[y * ww as usize..(y + 1) * ww as usize];
+        let (o0, o1) = (offs[0] * 3, offs[1] * 3);
+        for ((d, b0), b1) in dst
+            .iter_mut()
+            .zip(r0.chunks_exact(3 * f))
+            .zip(r1.chunks_exact(3 * f))
+        {
+            let (a, b) = (&b0[o0..o0 + 3], &b0[o1..o1 + 3]);
+            let (c, e) = (&b1[o0..o0 + 3], &b1[o1..o1 + 3]);
+            let px = |k: usize| ((a[k] as u32 + b[k] as u32 + c[k] as u32 + e[k] as u32) / 4) as u8;
+            *d = paper_score(px(0), px(1), px(2));
+        }
+    }
+    let score = GrayImage::from_raw(ww, wh, out).unwrap_or_else(|| GrayImage::new(ww, wh));
+    WorkImage { factor, score }
+}
+
+/// Otsu threshold of a histogram.
+pub fn otsu(hist: &[u32; 256]) -> u8 {
+    let total: u64 = hist.iter().map(|&c| c as u64).sum();
+    if total == 0 {
+        return 128;
+    }
+    let sum_all: f64 = hist
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| i as f64 * c as f64)
+        .sum();
+    let (mut w0, mut sum0, mut best, mut best_t) = (0f64, 0f64, -1f64, 128u8);
+    for (t, &c) in hist.iter().enumerate() {
+        w0 += c as f64;
+        if w0 == 0.0 {
+            continue;
+        }
+        let w1 = total as f64 - w0;
+        if w1 == 0.0 {
+            break;
+        }
+        sum0 += t as f64 * c as f64;
+        let m0 = sum0 / w0;
+        let m1 = (sum_all - sum0) / w1;
+        let between = w0 * w1 * (m0 - m1) * (m0 - m1);
+        if between > best {
+            best = between;
+            best_t = t as u8;
+        }
+    }
+    best_t
+}
+
+/// Binary paper mask (255 = paper) of the working image, cleaned by a 3x3
+/// opening (drops table speckle) then a 5x5 closing (re-joins card borders cut
+/// by index glyphs close to the edge).
+pub fn paper_mask(work: &WorkImage) -> GrayImage {
+    let mut hist = [0u32; 256];
+    for p in work.score.pixels() {
+        hist[p.0[0] as usize] += 1;
+    }
+    let t = otsu(&hist).max(MIN_PAPER_THRESHOLD);
+    let (w, h) = work.score.dimensions();
+    let mut m: Vec<bool> = work.score.as_raw().iter().map(|&v| v > t).collect();
+    let (w, h) = (w as usize, h as usize);
+    m = morph(&m, w, h, 1, false);
+    m = morph(&m, w, h, 1, true);
+    m = morph(&m, w, h, 2, true);
+    m = morph(&m, w, h, 2, false);
+    let raw: Vec<u8> = m.iter().map(|&b| if b { 255 } else { 0 }).collect();
+    GrayImage::from_raw(w as u32, h as u32, raw)
+        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+}
+
+/// Erodes a binary mask (255 = set) by a square of radius `r`.
+pub fn erode_mask(mask: &GrayImage, r: usize) -> GrayImage {
+    let (w, h) = (mask.width() as usize, mask.height() as usize);
+    let m: Vec<bool> = mask.as_raw().iter().map(|&v| v > 0).collect();
+    let e = morph(&m, w, h, r, false);
+    let raw: Vec<u8> = e.iter().map(|&b| if b { 255 } else { 0 }).collect();
+    GrayImage::from_raw(w as u32, h as u32, raw)
+        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+}
+
+/// Separable square dilation (`dilate = true`) or erosion with radius `r`.
+/// Outside the frame counts as background.
+fn morph(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
+    if w == 0 || h == 0 {
+        return src.to_vec();
+    }
+    let op = |d: &mut [u8], s: &[u8]| {
+        if dilate {
+            d.iter_mut().zip(s).for_each(|(d, s)| *d |= s);
+        } else {
+            d.iter_mut().zip(s).for_each(|(d, s)| *d &= s);
+        }
+    };
+    // Horizontal pass on zero-padded rows (slice ops vectorise).
+    let mut padded = vec![0u8; w + 2 * r];
+    let mut tmp = vec![0u8; w * h];
+    for y in 0..h {
+        for (p, &v) in padded[r..r + w].iter_mut().zip(&src[y * w..(y + 1) * w]) {
+            *p = v as u8;
+        }
+        let dst = &mut tmp[y * w..(y + 1) * w];
+        dst.copy_from_slice(&padded[0..w]);
+        for k in 1..=2 * r {
+            op(dst, &padded[k..k + w]);
+        }
+    }
+    // Vertical pass: row-wise OR / AND.
+    let mut out = vec![0u8; w * h];
+    for y in 0..h {
+        if !dilate && (y < r || y + r >= h) {
+            continue;
+        }
+        let lo = y.saturating_sub(r);
+        let hi = (y + r).min(h - 1);
+        let (before, rest) = out.split_at_mut(y * w);
+        let _ = before;
+        let dst = &mut rest[..w];
+        dst.copy_from_slice(&tmp[lo * w..(lo + 1) * w]);
+        for yy in lo + 1..=hi {
+            op(dst, &tmp[yy * w..(yy + 1) * w]);
+        }
+    }
+    out.into_iter().map(|v| v != 0).collect()
+}
+
+/// Bilinear RGB sample at a full-resolution position (clamped to the frame).
+#[inline]
+pub fn sample_rgb(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
+    let (w, h) = img.dimensions();
+    if w == 0 || h == 0 {
+        return [0.0; 3];
+    }
+    let x = x.clamp(0.0, (w - 1) as f32);
+    let y = y.clamp(0.0, (h - 1) as f32);
+    // Non-negative after the clamp, so truncation is floor (and avoids libm).
+    let x0 = x as u32;
+    let y0 = y as u32;
+    let x1 = (x0 + 1).min(w - 1);
+    let y1 = (y0 + 1).min(h - 1);
+    let fx = x - x0 as f32;
+    let fy = y - y0 as f32;
+    let raw = img.as_raw();
+    let idx = |xx: u32, yy: u32| (yy as usize * w as usize + xx as usize) * 3;
+    let (a, b, c, d) = (idx(x0, y0), idx(x1, y0), idx(x0, y1), idx(x1, y1));
+    let mut out = [0f32; 3];
+    for (k, o) in out.iter_mut().enumerate() {
+        let top = raw[a + k] as f32 * (1.0 - fx) + raw[b + k] as f32 * fx;
+        let bot = raw[c + k] as f32 * (1.0 - fx) + raw[d + k] as f32 * fx;
+        *o = top * (1.0 - fy) + bot * fy;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_score_prefers_white() {
+        assert!(paper_score(240, 240, 235) > 200);
+        assert!(paper_score(200, 160, 120) < 100);
+        assert_eq!(paper_score(20, 20, 20), 20);
+    }
+
+    #[test]
+    fn otsu_splits_two_modes() {
+        let mut h = [0u32; 256];
+        h[30] = 100;
+        h[220] = 50;
+        let t = otsu(&h);
+        assert!((30..220).contains(&t));
+    }
+
+    #[test]
+    fn morph_erodes_and_dilates() {
+        let (w, h) = (7, 7);
+        let mut m = vec![false; w * h];
+        for y in 1..6 {
+            for x in 1..6 {
+                m[y * w + x] = true;
+            }
+        }
+        let e = morph(&m, w, h, 1, false);
+        assert_eq!(e.iter().filter(|&&v| v).count(), 9);
+        let d = morph(&e, w, h, 1, true);
+        assert_eq!(d, m);
+        let edge = vec![true; w * h];
+        let e2 = morph(&edge, w, h, 1, false);
+        assert!(!e2[0] && e2[w + 1]);
+    }
+
+    #[test]
+    fn work_image_of_slivers() {
+        for (w, h) in [(1, 2000), (2000, 1), (3, 1041)] {
+            let w = work_image(&RgbImage::new(w, h));
+            assert!(w.score.width() >= 1 && w.score.height() >= 1);
+        }
+    }
+
+    #[test]
+    fn work_image_of_tiny_frame() {
+        let img = RgbImage::new(1, 1);
+        let w = work_image(&img);
+        assert_eq!(w.score.dimensions(), (1, 1));
+        let m = paper_mask(&w);
+        assert_eq!(m.dimensions(), (1, 1));
+    }
+}

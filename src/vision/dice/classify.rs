@@ -1,0 +1,123 @@
+//! Face classification of a die candidate with the fitted classifier MLP.
+
+use super::cnn::FaceNet;
+use super::crop::{aligned_crop, crop_features, face_colour, transform_features};
+use super::find::Candidate;
+use super::mlp::softmax;
+use super::model::N_CLASSES;
+
+/// The face-aligned crop side is the estimated face side times this factor: a
+/// little margin tolerates size and centre error.
+pub const CROP_SCALE: f32 = 1.15;
+
+/// Test-time augmentation: the class probabilities are averaged over this
+/// many dihedral transforms of the face crop (1, 2, 4 or 8); the classifier
+/// was fitted on all 8, and averaging evens out its orientation quirks.
+pub const TTA_TRANSFORMS: usize = 8;
+
+/// Class probabilities of one candidate: index 0 = not a die, 1..=6 = value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceProbs(pub [f32; N_CLASSES]);
+
+/// What to report for a candidate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Decision {
+    /// Not a die (background, card pip, ...): drop it.
+    NotDie,
+    /// A die whose face is not read confidently.
+    Unread,
+    /// A read die.
+    Read {
+        /// Value 1-6.
+        value: u8,
+        /// Probability of that value.
+        confidence: f32,
+    },
+}
+
+impl FaceProbs {
+    /// Decide: not-a-die if that is the most likely class, otherwise read when
+    /// the best value's probability reaches `read_threshold`, else unread.
+    pub fn decide(&self, read_threshold: f32) -> Decision {
+        let p = &self.0;
+        let (best, &pb) = p[1..]
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap_or((0, &0.0));
+        if p[0] >= pb {
+            return Decision::NotDie;
+        }
+        if pb >= read_threshold {
+            Decision::Read {
+                value: best as u8 + 1,
+                confidence: pb.clamp(0.0, 1.0),
+            }
+        } else {
+            Decision::Unread
+        }
+    }
+}
+
+/// Crop the candidate from the frame and classify it.
+pub fn classify(rgb: &image::RgbImage, clf: &FaceNet, c: &Candidate) -> FaceProbs {
+    classify_with_face(rgb, clf, c).0
+}
+
+/// Classify and also return the estimated face colour (RGB 0-255).
+pub fn classify_with_face(
+    rgb: &image::RgbImage,
+    clf: &FaceNet,
+    c: &Candidate,
+) -> (FaceProbs, [f32; 3]) {
+    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
+    let mut acc = [0f32; N_CLASSES];
+    let f0 = crop_features(&cells, side, 0);
+    let face = face_colour(&f0);
+    for t in 0..TTA_TRANSFORMS {
+        let f = transform_features(&f0, t * (8 / TTA_TRANSFORMS));
+        let p = probs_of(clf, &f);
+        for (a, v) in acc.iter_mut().zip(p.0) {
+            *a += v / TTA_TRANSFORMS as f32;
+        }
+    }
+    (FaceProbs(acc), face)
+}
+
+/// Softmax class probabilities for a crop feature vector.
+pub fn probs_of(clf: &FaceNet, f: &[f32]) -> FaceProbs {
+    let mut o = clf.forward(f);
+    softmax(&mut o);
+    let mut p = [0f32; N_CLASSES];
+    for (d, s) in p.iter_mut().zip(o) {
+        *d = if s.is_finite() { s } else { 0.0 };
+    }
+    FaceProbs(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions() {
+        let mut p = [0.0; N_CLASSES];
+        p[0] = 0.6;
+        p[3] = 0.4;
+        assert_eq!(FaceProbs(p).decide(0.5), Decision::NotDie);
+        let mut p = [0.0; N_CLASSES];
+        p[0] = 0.1;
+        p[3] = 0.45;
+        p[4] = 0.45;
+        assert_eq!(FaceProbs(p).decide(0.5), Decision::Unread);
+        let mut p = [0.0; N_CLASSES];
+        p[5] = 0.9;
+        assert_eq!(
+            FaceProbs(p).decide(0.5),
+            Decision::Read {
+                value: 5,
+                confidence: 0.9
+            }
+        );
+    }
+}

@@ -1,0 +1,513 @@
+//! The face classifier: a tiny convolutional network on the two 12x12 face
+//! maps of [`super::crop`] (two 3x3 convolutions, 2x2 max-pooling), whose pooled
+//! output is joined with the crop's scalar and pip features and classified by
+//! an [`Mlp`] head into "not a die" or 1-6. Convolutions share weights across
+//! positions, which generalises far better across die styles than a dense
+//! layer on raw maps. Fitting (SGD with momentum) is here too.
+
+use super::crop::{MAP, N_MAPS};
+use super::mlp::{Mlp, TrainOptions, XorShift, softmax};
+
+/// Input map channels (see [`super::crop::N_MAPS`]).
+pub const IN_CH: usize = N_MAPS;
+/// Channels of the first convolution.
+pub const C1: usize = 8;
+/// Channels of the second convolution.
+pub const C2: usize = 16;
+/// Side of the pooled map.
+const POOLED: usize = MAP / 2;
+/// Length of the pooled, flattened convolution output.
+pub const CONV_OUT: usize = C2 * POOLED * POOLED;
+/// Number of map inputs at the start of a crop feature vector.
+pub const MAP_INPUTS: usize = IN_CH * MAP * MAP;
+
+/// A 3x3 convolution with zero padding (same size output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conv {
+    /// Input channels.
+    pub cin: usize,
+    /// Output channels.
+    pub cout: usize,
+    /// Weights `[cout][cin][3][3]`.
+    pub w: Vec<f32>,
+    /// Biases `[cout]`.
+    pub b: Vec<f32>,
+}
+
+impl Conv {
+    fn new(cin: usize, cout: usize, rng: &mut XorShift) -> Self {
+        let s = (2.0 / (cin * 9) as f32).sqrt();
+        Self {
+            cin,
+            cout,
+            w: (0..cout * cin * 9).map(|_| rng.normal() * s).collect(),
+            b: vec![0.0; cout],
+        }
+    }
+
+    /// Shapes agree and all values are finite.
+    pub fn is_consistent(&self) -> bool {
+        self.w.len() == self.cout * self.cin * 9
+            && self.b.len() == self.cout
+            && self.w.iter().chain(&self.b).all(|v| v.is_finite())
+    }
+
+    /// ReLU(conv(x)) on `MAP x MAP` maps.
+    fn forward(&self, x: &[f32], out: &mut [f32]) {
+        let s = MAP;
+        for o in 0..self.cout {
+            let plane = &mut out[o * s * s..(o + 1) * s * s];
+            plane.iter_mut().for_each(|v| *v = self.b[o]);
+            for c in 0..self.cin {
+                let inp = &x[c * s * s..(c + 1) * s * s];
+                let wk = &self.w[(o * self.cin + c) * 9..(o * self.cin + c) * 9 + 9];
+                for ky in 0..3 {
+                    for kx in 0..3 {
+                        let wv = wk[ky * 3 + kx];
+                        let y0 = (1isize - ky as isize).max(0) as usize;
+                        let y1 = (s as isize + 1 - ky as isize).min(s as isize) as usize;
+                        let x0 = (1isize - kx as isize).max(0) as usize;
+                        let x1 = (s as isize + 1 - kx as isize).min(s as isize) as usize;
+                        for y in y0..y1 {
+                            let iy = y + ky - 1;
+                            let orow = &mut plane[y * s + x0..y * s + x1];
+                            let irow = &inp[iy * s + x0 + kx - 1..iy * s + x1 + kx - 1];
+                            for (ov, iv) in orow.iter_mut().zip(irow) {
+                                *ov += wv * iv;
+                            }
+                        }
+                    }
+                }
+            }
+            plane.iter_mut().for_each(|v| *v = v.max(0.0));
+        }
+    }
+
+    /// Backward through ReLU(conv): `dz` holds dL/d(output) and is masked in place
+    /// by the ReLU; accumulates weight gradients and (optionally) input gradients.
+    fn backward(
+        &self,
+        x: &[f32],
+        out: &[f32],
+        dz: &mut [f32],
+        gw: &mut [f32],
+        gb: &mut [f32],
+        mut dx: Option<&mut [f32]>,
+    ) {
+        let s = MAP;
+        for (d, o) in dz.iter_mut().zip(out) {
+            if *o <= 0.0 {
+                *d = 0.0;
+            }
+        }
+        if let Some(dx) = dx.as_deref_mut() {
+            dx.iter_mut().for_each(|v| *v = 0.0);
+        }
+        for o in 0..self.cout {
+            let dplane = &dz[o * s * s..(o + 1) * s * s];
+            gb[o] += dplane.iter().sum::<f32>();
+            for c in 0..self.cin {
+                let inp = &x[c * s * s..(c + 1) * s * s];
+                let base = (o * self.cin + c) * 9;
+                for ky in 0..3 {
+                    for kx in 0..3 {
+                        let y0 = (1isize - ky as isize).max(0) as usize;
+                        let y1 = (s as isize + 1 - ky as isize).min(s as isize) as usize;
+                        let x0 = (1isize - kx as isize).max(0) as usize;
+                        let x1 = (s as isize + 1 - kx as isize).min(s as isize) as usize;
+                        let mut g = 0.0;
+                        let wv = self.w[base + ky * 3 + kx];
+                        for y in y0..y1 {
+                            let iy = y + ky - 1;
+                            let drow = &dplane[y * s + x0..y * s + x1];
+                            let irow = &inp[iy * s + x0 + kx - 1..iy * s + x1 + kx - 1];
+                            for (dv, iv) in drow.iter().zip(irow) {
+                                g += dv * iv;
+                            }
+                            if let Some(dx) = dx.as_deref_mut() {
+                                let xrow = &mut dx[c * s * s + iy * s + x0 + kx - 1
+                                    ..c * s * s + iy * s + x1 + kx - 1];
+                                for (xv, dv) in xrow.iter_mut().zip(drow) {
+                                    *xv += wv * dv;
+                                }
+                            }
+                        }
+                        gw[base + ky * 3 + kx] += g;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The face classifier network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaceNet {
+    /// First convolution (IN_CH -> C1).
+    pub conv1: Conv,
+    /// Second convolution (C1 -> C2), followed by 2x2 max-pooling.
+    pub conv2: Conv,
+    /// Classifier head on `[pooled conv output, scalar crop features]`.
+    pub head: Mlp,
+}
+
+/// Scratch buffers for one forward pass.
+struct Scratch {
+    a1: Vec<f32>,
+    a2: Vec<f32>,
+    arg: Vec<usize>,
+    hin: Vec<f32>,
+}
+
+impl Scratch {
+    fn new(n_head_in: usize) -> Self {
+        Self {
+            a1: vec![0.0; C1 * MAP * MAP],
+            a2: vec![0.0; C2 * MAP * MAP],
+            arg: vec![0; CONV_OUT],
+            hin: vec![0.0; n_head_in],
+        }
+    }
+}
+
+impl FaceNet {
+    /// Randomly initialised network for crop vectors of length `n_features`.
+    pub fn new(n_features: usize, hidden: usize, n_out: usize, rng: &mut XorShift) -> Self {
+        let n_scalars = n_features.saturating_sub(MAP_INPUTS);
+        Self {
+            conv1: Conv::new(IN_CH, C1, rng),
+            conv2: Conv::new(C1, C2, rng),
+            head: Mlp::new(CONV_OUT + n_scalars, hidden, n_out, rng),
+        }
+    }
+
+    /// Shapes agree and all values are finite.
+    pub fn is_consistent(&self) -> bool {
+        self.conv1.is_consistent()
+            && self.conv2.is_consistent()
+            && self.conv1.cin == IN_CH
+            && self.conv1.cout == C1
+            && self.conv2.cin == C1
+            && self.conv2.cout == C2
+            && self.head.is_consistent()
+            && self.head.n_in >= CONV_OUT
+    }
+
+    /// Number of crop features this network expects.
+    pub fn n_features(&self) -> usize {
+        MAP_INPUTS + self.head.n_in - CONV_OUT
+    }
+
+    fn conv_part(&self, f: &[f32], sc: &mut Scratch) {
+        self.conv1.forward(&f[..MAP_INPUTS], &mut sc.a1);
+        self.conv2.forward(&sc.a1, &mut sc.a2);
+        for c in 0..C2 {
+            for py in 0..POOLED {
+                for px in 0..POOLED {
+                    let mut best = f32::NEG_INFINITY;
+                    let mut bi = 0;
+                    for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                        let i = c * MAP * MAP + (2 * py + dy) * MAP + 2 * px + dx;
+                        if sc.a2[i] > best {
+                            best = sc.a2[i];
+                            bi = i;
+                        }
+                    }
+                    let k = c * POOLED * POOLED + py * POOLED + px;
+                    sc.hin[k] = best;
+                    sc.arg[k] = bi;
+                }
+            }
+        }
+        let n = self.head.n_in - CONV_OUT;
+        sc.hin[CONV_OUT..].copy_from_slice(&f[MAP_INPUTS..MAP_INPUTS + n]);
+    }
+
+    /// Output logits for a crop feature vector (wrong length -> all zeros).
+    pub fn forward(&self, f: &[f32]) -> Vec<f32> {
+        if f.len() != self.n_features() {
+            return vec![0.0; self.head.n_out];
+        }
+        let mut sc = Scratch::new(self.head.n_in);
+        self.conv_part(f, &mut sc);
+        self.head.forward(&sc.hin)
+    }
+
+    /// Fit with softmax cross-entropy on `classes`. The head's standardisation
+    /// is fixed to identity for the convolution outputs and fitted for scalars.
+    // Index loops over several parallel arrays read clearer than zipped iterators here.
+    #[allow(clippy::needless_range_loop)]
+    pub fn train(&mut self, rows: &[Vec<f32>], classes: &[usize], opts: &TrainOptions) -> f32 {
+        let nh_in = self.head.n_in;
+        let n_sc = nh_in - CONV_OUT;
+        // Standardise scalar inputs only.
+        for i in 0..n_sc {
+            let n = rows.len().max(1) as f64;
+            let m = rows.iter().map(|r| r[MAP_INPUTS + i] as f64).sum::<f64>() / n;
+            let v = rows
+                .iter()
+                .map(|r| (r[MAP_INPUTS + i] as f64 - m).powi(2))
+                .sum::<f64>()
+                / n;
+            self.head.in_mean[CONV_OUT + i] = m as f32;
+            self.head.in_scale[CONV_OUT + i] = 1.0 / (v.sqrt() as f32).max(1e-3);
+        }
+        let mut rng = XorShift::new(opts.seed);
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        let (nh, no) = (self.head.n_hidden, self.head.n_out);
+        let sizes = [
+            self.conv1.w.len(),
+            self.conv1.b.len(),
+            self.conv2.w.len(),
+            self.conv2.b.len(),
+            self.head.w1.len(),
+            self.head.b1.len(),
+            self.head.w2.len(),
+            self.head.b2.len(),
+        ];
+        let mut grads: Vec<Vec<f32>> = sizes.iter().map(|n| vec![0.0; *n]).collect();
+        let mut vels: Vec<Vec<f32>> = sizes.iter().map(|n| vec![0.0; *n]).collect();
+        let mut sc = Scratch::new(nh_in);
+        let mut xs = vec![0f32; nh_in];
+        let mut hid = vec![0f32; nh];
+        let mut out = vec![0f32; no];
+        let mut d_hid = vec![0f32; nh];
+        let mut d_hin = vec![0f32; nh_in];
+        let mut d_a2 = vec![0f32; C2 * MAP * MAP];
+        let mut d_a1 = vec![0f32; C1 * MAP * MAP];
+        let mut last = 0.0;
+        for epoch in 0..opts.epochs {
+            for i in (1..order.len()).rev() {
+                let j = rng.below(i + 1);
+                order.swap(i, j);
+            }
+            let lr = opts.lr * (1.0 - epoch as f32 / opts.epochs.max(1) as f32).max(0.05);
+            let mut total = 0.0f64;
+            for batch in order.chunks(opts.batch.max(1)) {
+                grads
+                    .iter_mut()
+                    .for_each(|g| g.iter_mut().for_each(|v| *v = 0.0));
+                for &r in batch {
+                    let f = &rows[r];
+                    self.conv_part(f, &mut sc);
+                    let h = &self.head;
+                    for i in 0..nh_in {
+                        xs[i] = (sc.hin[i] - h.in_mean[i]) * h.in_scale[i];
+                    }
+                    for j in 0..nh {
+                        let row = &h.w1[j * nh_in..(j + 1) * nh_in];
+                        let mut a = h.b1[j];
+                        for (w, x) in row.iter().zip(&xs) {
+                            a += w * x;
+                        }
+                        hid[j] = a.max(0.0);
+                    }
+                    for o in 0..no {
+                        let row = &h.w2[o * nh..(o + 1) * nh];
+                        out[o] = h.b2[o] + row.iter().zip(&hid).map(|(w, x)| w * x).sum::<f32>();
+                    }
+                    softmax(&mut out);
+                    let t = classes[r];
+                    total -= (out[t].max(1e-7) as f64).ln();
+                    out[t] -= 1.0; // now d_out
+                    // Head backward.
+                    for o in 0..no {
+                        grads[7][o] += out[o];
+                        for j in 0..nh {
+                            grads[6][o * nh + j] += out[o] * hid[j];
+                        }
+                    }
+                    for j in 0..nh {
+                        d_hid[j] = if hid[j] > 0.0 {
+                            (0..no).map(|o| out[o] * h.w2[o * nh + j]).sum()
+                        } else {
+                            0.0
+                        };
+                    }
+                    d_hin.iter_mut().for_each(|v| *v = 0.0);
+                    for j in 0..nh {
+                        let d = d_hid[j];
+                        if d == 0.0 {
+                            continue;
+                        }
+                        grads[5][j] += d;
+                        let g = &mut grads[4][j * nh_in..(j + 1) * nh_in];
+                        let w = &h.w1[j * nh_in..(j + 1) * nh_in];
+                        for i in 0..nh_in {
+                            g[i] += d * xs[i];
+                            d_hin[i] += d * w[i];
+                        }
+                    }
+                    // Unpool into conv2 output gradient.
+                    d_a2.iter_mut().for_each(|v| *v = 0.0);
+                    for k in 0..CONV_OUT {
+                        d_a2[sc.arg[k]] += d_hin[k] * h.in_scale[k];
+                    }
+                    let (g01, g23) = grads.split_at_mut(2);
+                    let (gw1, gb1) = g01.split_at_mut(1);
+                    let (gw2, gb2) = g23.split_at_mut(1);
+                    self.conv2.backward(
+                        &sc.a1,
+                        &sc.a2,
+                        &mut d_a2,
+                        &mut gw2[0],
+                        &mut gb2[0],
+                        Some(&mut d_a1),
+                    );
+                    self.conv1.backward(
+                        &f[..MAP_INPUTS],
+                        &sc.a1,
+                        &mut d_a1,
+                        &mut gw1[0],
+                        &mut gb1[0],
+                        None,
+                    );
+                }
+                let scale = 1.0 / batch.len() as f32;
+                let params: [&mut Vec<f32>; 8] = [
+                    &mut self.conv1.w,
+                    &mut self.conv1.b,
+                    &mut self.conv2.w,
+                    &mut self.conv2.b,
+                    &mut self.head.w1,
+                    &mut self.head.b1,
+                    &mut self.head.w2,
+                    &mut self.head.b2,
+                ];
+                for (k, p) in params.into_iter().enumerate() {
+                    let decay = if k % 2 == 0 { opts.weight_decay } else { 0.0 };
+                    for ((w, v), g) in p.iter_mut().zip(vels[k].iter_mut()).zip(&grads[k]) {
+                        *v = opts.momentum * *v - lr * (g * scale + decay * *w);
+                        *w += *v;
+                    }
+                }
+            }
+            last = (total / rows.len().max(1) as f64) as f32;
+            if opts.verbose {
+                eprintln!("  cnn epoch {epoch:3} loss {last:.4}");
+            }
+        }
+        last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conv_forward_matches_naive() {
+        let mut rng = XorShift::new(2);
+        let conv = Conv::new(2, 3, &mut rng);
+        let x: Vec<f32> = (0..2 * MAP * MAP).map(|_| rng.normal()).collect();
+        let mut o = vec![0f32; 3 * MAP * MAP];
+        conv.forward(&x, &mut o);
+        let s = MAP as i64;
+        for oc in 0..3 {
+            for y in 0..s {
+                for xx in 0..s {
+                    let mut a = conv.b[oc];
+                    for c in 0..2 {
+                        for ky in 0..3i64 {
+                            for kx in 0..3i64 {
+                                let (iy, ix) = (y + ky - 1, xx + kx - 1);
+                                if iy >= 0 && ix >= 0 && iy < s && ix < s {
+                                    a += conv.w[(oc * 2 + c) * 9 + (ky * 3 + kx) as usize]
+                                        * x[c * MAP * MAP + (iy * s + ix) as usize];
+                                }
+                            }
+                        }
+                    }
+                    let got = o[oc * MAP * MAP + (y * s + xx) as usize];
+                    assert!(
+                        (got - a.max(0.0)).abs() < 1e-4,
+                        "{oc} {y} {xx}: {got} vs {a}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Finite-difference checks of convolution weight gradients.
+    #[test]
+    fn conv_gradient_matches_finite_difference() {
+        let mut rng = XorShift::new(9);
+        let conv = Conv::new(2, 3, &mut rng);
+        let x: Vec<f32> = (0..2 * MAP * MAP).map(|_| rng.normal()).collect();
+        let loss = |c: &Conv| {
+            let mut o = vec![0f32; 3 * MAP * MAP];
+            c.forward(&x, &mut o);
+            o.iter()
+                .enumerate()
+                .map(|(i, v)| *v as f64 * ((i % 7) as f64 - 3.0))
+                .sum::<f64>()
+        };
+        let mut o = vec![0f32; 3 * MAP * MAP];
+        conv.forward(&x, &mut o);
+        let mut dz: Vec<f32> = (0..o.len()).map(|i| (i % 7) as f32 - 3.0).collect();
+        let mut gw = vec![0f32; conv.w.len()];
+        let mut gb = vec![0f32; 3];
+        conv.backward(&x, &o, &mut dz, &mut gw, &mut gb, None);
+        let s = MAP;
+        let mut naive = 0f64;
+        for y in 1..s {
+            for xx in 1..s {
+                let i = y * s + xx;
+                if o[i] > 0.0 {
+                    naive += ((i % 7) as f64 - 3.0) * x[(y - 1) * s + xx - 1] as f64;
+                }
+            }
+        }
+        // Weight 0 checked against the explicit sum (a ReLU kink sits right at
+        // it for this seed, which breaks finite differences).
+        assert!((naive as f32 - gw[0]).abs() < 1e-3, "{naive} vs {}", gw[0]);
+        for k in [40, 17, 5] {
+            let e = 1e-3;
+            let (mut up, mut dn) = (conv.clone(), conv.clone());
+            up.w[k] += e;
+            dn.w[k] -= e;
+            let num = ((loss(&up) - loss(&dn)) / (2.0 * e as f64)) as f32;
+            assert!(
+                (num - gw[k]).abs() < 0.02 * (1.0 + num.abs()),
+                "{k}: {num} vs {}",
+                gw[k]
+            );
+        }
+    }
+
+    #[test]
+    fn learns_a_toy_problem() {
+        let mut rng = XorShift::new(4);
+        let n_feat = MAP_INPUTS + 2;
+        let mut rows = Vec::new();
+        let mut classes = Vec::new();
+        for i in 0..200 {
+            let c = i % 2;
+            let mut f = vec![0f32; n_feat];
+            // Class 1 has a bright blob somewhere.
+            if c == 1 {
+                let (x, y) = (rng.below(MAP - 2), rng.below(MAP - 2));
+                for dy in 0..2 {
+                    for dx in 0..2 {
+                        f[(y + dy) * MAP + x + dx] = 1.0;
+                    }
+                }
+            }
+            rows.push(f);
+            classes.push(c);
+        }
+        let mut net = FaceNet::new(n_feat, 8, 2, &mut rng);
+        let opts = TrainOptions {
+            epochs: 30,
+            batch: 16,
+            lr: 0.05,
+            momentum: 0.9,
+            weight_decay: 0.0,
+            seed: 1,
+            verbose: false,
+        };
+        let loss = net.train(&rows, &classes, &opts);
+        assert!(loss < 0.2, "{loss}");
+        assert!(net.is_consistent());
+    }
+}

@@ -1,0 +1,510 @@
+//! Face-crop features for the value classifier: a square crop around a die
+//! candidate is resampled to a fixed grid and turned into polarity-free
+//! "differs from the face colour" maps, so white-on-black and black-on-white
+//! pips look alike.
+
+use image::RgbImage;
+
+/// Side of the resampled crop grid (pips are about 3.5 cells wide).
+pub const GRID: usize = 24;
+
+/// Side of the (2x2-averaged) maps fed to the classifier; coarser than
+/// [`GRID`] so the classifier has fewer inputs to overfit on.
+pub const MAP: usize = GRID / 2;
+
+/// Maps per crop: colour distance to the face, signed luminance difference,
+/// and the crop's R, G, B standardised within the crop.
+pub const N_MAPS: usize = 5;
+
+/// Number of crop features: the maps, a few scalars and the pip features.
+pub const N_CROP_FEATURES: usize = N_MAPS * MAP * MAP + N_SCALARS + N_PIP_FEATURES;
+
+/// Added to the per-crop colour standard deviation before dividing, so a
+/// flat crop is not stretched into noise (0-255 units).
+const RGB_STD_FLOOR: f32 = 12.0;
+
+/// Pip-blob thresholds (centre-surround contrast in units of the crop contrast
+/// normaliser) at which blobs are counted; several levels because faint pips
+/// (gold on yellow) and strong ones (black on white) differ a lot.
+const PIP_LEVELS: [f32; 4] = [0.2, 0.3, 0.45, 0.6];
+
+/// Pip-blob thresholds relative to the strongest blob: the pips of one face
+/// have about the same contrast, spurious blobs (texture, edges) are weaker.
+const PIP_REL_LEVELS: [f32; 3] = [0.4, 0.55, 0.7];
+
+/// Minimum absolute response for a blob to count at a relative level.
+const PIP_REL_MIN: f32 = 0.1;
+
+/// Blob counts are one-hot encoded over 0..PIP_COUNT_BINS-1 (the last bin
+/// collects 7 and more).
+const PIP_COUNT_BINS: usize = 8;
+
+/// The strongest this many blob responses are fed to the classifier (sorted).
+const PIP_TOP: usize = 9;
+
+/// Pip features: counts per level (one-hot) and the sorted top responses.
+const N_PIP_FEATURES: usize = (PIP_LEVELS.len() + PIP_REL_LEVELS.len()) * PIP_COUNT_BINS + PIP_TOP;
+
+/// Blobs are only searched within this many grid cells of the crop centre
+/// (the face is GRID / 1.15 = 21 cells wide, pips sit 5.6 cells off centre).
+const PIP_SEARCH_HALF: f32 = 10.0;
+
+/// A blob's surround ring must look like die face: its mean contrast to the
+/// face colour (normalised) at most this, which rejects background and edges.
+const BLOB_RING_MAX: f32 = 1.0;
+
+/// Chebyshev radius of the blob centre (3x3) and of the surround ring (the
+/// 7x7 border): the ring lies outside a pip but inside the spacing to the next.
+const BLOB_INNER: i64 = 1;
+/// See [`BLOB_INNER`].
+const BLOB_RING: i64 = 3;
+
+/// Blob maxima must beat all responses within this Chebyshev radius.
+const BLOB_NMS: i64 = 3;
+
+/// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
+/// `GRID x GRID` contrast map, strongest first.
+fn blob_peaks(d: &[f32]) -> Vec<f32> {
+    let g = GRID as i64;
+    let at = |x: i64, y: i64| d[(y.clamp(0, g - 1) * g + x.clamp(0, g - 1)) as usize];
+    let mut resp = vec![f32::NEG_INFINITY; GRID * GRID];
+    let c = (GRID as f32 - 1.0) / 2.0;
+    for y in 0..g {
+        for x in 0..g {
+            if (x as f32 - c).abs() > PIP_SEARCH_HALF || (y as f32 - c).abs() > PIP_SEARCH_HALF {
+                continue;
+            }
+            let (mut inner, mut outer) = (0f32, 0f32);
+            let (mut ni, mut no) = (0f32, 0f32);
+            for dy in -BLOB_RING..=BLOB_RING {
+                for dx in -BLOB_RING..=BLOB_RING {
+                    let r = dx.abs().max(dy.abs());
+                    if r <= BLOB_INNER {
+                        inner += at(x + dx, y + dy);
+                        ni += 1.0;
+                    } else if r == BLOB_RING {
+                        outer += at(x + dx, y + dy);
+                        no += 1.0;
+                    }
+                }
+            }
+            if outer / no <= BLOB_RING_MAX {
+                resp[(y * g + x) as usize] = inner / ni - outer / no;
+            }
+        }
+    }
+    let mut peaks = Vec::new();
+    for y in 0..g {
+        for x in 0..g {
+            let v = resp[(y * g + x) as usize];
+            if !v.is_finite() || v <= 0.0 {
+                continue;
+            }
+            let mut is_max = true;
+            'n: for dy in -BLOB_NMS..=BLOB_NMS {
+                for dx in -BLOB_NMS..=BLOB_NMS {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if (dx, dy) == (0, 0) || nx < 0 || ny < 0 || nx >= g || ny >= g {
+                        continue;
+                    }
+                    let k = (ny * g + nx) as usize;
+                    let n = resp[k];
+                    if n > v || (n == v && k < (y * g + x) as usize) {
+                        is_max = false;
+                        break 'n;
+                    }
+                }
+            }
+            if is_max {
+                peaks.push(v);
+            }
+        }
+    }
+    peaks.sort_by(|a, b| b.total_cmp(a));
+    peaks
+}
+
+/// Scalars appended after the maps: face R, G, B, contrast normaliser, size.
+const N_SCALARS: usize = 5;
+
+/// Floor on the contrast normaliser (0-255 colour distance units) so that a
+/// flat crop (background, blank paper) is not stretched into noise.
+const MIN_CONTRAST: f32 = 24.0;
+
+/// Percentile of the core's colour distances used as contrast normaliser.
+const NORM_PERCENTILE: f32 = 0.97;
+
+/// Share of the crop side (centred) whose colour median is taken as the face
+/// colour: the central part is face, pips cover well under half of it.
+const FACE_CORE: f32 = 0.6;
+
+/// Bilinear sample of channel `c` at `(x, y)` (clamped to the image).
+fn sample(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let x = x.clamp(0.0, (w - 1) as f32);
+    let y = y.clamp(0.0, (h - 1) as f32);
+    let x0 = x.floor() as i64;
+    let y0 = y.floor() as i64;
+    let x1 = (x0 + 1).min(w - 1);
+    let y1 = (y0 + 1).min(h - 1);
+    let tx = x - x0 as f32;
+    let ty = y - y0 as f32;
+    let raw = img.as_raw();
+    let idx = |xx: i64, yy: i64| ((yy * w + xx) * 3) as usize;
+    let mut out = [0f32; 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let a = raw[idx(x0, y0) + c] as f32 * (1.0 - tx) + raw[idx(x1, y0) + c] as f32 * tx;
+        let b = raw[idx(x0, y1) + c] as f32 * (1.0 - tx) + raw[idx(x1, y1) + c] as f32 * tx;
+        *o = a * (1.0 - ty) + b * ty;
+    }
+    out
+}
+
+/// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
+/// face around `(cx, cy)` within a box of side `side`: the 4th power of the
+/// gradient vector averages away round pips and keeps the square's edges.
+pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let r = (side / 2.0).max(1.0);
+    let x0 = ((cx - r).floor() as i64).max(1);
+    let x1 = ((cx + r).ceil() as i64).min(w - 2);
+    let y0 = ((cy - r).floor() as i64).max(1);
+    let y1 = ((cy + r).ceil() as i64).min(h - 2);
+    let raw = img.as_raw();
+    let lum = |x: i64, y: i64| {
+        let o = ((y * w + x) * 3) as usize;
+        raw[o] as f32 + raw[o + 1] as f32 + raw[o + 2] as f32
+    };
+    let (mut sc, mut ss) = (0f64, 0f64);
+    let mut y = y0;
+    while y <= y1 {
+        let mut x = x0;
+        while x <= x1 {
+            let gx = lum(x + 1, y) - lum(x - 1, y);
+            let gy = lum(x, y + 1) - lum(x, y - 1);
+            let m2 = gx * gx + gy * gy;
+            if m2 > 0.0 {
+                // g^2 = (gx^2 - gy^2, 2 gx gy); g^4 / |g|^2 keeps weight |g|^2.
+                let (a, b) = (gx * gx - gy * gy, 2.0 * gx * gy);
+                let (c, d) = (a * a - b * b, 2.0 * a * b);
+                sc += (c / m2) as f64;
+                ss += (d / m2) as f64;
+            }
+            x += 1;
+        }
+        y += 1;
+    }
+    if sc == 0.0 && ss == 0.0 {
+        return 0.0;
+    }
+    (ss.atan2(sc) / 4.0) as f32
+}
+
+/// Sample the crop centred at `(cx, cy)` with side `side`, rotated by `angle`,
+/// into `GRID x GRID` RGB values. Each grid value averages 2x2 sub-samples to
+/// limit aliasing.
+pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> Vec<[f32; 3]> {
+    let step = side / GRID as f32;
+    let (sn, cs) = angle.sin_cos();
+    let mut out = Vec::with_capacity(GRID * GRID);
+    for gy in 0..GRID {
+        for gx in 0..GRID {
+            let mut acc = [0f32; 3];
+            for (sx, sy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
+                let u = (gx as f32 + sx) * step - side / 2.0;
+                let v = (gy as f32 + sy) * step - side / 2.0;
+                let p = sample(img, cx + u * cs - v * sn, cy + u * sn + v * cs);
+                for c in 0..3 {
+                    acc[c] += p[c] * 0.25;
+                }
+            }
+            out.push(acc);
+        }
+    }
+    out
+}
+
+/// Smallest ratio of face side to bounding-box side (a square at 45 degrees
+/// has 1/sqrt(2) = 0.707); guards against a wrong angle estimate.
+const MIN_FACE_RATIO: f32 = 0.72;
+
+/// Face-aligned crop of a die whose axis-aligned box has side `box_side`:
+/// estimates the face angle, converts the box side to the face side and samples
+/// a crop of `scale` times that side. Returns the cells and the crop side.
+pub fn aligned_crop(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    box_side: f32,
+    scale: f32,
+    angle_jitter: f32,
+) -> (Vec<[f32; 3]>, f32) {
+    let a = estimate_angle(img, cx, cy, box_side);
+    let ratio = (1.0 / (a.cos().abs() + a.sin().abs())).max(MIN_FACE_RATIO);
+    let side = box_side * ratio * scale;
+    (sample_crop(img, cx, cy, side, a + angle_jitter), side)
+}
+
+/// Transform index 0..8 of the dihedral group applied to coordinates of a
+/// `MAP x MAP` map.
+pub fn dihedral(t: usize, x: usize, y: usize) -> (usize, usize) {
+    let m = MAP - 1;
+    let (x, y) = if t & 4 != 0 { (m - x, y) } else { (x, y) };
+    match t & 3 {
+        0 => (x, y),
+        1 => (m - y, x),
+        2 => (m - x, m - y),
+        _ => (y, m - x),
+    }
+}
+
+/// The features of the same crop under dihedral transform `t`, from the
+/// untransformed features `f0` (`crop_features(.., 0)`): the maps are
+/// permuted, the scalars are transform-invariant. Equal to
+/// `crop_features(cells, side, t)` but much cheaper.
+pub fn transform_features(f0: &[f32], t: usize) -> Vec<f32> {
+    let mut out = f0.to_vec();
+    if t == 0 || f0.len() != N_CROP_FEATURES {
+        return out;
+    }
+    let n = MAP * MAP;
+    for m in 0..N_MAPS {
+        for y in 0..MAP {
+            for x in 0..MAP {
+                let (tx, ty) = dihedral(t, x, y);
+                out[m * n + ty * MAP + tx] = f0[m * n + y * MAP + x];
+            }
+        }
+    }
+    out
+}
+
+/// The face colour (RGB 0-255) stored in a crop feature vector.
+pub fn face_colour(f: &[f32]) -> [f32; 3] {
+    let sb = N_MAPS * MAP * MAP;
+    match f.get(sb..sb + 3) {
+        Some(v) => [v[0] * 255.0, v[1] * 255.0, v[2] * 255.0],
+        None => [0.0; 3],
+    }
+}
+
+/// Crop features from a sampled crop (see [`sample_crop`]), after applying the
+/// dihedral transform `t` (0 = identity; others are for training augmentation).
+pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    let mut out = vec![0f32; N_CROP_FEATURES];
+    if cells.len() != GRID * GRID {
+        return out;
+    }
+    // Face colour: per-channel median of the central core.
+    let lo = ((1.0 - FACE_CORE) / 2.0 * GRID as f32) as usize;
+    let hi = GRID - lo;
+    let mut face = [0f32; 3];
+    for (c, f) in face.iter_mut().enumerate() {
+        let mut v: Vec<f32> = (lo..hi)
+            .flat_map(|y| (lo..hi).map(move |x| (x, y)))
+            .map(|(x, y)| cells[y * GRID + x][c])
+            .collect();
+        let mid = v.len() / 2;
+        v.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
+        *f = v[mid];
+    }
+    let face_l = (face[0] + face[1] + face[2]) / 3.0;
+    let dist: Vec<f32> = cells
+        .iter()
+        .map(|p| {
+            (p[0] - face[0])
+                .abs()
+                .max((p[1] - face[1]).abs())
+                .max((p[2] - face[2]).abs())
+        })
+        .collect();
+    // Contrast normaliser: a high percentile of the distance inside the core,
+    // which lands on pips even for the single pip of a 1.
+    let mut core: Vec<f32> = (lo..hi)
+        .flat_map(|y| (lo..hi).map(move |x| (x, y)))
+        .map(|(x, y)| dist[y * GRID + x])
+        .collect();
+    let k = ((core.len() as f32 * NORM_PERCENTILE) as usize).min(core.len().saturating_sub(1));
+    core.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
+    let norm = core[k].max(MIN_CONTRAST);
+    let n = MAP * MAP;
+    let dmap: Vec<f32> = dist.iter().map(|d| (d / norm).min(2.0)).collect();
+    let mut mean = [0f32; 3];
+    let mut sq = [0f32; 3];
+    for p in cells {
+        for c in 0..3 {
+            mean[c] += p[c];
+            sq[c] += p[c] * p[c];
+        }
+    }
+    let cnt = cells.len() as f32;
+    let mut inv_std = [0f32; 3];
+    for c in 0..3 {
+        mean[c] /= cnt;
+        let var = (sq[c] / cnt - mean[c] * mean[c]).max(0.0);
+        inv_std[c] = 1.0 / (var.sqrt() + RGB_STD_FLOOR);
+    }
+    for y in 0..MAP {
+        for x in 0..MAP {
+            let (tx, ty) = dihedral(t, x, y);
+            let dst = ty * MAP + tx;
+            let (mut dsum, mut lsum) = (0f32, 0f32);
+            let mut rgb = [0f32; 3];
+            for (sx, sy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let src = (2 * y + sy) * GRID + 2 * x + sx;
+                let p = cells[src];
+                dsum += dmap[src];
+                lsum += ((p[0] + p[1] + p[2]) / 3.0 - face_l) / norm;
+                for c in 0..3 {
+                    rgb[c] += p[c];
+                }
+            }
+            out[dst] = dsum / 4.0;
+            out[n + dst] = (lsum / 4.0).clamp(-2.0, 2.0);
+            for c in 0..3 {
+                out[(2 + c) * n + dst] = (rgb[c] / 4.0 - mean[c]) * inv_std[c];
+            }
+        }
+    }
+    let sb = N_MAPS * n;
+    out[sb] = face[0] / 255.0;
+    out[sb + 1] = face[1] / 255.0;
+    out[sb + 2] = face[2] / 255.0;
+    out[sb + 3] = norm / 100.0;
+    out[sb + 4] = side / 50.0;
+    let peaks = blob_peaks(&dmap);
+    let base = sb + N_SCALARS;
+    for (li, level) in PIP_LEVELS.iter().enumerate() {
+        let cnt = peaks
+            .iter()
+            .filter(|p| **p >= *level)
+            .count()
+            .min(PIP_COUNT_BINS - 1);
+        out[base + li * PIP_COUNT_BINS + cnt] = 1.0;
+    }
+    let base = base + PIP_LEVELS.len() * PIP_COUNT_BINS;
+    let top = peaks.first().copied().unwrap_or(0.0);
+    for (li, rel) in PIP_REL_LEVELS.iter().enumerate() {
+        let t = (rel * top).max(PIP_REL_MIN);
+        let cnt = peaks
+            .iter()
+            .filter(|p| **p >= t)
+            .count()
+            .min(PIP_COUNT_BINS - 1);
+        out[base + li * PIP_COUNT_BINS + cnt] = 1.0;
+    }
+    let base = base + PIP_REL_LEVELS.len() * PIP_COUNT_BINS;
+    for (k, p) in peaks.iter().take(PIP_TOP).enumerate() {
+        out[base + k] = *p;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_synthetic_pips() {
+        // A white face with five black pips in the usual pattern.
+        let mut img = RgbImage::from_pixel(60, 60, image::Rgb([235; 3]));
+        for (px, py) in [(20, 20), (40, 20), (30, 30), (20, 40), (40, 40)] {
+            for y in py - 3..=py + 3 {
+                for x in px - 3..=px + 3 {
+                    img.put_pixel(x, y, image::Rgb([15; 3]));
+                }
+            }
+        }
+        let cells = sample_crop(&img, 30.0, 30.0, 42.0, 0.0);
+        let f = crop_features(&cells, 42.0, 0);
+        let base = N_MAPS * MAP * MAP + N_SCALARS + PIP_LEVELS.len() * PIP_COUNT_BINS;
+        // Relative level 0.55: exactly five blobs.
+        assert_eq!(f[base + PIP_COUNT_BINS + 5], 1.0);
+    }
+
+    #[test]
+    fn transform_features_matches_direct() {
+        let img = RgbImage::from_fn(50, 50, |x, y| {
+            image::Rgb([(x * 5) as u8, (y * 5) as u8, ((x * y) % 256) as u8])
+        });
+        let cells = sample_crop(&img, 25.0, 25.0, 40.0, 0.2);
+        let f0 = crop_features(&cells, 40.0, 0);
+        for t in 0..8 {
+            assert_eq!(transform_features(&f0, t), crop_features(&cells, 40.0, t));
+        }
+    }
+
+    #[test]
+    fn dihedral_is_permutation() {
+        for t in 0..8 {
+            let mut seen = [false; MAP * MAP];
+            for y in 0..MAP {
+                for x in 0..MAP {
+                    let (a, b) = dihedral(t, x, y);
+                    seen[b * MAP + a] = true;
+                }
+            }
+            assert!(seen.iter().all(|s| *s));
+        }
+    }
+
+    #[test]
+    fn polarity_free() {
+        // White die with a black pip vs black die with a white pip give the same map.
+        let mk = |face: u8, pip: u8| {
+            let mut img = RgbImage::from_pixel(40, 40, image::Rgb([face; 3]));
+            for y in 17..23 {
+                for x in 17..23 {
+                    img.put_pixel(x, y, image::Rgb([pip; 3]));
+                }
+            }
+            let cells = sample_crop(&img, 20.0, 20.0, 36.0, 0.0);
+            crop_features(&cells, 36.0, 0)
+        };
+        let a = mk(240, 20);
+        let b = mk(20, 240);
+        let n = MAP * MAP;
+        for i in 0..n {
+            assert!((a[i] - b[i]).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn angle_of_rotated_square() {
+        let mut img = RgbImage::from_pixel(80, 80, image::Rgb([200; 3]));
+        let t = 0.3f32;
+        // Anti-aliased (4x4 supersampled) like a real photo; a hard staircase
+        // edge would bias the gradient directions towards the pixel axes.
+        for y in 0..80 {
+            for x in 0..80 {
+                let mut cover = 0.0;
+                for sy in 0..4 {
+                    for sx in 0..4 {
+                        let u = x as f32 + (sx as f32 + 0.5) / 4.0 - 40.0;
+                        let v = y as f32 + (sy as f32 + 0.5) / 4.0 - 40.0;
+                        let (a, b) = (u * t.cos() + v * t.sin(), -u * t.sin() + v * t.cos());
+                        if a.abs() < 15.0 && b.abs() < 15.0 {
+                            cover += 1.0 / 16.0;
+                        }
+                    }
+                }
+                let mix = |bg: f32, fg: f32| (bg * (1.0 - cover) + fg * cover) as u8;
+                img.put_pixel(
+                    x,
+                    y,
+                    image::Rgb([mix(200.0, 30.0), mix(200.0, 30.0), mix(200.0, 160.0)]),
+                );
+            }
+        }
+        let a = estimate_angle(&img, 40.0, 40.0, 50.0);
+        // Within 0.1 rad (the crop classifier is fitted with +-0.125 rad jitter).
+        assert!((a - t).abs() < 0.1, "{a}");
+    }
+
+    #[test]
+    fn out_of_image_crop_is_finite() {
+        let img = RgbImage::new(3, 2);
+        let cells = sample_crop(&img, -50.0, 100.0, 40.0, 0.3);
+        assert!(crop_features(&cells, 40.0, 3).iter().all(|v| v.is_finite()));
+    }
+}

@@ -1,0 +1,974 @@
+//! Fitting the dice model from a labelled set (`shared/data/FORMAT.md`), and
+//! evaluating a reader on held-out images.
+//!
+//! Split (by position in file-name order of the 250 byler-d6 images, which is
+//! also time order; see [`Part`]): neighbouring photos show the same dice, so
+//! parts are contiguous blocks, and a guard band of photos just before each
+//! held-out block is used for nothing.
+
+use std::path::{Path, PathBuf};
+
+use image::RgbImage;
+
+use super::classify::{CROP_SCALE, classify};
+use super::cnn::FaceNet;
+use super::crop::{N_CROP_FEATURES, aligned_crop, crop_features};
+use super::find::{
+    Candidate, DET_STRIDE, cell_center, find_candidates, nms, passes_prefilter, to_frame,
+};
+use super::mlp::{Mlp, TrainOptions, XorShift, sigmoid};
+use super::model::{DiceModel, N_CLASSES};
+use super::prep::{N_DET_FEATURES, det_features, prepare};
+use super::{DiceReader, MAX_PIXELS};
+use crate::vision::error::VisionError;
+
+/// Which part of the split an image belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Used to fit the MLP weights.
+    Train,
+    /// Used to choose the decision thresholds.
+    Tune,
+    /// Used for nothing (separates fitted images from held-out ones).
+    Guard,
+    /// Used only for reporting.
+    HeldOut,
+}
+
+/// Split rule by index in file-name order (250 images): train 0-77 and 121-199,
+/// tune 78-92 and 200-214, guard 93-95 and 215-217, held out 96-120 (end of
+/// the 2019-12-08 session) and 218-249 (end of the 2019-12-09 session).
+pub fn part_of(index: usize) -> Part {
+    match index {
+        0..=77 | 121..=199 => Part::Train,
+        78..=92 | 200..=214 => Part::Tune,
+        93..=95 | 215..=217 => Part::Guard,
+        _ => Part::HeldOut,
+    }
+}
+
+/// One labelled die.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelledDie {
+    /// Face value 1-6.
+    pub value: u8,
+    /// Centre (frame px).
+    pub center: [f32; 2],
+    /// Box side (frame px).
+    pub size: f32,
+}
+
+/// One labelled image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelledImage {
+    /// Path relative to the set directory, as in labels.json.
+    pub rel: String,
+    /// Absolute path.
+    pub path: PathBuf,
+    /// The dice.
+    pub dice: Vec<LabelledDie>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawSet {
+    items: Vec<RawItem>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawItem {
+    image: String,
+    #[serde(default)]
+    boxes: Vec<RawBox>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawBox {
+    label: serde_json::Value,
+    bbox: [f32; 4],
+}
+
+/// Load `labels.json` of a dice set, sorted by image name.
+pub fn load_set(set_dir: &Path) -> Result<Vec<LabelledImage>, VisionError> {
+    let lp = set_dir.join("labels.json");
+    let text = std::fs::read_to_string(&lp).map_err(|source| VisionError::Io {
+        path: lp.to_path_buf(),
+        source,
+    })?;
+    let raw: RawSet = serde_json::from_str(&text).map_err(|e| VisionError::InvalidInput {
+        what: format!("{}: {e}", lp.display()),
+    })?;
+    let mut items: Vec<LabelledImage> = raw
+        .items
+        .into_iter()
+        .map(|it| LabelledImage {
+            path: set_dir.join(&it.image),
+            dice: it
+                .boxes
+                .iter()
+                .filter_map(|b| {
+                    let v = b.label.as_u64()?;
+                    (1..=6).contains(&v).then(|| LabelledDie {
+                        value: v as u8,
+                        center: [b.bbox[0] + b.bbox[2] / 2.0, b.bbox[1] + b.bbox[3] / 2.0],
+                        size: (b.bbox[2] + b.bbox[3]) / 2.0,
+                    })
+                })
+                .collect(),
+            rel: it.image,
+        })
+        .collect();
+    items.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(items)
+}
+
+/// Load an image file as 8-bit RGB.
+pub fn load_rgb(path: &Path) -> Result<RgbImage, VisionError> {
+    let img = image::open(path).map_err(|source| VisionError::Decode {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if img.width() as u64 * img.height() as u64 > MAX_PIXELS {
+        return Err(VisionError::ImageTooLarge {
+            width: img.width(),
+            height: img.height(),
+            limit: MAX_PIXELS,
+        });
+    }
+    Ok(img.to_rgb8())
+}
+
+/// Options of [`fit`].
+#[derive(Debug, Clone)]
+pub struct FitOptions {
+    /// Dice set directory (with labels.json).
+    pub set_dir: PathBuf,
+    /// Optional directory of card photos used only as "not a die" examples.
+    pub card_dir: Option<PathBuf>,
+    /// Random seed.
+    pub seed: u64,
+    /// Detector epochs.
+    pub det_epochs: usize,
+    /// Classifier epochs.
+    pub clf_epochs: usize,
+    /// Print progress to stderr.
+    pub verbose: bool,
+}
+
+impl FitOptions {
+    /// Defaults used for the shipped model.
+    pub fn new(set_dir: PathBuf) -> Self {
+        Self {
+            set_dir,
+            card_dir: None,
+            seed: 7,
+            det_epochs: 12,
+            clf_epochs: 20,
+            verbose: true,
+        }
+    }
+}
+
+/// Card photos are resized to these long sides (px) before mining "not a die"
+/// examples: cards then span roughly 150-400 px, as at webcam distances.
+const CARD_LONG_SIDES: [u32; 3] = [640, 960, 1280];
+
+/// Hidden units of the detector MLP.
+const DET_HIDDEN: usize = 24;
+/// Hidden units of the classifier MLP.
+const CLF_HIDDEN: usize = 32;
+/// A cell is a positive detector example within this share of the die size of
+/// its centre (at least [`POS_MIN_PX`]).
+const POS_FRACTION: f32 = 0.15;
+/// Minimum positive radius (frame px): half a grid step diagonal plus margin.
+const POS_MIN_PX: f32 = 3.0;
+/// A cell is a negative detector example beyond this share of the die size.
+const NEG_FRACTION: f32 = 0.45;
+/// Negatives within this share of a die size are "hard" and all kept.
+const HARD_FRACTION: f32 = 1.5;
+/// Share of the remaining (easy) negatives kept.
+const EASY_KEEP: f32 = 0.08;
+/// Detector threshold used when mining candidates for the classifier and when
+/// tuning (the tuned threshold is never below it).
+const MINE_THRESHOLD: f32 = 0.1;
+/// NMS radius as share of die size (touching dice have centres about one die
+/// side apart; the box of a rotated die is up to 1.4 sides).
+const NMS_FACTOR: f32 = 0.55;
+/// Full range (radians) of the random angle error added to jittered training
+/// crops, simulating orientation-estimate error.
+const ANGLE_JITTER: f32 = 0.25;
+/// Jittered training crops per labelled die (each under 4 dihedral transforms).
+const JITTERED_PER_DIE: usize = 3;
+/// Centre jitter of training crops, as share of die size (either way).
+const CENTER_JITTER: f32 = 0.08;
+/// Size jitter of training crops (relative, either way).
+const SIZE_JITTER: f32 = 0.1;
+/// Colour gain jitter of training crops (relative, either way, per channel).
+const GAIN_JITTER: f32 = 0.15;
+/// A detection matches a labelled die when within this share of its size.
+const MATCH_FRACTION: f32 = 0.4;
+
+fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+
+/// Nearest labelled die to `p`: (distance, index).
+fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
+    dice.iter()
+        .enumerate()
+        .map(|(i, d)| (dist(d.center, p), i))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+fn log(verbose: bool, s: &str, out: &mut String) {
+    if verbose {
+        eprintln!("{s}");
+    }
+    out.push_str(s);
+    out.push('\n');
+}
+
+/// Result of [`fit`].
+#[derive(Debug, Clone)]
+pub struct FitOutcome {
+    /// The fitted model.
+    pub model: DiceModel,
+    /// Human-readable log (sample counts, tuning, held-out evaluation).
+    pub log: String,
+    /// Held-out images (for writing a labels subset for score.py).
+    pub held_out: Vec<LabelledImage>,
+    /// Held-out evaluation.
+    pub eval: Evaluation,
+}
+
+fn detector_samples(
+    img: &RgbImage,
+    dice: &[LabelledDie],
+    rng: &mut XorShift,
+    rows: &mut Vec<Vec<f32>>,
+    targets: &mut Vec<(f32, f32)>,
+) -> (usize, usize) {
+    let p = prepare(img);
+    let gw = p.w / DET_STRIDE;
+    let gh = p.h / DET_STRIDE;
+    let mut f = [0f32; N_DET_FEATURES];
+    let mut missed_prefilter = 0;
+    let mut pos = 0;
+    for gy in 0..gh {
+        for gx in 0..gw {
+            let (cx, cy) = cell_center(gx, gy);
+            let fc = [to_frame(cx as f32), to_frame(cy as f32)];
+            let (d, i) = nearest(dice, fc).unwrap_or((f32::INFINITY, 0));
+            let s = dice.get(i).map(|d| d.size).unwrap_or(40.0);
+            let is_pos = d <= (POS_FRACTION * s).max(POS_MIN_PX);
+            let pass = passes_prefilter(&p, cx, cy);
+            if !pass {
+                if is_pos {
+                    missed_prefilter += 1;
+                }
+                continue;
+            }
+            let t = if is_pos {
+                pos += 1;
+                1.0
+            } else if d > NEG_FRACTION * s {
+                if d > HARD_FRACTION * s && rng.unit() > EASY_KEEP {
+                    continue;
+                }
+                0.0
+            } else {
+                continue;
+            };
+            det_features(&p, cx, cy, &mut f);
+            rows.push(f.to_vec());
+            targets.push((t, s.ln()));
+        }
+    }
+    (pos, missed_prefilter)
+}
+
+/// One classifier training crop: where, which class, and its augmentation.
+struct CropSpec {
+    center: [f32; 2],
+    size: f32,
+    class: usize,
+    /// Angle error added to the estimated face angle (radians).
+    angle: f32,
+    /// Per-channel colour gain (simulated white balance / lighting).
+    gain: [f32; 3],
+}
+
+impl CropSpec {
+    fn plain(center: [f32; 2], size: f32, class: usize) -> Self {
+        Self {
+            center,
+            size,
+            class,
+            angle: 0.0,
+            gain: [1.0; 3],
+        }
+    }
+    fn jittered(d: &LabelledDie, rng: &mut XorShift) -> Self {
+        let mut g = || 1.0 + (rng.unit() - 0.5) * 2.0 * GAIN_JITTER;
+        let gain = [g(), g(), g()];
+        Self {
+            center: [
+                d.center[0] + (rng.unit() - 0.5) * 2.0 * CENTER_JITTER * d.size,
+                d.center[1] + (rng.unit() - 0.5) * 2.0 * CENTER_JITTER * d.size,
+            ],
+            size: d.size * (1.0 + (rng.unit() - 0.5) * 2.0 * SIZE_JITTER),
+            class: d.value as usize,
+            angle: (rng.unit() - 0.5) * ANGLE_JITTER,
+            gain,
+        }
+    }
+}
+
+/// Add the crop under the given dihedral transforms.
+// Index loops over several parallel arrays read clearer than zipped iterators here.
+#[allow(clippy::needless_range_loop)]
+fn push_crop(
+    img: &RgbImage,
+    spec: &CropSpec,
+    transforms: &[usize],
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) {
+    let (mut cells, side) = aligned_crop(
+        img,
+        spec.center[0],
+        spec.center[1],
+        spec.size,
+        CROP_SCALE,
+        spec.angle,
+    );
+    if spec.gain != [1.0; 3] {
+        for p in cells.iter_mut() {
+            for c in 0..3 {
+                p[c] = (p[c] * spec.gain[c]).min(255.0);
+            }
+        }
+    }
+    for &t in transforms {
+        rows.push(crop_features(&cells, side, t));
+        classes.push(spec.class);
+    }
+}
+
+fn random_transforms(rng: &mut XorShift, n: usize) -> Vec<usize> {
+    let start = rng.below(8);
+    (0..n).map(|k| (start + k * 3) % 8).collect()
+}
+
+/// Fit the model on the Train part, choose thresholds on the Tune part and
+/// evaluate on the HeldOut part.
+pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
+    let mut out = String::new();
+    let v = opts.verbose;
+    let items = load_set(&opts.set_dir)?;
+    if items.is_empty() {
+        return Err(VisionError::InvalidInput {
+            what: "empty labels.json".into(),
+        });
+    }
+    let mut rng = XorShift::new(opts.seed);
+    let parts: Vec<Part> = (0..items.len()).map(part_of).collect();
+    let count = |p: Part| parts.iter().filter(|q| **q == p).count();
+    log(
+        v,
+        &format!(
+            "images: {} train, {} tune, {} guard, {} held out",
+            count(Part::Train),
+            count(Part::Tune),
+            count(Part::Guard),
+            count(Part::HeldOut)
+        ),
+        &mut out,
+    );
+    let mut images: Vec<Option<RgbImage>> = Vec::with_capacity(items.len());
+    for (it, p) in items.iter().zip(&parts) {
+        images.push(if *p == Part::Guard {
+            None
+        } else {
+            Some(load_rgb(&it.path)?)
+        });
+    }
+    // ---- detector ----
+    let mut rows = Vec::new();
+    let mut targets = Vec::new();
+    let (mut npos, mut nmiss) = (0, 0);
+    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
+        if let (Part::Train, Some(img)) = (p, img) {
+            let (a, b) = detector_samples(img, &it.dice, &mut rng, &mut rows, &mut targets);
+            npos += a;
+            nmiss += b;
+        }
+    }
+    log(
+        v,
+        &format!(
+            "detector: {} samples, {} positive cells, {} positive cells failed the prefilter",
+            rows.len(),
+            npos,
+            nmiss
+        ),
+        &mut out,
+    );
+    let mut det = Mlp::new(N_DET_FEATURES, DET_HIDDEN, 2, &mut rng);
+    det.set_standardisation(&rows);
+    let topts = TrainOptions {
+        epochs: opts.det_epochs,
+        batch: 64,
+        lr: 0.02,
+        momentum: 0.9,
+        weight_decay: 1e-5,
+        seed: opts.seed + 1,
+        verbose: v,
+    };
+    let loss = det.train(&rows, &topts, |i, o, d| {
+        let (t, ls) = targets[i];
+        let p = sigmoid(o[0]);
+        d[0] = p - t;
+        let mut loss = -(t * p.max(1e-6).ln() + (1.0 - t) * (1.0 - p).max(1e-6).ln());
+        if t > 0.5 {
+            let e = o[1] - ls;
+            d[1] = e;
+            loss += 0.5 * e * e;
+        } else {
+            d[1] = 0.0;
+        }
+        loss
+    });
+    log(v, &format!("detector final loss {loss:.4}"), &mut out);
+    drop(rows);
+    drop(targets);
+    // ---- classifier ----
+    let mut rows: Vec<Vec<f32>> = Vec::new();
+    let mut classes: Vec<usize> = Vec::new();
+    let mut det_hits = 0;
+    let mut det_fp = 0;
+    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
+        let (Part::Train, Some(img)) = (p, img) else {
+            continue;
+        };
+        for d in &it.dice {
+            let tr = random_transforms(&mut rng, 4);
+            let spec = CropSpec::plain(d.center, d.size, d.value as usize);
+            push_crop(img, &spec, &tr, &mut rows, &mut classes);
+            for _ in 0..JITTERED_PER_DIE {
+                let tr = random_transforms(&mut rng, 4);
+                let spec = CropSpec::jittered(d, &mut rng);
+                push_crop(img, &spec, &tr, &mut rows, &mut classes);
+            }
+            // Off-centre crop (half die / between touching dice) as a negative.
+            let ang = rng.unit() * std::f32::consts::TAU;
+            let r = d.size * (0.55 + 0.25 * rng.unit());
+            let c = [d.center[0] + r * ang.cos(), d.center[1] + r * ang.sin()];
+            if let Some((nd, ni)) = nearest(&it.dice, c)
+                && nd > NEG_FRACTION * it.dice[ni].size
+            {
+                let tr = random_transforms(&mut rng, 2);
+                push_crop(
+                    img,
+                    &CropSpec::plain(c, d.size, 0),
+                    &tr,
+                    &mut rows,
+                    &mut classes,
+                );
+            }
+        }
+        // Mined detector candidates.
+        let pr = prepare(img);
+        for c in find_candidates(&pr, &det, MINE_THRESHOLD, NMS_FACTOR) {
+            match nearest(&it.dice, c.center) {
+                Some((nd, ni)) if nd < MATCH_FRACTION * it.dice[ni].size => {
+                    det_hits += 1;
+                    let tr = random_transforms(&mut rng, 4);
+                    let val = it.dice[ni].value as usize;
+                    push_crop(
+                        img,
+                        &CropSpec::plain(c.center, c.size, val),
+                        &tr,
+                        &mut rows,
+                        &mut classes,
+                    );
+                }
+                Some((nd, ni)) if nd < NEG_FRACTION * it.dice[ni].size => {}
+                _ => {
+                    det_fp += 1;
+                    let tr = random_transforms(&mut rng, 4);
+                    push_crop(
+                        img,
+                        &CropSpec::plain(c.center, c.size, 0),
+                        &tr,
+                        &mut rows,
+                        &mut classes,
+                    );
+                }
+            }
+        }
+        // A synthetic playing card pasted on the table: everything the detector
+        // finds on it, and crops at its corners, are "not a die".
+        card_negatives_synthetic(img, &it.dice, &det, &mut rng, &mut rows, &mut classes);
+        // Random background crops.
+        for _ in 0..8 {
+            let c = [
+                rng.unit() * img.width() as f32,
+                rng.unit() * img.height() as f32,
+            ];
+            let s = 21.0 + 48.0 * rng.unit();
+            if let Some((nd, ni)) = nearest(&it.dice, c)
+                && nd > NEG_FRACTION * it.dice[ni].size
+            {
+                push_crop(
+                    img,
+                    &CropSpec::plain(c, s, 0),
+                    &[rng.below(8)],
+                    &mut rows,
+                    &mut classes,
+                );
+            }
+        }
+    }
+    log(
+        v,
+        &format!("mined on train: {det_hits} candidates on dice, {det_fp} off dice"),
+        &mut out,
+    );
+    let mut card_negs = 0;
+    if let Some(cd) = &opts.card_dir {
+        card_negs = card_negatives(cd, &det, &mut rng, &mut rows, &mut classes)?;
+    }
+    log(v, &format!("card-photo negatives: {card_negs}"), &mut out);
+    let mut hist = [0usize; N_CLASSES];
+    classes.iter().for_each(|c| hist[*c] += 1);
+    log(
+        v,
+        &format!("classifier: {} samples, per class {hist:?}", rows.len()),
+        &mut out,
+    );
+    let mut clf = FaceNet::new(N_CROP_FEATURES, CLF_HIDDEN, N_CLASSES, &mut rng);
+    let copts = TrainOptions {
+        epochs: opts.clf_epochs,
+        batch: 32,
+        lr: 0.01,
+        momentum: 0.9,
+        weight_decay: 1e-4,
+        seed: opts.seed + 2,
+        verbose: v,
+    };
+    let loss = clf.train(&rows, &classes, &copts);
+    log(v, &format!("classifier final loss {loss:.4}"), &mut out);
+    drop(rows);
+    // ---- thresholds on the tune part ----
+    let mut model = DiceModel {
+        detector: det,
+        classifier: clf,
+        det_threshold: MINE_THRESHOLD,
+        read_threshold: 0.0,
+        nms_factor: NMS_FACTOR,
+    };
+    let tune: Vec<(&LabelledImage, &RgbImage)> = items
+        .iter()
+        .zip(&parts)
+        .zip(&images)
+        .filter_map(|((it, p), img)| match (p, img) {
+            (Part::Tune, Some(img)) => Some((it, img)),
+            _ => None,
+        })
+        .collect();
+    let scored: Vec<Vec<(Candidate, [f32; N_CLASSES])>> = tune
+        .iter()
+        .map(|(_, img)| {
+            let pr = prepare(img);
+            find_candidates(&pr, &model.detector, MINE_THRESHOLD, NMS_FACTOR)
+                .into_iter()
+                .map(|c| (c, classify(img, &model.classifier, &c).0))
+                .collect()
+        })
+        .collect();
+    let mut best = (0usize, 0usize, MINE_THRESHOLD, 0.0f32);
+    for dt in [0.1f32, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7] {
+        for rt in [0.0f32, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
+            let mut exact = 0;
+            let mut tp = 0;
+            for ((it, _), cands) in tune.iter().zip(&scored) {
+                let reads: Vec<u8> = cands
+                    .iter()
+                    .filter(|(c, _)| c.score >= dt)
+                    .filter_map(|(_, p)| match super::classify::FaceProbs(*p).decide(rt) {
+                        super::classify::Decision::Read { value, .. } => Some(value),
+                        _ => None,
+                    })
+                    .collect();
+                let (t, ex) = multiset_match(&it.dice, &reads);
+                tp += t;
+                exact += ex as usize;
+            }
+            if (exact, tp) > (best.0, best.1) {
+                best = (exact, tp, dt, rt);
+            }
+        }
+    }
+    model.det_threshold = best.2;
+    model.read_threshold = best.3;
+    log(
+        v,
+        &format!(
+            "tuned on {} tune images: det_threshold {} read_threshold {} (exact {}, tp {})",
+            tune.len(),
+            best.2,
+            best.3,
+            best.0,
+            best.1
+        ),
+        &mut out,
+    );
+    // ---- held-out evaluation ----
+    let reader = DiceReader::from_model(model.clone());
+    let held: Vec<LabelledImage> = items
+        .iter()
+        .zip(&parts)
+        .filter(|(_, p)| **p == Part::HeldOut)
+        .map(|(it, _)| it.clone())
+        .collect();
+    let mut eval = Evaluation::default();
+    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
+        if let (Part::HeldOut, Some(img)) = (p, img) {
+            eval.add(&it.dice, &reader.read_rgb(img));
+        }
+    }
+    log(v, &eval.summary(), &mut out);
+    Ok(FitOutcome {
+        model,
+        log: out,
+        held_out: held,
+        eval,
+    })
+}
+
+/// Evaluate a reader on the held-out part of a set (position-matched
+/// confusion matrix and multiset figures, as printed by [`fit`]).
+pub fn evaluate_held_out(reader: &DiceReader, set_dir: &Path) -> Result<Evaluation, VisionError> {
+    let items = load_set(set_dir)?;
+    let mut eval = Evaluation::default();
+    for (i, it) in items.iter().enumerate() {
+        if part_of(i) == Part::HeldOut {
+            let img = load_rgb(&it.path)?;
+            eval.add(&it.dice, &reader.read_rgb(&img));
+        }
+    }
+    Ok(eval)
+}
+
+/// Width of the synthetic card as a multiple of the median die size (a real
+/// card is 63 mm wide, a d6 16 mm: about 4x; 3-5x covers perspective).
+const SYN_CARD_WIDTH: (f32, f32) = (3.0, 5.0);
+
+fn disc(img: &mut RgbImage, cx: f32, cy: f32, r: f32, c: image::Rgb<u8>) {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    for y in (cy - r).floor() as i64..=(cy + r).ceil() as i64 {
+        for x in (cx - r).floor() as i64..=(cx + r).ceil() as i64 {
+            if x >= 0 && y >= 0 && x < w && y < h {
+                let d = ((x as f32 - cx).powi(2) + (y as f32 - cy).powi(2)).sqrt();
+                if d <= r {
+                    img.put_pixel(x as u32, y as u32, c);
+                }
+            }
+        }
+    }
+}
+
+/// Paste a synthetic card (white rectangle, red or black pips in a number-card
+/// layout, blobby corner indices) where it overlaps no labelled die, then mine
+/// the detector's candidates on it and crops at its corners as negatives.
+fn card_negatives_synthetic(
+    img: &RgbImage,
+    dice: &[LabelledDie],
+    det: &Mlp,
+    rng: &mut XorShift,
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) {
+    let mut sizes: Vec<f32> = dice.iter().map(|d| d.size).collect();
+    sizes.sort_by(|a, b| a.total_cmp(b));
+    let die = sizes.get(sizes.len() / 2).copied().unwrap_or(40.0);
+    let cw = die * (SYN_CARD_WIDTH.0 + (SYN_CARD_WIDTH.1 - SYN_CARD_WIDTH.0) * rng.unit());
+    let ch = cw * 1.4;
+    let (iw, ih) = (img.width() as f32, img.height() as f32);
+    if cw + 2.0 >= iw || ch + 2.0 >= ih {
+        return;
+    }
+    let mut spot = None;
+    for _ in 0..20 {
+        let (x0, y0) = (rng.unit() * (iw - cw), rng.unit() * (ih - ch));
+        let clear = dice.iter().all(|d| {
+            let m = d.size * 0.6;
+            d.center[0] < x0 - m
+                || d.center[0] > x0 + cw + m
+                || d.center[1] < y0 - m
+                || d.center[1] > y0 + ch + m
+        });
+        if clear {
+            spot = Some((x0, y0));
+            break;
+        }
+    }
+    let Some((x0, y0)) = spot else { return };
+    let mut card = img.clone();
+    let paper = 235 + rng.below(20) as u8;
+    for y in y0 as u32..(y0 + ch) as u32 {
+        for x in x0 as u32..(x0 + cw) as u32 {
+            card.put_pixel(
+                x,
+                y,
+                image::Rgb([paper, paper, paper.saturating_sub(rng.below(8) as u8)]),
+            );
+        }
+    }
+    let ink = if rng.unit() < 0.5 {
+        image::Rgb([200, 30, 40])
+    } else {
+        image::Rgb([25, 25, 25])
+    };
+    let n_pips = 2 + rng.below(9);
+    let pr = cw * (0.06 + 0.04 * rng.unit());
+    for k in 0..n_pips {
+        let col = if n_pips <= 3 {
+            0.5
+        } else if k % 2 == 0 {
+            0.3
+        } else {
+            0.7
+        };
+        let rowf = 0.2 + 0.6 * (k / 2) as f32 / ((n_pips.div_ceil(2)).max(2) - 1) as f32;
+        disc(&mut card, x0 + col * cw, y0 + rowf * ch, pr, ink);
+    }
+    // Corner indices: a glyph-sized blob pair top-left and bottom-right.
+    for (fx, fy) in [(0.12, 0.1), (0.88, 0.9)] {
+        disc(&mut card, x0 + fx * cw, y0 + fy * ch, cw * 0.05, ink);
+        disc(
+            &mut card,
+            x0 + fx * cw,
+            y0 + (fy + 0.08) * ch * if fy < 0.5 { 1.0 } else { -1.0 } / 1.0,
+            cw * 0.04,
+            ink,
+        );
+    }
+    let inside = |c: [f32; 2]| {
+        c[0] > x0 - 0.3 * die
+            && c[0] < x0 + cw + 0.3 * die
+            && c[1] > y0 - 0.3 * die
+            && c[1] < y0 + ch + 0.3 * die
+    };
+    let pr_ = prepare(&card);
+    for c in find_candidates(&pr_, det, MINE_THRESHOLD, NMS_FACTOR) {
+        if inside(c.center) {
+            let tr = random_transforms(rng, 4);
+            push_crop(
+                &card,
+                &CropSpec::plain(c.center, c.size, 0),
+                &tr,
+                rows,
+                classes,
+            );
+        }
+    }
+    for (fx, fy) in [
+        (0.0, 0.0),
+        (1.0, 0.0),
+        (0.0, 1.0),
+        (1.0, 1.0),
+        (0.15, 0.12),
+        (0.85, 0.88),
+    ] {
+        let c = [x0 + fx * cw, y0 + fy * ch];
+        let sz = die * (0.7 + 0.6 * rng.unit());
+        let tr = random_transforms(rng, 2);
+        push_crop(&card, &CropSpec::plain(c, sz, 0), &tr, rows, classes);
+    }
+}
+
+/// Card photos (any image files in `dir` whose name does not start with
+/// `single_`, which are kept for the card test) at two scales: every detector
+/// candidate is a "not a die" example.
+fn card_negatives(
+    dir: &Path,
+    det: &Mlp,
+    rng: &mut XorShift,
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) -> Result<usize, VisionError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| VisionError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            !n.starts_with("single_") && (n.ends_with(".jpg") || n.ends_with(".png"))
+        })
+        .collect();
+    paths.sort();
+    let mut n = 0;
+    for p in paths {
+        let img = load_rgb(&p)?;
+        for long_side in CARD_LONG_SIDES {
+            let (w, h) = (img.width().max(1), img.height().max(1));
+            let k = long_side as f32 / w.max(h) as f32;
+            let nw = ((w as f32 * k) as u32).max(1);
+            let nh = ((h as f32 * k) as u32).max(1);
+            let small =
+                image::imageops::resize(&img, nw, nh, image::imageops::FilterType::Triangle);
+            let pr = prepare(&small);
+            let cands = nms(
+                find_candidates(&pr, det, MINE_THRESHOLD, NMS_FACTOR),
+                NMS_FACTOR,
+            );
+            for c in cands {
+                let tr = random_transforms(rng, 4);
+                push_crop(
+                    &small,
+                    &CropSpec::plain(c.center, c.size, 0),
+                    &tr,
+                    rows,
+                    classes,
+                );
+                n += tr.len();
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Multiset match of labelled values and read values: (matches, exact).
+pub fn multiset_match(truth: &[LabelledDie], reads: &[u8]) -> (usize, bool) {
+    let mut a = [0usize; 7];
+    let mut b = [0usize; 7];
+    truth.iter().for_each(|d| a[d.value as usize] += 1);
+    reads.iter().for_each(|v| b[(*v as usize).min(6)] += 1);
+    let tp = (1..7).map(|k| a[k].min(b[k])).sum();
+    (tp, a == b)
+}
+
+/// Held-out evaluation counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evaluation {
+    /// Images evaluated.
+    pub images: usize,
+    /// Images whose multiset of read values equals the truth.
+    pub exact: usize,
+    /// Labelled dice.
+    pub labelled: usize,
+    /// Read dice.
+    pub predicted: usize,
+    /// Multiset matches.
+    pub tp: usize,
+    /// Position-matched confusion: `conf[truth-1][pred]` with pred 0-5 = value
+    /// 1-6, 6 = reported unread, 7 = not found.
+    pub conf: [[usize; 8]; 6],
+    /// Read dice matching no labelled die by position.
+    pub false_reads: usize,
+    /// Unread dice matching no labelled die by position.
+    pub false_unread: usize,
+}
+
+impl Evaluation {
+    /// Add one image.
+    pub fn add(&mut self, truth: &[LabelledDie], scan: &super::DiceScan) {
+        let reads: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
+        let (tp, ex) = multiset_match(truth, &reads);
+        self.images += 1;
+        self.exact += ex as usize;
+        self.labelled += truth.len();
+        self.predicted += reads.len();
+        self.tp += tp;
+        // Position matching: each prediction to the nearest free labelled die.
+        let mut used = vec![false; truth.len()];
+        let mut preds: Vec<([f32; 2], Option<u8>)> = scan
+            .dice
+            .iter()
+            .map(|d| (d.center, Some(d.value)))
+            .collect();
+        preds.extend(scan.unread.iter().map(|u| (u.center, None)));
+        for (c, val) in preds {
+            let m = truth
+                .iter()
+                .enumerate()
+                .filter(|(i, d)| !used[*i] && dist(d.center, c) < 0.5 * d.size)
+                .min_by(|a, b| dist(a.1.center, c).total_cmp(&dist(b.1.center, c)));
+            match (m, val) {
+                (Some((i, d)), v) => {
+                    used[i] = true;
+                    let col = v.map(|v| v as usize - 1).unwrap_or(6);
+                    self.conf[d.value as usize - 1][col] += 1;
+                }
+                (None, Some(_)) => self.false_reads += 1,
+                (None, None) => self.false_unread += 1,
+            }
+        }
+        for (i, d) in truth.iter().enumerate() {
+            if !used[i] {
+                self.conf[d.value as usize - 1][7] += 1;
+            }
+        }
+    }
+
+    /// Multi-line text summary with the confusion matrix.
+    pub fn summary(&self) -> String {
+        let r = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let mut s = format!(
+            "held out: {} images, exact {:.4}, labelled {}, read {}, tp {}, precision {:.4}, recall {:.4}, false reads (no die there) {}, false unread {}\n",
+            self.images,
+            r(self.exact, self.images),
+            self.labelled,
+            self.predicted,
+            self.tp,
+            r(self.tp, self.predicted),
+            r(self.tp, self.labelled),
+            self.false_reads,
+            self.false_unread
+        );
+        s.push_str("truth\\read    1    2    3    4    5    6 unread missed\n");
+        for (i, row) in self.conf.iter().enumerate() {
+            s.push_str(&format!("{:>10}", i + 1));
+            for v in row {
+                s.push_str(&format!(" {v:>4}"));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_blocks() {
+        let parts: Vec<Part> = (0..250).map(part_of).collect();
+        assert_eq!(parts.iter().filter(|p| **p == Part::HeldOut).count(), 57);
+        assert_eq!(parts.iter().filter(|p| **p == Part::Guard).count(), 6);
+        // Every held-out block is preceded by a guard band.
+        for i in 1..250 {
+            if parts[i] == Part::HeldOut && parts[i - 1] != Part::HeldOut {
+                assert_eq!(parts[i - 1], Part::Guard);
+            }
+        }
+    }
+
+    #[test]
+    fn multiset() {
+        let d = |v| LabelledDie {
+            value: v,
+            center: [0.0, 0.0],
+            size: 10.0,
+        };
+        assert_eq!(multiset_match(&[d(1), d(2), d(2)], &[2, 1, 2]), (3, true));
+        assert_eq!(multiset_match(&[d(1), d(2)], &[2, 2]), (1, false));
+    }
+}

@@ -1,0 +1,290 @@
+//! Pre-processing shared by the detector: half-resolution colour planes, a local
+//! background estimate, foreground channels and their integral images.
+
+use image::RgbImage;
+
+/// Detection runs at this down-sampling factor of the input frame (dice of
+/// 21-69 px become 10-35 px, plenty for finding them; faces are read at full
+/// resolution).
+pub const DETECT_DOWNSAMPLE: u32 = 2;
+
+/// Side of the square blocks (half-resolution pixels) over which the background
+/// colour is estimated; 16 half-res px = 32 frame px, smaller than most dice.
+const BG_BLOCK: usize = 16;
+
+/// Radius (in blocks) of the median filter over block colours; 2 -> 5x5 blocks
+/// = 160 frame px, wider than the largest die (69 px) so dice do not become
+/// background unless they cover most of that area.
+const BG_MEDIAN_RADIUS: usize = 2;
+
+/// Number of foreground channels (see [`Prepared::integrals`]).
+pub const N_CHANNELS: usize = 5;
+
+/// A frame prepared for detection.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Half-resolution width.
+    pub w: usize,
+    /// Half-resolution height.
+    pub h: usize,
+    /// Integral images (size `(w+1)*(h+1)`) of the channels: colour distance
+    /// to background, gradient magnitude, saturation, darker-than-background,
+    /// brighter-than-background. Sums wrap modulo 2^32: a box sum computed
+    /// with wrapping arithmetic is exact as long as the true box sum fits in
+    /// 32 bits (boxes here are at most 41x41 values of at most 510 each).
+    pub integrals: Vec<Vec<u32>>,
+}
+
+impl Prepared {
+    /// Sum of channel `c` over the half-open box `[x0,x1) x [y0,y1)` (clamped).
+    pub fn box_sum(&self, c: usize, x0: i64, y0: i64, x1: i64, y1: i64) -> (u32, u32) {
+        let cl = |v: i64, m: usize| v.clamp(0, m as i64) as usize;
+        let (x0, x1) = (cl(x0, self.w), cl(x1, self.w));
+        let (y0, y1) = (cl(y0, self.h), cl(y1, self.h));
+        if x1 <= x0 || y1 <= y0 {
+            return (0, 0);
+        }
+        let s = self.w + 1;
+        let ii = &self.integrals[c];
+        let sum = ii[y1 * s + x1]
+            .wrapping_add(ii[y0 * s + x0])
+            .wrapping_sub(ii[y0 * s + x1])
+            .wrapping_sub(ii[y1 * s + x0]);
+        (sum, ((x1 - x0) * (y1 - y0)) as u32)
+    }
+
+    /// Mean of channel `c` over the box, 0 if empty.
+    pub fn box_mean(&self, c: usize, x0: i64, y0: i64, x1: i64, y1: i64) -> f32 {
+        let (s, n) = self.box_sum(c, x0, y0, x1, y1);
+        if n == 0 { 0.0 } else { s as f32 / n as f32 }
+    }
+}
+
+fn median_u8(v: &mut [u8]) -> u8 {
+    if v.is_empty() {
+        return 0;
+    }
+    let mid = v.len() / 2;
+    *v.select_nth_unstable(mid).1
+}
+
+/// Build the detection planes for an RGB frame (any size >= 1x1).
+pub fn prepare(img: &RgbImage) -> Prepared {
+    let f = DETECT_DOWNSAMPLE as usize;
+    let (fw, fh) = (img.width() as usize, img.height() as usize);
+    let w = (fw / f).max(1);
+    let h = (fh / f).max(1);
+    let raw = img.as_raw();
+    // Half-resolution RGB by box averaging.
+    let mut rgb = vec![0u8; w * h * 3];
+    if f == 2 && fw >= 2 && fh >= 2 {
+        for y in 0..h {
+            let r0 = &raw[(2 * y) * fw * 3..(2 * y + 1) * fw * 3];
+            let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 2) * fw * 3];
+            let orow = &mut rgb[y * w * 3..(y + 1) * w * 3];
+            for x in 0..w {
+                for c in 0..3 {
+                    let i = 6 * x + c;
+                    let sum = r0[i] as u32 + r0[i + 3] as u32 + r1[i] as u32 + r1[i + 3] as u32;
+                    orow[3 * x + c] = (sum / 4) as u8;
+                }
+            }
+        }
+    }
+    for y in 0..h {
+        if f == 2 && fw >= 2 && fh >= 2 {
+            break;
+        }
+        for x in 0..w {
+            let mut acc = [0u32; 3];
+            let mut n = 0u32;
+            for dy in 0..f {
+                let sy = y * f + dy;
+                if sy >= fh {
+                    continue;
+                }
+                for dx in 0..f {
+                    let sx = x * f + dx;
+                    if sx >= fw {
+                        continue;
+                    }
+                    let p = (sy * fw + sx) * 3;
+                    acc[0] += raw[p] as u32;
+                    acc[1] += raw[p + 1] as u32;
+                    acc[2] += raw[p + 2] as u32;
+                    n += 1;
+                }
+            }
+            let n = n.max(1);
+            let o = (y * w + x) * 3;
+            for c in 0..3 {
+                rgb[o + c] = (acc[c] / n) as u8;
+            }
+        }
+    }
+    // Block medians of each colour channel.
+    let bw = w.div_ceil(BG_BLOCK);
+    let bh = h.div_ceil(BG_BLOCK);
+    let mut block = vec![[0u8; 3]; bw * bh];
+    let mut buf: Vec<u8> = Vec::with_capacity(BG_BLOCK * BG_BLOCK);
+    for by in 0..bh {
+        for bx in 0..bw {
+            for c in 0..3 {
+                buf.clear();
+                for y in by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h) {
+                    for x in bx * BG_BLOCK..((bx + 1) * BG_BLOCK).min(w) {
+                        buf.push(rgb[(y * w + x) * 3 + c]);
+                    }
+                }
+                block[by * bw + bx][c] = median_u8(&mut buf);
+            }
+        }
+    }
+    // Median filter over neighbouring blocks.
+    let mut bg_block = vec![[0f32; 3]; bw * bh];
+    for by in 0..bh {
+        for bx in 0..bw {
+            for c in 0..3 {
+                buf.clear();
+                for ny in by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh) {
+                    for nx in
+                        bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw)
+                    {
+                        buf.push(block[ny * bw + nx][c]);
+                    }
+                }
+                bg_block[by * bw + bx][c] = median_u8(&mut buf) as f32;
+            }
+        }
+    }
+    // Channels with bilinear background interpolation between block centres.
+    let s = w + 1;
+    let mut integrals = vec![vec![0u32; s * (h + 1)]; N_CHANNELS];
+    let lum: Vec<i32> = rgb
+        .chunks_exact(3)
+        .map(|p| p[0] as i32 + p[1] as i32 + p[2] as i32)
+        .collect();
+    let half = BG_BLOCK as f32 / 2.0;
+    // Per-column interpolation parameters (block indices and weight).
+    let cols: Vec<(usize, usize, f32)> = (0..w)
+        .map(|x| {
+            let gx = ((x as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bw - 1) as f32);
+            let x0 = gx.floor() as usize;
+            (x0, (x0 + 1).min(bw - 1), gx - x0 as f32)
+        })
+        .collect();
+    let mut bg_row = vec![[0f32; 3]; bw];
+    let mut row_acc = [0u32; N_CHANNELS];
+    for y in 0..h {
+        row_acc.iter_mut().for_each(|v| *v = 0);
+        let gy = ((y as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bh - 1) as f32);
+        let y0 = gy.floor() as usize;
+        let y1 = (y0 + 1).min(bh - 1);
+        let ty = gy - y0 as f32;
+        for (bx, v) in bg_row.iter_mut().enumerate() {
+            for c in 0..3 {
+                v[c] = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
+            }
+        }
+        let lrow = &lum[y * w..(y + 1) * w];
+        let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
+        let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
+        let (top, bottom) = (y * s, (y + 1) * s);
+        for x in 0..w {
+            let (x0, x1, tx) = cols[x];
+            let o = (y * w + x) * 3;
+            let mut fg = 0.0;
+            let mut bgl = 0.0;
+            for c in 0..3 {
+                let bgc = bg_row[x0][c] * (1.0 - tx) + bg_row[x1][c] * tx;
+                fg += (rgb[o + c] as f32 - bgc).abs();
+                bgl += bgc;
+            }
+            let l = lrow[x] as f32;
+            let gx_ = lrow[(x + 1).min(w - 1)] - lrow[x.saturating_sub(1)];
+            let gy_ = ldn[x] - lup[x];
+            let grad = (gx_.unsigned_abs() + gy_.unsigned_abs()) / 3;
+            let (r, g, b) = (rgb[o], rgb[o + 1], rgb[o + 2]);
+            let sat = r.max(g).max(b) - r.min(g).min(b);
+            let vals = [
+                (fg / 3.0) as u32,
+                grad,
+                sat as u32,
+                ((bgl - l).max(0.0) / 3.0) as u32,
+                ((l - bgl).max(0.0) / 3.0) as u32,
+            ];
+            for c in 0..N_CHANNELS {
+                row_acc[c] = row_acc[c].wrapping_add(vals[c]);
+                let above = integrals[c][top + x + 1];
+                integrals[c][bottom + x + 1] = above.wrapping_add(row_acc[c]);
+            }
+        }
+    }
+    Prepared { w, h, integrals }
+}
+
+/// Box half-widths (half-resolution px) at which detection features are taken;
+/// they span die half-sizes of 5-17 half-res px (21-69 frame px) and beyond.
+pub const RADII: [i64; 8] = [3, 4, 6, 8, 10, 13, 16, 20];
+
+/// Radii (indices into [`RADII`]) at which left/right and top/bottom asymmetry
+/// of the foreground is measured; a die centre is symmetric.
+const ASYM_RADII: [usize; 3] = [1, 3, 5];
+
+/// Number of detection features per cell.
+pub const N_DET_FEATURES: usize = N_CHANNELS * RADII.len() + 2 * 2 * ASYM_RADII.len();
+
+/// Detection features of the cell centred at half-res pixel `(cx, cy)`.
+pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    let mut k = 0;
+    for c in 0..N_CHANNELS {
+        for &r in &RADII {
+            out[k] = p.box_mean(c, cx - r, cy - r, cx + r + 1, cy + r + 1);
+            k += 1;
+        }
+    }
+    for c in 0..2 {
+        for &ri in &ASYM_RADII {
+            let r = RADII[ri];
+            let l = p.box_mean(c, cx - r, cy - r, cx, cy + r + 1);
+            let rr = p.box_mean(c, cx + 1, cy - r, cx + r + 1, cy + r + 1);
+            let t = p.box_mean(c, cx - r, cy - r, cx + r + 1, cy);
+            let b = p.box_mean(c, cx - r, cy + 1, cx + r + 1, cy + r + 1);
+            out[k] = (l - rr).abs();
+            out[k + 1] = (t - b).abs();
+            k += 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integral_matches_direct_sum() {
+        let mut img = RgbImage::from_pixel(64, 48, image::Rgb([200, 200, 200]));
+        for y in 10..20 {
+            for x in 20..30 {
+                img.put_pixel(x, y, image::Rgb([200, 30, 30]));
+            }
+        }
+        let p = prepare(&img);
+        assert_eq!((p.w, p.h), (32, 24));
+        // The red square is far from the grey background in colour.
+        assert!(p.box_mean(0, 11, 6, 14, 9) > 50.0);
+        assert!(p.box_mean(0, 0, 20, 4, 24) < 5.0);
+        let mut f = [0f32; N_DET_FEATURES];
+        det_features(&p, 12, 7, &mut f);
+        assert!(f.iter().all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn tiny_image() {
+        let img = RgbImage::new(1, 1);
+        let p = prepare(&img);
+        let mut f = [0f32; N_DET_FEATURES];
+        det_features(&p, 0, 0, &mut f);
+        assert_eq!((p.w, p.h), (1, 1));
+    }
+}

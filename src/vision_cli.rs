@@ -1,0 +1,213 @@
+//! The vision subcommands of the `adjutant` binary: scan, eval, learn-deck.
+
+use adjutant::paths;
+use adjutant::vision::cards::{CardReader, learn_deck as learn};
+use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
+use adjutant::vision::scan::{Looking, Readers, open_image};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Learned decks live here; the newest is used unless told otherwise.
+fn deck_dir() -> PathBuf {
+    paths::data_dir().join("decks")
+}
+
+fn newest_deck() -> Option<PathBuf> {
+    let rd = std::fs::read_dir(deck_dir()).ok()?;
+    rd.filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+}
+
+fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
+    let r = Readers::builtin().context("built-in models")?;
+    let model = card_model
+        .map(Path::to_path_buf)
+        .or_else(|| if general { None } else { newest_deck() });
+    match model {
+        Some(p) => {
+            let r = r.with_card_model_file(&p)?;
+            eprintln!("using card model {}", p.display());
+            Ok(r)
+        }
+        None => Ok(r),
+    }
+}
+
+pub fn scan(
+    images: &[PathBuf],
+    json: bool,
+    card_model: Option<&Path>,
+    general: bool,
+) -> Result<ExitCode> {
+    let readers = readers(card_model, general)?;
+    let mut failed = 0;
+    for path in images {
+        let name = path.display().to_string();
+        let record = open_image(path).and_then(|img| readers.scan(&name, &img, Looking::ALL));
+        match record {
+            Ok(r) if json => println!("{}", serde_json::to_string(&r)?),
+            Ok(r) => {
+                let cards: Vec<&str> = r.cards.iter().map(|c| c.code.as_str()).collect();
+                let dice: Vec<String> = r.dice.iter().map(|d| d.value.to_string()).collect();
+                let backs: Vec<&str> = r.backs.iter().map(|b| b.colour.as_str()).collect();
+                println!(
+                    "{name} ({}x{}, {:.1} ms): cards [{}], unread cards {}, backs [{}], dice [{}], unread dice {}",
+                    r.width,
+                    r.height,
+                    r.ms,
+                    cards.join(" "),
+                    r.unread.len(),
+                    backs.join(" "),
+                    dice.join(" "),
+                    r.unread_dice.len()
+                );
+            }
+            Err(e) => {
+                failed += 1;
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"image": name, "error": e.to_string()})
+                    );
+                }
+                eprintln!("adjutant: {e}");
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+pub fn eval(
+    sets: &[PathBuf],
+    json: bool,
+    card_model: Option<&Path>,
+    only: Option<&str>,
+) -> Result<ExitCode> {
+    // Eval measures the shipped (or given) model, never a learned deck.
+    let readers = readers(card_model, true)?;
+    let mut failed = false;
+    for dir in sets {
+        let mut labels = LabelSet::load(dir)?;
+        if let Some(prefix) = only {
+            labels.items.retain(|i| {
+                Path::new(&i.image)
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            });
+        }
+        let looking = Looking {
+            cards: !labels.is_dice(),
+            dice: labels.is_dice(),
+        };
+        let bar = indicatif::ProgressBar::new(labels.items.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        let set_name = dir.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        bar.set_message(set_name.clone());
+        let mut results = Vec::with_capacity(labels.items.len());
+        for item in &labels.items {
+            let path = dir.join(&item.image);
+            let name = path.display().to_string();
+            let r = match open_image(&path).and_then(|img| readers.scan(&name, &img, looking)) {
+                Ok(r) => ImageResult {
+                    predicted: if looking.dice {
+                        r.dice.iter().map(|d| d.value.to_string()).collect()
+                    } else {
+                        r.cards.iter().map(|c| c.code.clone()).collect()
+                    },
+                    unread: if looking.dice {
+                        r.unread_dice.len()
+                    } else {
+                        r.unread.len()
+                    },
+                    ms: r.ms,
+                    error: None,
+                },
+                Err(e) => {
+                    failed = true;
+                    bar.println(format!("adjutant: {e}"));
+                    ImageResult {
+                        error: Some(e.to_string()),
+                        ..Default::default()
+                    }
+                }
+            };
+            results.push(r);
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let s = score(&set_name, &labels, &results);
+        if json {
+            println!("{}", serde_json::to_string(&s)?);
+        } else {
+            print_score(&s);
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_score(s: &SetScore) {
+    println!("== {} ({}, {} images)", s.set, s.kind, s.images);
+    println!(
+        "   precision {:.2}%  recall {:.2}%  exact images {:.1}%  ({} labelled, {} predicted, {} correct)",
+        100.0 * s.precision,
+        100.0 * s.recall,
+        100.0 * s.exact,
+        s.labelled,
+        s.predicted,
+        s.tp
+    );
+    println!(
+        "   unread {}  errors {}  ms/image median {:.1}  p95 {:.1}",
+        s.unread, s.errors, s.ms_median, s.ms_p95
+    );
+    if !s.top_confusions.is_empty() {
+        let c: Vec<String> = s
+            .top_confusions
+            .iter()
+            .map(|(k, n)| format!("{k} x{n}"))
+            .collect();
+        println!("   most frequent confusions: {}", c.join(", "));
+    }
+    if let Some(m) = &s.dice_confusion {
+        println!("   confusion (rows = truth 1-6, columns = read 1-6):");
+        for (i, row) in m.iter().enumerate() {
+            let r: Vec<String> = row.iter().map(|n| format!("{n:4}")).collect();
+            println!("     {} {}", i + 1, r.join(""));
+        }
+    }
+}
+
+pub fn learn_deck(dir: &Path, name: Option<&str>) -> Result<ExitCode> {
+    let model = learn(dir).with_context(|| format!("learning from {}", dir.display()))?;
+    let bytes = model.to_bytes();
+    // Check it loads before storing it.
+    CardReader::from_model_bytes(&bytes).context("the learned model does not load")?;
+    let name = name.map(str::to_string).unwrap_or_else(|| {
+        dir.file_name()
+            .map_or_else(|| "deck".to_string(), |n| n.to_string_lossy().into_owned())
+    });
+    let out = deck_dir().join(format!("{name}.bin"));
+    adjutant::rules::save::write_atomic(&out, &bytes)?;
+    println!(
+        "Learned deck saved to {}; scans now use it (pass --general to ignore it).",
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
