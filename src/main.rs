@@ -7,7 +7,7 @@ use adjutant::rules::script::{self, Script};
 use adjutant::{app, paths};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod vision_cli;
@@ -104,6 +104,35 @@ enum Cmd {
         /// Name for the deck (default: the folder's name).
         #[arg(long)]
         name: Option<String>,
+        /// The photos are named like the sarm-slate-phone set
+        /// (`single_c10.jpg` = ten of clubs) instead of by card code.
+        #[arg(long)]
+        sarm_names: bool,
+    },
+    /// Rebuild the general card model from labelled photo sets (see
+    /// docs/models.md). Sources are merged into one model.
+    FitCards {
+        /// Where to write the model (e.g. models/cards.bin).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// A labelled set, optionally only the images whose name starts
+        /// with PREFIX: `DIR` or `DIR:PREFIX` (e.g. `.../edje-pinochle-phone:train_`).
+        #[arg(long = "set", value_name = "DIR[:PREFIX]")]
+        sets: Vec<String>,
+        /// A folder of code-named single-card photos (as for learn-deck).
+        #[arg(long, value_name = "DIR")]
+        deck: Vec<PathBuf>,
+    },
+    /// Rebuild the dice model from a labelled dice set (see docs/models.md).
+    FitDice {
+        /// The labelled dice set folder.
+        set: PathBuf,
+        /// Where to write the model (e.g. models/dice.bin).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// A folder of card photos used only as "not a die" examples.
+        #[arg(long, value_name = "DIR")]
+        cards: Option<PathBuf>,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -158,7 +187,13 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             only,
             sets,
         }) => vision_cli::eval(sets, *json, card_model.as_deref(), only.as_deref()),
-        Some(Cmd::LearnDeck { dir, name }) => vision_cli::learn_deck(dir, name.as_deref()),
+        Some(Cmd::LearnDeck {
+            dir,
+            name,
+            sarm_names,
+        }) => vision_cli::learn_deck(dir, name.as_deref(), *sarm_names),
+        Some(Cmd::FitCards { out, sets, deck }) => vision_cli::fit_cards(out, sets, deck),
+        Some(Cmd::FitDice { set, out, cards }) => vision_cli::fit_dice(set, out, cards.as_deref()),
     }
 }
 
@@ -269,13 +304,13 @@ fn check(cli: &Cli) -> Result<ExitCode> {
     }
 }
 
-fn log(cli: &Cli, path: &PathBuf) -> Result<ExitCode> {
+fn log(cli: &Cli, path: &Path) -> Result<ExitCode> {
     let (lib, _) = library(cli);
     let loaded = save::load(path, &lib)?;
     for e in &loaded.skipped {
         eprintln!("warning: skipped {e}");
     }
-    if &loaded.from != path {
+    if loaded.from != path {
         eprintln!("warning: read from backup {}", loaded.from.display());
     }
     let s = loaded.session.state();
@@ -288,7 +323,7 @@ fn log(cli: &Cli, path: &PathBuf) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn play(cli: &Cli, path: &PathBuf, json: bool) -> Result<ExitCode> {
+fn play(cli: &Cli, path: &Path, json: bool) -> Result<ExitCode> {
     let (lib, errors) = library(cli);
     for e in &errors {
         eprintln!("warning: {e}");

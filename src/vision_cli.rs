@@ -1,7 +1,9 @@
 //! The vision subcommands of the `adjutant` binary: scan, eval, learn-deck.
 
 use adjutant::paths;
-use adjutant::vision::cards::{CardReader, learn_deck as learn};
+use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
+use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
+use adjutant::vision::dice::fit::{FitOptions, fit};
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
 use adjutant::vision::scan::{Looking, Readers, open_image};
 use anyhow::{Context, Result};
@@ -194,8 +196,18 @@ fn print_score(s: &SetScore) {
     }
 }
 
-pub fn learn_deck(dir: &Path, name: Option<&str>) -> Result<ExitCode> {
-    let model = learn(dir).with_context(|| format!("learning from {}", dir.display()))?;
+pub fn learn_deck(dir: &Path, name: Option<&str>, sarm_names: bool) -> Result<ExitCode> {
+    let model = if sarm_names {
+        let tmp = tempdir_for("sarm")?;
+        let n = copy_sarm_singles(dir, &tmp)?;
+        eprintln!("learning from {n} photos named like the sarm set");
+        let m = learn(&tmp);
+        let _ = std::fs::remove_dir_all(&tmp);
+        m
+    } else {
+        learn(dir)
+    }
+    .with_context(|| format!("learning from {}", dir.display()))?;
     let bytes = model.to_bytes();
     // Check it loads before storing it.
     CardReader::from_model_bytes(&bytes).context("the learned model does not load")?;
@@ -209,5 +221,70 @@ pub fn learn_deck(dir: &Path, name: Option<&str>) -> Result<ExitCode> {
         "Learned deck saved to {}; scans now use it (pass --general to ignore it).",
         out.display()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tempdir_for(what: &str) -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("adjutant-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
+    Ok(dir)
+}
+
+/// Reads `DIR` or `DIR:PREFIX` into labelled card images.
+fn card_set(spec: &str) -> Result<Vec<LabelledImage>> {
+    let (dir, prefix) = match spec.rsplit_once(':') {
+        Some((d, p)) if !p.contains('/') => (d, p),
+        _ => (spec, ""),
+    };
+    let dir = Path::new(dir);
+    let labels = LabelSet::load(dir)?;
+    Ok(labels
+        .items
+        .into_iter()
+        .filter(|i| {
+            Path::new(&i.image)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .map(|i| LabelledImage {
+            path: dir.join(&i.image),
+            cards: i.cards.unwrap_or_default(),
+            boxes: i
+                .boxes
+                .iter()
+                .filter_map(|b| b.label.as_str().map(|l| (l.to_string(), b.bbox)))
+                .collect(),
+        })
+        .collect())
+}
+
+pub fn fit_cards(out: &Path, sets: &[String], decks: &[PathBuf]) -> Result<ExitCode> {
+    let mut model: Option<CardModel> = None;
+    let mut add = |m: CardModel| match &mut model {
+        Some(x) => x.merge(&m),
+        None => model = Some(m),
+    };
+    for spec in sets {
+        let items = card_set(spec)?;
+        eprintln!("fitting on {} images from {spec}", items.len());
+        add(fit_card_model(&items)?);
+    }
+    for d in decks {
+        add(learn(d).with_context(|| format!("learning from {}", d.display()))?);
+    }
+    let model = model.context("give at least one --set or --deck")?;
+    let bytes = model.to_bytes();
+    adjutant::rules::save::write_atomic(out, &bytes)?;
+    println!("wrote {} ({} bytes)", out.display(), bytes.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn fit_dice(set: &Path, out: &Path, cards: Option<&Path>) -> Result<ExitCode> {
+    let mut opts = FitOptions::new(set.to_path_buf());
+    opts.card_dir = cards.map(Path::to_path_buf);
+    let outcome = fit(&opts)?;
+    adjutant::rules::save::write_atomic(out, &outcome.model.to_bytes())?;
+    println!("{}", outcome.log);
+    println!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
 }

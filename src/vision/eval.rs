@@ -17,6 +17,21 @@ pub struct LabelledItem {
     /// Dice up faces (dice sets).
     #[serde(default)]
     pub dice: Option<Vec<u8>>,
+    /// Boxes from the source's annotations, when it had them.
+    #[serde(default)]
+    pub boxes: Vec<LabelBox>,
+}
+
+/// A pixel box around a labelled object.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LabelBox {
+    /// Card code (string) or die face (number).
+    pub label: serde_json::Value,
+    /// `[x, y, w, h]` in pixels.
+    pub bbox: [f32; 4],
+    /// What the box covers: `card`, `corner` or `die`.
+    #[serde(default)]
+    pub what: String,
 }
 
 /// A `labels.json` file.
@@ -246,6 +261,7 @@ mod tests {
             image: "x.jpg".into(),
             cards: Some(cards.iter().map(|s| s.to_string()).collect()),
             dice: None,
+            boxes: vec![],
         }
     }
 
@@ -280,6 +296,7 @@ mod tests {
                 image: "d.jpg".into(),
                 cards: None,
                 dice: Some(vec![6, 6, 1]),
+                boxes: vec![],
             }],
         };
         let s = score("d", &labels, &[res(&["6", "5", "1"])]);

@@ -285,10 +285,18 @@ fn improbable_hits_against_skirmishers() {
     assert!(asking(&s).contains("rolls 1 dice"), "{}", asking(&s));
 }
 
+/// (terrain, answers to the terrain questions, hit need, save rolls, wounds)
+type TerrainCase = (
+    &'static [TerrainKind],
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    usize,
+);
+
 #[test]
 fn cover_and_defensible_terrain_change_the_numbers() {
-    // (terrain, answers to the terrain questions, hit need, save rolls, wounds)
-    let cases: [(&[TerrainKind], &[&str], &str, &str, usize); 3] = [
+    let cases: [TerrainCase; 3] = [
         (
             &[TerrainKind::Cover],
             &["c yes"],

@@ -231,13 +231,12 @@ impl CardReader {
                 (feat, f)
             };
             let read = classify_corner(&self.model, &feat).or_else(|| self.read_strict(rgb, &f));
-            if let Some(r) = read {
-                if best
+            if let Some(r) = read
+                && best
                     .as_ref()
                     .is_none_or(|(b, _)| r.confidence > b.confidence)
-                {
-                    best = Some((r, f));
-                }
+            {
+                best = Some((r, f));
             }
             if best
                 .as_ref()

@@ -66,9 +66,21 @@ pub fn to_frame(v: f32) -> f32 {
     (v + 0.5) * DETECT_DOWNSAMPLE as f32
 }
 
-/// Score all cells and return candidates above `threshold`, after NMS with
-/// radius `nms_factor * size`.
+/// Score all cells (coarse-to-fine, [`COARSE_STEP`]) and return candidates
+/// above `threshold`, after NMS with radius `nms_factor * size`.
 pub fn find_candidates(p: &Prepared, det: &Mlp, threshold: f32, nms_factor: f32) -> Vec<Candidate> {
+    find_candidates_with(p, det, threshold, nms_factor, COARSE_STEP)
+}
+
+/// [`find_candidates`] with an explicit coarse step (1 = score every cell; the
+/// fitter uses 1, as when the shipped model was fitted).
+pub fn find_candidates_with(
+    p: &Prepared,
+    det: &Mlp,
+    threshold: f32,
+    nms_factor: f32,
+    coarse_step: usize,
+) -> Vec<Candidate> {
     let gw = p.w / DET_STRIDE;
     let gh = p.h / DET_STRIDE;
     if gw == 0 || gh == 0 {
@@ -97,7 +109,7 @@ pub fn find_candidates(p: &Prepared, det: &Mlp, threshold: f32, nms_factor: f32)
         lsize[k] = o.get(1).copied().unwrap_or(0.0);
         prob[k]
     };
-    if COARSE_STEP <= 1 {
+    if coarse_step <= 1 {
         for gy in 0..gh {
             for gx in 0..gw {
                 eval(gx, gy, &mut prob, &mut lsize);
@@ -107,16 +119,16 @@ pub fn find_candidates(p: &Prepared, det: &Mlp, threshold: f32, nms_factor: f32)
         // Coarse pass on every COARSE_STEP-th cell, then all cells around the
         // promising ones (a die covers several coarse cells).
         let mut hot = Vec::new();
-        for gy in (0..gh).step_by(COARSE_STEP) {
-            for gx in (0..gw).step_by(COARSE_STEP) {
+        for gy in (0..gh).step_by(coarse_step) {
+            for gx in (0..gw).step_by(coarse_step) {
                 if eval(gx, gy, &mut prob, &mut lsize) >= COARSE_LOGIT {
                     hot.push((gx, gy));
                 }
             }
         }
         for (gx, gy) in hot {
-            for ny in gy.saturating_sub(COARSE_STEP)..(gy + COARSE_STEP + 1).min(gh) {
-                for nx in gx.saturating_sub(COARSE_STEP)..(gx + COARSE_STEP + 1).min(gw) {
+            for ny in gy.saturating_sub(coarse_step)..(gy + coarse_step + 1).min(gh) {
+                for nx in gx.saturating_sub(coarse_step)..(gx + coarse_step + 1).min(gw) {
                     eval(nx, ny, &mut prob, &mut lsize);
                 }
             }

@@ -14,7 +14,7 @@ use super::classify::{CROP_SCALE, classify};
 use super::cnn::FaceNet;
 use super::crop::{N_CROP_FEATURES, aligned_crop, crop_features};
 use super::find::{
-    Candidate, DET_STRIDE, cell_center, find_candidates, nms, passes_prefilter, to_frame,
+    Candidate, DET_STRIDE, cell_center, find_candidates_with, nms, passes_prefilter, to_frame,
 };
 use super::mlp::{Mlp, TrainOptions, XorShift, sigmoid};
 use super::model::{DiceModel, N_CLASSES};
@@ -478,7 +478,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         }
         // Mined detector candidates.
         let pr = prepare(img);
-        for c in find_candidates(&pr, &det, MINE_THRESHOLD, NMS_FACTOR) {
+        for c in find_candidates_with(&pr, &det, MINE_THRESHOLD, NMS_FACTOR, 1) {
             match nearest(&it.dice, c.center) {
                 Some((nd, ni)) if nd < MATCH_FRACTION * it.dice[ni].size => {
                     det_hits += 1;
@@ -580,7 +580,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         .iter()
         .map(|(_, img)| {
             let pr = prepare(img);
-            find_candidates(&pr, &model.detector, MINE_THRESHOLD, NMS_FACTOR)
+            find_candidates_with(&pr, &model.detector, MINE_THRESHOLD, NMS_FACTOR, 1)
                 .into_iter()
                 .map(|c| (c, classify(img, &model.classifier, &c).0))
                 .collect()
@@ -761,7 +761,7 @@ fn card_negatives_synthetic(
             && c[1] < y0 + ch + 0.3 * die
     };
     let pr_ = prepare(&card);
-    for c in find_candidates(&pr_, det, MINE_THRESHOLD, NMS_FACTOR) {
+    for c in find_candidates_with(&pr_, det, MINE_THRESHOLD, NMS_FACTOR, 1) {
         if inside(c.center) {
             let tr = random_transforms(rng, 4);
             push_crop(
@@ -825,7 +825,7 @@ fn card_negatives(
                 image::imageops::resize(&img, nw, nh, image::imageops::FilterType::Triangle);
             let pr = prepare(&small);
             let cands = nms(
-                find_candidates(&pr, det, MINE_THRESHOLD, NMS_FACTOR),
+                find_candidates_with(&pr, det, MINE_THRESHOLD, NMS_FACTOR, 1),
                 NMS_FACTOR,
             );
             for c in cands {

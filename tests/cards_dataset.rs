@@ -1,0 +1,99 @@
+//! Accuracy regression guards on the labelled photo sets (shared/data).
+//! Skipped with a message when the data is missing; `ADJUTANT_DATA` overrides
+//! the data root (default `../shared/data` beside the crate).
+
+use adjutant::vision::cards::learn::{copy_sarm_singles, learn_deck};
+use adjutant::vision::cards::{CardModel, CardReader};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const MODEL: &[u8] = include_bytes!("../models/cards.bin");
+
+fn data_root() -> PathBuf {
+    std::env::var("ADJUTANT_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")))
+}
+
+/// (image path, codes) for items whose file name starts with `prefix`.
+fn labelled(set: &Path, prefix: &str) -> Option<Vec<(PathBuf, Vec<String>)>> {
+    let text = std::fs::read_to_string(set.join("labels.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let mut out = Vec::new();
+    for it in v["items"].as_array()? {
+        let img = it["image"].as_str()?;
+        let name = Path::new(img).file_name()?.to_string_lossy().to_string();
+        if name.starts_with(prefix) {
+            let cards = it["cards"]
+                .as_array()?
+                .iter()
+                .filter_map(|c| c.as_str().map(String::from))
+                .collect();
+            out.push((set.join(img), cards));
+        }
+    }
+    Some(out)
+}
+
+/// (true positives, predicted, labelled) by per-image multiset match.
+fn score(reader: &CardReader, items: &[(PathBuf, Vec<String>)]) -> (usize, usize, usize) {
+    let (mut tp, mut pred, mut lab) = (0, 0, 0);
+    for (path, truth) in items {
+        let img = image::open(path).expect("dataset image decodes");
+        let scan = reader.read(&img).expect("read");
+        let mut want: HashMap<&str, usize> = HashMap::new();
+        for t in truth {
+            *want.entry(t.as_str()).or_default() += 1;
+        }
+        for c in &scan.cards {
+            if let Some(n) = want.get_mut(c.code.as_str()).filter(|n| **n > 0) {
+                *n -= 1;
+                tp += 1;
+            }
+        }
+        pred += scan.cards.len();
+        lab += truth.len();
+    }
+    (tp, pred, lab)
+}
+
+#[test]
+fn general_model_on_edje_test() {
+    let set = data_root().join("cards/edje-pinochle-phone");
+    let Some(items) = labelled(&set, "test_") else {
+        println!("skipped: {} not found", set.display());
+        return;
+    };
+    let reader = CardReader::from_model_bytes(MODEL).expect("model");
+    let (tp, pred, lab) = score(&reader, &items);
+    let (p, r) = (
+        tp as f32 / pred.max(1) as f32,
+        tp as f32 / lab.max(1) as f32,
+    );
+    println!("edje test: precision {p:.3} recall {r:.3}");
+    assert!(p >= 0.97, "precision {p}");
+    assert!(r >= 0.6, "recall {r}");
+}
+
+#[test]
+fn taught_deck_on_sarm_scenes() {
+    let set = data_root().join("cards/sarm-slate-phone");
+    let Some(items) = labelled(&set, "scene_") else {
+        println!("skipped: {} not found", set.display());
+        return;
+    };
+    let tmp = std::env::temp_dir().join(format!("adjutant-deck-test-{}", std::process::id()));
+    let n = copy_sarm_singles(&set.join("images"), &tmp).expect("copy singles");
+    assert_eq!(n, 52);
+    let model: CardModel = learn_deck(&tmp).expect("learn deck");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let reader = CardReader::from_model(model);
+    let (tp, pred, lab) = score(&reader, &items);
+    let (p, r) = (
+        tp as f32 / pred.max(1) as f32,
+        tp as f32 / lab.max(1) as f32,
+    );
+    println!("sarm scenes, taught deck: precision {p:.3} recall {r:.3}");
+    assert!(p >= 0.97, "precision {p}");
+    assert!(r >= 0.8, "recall {r}");
+}

@@ -1,0 +1,39 @@
+//! Regression guard on the held-out part of byler-d6 (see `fit::part_of`):
+//! the shipped model must keep its reported quality. Reads the data set from
+//! `ADJUTANT_DATA` (default `../shared/data` beside the crate); skipped with a printed reason
+//! when it is missing.
+use std::path::PathBuf;
+
+use adjutant::vision::dice::DiceReader;
+use adjutant::vision::dice::fit::evaluate_held_out;
+
+const MODEL: &[u8] = include_bytes!("../models/dice.bin");
+
+/// Floors a little under the figures in REPORT.md, so only a real regression fails.
+const MIN_PRECISION: f64 = 0.88;
+/// See [`MIN_PRECISION`].
+const MIN_RECALL: f64 = 0.85;
+
+#[test]
+fn held_out_quality() {
+    let root = std::env::var("ADJUTANT_DATA").unwrap_or_else(|_| "/work/shared/data".into());
+    let set = PathBuf::from(root).join("dice/byler-d6");
+    if !set.join("labels.json").exists() {
+        println!("skipped: {} not found (set ADJUTANT_DATA)", set.display());
+        return;
+    }
+    let reader = match DiceReader::from_model_bytes(MODEL) {
+        Ok(r) => r,
+        Err(e) => panic!("shipped model does not load: {e}"),
+    };
+    let e = match evaluate_held_out(&reader, &set) {
+        Ok(e) => e,
+        Err(err) => panic!("evaluation failed: {err}"),
+    };
+    println!("{}", e.summary());
+    assert_eq!(e.images, 57);
+    let precision = e.tp as f64 / e.predicted.max(1) as f64;
+    let recall = e.tp as f64 / e.labelled.max(1) as f64;
+    assert!(precision >= MIN_PRECISION, "precision {precision}");
+    assert!(recall >= MIN_RECALL, "recall {recall}");
+}
