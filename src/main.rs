@@ -91,6 +91,10 @@ enum Cmd {
         /// Only images whose file name starts with this (e.g. `test_`).
         #[arg(long, value_name = "PREFIX")]
         only: Option<String>,
+        /// Only the images the built-in models were not fitted on (edje
+        /// `test_*`; byler-d6 held-out blocks; every image of other sets).
+        #[arg(long)]
+        held_out: bool,
         /// The set folders.
         #[arg(required = true)]
         sets: Vec<PathBuf>,
@@ -185,8 +189,15 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             json,
             card_model,
             only,
+            held_out,
             sets,
-        }) => vision_cli::eval(sets, *json, card_model.as_deref(), only.as_deref()),
+        }) => vision_cli::eval(
+            sets,
+            *json,
+            card_model.as_deref(),
+            only.as_deref(),
+            *held_out,
+        ),
         Some(Cmd::LearnDeck {
             dir,
             name,

@@ -3,7 +3,7 @@
 use adjutant::paths;
 use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
 use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
-use adjutant::vision::dice::fit::{FitOptions, fit};
+use adjutant::vision::dice::fit::{FitOptions, Part, fit, part_of};
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
 use adjutant::vision::scan::{Looking, Readers, open_image};
 use anyhow::{Context, Result};
@@ -23,16 +23,18 @@ fn newest_deck() -> Option<PathBuf> {
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
 }
 
+/// The built-in readers; `card_model` replaces the card model, otherwise the
+/// newest learned deck (unless `general`) is added to it.
 fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
     let r = Readers::builtin().context("built-in models")?;
-    let model = card_model
-        .map(Path::to_path_buf)
-        .or_else(|| if general { None } else { newest_deck() });
-    match model {
+    if let Some(p) = card_model {
+        eprintln!("using card model {}", p.display());
+        return Ok(r.with_card_model_file(p)?);
+    }
+    match newest_deck().filter(|_| !general) {
         Some(p) => {
-            let r = r.with_card_model_file(&p)?;
-            eprintln!("using card model {}", p.display());
-            Ok(r)
+            eprintln!("using your learned deck {} with the general model", p.display());
+            Ok(r.with_learned_deck(&p)?)
         }
         None => Ok(r),
     }
@@ -86,17 +88,44 @@ pub fn scan(
     })
 }
 
+/// Keeps the images the built-in models were not fitted on: the card model
+/// was fitted on edje `train_*` only, the dice model on the byler-d6 blocks
+/// outside `dice::fit::Part::HeldOut` (by file-name order).
+fn keep_held_out(labels: &mut LabelSet) {
+    let name = |i: &adjutant::vision::eval::LabelledItem| {
+        Path::new(&i.image)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if labels.is_dice() {
+        let mut names: Vec<String> = labels.items.iter().map(name).collect();
+        names.sort();
+        labels.items.retain(|i| {
+            names
+                .binary_search(&name(i))
+                .is_ok_and(|idx| part_of(idx) == Part::HeldOut)
+        });
+    } else {
+        labels.items.retain(|i| !name(i).starts_with("train_"));
+    }
+}
+
 pub fn eval(
     sets: &[PathBuf],
     json: bool,
     card_model: Option<&Path>,
     only: Option<&str>,
+    held_out: bool,
 ) -> Result<ExitCode> {
     // Eval measures the shipped (or given) model, never a learned deck.
     let readers = readers(card_model, true)?;
     let mut failed = false;
     for dir in sets {
         let mut labels = LabelSet::load(dir)?;
+        if held_out {
+            keep_held_out(&mut labels);
+        }
         if let Some(prefix) = only {
             labels.items.retain(|i| {
                 Path::new(&i.image)

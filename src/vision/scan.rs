@@ -1,7 +1,7 @@
 //! One scan of one image with both readers, in the shape of the
 //! `adjutant scan --json` contract.
 
-use super::cards::{CardReader, CardScan};
+use super::cards::{CardModel, CardReader, CardScan};
 use super::dice::{DiceReader, DiceScan};
 use super::error::VisionError;
 use super::geometry::Point;
@@ -128,6 +128,21 @@ impl Readers {
             source,
         })?;
         self.cards = CardReader::from_model_bytes(&bytes)?;
+        Ok(self)
+    }
+
+    /// Adds a learned deck to the card model: the deck's own examples join
+    /// the general ones, so that deck reads as well as when taught alone and
+    /// other decks still read with the general examples.
+    pub fn with_learned_deck(mut self, path: &Path) -> Result<Readers, VisionError> {
+        let bytes = std::fs::read(path).map_err(|source| VisionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let deck = CardModel::from_bytes(&bytes)?;
+        let mut merged = self.cards.model().clone();
+        merged.merge(&deck);
+        self.cards = CardReader::from_model(merged);
         Ok(self)
     }
 

@@ -24,7 +24,7 @@ use super::procedure::{Choice, Ctx, Flow};
 use super::ruleset::Ruleset;
 use super::state::{SideId, Terrain, Unit, UnitId};
 use crate::table::{Card, Rank};
-pub use regiment::{Regiment, UnitCards, UnitKind, build_regiment, parse_units};
+pub use regiment::{Regiment, UnitCards, UnitKind, build_regiment, group_cards, parse_units};
 use serde::{Deserialize, Serialize};
 
 /// What the T52 code needs from `rulesets/t52.ron`.

@@ -193,6 +193,32 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitCards>, Vec<String>> {
     }
 }
 
+/// Groups a flat list of card codes in reading order (as a card reader
+/// reports cards lying under or next to each other): Jokers, Aces and even
+/// cards start a unit; odd cards and Queens join the unit before them; a 3
+/// joins a Follower that still lacks equipment, otherwise it is artillery.
+/// Upgrades are added afterwards; [`build_regiment`] then checks the result.
+pub fn group_cards(cards: &[Card]) -> Vec<UnitCards> {
+    let mut units: Vec<UnitCards> = Vec::new();
+    for &c in cards {
+        let value = c.rank().and_then(Rank::number);
+        let follower_needs_kit = units.last().is_some_and(|u| {
+            matches!(u.card.rank().and_then(Rank::number), Some(4 | 6 | 8 | 10))
+                && !u.with.iter().any(|w| is_odd_equipment(*w))
+        });
+        let joins = match (c.rank(), value) {
+            (Some(Rank::Queen), _) | (_, Some(5 | 7 | 9)) => !units.is_empty(),
+            (_, Some(3)) => follower_needs_kit,
+            _ => false,
+        };
+        match units.last_mut() {
+            Some(last) if joins => last.with.push(c),
+            _ => units.push(UnitCards::lone(c)),
+        }
+    }
+    units
+}
+
 fn is_odd_equipment(c: Card) -> bool {
     matches!(c.rank().and_then(Rank::number), Some(3 | 5 | 7 | 9))
 }
@@ -672,6 +698,24 @@ mod tests {
         let ok = build("XR As 3s:tough,tough 8c+7s").unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(ok.upgrade_points_spent, 4);
         assert_eq!(ok.units[2].wounds_per_soldier, 5);
+    }
+
+    #[test]
+    fn flat_card_lists_are_grouped_in_reading_order() {
+        // (cards as read, units as typed)
+        let cases = [
+            ("XR As 8c 7s 4h 5h 3c", "XR As 8c+7s 4h+5h 3c"),
+            ("XB 4d Qc 5s 6c 3s 3h", "XB 4d+Qc+5s 6c+3s 3h"),
+            ("Ad 3d 7c", "Ad 3d+7c"),
+        ];
+        for (read, typed) in cases {
+            let cards: Vec<Card> = read
+                .split_whitespace()
+                .map(|c| c.parse().unwrap_or_else(|e| panic!("{e}")))
+                .collect();
+            let want = parse_units(typed).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(group_cards(&cards), want, "{read}");
+        }
     }
 
     #[test]
