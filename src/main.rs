@@ -222,6 +222,8 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
                 }),
                 app::live::REPLAY_PAUSE,
             );
+            // Asked for recorded frames: show them first.
+            state.screen = app::Screen::Table;
         }
         None => start_camera(&mut state, cli.camera),
     }

@@ -33,7 +33,10 @@ fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
     }
     match newest_deck().filter(|_| !general) {
         Some(p) => {
-            eprintln!("using your learned deck {} with the general model", p.display());
+            eprintln!(
+                "using your learned deck {} with the general model",
+                p.display()
+            );
             Ok(r.with_learned_deck(&p)?)
         }
         None => Ok(r),

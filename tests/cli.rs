@@ -51,7 +51,7 @@ fn play_prints_requests_answers_and_events() {
     let o = adjutant(&["play", "tests/scripts/roll-off.ron"], dir.path());
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    assert!(out.contains("ask 1: roll 1 dice"), "{out}");
+    assert!(out.contains("ask 1: roll 1 die"), "{out}");
     assert!(out.contains("answer 3: dice [2]"), "{out}");
     assert!(out.contains("has the initiative"), "{out}");
     let o = adjutant(
@@ -76,7 +76,7 @@ fn a_wrong_answer_names_the_step_and_what_was_expected() {
     let o = adjutant(&["play", &script], dir.path());
     assert!(!o.status.success());
     let out = text(&o);
-    assert!(out.contains("answer 3: expected 1 dice"), "{out}");
+    assert!(out.contains("answer 3: expected 1 die"), "{out}");
     std::fs::write(dir.path().join("broken.ron"), "Script(game: ")
         .unwrap_or_else(|e| panic!("{e}"));
     let broken = dir.path().join("broken.ron").to_string_lossy().into_owned();

@@ -151,3 +151,58 @@ fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         scan,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::frame_source::ReplaySource;
+
+    /// Waits for the worker's next update; generous, since CI machines are slow.
+    fn next_update(live: &mut Live) -> Option<LiveUpdate> {
+        for _ in 0..600 {
+            if let Some(u) = live.drain().into_iter().next() {
+                return Some(u);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    fn readers() -> Readers {
+        Readers::builtin().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn replayed_frames_arrive_read_and_downscaled() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        image::RgbImage::from_pixel(1280, 720, image::Rgb([90, 90, 90]))
+            .save(dir.path().join("a.png"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().to_path_buf();
+        let open: OpenSource =
+            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
+        let mut live = Live::start("test".into(), open, readers(), Duration::ZERO);
+        match next_update(&mut live) {
+            Some(LiveUpdate::Frame(f)) => {
+                assert_eq!(f.preview.width(), PREVIEW_MAX_SIDE);
+                assert_eq!((f.scan.width, f.scan.height), (1280, 720));
+                assert!(f.scan.cards.is_empty() && f.scan.dice.is_empty());
+            }
+            other => panic!("expected a frame, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_source_that_cannot_open_is_a_fatal_problem_not_a_panic() {
+        let open: OpenSource =
+            Box::new(|| Err(FrameError::Lost("camera 0: no such device".into())));
+        let mut live = Live::start("camera 0".into(), open, readers(), Duration::ZERO);
+        match next_update(&mut live) {
+            Some(LiveUpdate::Problem { message, fatal }) => {
+                assert!(fatal);
+                assert!(message.contains("no such device"), "{message}");
+            }
+            other => panic!("expected a problem, got {other:?}"),
+        }
+    }
+}

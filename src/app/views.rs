@@ -245,9 +245,12 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     };
     ui.columns(2, |cols| {
         if let Some(tex) = &state.live_texture {
-            let resp = cols[0].image((tex.id(), tex.size_vec2()));
+            // Fit the picture to its column; overlays follow the same scale.
+            let fit = (cols[0].available_width() / tex.size_vec2().x).min(1.0);
+            let resp = cols[0].image((tex.id(), tex.size_vec2() * fit));
             let painter = cols[0].painter_at(resp.rect);
-            let to_screen = |p: [f32; 2]| resp.rect.min + egui::vec2(p[0], p[1]) * frame.scale;
+            let scale = frame.scale * fit;
+            let to_screen = |p: [f32; 2]| resp.rect.min + egui::vec2(p[0], p[1]) * scale;
             let outline = |quad: &[[f32; 2]; 4], colour: egui::Color32| {
                 let pts: Vec<egui::Pos2> = quad.iter().map(|p| to_screen(*p)).collect();
                 painter.add(egui::Shape::closed_line(
@@ -275,7 +278,7 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 let c = to_screen(d.center);
                 painter.circle_stroke(
                     c,
-                    d.size * frame.scale / 2.0,
+                    d.size * scale / 2.0,
                     egui::Stroke::new(2.0, egui::Color32::GREEN),
                 );
                 painter.text(
@@ -289,7 +292,7 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             for d in &frame.scan.unread_dice {
                 painter.circle_stroke(
                     to_screen(d.center),
-                    d.size * frame.scale / 2.0,
+                    d.size * scale / 2.0,
                     egui::Stroke::new(2.0, egui::Color32::RED),
                 );
             }

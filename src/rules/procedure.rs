@@ -81,6 +81,7 @@ pub struct Request {
 impl fmt::Display for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.ask {
+            Ask::Dice { count: 1 } => write!(f, "roll 1 die: {}", self.prompt),
             Ask::Dice { count } => write!(f, "roll {count} dice: {}", self.prompt),
             Ask::Cards { count, .. } => write!(f, "show or draw {count} card(s): {}", self.prompt),
             Ask::Choose { options } => {
@@ -140,6 +141,7 @@ impl Request {
     /// What this request expects, in words.
     pub fn expected(&self) -> String {
         match &self.ask {
+            Ask::Dice { count: 1 } => format!("1 die ({})", self.prompt),
             Ask::Dice { count } => format!("{count} dice ({})", self.prompt),
             Ask::Cards { count, .. } => format!("{count} card(s) ({})", self.prompt),
             Ask::Choose { options } => {
@@ -184,7 +186,9 @@ impl Request {
 }
 
 /// An input to a running procedure: an answer, or a manual edit made while
-/// it waited (re-applied at the same point when the procedure re-runs).
+/// it waited (re-applied at the same point when the procedure re-runs: just
+/// before the answer to the question that was pending, so the question itself
+/// was built from the state before the edit, and everything after it sees it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Input {
     /// An answer to the pending request.

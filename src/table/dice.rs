@@ -45,6 +45,14 @@ impl fmt::Display for D6 {
     }
 }
 
+/// "1 die" or "N dice", for prompts.
+pub fn count_dice(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 die".to_string(),
+        n => format!("{n} dice"),
+    }
+}
+
 /// Where a die result came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum DieSource {

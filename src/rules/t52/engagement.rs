@@ -8,6 +8,7 @@ use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit, yes_no};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Unit, UnitId};
+use crate::table::dice::count_dice;
 
 /// Status flag: a black powder unit has fired this round.
 pub const FIRED: &str = "fired";
@@ -113,7 +114,11 @@ pub fn roll_hits(
     let hits = if need <= first_face {
         let pool = ctx.roll(
             dice,
-            format!("{label}: roll {dice} dice, hits on {}+", need.max(1)),
+            format!(
+                "{label}: roll {}, hits on {}+",
+                count_dice(dice),
+                need.max(1)
+            ),
             rule,
         )?;
         ones += pool.count_of(1);
@@ -121,14 +126,17 @@ pub fn roll_hits(
     } else {
         let pool = ctx.roll(
             dice,
-            format!("{label}: roll {dice} dice, needs {need}+ so each {first_face} is only a chance (Improbable Hit)"),
+            format!("{label}: roll {}, needs {need}+ so each {first_face} is only a chance (Improbable Hit)", count_dice(dice)),
             "improbable-hits",
         )?;
         ones += pool.count_of(1);
         let sixes = pool.count_of(first_face as u8) as u32;
         let pool2 = ctx.roll(
             sixes,
-            format!("{label}: Improbable Hits: roll {sixes} dice, hits on {second}+"),
+            format!(
+                "{label}: Improbable Hits: roll {}, hits on {second}+",
+                count_dice(sixes)
+            ),
             "improbable-hits",
         )?;
         ones += pool2.count_of(1);
@@ -159,7 +167,8 @@ pub fn misfire(ctx: &mut Ctx, gun: UnitId, ones: u32) -> Flow<bool> {
     let pool = ctx.roll(
         ones,
         format!(
-            "Misfire check: {name} rolled {ones} one(s); roll {ones} dice, a {face} destroys it"
+            "Misfire check: {name} rolled {ones} one(s); roll {}, a {face} destroys it",
+            count_dice(ones)
         ),
         "misfire",
     )?;
@@ -326,8 +335,9 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
     let pool = ctx.roll(
         strike.hits,
         format!(
-            "{label}: {} rolls {} dice for the hits taken, each below {v} is a wound",
-            t.name, strike.hits
+            "{label}: {} rolls {} for the hits taken, each below {v} is a wound",
+            t.name,
+            count_dice(strike.hits)
         ),
         "wounds",
     )?;
@@ -623,8 +633,9 @@ pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
         let pool = ctx.roll(
             n,
             format!(
-                "Dangerous Terrain Test{of} for {}: roll {n} dice, each 1 removes a soldier",
-                u.name
+                "Dangerous Terrain Test{of} for {}: roll {}, each 1 removes a soldier",
+                u.name,
+                count_dice(n)
             ),
             "dangerous-terrain",
         )?;

@@ -282,7 +282,7 @@ fn improbable_hits_against_skirmishers() {
         asking(&s)
     );
     feed(&mut s, &["d 4 3"]);
-    assert!(asking(&s).contains("rolls 1 dice"), "{}", asking(&s));
+    assert!(asking(&s).contains("rolls 1 die "), "{}", asking(&s));
 }
 
 /// (terrain, answers to the terrain questions, hit need, save rolls, wounds)
