@@ -299,8 +299,11 @@ fn shooting_strike(
     ctx.resolved(
         rule,
         format!(
-            "{} shoots {}: {dice} dice needing {need}+ ({why}): {} hit(s)",
-            s.name, t.name, strike.hits
+            "{} shoots {}: {} needing {need}+ ({why}): {} hit(s)",
+            s.name,
+            t.name,
+            count_dice(dice),
+            strike.hits
         ),
     );
     Ok(strike)
@@ -476,8 +479,10 @@ fn melee_strike(ctx: &mut Ctx, attacker: UnitId, defender: UnitId) -> Flow<u32> 
     ctx.resolved(
         "melee",
         format!(
-            "{} attacks {}: {dice} dice needing {need}+ ({why}): {hits} hit(s)",
-            a.name, d.name
+            "{} attacks {}: {} needing {need}+ ({why}): {hits} hit(s)",
+            a.name,
+            d.name,
+            count_dice(dice)
         ),
     );
     let strike = Strike {
