@@ -149,12 +149,8 @@ enum Cmd {
     },
 }
 
-fn library(cli: &Cli) -> (Library, Vec<adjutant::rules::RulesetError>) {
-    let dir = cli
-        .config_dir
-        .as_ref()
-        .map_or_else(paths::ruleset_dir, |d| d.join("rulesets"));
-    Library::load(Some(&dir))
+fn library() -> (Library, Vec<adjutant::rules::RulesetError>) {
+    Library::load(Some(&paths::ruleset_dir()))
 }
 
 fn main() -> ExitCode {
@@ -169,16 +165,20 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<ExitCode> {
+    // The flags win over the environment; `paths` reads these later.
+    // SAFETY: still single-threaded here (no window, no workers yet).
     if let Some(d) = &cli.data_dir {
-        // SAFETY: single-threaded at this point; paths:: reads it later.
         unsafe { std::env::set_var("ADJUTANT_DATA_DIR", d) };
+    }
+    if let Some(d) = &cli.config_dir {
+        unsafe { std::env::set_var("ADJUTANT_CONFIG_DIR", d) };
     }
     match &cli.command {
         None => open_window(cli),
-        Some(Cmd::Rules { game, query }) => rules(cli, game, &query.join(" ")),
-        Some(Cmd::Check) => check(cli),
-        Some(Cmd::Log { save }) => log(cli, save),
-        Some(Cmd::Play { script, json }) => play(cli, script, *json),
+        Some(Cmd::Rules { game, query }) => rules(game, &query.join(" ")),
+        Some(Cmd::Check) => check(),
+        Some(Cmd::Log { save }) => log(save),
+        Some(Cmd::Play { script, json }) => play(script, *json),
         Some(Cmd::Scan {
             json,
             card_model,
@@ -209,8 +209,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
 }
 
 fn open_window(cli: &Cli) -> Result<ExitCode> {
-    let config = cli.config_dir.as_ref().map(|d| d.join("rulesets"));
-    let mut state = app::AppState::new(config, None);
+    let mut state = app::AppState::new(None, None);
     match &cli.replay {
         Some(dir) => {
             let dir = dir.clone();
@@ -270,9 +269,9 @@ fn game_id(game: &str) -> Result<GameId> {
     })
 }
 
-fn rules(cli: &Cli, game: &str, query: &str) -> Result<ExitCode> {
+fn rules(game: &str, query: &str) -> Result<ExitCode> {
     let game = game_id(game)?;
-    let (lib, errors) = library(cli);
+    let (lib, errors) = library();
     for e in &errors {
         eprintln!("warning: {e}");
     }
@@ -293,8 +292,8 @@ fn rules(cli: &Cli, game: &str, query: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(cli: &Cli) -> Result<ExitCode> {
-    let (lib, errors) = library(cli);
+fn check() -> Result<ExitCode> {
+    let (lib, errors) = library();
     for (game, rs) in lib.games() {
         let from = match lib.source(game) {
             Some(RulesetSource::File(p)) => p.display().to_string(),
@@ -317,8 +316,8 @@ fn check(cli: &Cli) -> Result<ExitCode> {
     }
 }
 
-fn log(cli: &Cli, path: &Path) -> Result<ExitCode> {
-    let (lib, _) = library(cli);
+fn log(path: &Path) -> Result<ExitCode> {
+    let (lib, _) = library();
     let loaded = save::load(path, &lib)?;
     for e in &loaded.skipped {
         eprintln!("warning: skipped {e}");
@@ -336,8 +335,8 @@ fn log(cli: &Cli, path: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn play(cli: &Cli, path: &Path, json: bool) -> Result<ExitCode> {
-    let (lib, errors) = library(cli);
+fn play(path: &Path, json: bool) -> Result<ExitCode> {
+    let (lib, errors) = library();
     for e in &errors {
         eprintln!("warning: {e}");
     }

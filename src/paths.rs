@@ -35,3 +35,8 @@ pub fn ruleset_dir() -> PathBuf {
 pub fn save_dir() -> PathBuf {
     data_dir().join("saves")
 }
+
+/// Model overrides: `<config>/models/{cards,dice}.bin`.
+pub fn model_dir() -> PathBuf {
+    config_dir().join("models")
+}

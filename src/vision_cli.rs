@@ -26,7 +26,10 @@ fn newest_deck() -> Option<PathBuf> {
 /// The built-in readers; `card_model` replaces the card model, otherwise the
 /// newest learned deck (unless `general`) is added to it.
 fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
-    let r = Readers::builtin().context("built-in models")?;
+    let (r, problems) = Readers::with_overrides(&paths::model_dir()).context("built-in models")?;
+    for e in problems {
+        eprintln!("warning: model override not used: {e}");
+    }
     if let Some(p) = card_model {
         eprintln!("using card model {}", p.display());
         return Ok(r.with_card_model_file(p)?);

@@ -104,8 +104,13 @@ impl AppState {
             .map(|e| format!("Ruleset not loaded, using the built-in one: {e}"))
             .collect();
         let saves = save::list(&save_dir);
-        let readers = match Readers::builtin() {
-            Ok(r) => Some(r),
+        let readers = match Readers::with_overrides(&paths::model_dir()) {
+            Ok((r, problems)) => {
+                for e in problems {
+                    messages.push(format!("Model file not used, the built-in one is: {e}"));
+                }
+                Some(r)
+            }
             Err(e) => {
                 messages.push(format!("Card and dice reading is off: {e}"));
                 None

@@ -121,6 +121,36 @@ impl Readers {
         })
     }
 
+    /// The built-in readers, with `dir/cards.bin` and `dir/dice.bin`
+    /// replacing the built-in models where those files exist. A file that
+    /// does not load is reported in the second list and the built-in model is
+    /// kept for it.
+    pub fn with_overrides(dir: &Path) -> Result<(Readers, Vec<VisionError>), VisionError> {
+        let mut readers = Readers::builtin()?;
+        let mut problems = Vec::new();
+        let cards = dir.join("cards.bin");
+        if cards.exists() {
+            match readers.clone().with_card_model_file(&cards) {
+                Ok(r) => readers = r,
+                Err(e) => problems.push(e),
+            }
+        }
+        let dice = dir.join("dice.bin");
+        if dice.exists() {
+            let loaded = std::fs::read(&dice)
+                .map_err(|source| VisionError::Io {
+                    path: dice.clone(),
+                    source,
+                })
+                .and_then(|b| DiceReader::from_model_bytes(&b));
+            match loaded {
+                Ok(d) => readers.dice = d,
+                Err(e) => problems.push(e),
+            }
+        }
+        Ok((readers, problems))
+    }
+
     /// Replaces the card model with one read from a file (a learned deck).
     pub fn with_card_model_file(mut self, path: &Path) -> Result<Readers, VisionError> {
         let bytes = std::fs::read(path).map_err(|source| VisionError::Io {
@@ -230,4 +260,35 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_overrides_replace_builtins_and_bad_files_fall_back() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        // No files: the built-ins, no problems.
+        let (_, problems) = Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(problems.is_empty());
+        // A good card override (the built-in bytes) loads; a broken dice file is
+        // reported and the built-in dice model kept.
+        std::fs::write(dir.path().join("cards.bin"), BUILTIN_CARD_MODEL)
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("dice.bin"), b"ADJDICE\0 truncated")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (readers, problems) =
+            Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            matches!(problems[0], VisionError::ModelCorrupt { .. }),
+            "{problems:?}"
+        );
+        let img = image::DynamicImage::new_rgb8(64, 48);
+        let scan = readers
+            .scan("blank", &img, Looking::ALL)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(scan.cards.is_empty() && scan.dice.is_empty());
+    }
 }
