@@ -101,3 +101,54 @@ fn a_broken_ruleset_is_shown_not_fatal() {
     harness.run();
     assert!(harness.state().messages.is_empty());
 }
+
+#[test]
+fn a_pending_dice_request_can_be_answered_by_the_camera() {
+    use adjutant::app::live::LiveFrame;
+    use adjutant::vision::scan::{DieOut, ScanRecord};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        saves.join("t52-2.ron"),
+        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.execute(adjutant::app::Command::Resume(saves.join("t52-2.ron")));
+    // What the camera saw: one die showing 5.
+    st.live_frame = Some(LiveFrame {
+        preview: image::RgbImage::new(8, 8),
+        scale: 1.0,
+        scan: ScanRecord {
+            image: "frame 1".into(),
+            width: 8,
+            height: 8,
+            ms: 1.0,
+            cards: vec![],
+            unread: vec![],
+            backs: vec![],
+            dice: vec![DieOut {
+                value: 5,
+                center: [4.0, 4.0],
+                size: 4.0,
+                confidence: 0.9,
+            }],
+            unread_dice: vec![],
+        },
+    });
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
+    harness.run();
+    harness.get_by_label("Use the camera's dice [5]").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    match session.events().last() {
+        Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Dice(d))) => {
+            assert_eq!(d.len(), 1);
+            assert_eq!(d[0].value.get(), 5);
+            assert_eq!(d[0].source, adjutant::table::DieSource::Camera);
+        }
+        other => panic!("expected the camera's dice as the answer, got {other:?}"),
+    }
+}
