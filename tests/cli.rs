@@ -112,3 +112,49 @@ fn every_subcommand_has_help() {
         assert!(text(&o).len() > 80, "{sub}");
     }
 }
+
+#[test]
+fn scan_reports_bad_files_and_carries_on() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let good = dir.path().join("table.png");
+    image::RgbImage::from_pixel(320, 240, image::Rgb([40, 40, 40]))
+        .save(&good)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bad = dir.path().join("broken.jpg");
+    std::fs::write(&bad, b"\xff\xd8 not really a jpeg").unwrap_or_else(|e| panic!("{e}"));
+    let missing = dir.path().join("missing.jpg");
+    let args: Vec<String> = [&bad, &good, &missing]
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let o = adjutant(
+        &["scan", "--json", &args[0], &args[1], &args[2]],
+        dir.path(),
+    );
+    assert!(
+        !o.status.success(),
+        "bad files must make the exit code non-zero"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    let ok = &lines[1];
+    assert_eq!(ok["width"], 320);
+    for key in ["ms", "cards", "unread", "backs", "dice", "unread_dice"] {
+        assert!(!ok[key].is_null(), "missing {key}: {ok}");
+    }
+    assert!(
+        lines[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("broken.jpg"))
+    );
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("missing.jpg"))
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.jpg"));
+}
