@@ -152,3 +152,43 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
         other => panic!("expected the camera's dice as the answer, got {other:?}"),
     }
 }
+
+#[test]
+fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New T52 game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::NewT52);
+    // Nothing typed yet: the problems are shown and there is no Start button.
+    assert!(harness.query_by_label("Start game").is_none());
+    for (field, text) in [
+        ("Player 1 units:", "XR As 8c+7s 6s+9c"),
+        ("Player 2 units:", "XB Ac Tc+3s 4d+5c+Qc"),
+        ("Objective cards:", "Ks Jh"),
+    ] {
+        harness.get_by_label(field).focus();
+        harness.run();
+        harness.get_by_label(field).type_text(text);
+        harness.run();
+    }
+    harness.get_by_label("Start game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    // The initiative roll-off asks for dice: let the virtual roller answer.
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let (events, units) = harness
+        .state()
+        .session
+        .as_ref()
+        .map_or((0, 0), |(s, _)| (s.events().len(), s.state().units.len()));
+    assert_eq!(events, 2);
+    assert_eq!(units, 8);
+    // The game was saved as it went.
+    assert_eq!(
+        adjutant::rules::save::list(&dir.path().join("saves")).len(),
+        1
+    );
+}

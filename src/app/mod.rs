@@ -3,9 +3,11 @@
 //! per frame, after the UI, so the same path serves clicks and tests.
 
 pub mod live;
+pub mod new_game;
 mod views;
 
 use crate::paths;
+use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::save::{self, Autosave, SavedGame};
@@ -25,6 +27,8 @@ pub enum Screen {
     Play,
     /// The camera (or replay) view of the table.
     Table,
+    /// Setting up a new T52 game.
+    NewT52,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -61,6 +65,18 @@ pub enum Command {
     AnswerFromCamera,
     /// Stop the camera or replay.
     StopLive,
+    /// Open the T52 setup form.
+    NewT52,
+    /// Replace the setup form with edited text.
+    EditForm(new_game::NewGameForm),
+    /// Fill a player's units (0 or 1) from the cards the camera reads now.
+    UnitsFromCamera(usize),
+    /// Start the T52 game the form describes.
+    StartT52,
+    /// Answer a number request.
+    AnswerNumber(i64),
+    /// Set the number being typed.
+    SetNumber(i64),
 }
 
 /// Everything the window shows.
@@ -91,6 +107,10 @@ pub struct AppState {
     pub live_dirty: bool,
     /// The uploaded picture of the newest frame.
     pub live_texture: Option<egui::TextureHandle>,
+    /// The T52 setup form.
+    pub form: new_game::NewGameForm,
+    /// The number typed for a number request.
+    pub number_entry: i64,
 }
 
 impl AppState {
@@ -136,6 +156,8 @@ impl AppState {
             live_frame: None,
             live_dirty: false,
             live_texture: None,
+            form: new_game::NewGameForm::default(),
+            number_entry: 0,
         }
     }
 
@@ -188,6 +210,12 @@ impl AppState {
             Command::OpenTable => self.screen = Screen::Table,
             Command::StopLive => self.live = None,
             Command::AnswerFromCamera => self.answer_from_camera(),
+            Command::NewT52 => self.screen = Screen::NewT52,
+            Command::EditForm(f) => self.form = f,
+            Command::UnitsFromCamera(player) => self.units_from_camera(player),
+            Command::StartT52 => self.start_t52(),
+            Command::AnswerNumber(n) => self.apply(Event::Answer(Answer::Number(n))),
+            Command::SetNumber(n) => self.number_entry = n,
             Command::DismissMessage => {
                 self.messages.pop();
             }
@@ -258,6 +286,51 @@ impl AppState {
                 .messages
                 .push("The camera does not show what is asked; enter it by hand.".into()),
         }
+    }
+
+    fn units_from_camera(&mut self, player: usize) {
+        let cards: Vec<Card> = self
+            .live_frame
+            .iter()
+            .flat_map(|f| f.scan.cards.iter())
+            .filter_map(|c| c.code.parse().ok())
+            .collect();
+        if cards.is_empty() {
+            self.messages
+                .push("The camera reads no cards right now; type the codes instead.".into());
+            return;
+        }
+        let text = units_text(&crate::rules::t52::group_cards(&cards));
+        if player == 0 {
+            self.form.first_units = text;
+        } else {
+            self.form.second_units = text;
+        }
+    }
+
+    fn start_t52(&mut self) {
+        let Some(ruleset) = self.library.get(GameId::T52).cloned() else {
+            self.messages.push("The T52 ruleset did not load.".into());
+            return;
+        };
+        let setup = match self.form.setup(&ruleset) {
+            Ok(s) => s,
+            Err(errors) => {
+                self.messages.push(errors.join(" "));
+                return;
+            }
+        };
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mut session = Session::new(GameId::T52, ruleset, seed);
+        let autosave = Autosave::new_in(&self.save_dir, GameId::T52);
+        if let Err(e) = autosave.apply(&mut session, Event::Begin(ProcedureSpec::T52(setup))) {
+            self.messages.push(e.to_string());
+        }
+        self.saves = save::list(&self.save_dir);
+        self.session = Some((session, autosave));
+        self.screen = Screen::Play;
     }
 
     fn enter_die(&mut self, v: u8) {
@@ -337,4 +410,24 @@ pub fn run(state: AppState) -> Result<(), eframe::Error> {
         options,
         Box::new(|_cc| Ok(Box::new(AdjutantApp { state }))),
     )
+}
+
+/// Writes units back in the form's text syntax (`8c+7s:mob`).
+fn units_text(units: &[crate::rules::t52::UnitCards]) -> String {
+    units
+        .iter()
+        .map(|u| {
+            let mut t = u.card.to_string();
+            for w in &u.with {
+                t.push('+');
+                t.push_str(&w.to_string());
+            }
+            if !u.upgrades.is_empty() {
+                t.push(':');
+                t.push_str(&u.upgrades.join(","));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

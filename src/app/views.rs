@@ -23,6 +23,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
             Screen::Play => play(state, ui, &mut cmds),
             Screen::Table => table(state, ui, &mut cmds),
+            Screen::NewT52 => new_t52(state, ui, &mut cmds),
         }
     });
     cmds
@@ -43,9 +44,14 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.add_space(8.0);
     ui.heading("Games");
     for (game, rs) in state.library.games() {
-        if ui.button(&rs.title).clicked() {
-            cmds.push(Command::OpenRules(game));
-        }
+        ui.horizontal(|ui| {
+            if ui.button(&rs.title).clicked() {
+                cmds.push(Command::OpenRules(game));
+            }
+            if game == GameId::T52 && ui.button("New T52 game").clicked() {
+                cmds.push(Command::NewT52);
+            }
+        });
         ui.label(&rs.summary);
         ui.add_space(4.0);
     }
@@ -164,6 +170,20 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     if ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
+                }
+                Ask::Number { min, max } => {
+                    ui.horizontal(|ui| {
+                        let mut n = state.number_entry.clamp(*min, *max);
+                        let label = ui.label("Number:");
+                        ui.add(egui::DragValue::new(&mut n).range(*min..=*max))
+                            .labelled_by(label.id);
+                        if n != state.number_entry {
+                            cmds.push(Command::SetNumber(n));
+                        }
+                        if ui.button("OK").clicked() {
+                            cmds.push(Command::AnswerNumber(n));
+                        }
+                    });
                 }
                 _ => {
                     camera_button(state, ui, cmds);
@@ -329,4 +349,61 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ));
         cols[1].label(format!("Unread dice: {}", scan.unread_dice.len()));
     });
+}
+
+fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(rs) = state.library.get(GameId::T52) else {
+        ui.label("The T52 ruleset did not load.");
+        return;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
+    }
+    ui.heading("New T52 game");
+    ui.label("Type each regiment as card codes: units separated by spaces, cards lying under or beside a unit joined with +, upgrades after a colon. Example: XR As Ad 8c+7s 4h+5c+Qd:mob,tough 3s");
+    let mut form = state.form.clone();
+    let camera = state
+        .live_frame
+        .as_ref()
+        .is_some_and(|f| !f.scan.cards.is_empty());
+    for (i, (name, units)) in [
+        (&mut form.first_name, &mut form.first_units),
+        (&mut form.second_name, &mut form.second_units),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        ui.horizontal(|ui| {
+            let l = ui.label(format!("Player {} name:", i + 1));
+            ui.text_edit_singleline(name).labelled_by(l.id);
+            let l = ui.label(format!("Player {} units:", i + 1));
+            ui.add(egui::TextEdit::singleline(units).desired_width(420.0))
+                .labelled_by(l.id);
+            if camera && ui.button(format!("Player {} from camera", i + 1)).clicked() {
+                cmds.push(Command::UnitsFromCamera(i));
+            }
+        });
+    }
+    ui.horizontal(|ui| {
+        let l = ui.label("Terrain:");
+        ui.text_edit_singleline(&mut form.terrain).labelled_by(l.id);
+        let l = ui.label("Objective cards:");
+        ui.text_edit_singleline(&mut form.objectives)
+            .labelled_by(l.id);
+    });
+    if form != state.form {
+        cmds.push(Command::EditForm(form.clone()));
+    }
+    match form.setup(rs) {
+        Ok(_) => {
+            if ui.button("Start game").clicked() {
+                cmds.push(Command::StartT52);
+            }
+        }
+        Err(problems) => {
+            for p in problems {
+                ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
+            }
+        }
+    }
 }

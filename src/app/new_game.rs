@@ -1,0 +1,135 @@
+//! Setting up a T52 game: each player's regiment typed as card codes (or
+//! taken from the cards the camera sees), terrain and objective cards. The
+//! form is checked as it is typed, and every problem is shown in a sentence.
+
+use crate::rules::Ruleset;
+use crate::rules::t52::{
+    GameSetup, PlayerSetup, TerrainKind, TerrainSetup, check_setup, parse_units,
+};
+use crate::table::Card;
+
+/// What the players typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGameForm {
+    /// First player's name.
+    pub first_name: String,
+    /// First player's units, e.g. `XR As Ad 8c+7s 4h+5c+Qd:mob 3s`.
+    pub first_units: String,
+    /// Second player's name.
+    pub second_name: String,
+    /// Second player's units.
+    pub second_units: String,
+    /// Terrain pieces by kind: `cover dangerous defensible`.
+    pub terrain: String,
+    /// Objective marker cards: `Kh Ks Jd`.
+    pub objectives: String,
+}
+
+impl Default for NewGameForm {
+    fn default() -> Self {
+        NewGameForm {
+            first_name: "Red".into(),
+            first_units: String::new(),
+            second_name: "Blue".into(),
+            second_units: String::new(),
+            terrain: "cover dangerous defensible".into(),
+            objectives: String::new(),
+        }
+    }
+}
+
+impl NewGameForm {
+    /// The setup the form describes, or every problem with it.
+    pub fn setup(&self, ruleset: &Ruleset) -> Result<GameSetup, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut players = Vec::new();
+        for (name, units) in [
+            (&self.first_name, &self.first_units),
+            (&self.second_name, &self.second_units),
+        ] {
+            let name = name.trim().to_string();
+            if units.trim().is_empty() {
+                errors.push(format!("{name}: lay out or type the regiment's cards."));
+                continue;
+            }
+            match parse_units(units) {
+                Ok(units) => players.push(PlayerSetup { name, units }),
+                Err(es) => errors.extend(es.into_iter().map(|e| format!("{name}: {e}"))),
+            }
+        }
+        let mut terrain = Vec::new();
+        for word in self.terrain.split_whitespace() {
+            let kind = match word.to_lowercase().as_str() {
+                "cover" => TerrainKind::Cover,
+                "dangerous" => TerrainKind::Dangerous,
+                "defensible" => TerrainKind::Defensible,
+                _ => {
+                    errors.push(format!(
+                        "Terrain `{word}` is not a kind (cover, dangerous or defensible)."
+                    ));
+                    continue;
+                }
+            };
+            terrain.push(TerrainSetup { kind, name: None });
+        }
+        let mut objectives = Vec::new();
+        for code in self.objectives.split_whitespace() {
+            match code.parse::<Card>() {
+                Ok(c) => objectives.push(c),
+                Err(e) => errors.push(format!("Objectives: {e}")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let setup = GameSetup {
+            players,
+            terrain,
+            objectives,
+        };
+        check_setup(&setup, ruleset)?;
+        Ok(setup)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{GameId, Library};
+
+    fn t52() -> Ruleset {
+        let (lib, _) = Library::builtin();
+        lib.get(GameId::T52)
+            .cloned()
+            .unwrap_or_else(|| panic!("no t52"))
+    }
+
+    #[test]
+    fn a_complete_form_gives_a_setup() {
+        let form = NewGameForm {
+            first_units: "XR As 8c+7s 6s+9c".into(),
+            second_units: "XB Ac Tc+3s 4d+5c+Qc".into(),
+            objectives: "Ks Jh".into(),
+            ..Default::default()
+        };
+        let setup = form.setup(&t52()).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(setup.players.len(), 2);
+        assert_eq!(setup.terrain.len(), 3);
+        assert_eq!(setup.objectives.len(), 2);
+    }
+
+    #[test]
+    fn problems_are_sentences_naming_the_player() {
+        let form = NewGameForm {
+            first_units: "XR As 8c+7s 8s+9c 8h+3c".into(),
+            second_units: String::new(),
+            terrain: "cover lava".into(),
+            objectives: "Kz".into(),
+            ..Default::default()
+        };
+        let errs = form.setup(&t52()).err().unwrap_or_default();
+        assert!(errs.iter().any(|e| e.starts_with("Blue:")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("lava")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("Kz")), "{errs:?}");
+    }
+}
