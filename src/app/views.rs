@@ -208,6 +208,17 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 ));
             }
         }
+        if !st.objectives.is_empty() {
+            cols[0].heading("Objectives");
+            for o in &st.objectives {
+                let holder = match o.holder {
+                    crate::rules::state::Holder::Uncaptured => "uncaptured".to_string(),
+                    crate::rules::state::Holder::Contested => "contested".to_string(),
+                    crate::rules::state::Holder::Side(i) => format!("held by {}", st.side_name(i)),
+                };
+                cols[0].label(format!("{}: {holder}", o.name));
+            }
+        }
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
             .stick_to_bottom(true)
