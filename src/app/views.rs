@@ -330,34 +330,13 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         }
         let scan = &frame.scan;
         cols[1].heading(format!("Read in {:.1} ms", scan.ms));
-        let cards: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
-        cols[1].label(format!(
-            "Cards: {}",
-            if cards.is_empty() {
-                "none".to_string()
-            } else {
-                cards.join(" ")
-            }
-        ));
+        let cards = list_or_none(scan.cards.iter().map(|c| c.code.clone()));
+        cols[1].label(format!("Cards: {cards}"));
         cols[1].label(format!("Unread cards: {}", scan.unread.len()));
-        let backs: Vec<&str> = scan.backs.iter().map(|b| b.colour.as_str()).collect();
-        cols[1].label(format!(
-            "Face-down cards: {}",
-            if backs.is_empty() {
-                "none".to_string()
-            } else {
-                backs.join(" ")
-            }
-        ));
-        let dice: Vec<String> = scan.dice.iter().map(|d| d.value.to_string()).collect();
-        cols[1].label(format!(
-            "Dice: {}",
-            if dice.is_empty() {
-                "none".to_string()
-            } else {
-                dice.join(" ")
-            }
-        ));
+        let backs = list_or_none(scan.backs.iter().map(|b| b.colour.clone()));
+        cols[1].label(format!("Face-down cards: {backs}"));
+        let dice = list_or_none(scan.dice.iter().map(|d| d.value.to_string()));
+        cols[1].label(format!("Dice: {dice}"));
         cols[1].label(format!("Unread dice: {}", scan.unread_dice.len()));
     });
 }
@@ -416,5 +395,15 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
             }
         }
+    }
+}
+
+/// "As Kh 3c", or "none" for an empty list.
+fn list_or_none(items: impl Iterator<Item = String>) -> String {
+    let v: Vec<String> = items.collect();
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(" ")
     }
 }

@@ -277,10 +277,7 @@ impl FaceNet {
         let mut d_a1 = vec![0f32; C1 * MAP * MAP];
         let mut last = 0.0;
         for epoch in 0..opts.epochs {
-            for i in (1..order.len()).rev() {
-                let j = rng.below(i + 1);
-                order.swap(i, j);
-            }
+            rng.shuffle(&mut order);
             let lr = opts.lr * (1.0 - epoch as f32 / opts.epochs.max(1) as f32).max(0.05);
             let mut total = 0.0f64;
             for batch in order.chunks(opts.batch.max(1)) {

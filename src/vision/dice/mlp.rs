@@ -54,6 +54,14 @@ impl XorShift {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
     /// Uniform integer in [0, n) (n > 0).
+    /// Fisher-Yates shuffle of `items` in place.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i + 1);
+            items.swap(i, j);
+        }
+    }
+
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n.max(1) as u64) as usize
     }
@@ -190,11 +198,7 @@ impl Mlp {
         let mut xs = vec![0f32; ni];
         let mut last_loss = 0.0;
         for epoch in 0..opts.epochs {
-            // Fisher-Yates shuffle.
-            for i in (1..order.len()).rev() {
-                let j = rng.below(i + 1);
-                order.swap(i, j);
-            }
+            rng.shuffle(&mut order);
             let lr = opts.lr * (1.0 - epoch as f32 / opts.epochs.max(1) as f32).max(0.05);
             let mut total = 0.0f64;
             for batch in order.chunks(opts.batch.max(1)) {
