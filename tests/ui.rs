@@ -104,8 +104,6 @@ fn a_broken_ruleset_is_shown_not_fatal() {
 
 #[test]
 fn a_pending_dice_request_can_be_answered_by_the_camera() {
-    use adjutant::app::live::LiveFrame;
-    use adjutant::vision::scan::{DieOut, ScanRecord};
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let saves = dir.path().join("saves");
     std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
@@ -117,26 +115,7 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
     let mut st = state(dir.path());
     st.execute(adjutant::app::Command::Resume(saves.join("t52-2.ron")));
     // What the camera saw: one die showing 5.
-    st.live_frame = Some(LiveFrame {
-        preview: image::RgbImage::new(8, 8),
-        scale: 1.0,
-        scan: ScanRecord {
-            image: "frame 1".into(),
-            width: 8,
-            height: 8,
-            ms: 1.0,
-            cards: vec![],
-            unread: vec![],
-            backs: vec![],
-            dice: vec![DieOut {
-                value: 5,
-                center: [4.0, 4.0],
-                size: 4.0,
-                confidence: 0.9,
-            }],
-            unread_dice: vec![],
-        },
-    });
+    st.show_frame(frame_with(vec![], vec![die(5, [4.0, 4.0])]));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
     harness.run();
     harness.get_by_label("Use the camera's dice [5]").click();
@@ -191,4 +170,94 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
         adjutant::rules::save::list(&dir.path().join("saves")).len(),
         1
     );
+}
+
+fn die(value: u8, center: [f32; 2]) -> adjutant::vision::scan::DieOut {
+    adjutant::vision::scan::DieOut {
+        value,
+        center,
+        size: 30.0,
+        confidence: 0.9,
+    }
+}
+
+fn card(code: &str, x: f32) -> adjutant::vision::scan::CardOut {
+    adjutant::vision::scan::CardOut {
+        code: code.into(),
+        quad: [[x, 10.0], [x + 60.0, 10.0], [x + 60.0, 100.0], [x, 100.0]],
+        confidence: 0.8,
+    }
+}
+
+/// A 320x240 frame the camera "read" as the given cards and dice.
+fn frame_with(
+    cards: Vec<adjutant::vision::scan::CardOut>,
+    dice: Vec<adjutant::vision::scan::DieOut>,
+) -> adjutant::app::live::LiveFrame {
+    let scan = adjutant::vision::scan::ScanRecord {
+        image: "frame".into(),
+        width: 320,
+        height: 240,
+        ms: 1.0,
+        cards,
+        unread: vec![],
+        backs: vec![],
+        dice,
+        unread_dice: vec![],
+    };
+    let picture = image::DynamicImage::new_rgb8(320, 240);
+    adjutant::app::live::preview(&picture, scan)
+}
+
+#[test]
+fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
+    use adjutant::app::Command;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.show_frame(frame_with(
+        vec![card("Kd", 10.0), card("As", 100.0)],
+        vec![die(5, [250.0, 150.0])],
+    ));
+    st.execute(Command::OpenTable);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(AdjutantApp::frame, st);
+    harness.run();
+    // Pick the misread card from the list, then name it.
+    harness.get_by_label("Kd 80%").click();
+    harness.run();
+    assert_eq!(
+        harness.state().selected,
+        Some(adjutant::app::corrections::Target::Card(0))
+    );
+    harness.get_by_label("Kh").click();
+    harness.run();
+    harness.get_by_label("die 5").click();
+    harness.run();
+    harness.get_by_label("shows 6").click();
+    harness.run();
+    let codes = |h: &Harness<'_, AppState>| -> Vec<String> {
+        let scan = &h.state().live_frame.as_ref().map(|f| f.scan.clone());
+        let scan = scan.clone().unwrap_or_else(|| panic!("no frame"));
+        let mut v: Vec<String> = scan.cards.iter().map(|c| c.code.clone()).collect();
+        v.extend(scan.dice.iter().map(|d| d.value.to_string()));
+        v
+    };
+    assert!(
+        harness.state().messages.is_empty(),
+        "{:?}",
+        harness.state().messages
+    );
+    assert_eq!(codes(&harness), ["Kh", "As", "6"]);
+    // The next frame reads the same misreads, a little moved: still corrected.
+    harness.state_mut().show_frame(frame_with(
+        vec![card("As", 102.0), card("Kd", 12.0)],
+        vec![die(5, [252.0, 151.0])],
+    ));
+    harness.run();
+    assert_eq!(codes(&harness), ["As", "Kh", "6"]);
+    harness.get_by_label("2 correction(s) in force.");
+    harness.get_by_label("Forget corrections").click();
+    harness.run();
+    assert_eq!(codes(&harness), ["As", "Kd", "5"]);
 }

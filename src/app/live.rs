@@ -28,8 +28,10 @@ pub struct LiveFrame {
     pub preview: image::RgbImage,
     /// Preview pixels per frame pixel.
     pub scale: f32,
-    /// What was read, in frame pixels.
+    /// What was read, in frame pixels, with the player's corrections.
     pub scan: ScanRecord,
+    /// What the readers read, before corrections.
+    pub raw: ScanRecord,
 }
 
 /// What the worker sends.
@@ -134,7 +136,8 @@ impl Drop for Live {
     }
 }
 
-fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
+/// Downscales `frame` for the window and pairs it with its scan.
+pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
     let long = frame.width().max(frame.height()).max(1);
     let scale = (PREVIEW_MAX_SIDE as f32 / long as f32).min(1.0);
     let w = ((frame.width() as f32 * scale).round() as u32).max(1);
@@ -148,6 +151,7 @@ fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
     LiveFrame {
         preview,
         scale,
+        raw: scan.clone(),
         scan,
     }
 }

@@ -2,6 +2,7 @@
 //! only reads [`AppState`] and returns [`Command`]s; commands are applied once
 //! per frame, after the UI, so the same path serves clicks and tests.
 
+pub mod corrections;
 pub mod live;
 pub mod new_game;
 mod views;
@@ -77,6 +78,12 @@ pub enum Command {
     AnswerNumber(i64),
     /// Set the number being typed.
     SetNumber(i64),
+    /// Pick a detection in the table view to correct (or none).
+    Select(Option<corrections::Target>),
+    /// Correct what the camera read for one detection of the shown frame.
+    Correct(corrections::Target, corrections::Fix),
+    /// Forget every correction.
+    ClearCorrections,
 }
 
 /// Everything the window shows.
@@ -111,6 +118,10 @@ pub struct AppState {
     pub form: new_game::NewGameForm,
     /// The number typed for a number request.
     pub number_entry: i64,
+    /// The player's fixes to what the camera reads.
+    pub corrections: corrections::Corrections,
+    /// The detection picked for correcting in the table view.
+    pub selected: Option<corrections::Target>,
 }
 
 impl AppState {
@@ -158,6 +169,8 @@ impl AppState {
             live_texture: None,
             form: new_game::NewGameForm::default(),
             number_entry: 0,
+            corrections: corrections::Corrections::default(),
+            selected: None,
         }
     }
 
@@ -216,6 +229,14 @@ impl AppState {
             Command::StartT52 => self.start_t52(),
             Command::AnswerNumber(n) => self.apply(Event::Answer(Answer::Number(n))),
             Command::SetNumber(n) => self.number_entry = n,
+            Command::Select(target) => self.selected = target,
+            Command::Correct(target, fix) => self.correct(target, fix),
+            Command::ClearCorrections => {
+                self.corrections.clear();
+                if let Some(f) = &mut self.live_frame {
+                    f.scan = f.raw.clone();
+                }
+            }
             Command::DismissMessage => {
                 self.messages.pop();
             }
@@ -242,12 +263,10 @@ impl AppState {
     pub fn drain_live(&mut self) {
         let Some(l) = &mut self.live else { return };
         let mut lost = false;
+        let mut frames = Vec::new();
         for update in l.drain() {
             match update {
-                live::LiveUpdate::Frame(f) => {
-                    self.live_frame = Some(*f);
-                    self.live_dirty = true;
-                }
+                live::LiveUpdate::Frame(f) => frames.push(*f),
                 live::LiveUpdate::Problem { message, fatal } => {
                     self.messages.push(message);
                     lost |= fatal;
@@ -256,6 +275,9 @@ impl AppState {
         }
         if lost {
             self.live = None;
+        }
+        for f in frames {
+            self.show_frame(f);
         }
     }
 
@@ -277,6 +299,30 @@ impl AppState {
             _ => return None,
         };
         req.check(answer).ok()
+    }
+
+    /// Shows a new frame as if the frame-source loop had read it (tests,
+    /// and sources driven by the UI thread).
+    pub fn show_frame(&mut self, mut frame: live::LiveFrame) {
+        frame.scan = self.corrections.next_frame(&frame.raw);
+        if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
+            self.selected = target.relocate(&old.scan, &frame.scan);
+        }
+        self.live_frame = Some(frame);
+        self.live_dirty = true;
+    }
+
+    fn correct(&mut self, target: corrections::Target, fix: corrections::Fix) {
+        self.selected = None;
+        let Some(f) = &mut self.live_frame else {
+            return;
+        };
+        if self.corrections.add(&f.scan, target, fix) {
+            f.scan = self.corrections.apply(&f.raw);
+        } else {
+            self.messages
+                .push("That detection is gone from the picture; pick it again.".into());
+        }
     }
 
     fn answer_from_camera(&mut self) {

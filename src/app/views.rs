@@ -1,5 +1,6 @@
 //! The screens. Each function reads the state and returns commands.
 
+use super::corrections::{Fix, Target};
 use super::{AppState, Command, Screen};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
@@ -278,67 +279,220 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         if let Some(tex) = &state.live_texture {
             // Fit the picture to its column; overlays follow the same scale.
             let fit = (cols[0].available_width() / tex.size_vec2().x).min(1.0);
-            let resp = cols[0].image((tex.id(), tex.size_vec2() * fit));
+            let picture =
+                egui::Image::new((tex.id(), tex.size_vec2() * fit)).sense(egui::Sense::click());
+            let resp = cols[0].add(picture);
             let painter = cols[0].painter_at(resp.rect);
             let scale = frame.scale * fit;
-            let to_screen = |p: [f32; 2]| resp.rect.min + egui::vec2(p[0], p[1]) * scale;
-            let outline = |quad: &[[f32; 2]; 4], colour: egui::Color32| {
-                let pts: Vec<egui::Pos2> = quad.iter().map(|p| to_screen(*p)).collect();
-                painter.add(egui::Shape::closed_line(
-                    pts,
-                    egui::Stroke::new(2.0, colour),
-                ));
-            };
-            for c in &frame.scan.cards {
-                outline(&c.quad, egui::Color32::GREEN);
-                painter.text(
-                    to_screen(c.quad[0]),
-                    egui::Align2::LEFT_BOTTOM,
-                    &c.code,
-                    egui::FontId::proportional(16.0),
-                    egui::Color32::YELLOW,
-                );
+            // A click on a card or die picks it for correcting.
+            if resp.clicked()
+                && let Some(pos) = resp.interact_pointer_pos()
+            {
+                let at = (pos - resp.rect.min) / scale;
+                let p = [at.x, at.y];
+                let target = Target::at(&frame.scan, p).unwrap_or(Target::Spot(p));
+                cmds.push(Command::Select(Some(target)));
             }
-            for q in &frame.scan.unread {
-                outline(&q.quad, egui::Color32::RED);
-            }
-            for b in &frame.scan.backs {
-                outline(&b.quad, egui::Color32::LIGHT_BLUE);
-            }
-            for d in &frame.scan.dice {
-                let c = to_screen(d.center);
-                painter.circle_stroke(
-                    c,
-                    d.size * scale / 2.0,
-                    egui::Stroke::new(2.0, egui::Color32::GREEN),
-                );
-                painter.text(
-                    c,
-                    egui::Align2::CENTER_CENTER,
-                    d.value.to_string(),
-                    egui::FontId::proportional(16.0),
-                    egui::Color32::YELLOW,
-                );
-            }
-            for d in &frame.scan.unread_dice {
-                painter.circle_stroke(
-                    to_screen(d.center),
-                    d.size * scale / 2.0,
-                    egui::Stroke::new(2.0, egui::Color32::RED),
-                );
-            }
+            let origin = resp.rect.min;
+            overlay(&painter, &frame.scan, state.selected, |p| {
+                origin + egui::vec2(p[0], p[1]) * scale
+            });
         }
-        let scan = &frame.scan;
-        cols[1].heading(format!("Read in {:.1} ms", scan.ms));
-        let cards = list_or_none(scan.cards.iter().map(|c| c.code.clone()));
-        cols[1].label(format!("Cards: {cards}"));
-        cols[1].label(format!("Unread cards: {}", scan.unread.len()));
-        let backs = list_or_none(scan.backs.iter().map(|b| b.colour.clone()));
-        cols[1].label(format!("Face-down cards: {backs}"));
-        let dice = list_or_none(scan.dice.iter().map(|d| d.value.to_string()));
-        cols[1].label(format!("Dice: {dice}"));
-        cols[1].label(format!("Unread dice: {}", scan.unread_dice.len()));
+        detections(state, &frame.scan, &mut cols[1], cmds);
     });
+}
+
+/// Outlines and tags over the picture: green read, red unread, light blue
+/// face down; the picked detection is drawn thicker in yellow.
+fn overlay(
+    painter: &egui::Painter,
+    scan: &crate::vision::scan::ScanRecord,
+    selected: Option<Target>,
+    to_screen: impl Fn([f32; 2]) -> egui::Pos2,
+) {
+    let stroke = |target: Option<Target>, colour: egui::Color32| {
+        if target.is_some() && target == selected {
+            egui::Stroke::new(4.0, egui::Color32::YELLOW)
+        } else {
+            egui::Stroke::new(2.0, colour)
+        }
+    };
+    let tag = |at: egui::Pos2, text: &str| {
+        let galley = painter.layout_no_wrap(
+            text.to_string(),
+            egui::FontId::proportional(15.0),
+            egui::Color32::WHITE,
+        );
+        let rect = egui::Align2::CENTER_CENTER.anchor_size(at, galley.size());
+        painter.rect_filled(rect.expand(2.0), 3.0, egui::Color32::from_black_alpha(190));
+        painter.galley(rect.min, galley, egui::Color32::WHITE);
+    };
+    let quad = |q: &[[f32; 2]; 4], stroke: egui::Stroke, text: &str| {
+        let pts: Vec<egui::Pos2> = q.iter().map(|p| to_screen(*p)).collect();
+        let centre = egui::Pos2::new(
+            pts.iter().map(|p| p.x).sum::<f32>() / 4.0,
+            pts.iter().map(|p| p.y).sum::<f32>() / 4.0,
+        );
+        painter.add(egui::Shape::closed_line(pts, stroke));
+        tag(centre, text);
+    };
+    let die = |c: [f32; 2], size: f32, stroke: egui::Stroke, text: &str| {
+        let c = to_screen(c);
+        let r = (to_screen([size / 2.0, 0.0]).x - to_screen([0.0, 0.0]).x).max(3.0);
+        painter.circle_stroke(c, r, stroke);
+        tag(c, text);
+    };
+    for (i, c) in scan.cards.iter().enumerate() {
+        quad(
+            &c.quad,
+            stroke(Some(Target::Card(i)), egui::Color32::GREEN),
+            &c.code,
+        );
+    }
+    for (i, q) in scan.unread.iter().enumerate() {
+        quad(
+            &q.quad,
+            stroke(Some(Target::UnreadCard(i)), egui::Color32::RED),
+            "?",
+        );
+    }
+    for b in &scan.backs {
+        quad(&b.quad, stroke(None, egui::Color32::LIGHT_BLUE), "back");
+    }
+    if let Some(Target::Spot(p)) = selected {
+        let s = egui::Stroke::new(4.0, egui::Color32::YELLOW);
+        die(p, 0.0, s, "+");
+    }
+    for (i, d) in scan.dice.iter().enumerate() {
+        let s = stroke(Some(Target::Die(i)), egui::Color32::GREEN);
+        die(d.center, d.size, s, &d.value.to_string());
+    }
+    for (i, d) in scan.unread_dice.iter().enumerate() {
+        let s = stroke(Some(Target::UnreadDie(i)), egui::Color32::RED);
+        die(d.center, d.size, s, "?");
+    }
+}
+
+/// The list of what was read, each entry a button that picks it for
+/// correcting, and the picker for the picked one.
+fn detections(
+    state: &AppState,
+    scan: &crate::vision::scan::ScanRecord,
+    ui: &mut egui::Ui,
+    cmds: &mut Vec<Command>,
+) {
+    ui.heading(format!("Read in {:.1} ms", scan.ms));
+    ui.label("Click a card or die (in the picture or below) to correct it.");
+    let mut entry = |ui: &mut egui::Ui, target: Target, text: String| {
+        let picked = state.selected == Some(target);
+        if ui.selectable_label(picked, text).clicked() {
+            cmds.push(Command::Select(if picked { None } else { Some(target) }));
+        }
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Cards:");
+        for (i, c) in scan.cards.iter().enumerate() {
+            let text = format!("{} {:.0}%", c.code, c.confidence * 100.0);
+            entry(ui, Target::Card(i), text);
+        }
+        for i in 0..scan.unread.len() {
+            entry(ui, Target::UnreadCard(i), format!("unread card {}", i + 1));
+        }
+        if scan.cards.is_empty() && scan.unread.is_empty() {
+            ui.label("none");
+        }
+    });
+    let backs = list_or_none(scan.backs.iter().map(|b| b.colour.clone()));
+    ui.label(format!("Face-down cards: {backs}"));
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Dice:");
+        for (i, d) in scan.dice.iter().enumerate() {
+            entry(ui, Target::Die(i), format!("die {}", d.value));
+        }
+        for i in 0..scan.unread_dice.len() {
+            entry(ui, Target::UnreadDie(i), format!("unread die {}", i + 1));
+        }
+        if scan.dice.is_empty() && scan.unread_dice.is_empty() {
+            ui.label("none");
+        }
+    });
+    if let Some(target) = state.selected {
+        ui.separator();
+        picker(target, ui, cmds);
+    }
+    if !state.corrections.is_empty() {
+        ui.separator();
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "{} correction(s) in force.",
+                state.corrections.len()
+            ));
+            if ui.button("Forget corrections").clicked() {
+                cmds.push(Command::ClearCorrections);
+            }
+        });
+    }
+}
+
+/// One click names the picked card or die.
+fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let mut fix_button = |ui: &mut egui::Ui, text: egui::RichText, fix: Fix| {
+        if ui.button(text).clicked() {
+            cmds.push(Command::Correct(target, fix));
+        }
+    };
+    if !target.is_die() {
+        ui.label(if target.is_card() {
+            "This card is:"
+        } else {
+            "Nothing was read here. Add a card:"
+        });
+        // Thirteen ranks in a row must fit half of a small window.
+        ui.spacing_mut().item_spacing.x = 2.0;
+        ui.spacing_mut().button_padding.x = 3.0;
+        for suit in ['s', 'h', 'd', 'c'] {
+            let colour = if matches!(suit, 'h' | 'd') {
+                egui::Color32::from_rgb(230, 80, 80)
+            } else {
+                ui.visuals().strong_text_color()
+            };
+            ui.horizontal(|ui| {
+                for rank in "A23456789TJQK".chars() {
+                    let code = format!("{rank}{suit}");
+                    fix_button(
+                        ui,
+                        egui::RichText::new(&code).color(colour),
+                        Fix::Card(code),
+                    );
+                }
+            });
+        }
+        ui.horizontal(|ui| {
+            fix_button(ui, "XR (red joker)".into(), Fix::Card("XR".into()));
+            fix_button(ui, "XB (black joker)".into(), Fix::Card("XB".into()));
+            if target.is_card() {
+                fix_button(ui, "Not a card".into(), Fix::NotACard);
+            }
+        });
+    }
+    if !target.is_card() {
+        ui.horizontal(|ui| {
+            ui.label(if target.is_die() {
+                "This die shows:"
+            } else {
+                "Or add a die showing:"
+            });
+            for v in 1..=6u8 {
+                fix_button(ui, format!("shows {v}").into(), Fix::Die(v));
+            }
+            if target.is_die() {
+                fix_button(ui, "Not a die".into(), Fix::NotADie);
+            }
+        });
+    }
+    if ui.add(egui::Button::new("Cancel")).clicked() {
+        cmds.push(Command::Select(None));
+    }
 }
 
 fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {

@@ -1,0 +1,452 @@
+//! A player's fixes to what the camera read. A fix is pinned to a place on
+//! the table, so it keeps applying to the same card or die in the frames that
+//! follow, until that object has been gone for a while (picked up, rerolled).
+
+use crate::vision::geometry::{Point, Quad, dist};
+use crate::vision::scan::{CardOut, DieOut, QuadOut, ScanRecord, UnreadDieOut};
+
+/// Frames a fix survives without its object before it is forgotten: long
+/// enough to ride out a frame or two where the reader loses the object,
+/// short enough that a rerolled die is read afresh.
+pub const MAX_MISSED_FRAMES: u32 = 8;
+
+/// What a fix says an object is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fix {
+    /// This card is the given code (`Kh`, `XR`).
+    Card(String),
+    /// This outline is not a card: drop it.
+    NotACard,
+    /// This die shows the given face.
+    Die(u8),
+    /// This is not a die: drop it.
+    NotADie,
+}
+
+impl Fix {
+    fn is_card(&self) -> bool {
+        matches!(self, Fix::Card(_) | Fix::NotACard)
+    }
+}
+
+/// Which detection of a scan a fix is for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// `scan.cards[i]`.
+    Card(usize),
+    /// `scan.unread[i]`.
+    UnreadCard(usize),
+    /// `scan.dice[i]`.
+    Die(usize),
+    /// `scan.unread_dice[i]`.
+    UnreadDie(usize),
+    /// A place (image pixels) where the reader found nothing: a fix there
+    /// adds the card or die the reader missed.
+    Spot(Point),
+}
+
+/// Size of an object added at a [`Target::Spot`], as a fraction of the
+/// frame's short side: about a die's width on a table seen whole.
+const SPOT_FRACTION: f32 = 0.06;
+
+impl Target {
+    /// Centre and matching radius of the target in `scan`, if it exists.
+    fn place(self, scan: &ScanRecord) -> Option<(Point, f32)> {
+        match self {
+            Target::Card(i) => scan.cards.get(i).map(|c| card_place(&c.quad)),
+            Target::UnreadCard(i) => scan.unread.get(i).map(|c| card_place(&c.quad)),
+            Target::Die(i) => scan.dice.get(i).map(|d| (d.center, d.size * 0.5)),
+            Target::UnreadDie(i) => scan.unread_dice.get(i).map(|d| (d.center, d.size * 0.5)),
+            Target::Spot(p) => Some((p, spot_size(scan) * 0.5)),
+        }
+    }
+
+    /// The same object in a later scan: the detection of the same kind whose
+    /// centre is nearest the old one, within the matching radius.
+    /// A spot stays a spot until something is detected there.
+    pub fn relocate(self, old: &ScanRecord, new: &ScanRecord) -> Option<Target> {
+        if let Target::Spot(p) = self {
+            return Some(Target::at(new, p).unwrap_or(self));
+        }
+        let (at, radius) = self.place(old)?;
+        let candidates: Vec<Target> = if self.is_card() {
+            (0..new.cards.len())
+                .map(Target::Card)
+                .chain((0..new.unread.len()).map(Target::UnreadCard))
+                .collect()
+        } else {
+            (0..new.dice.len())
+                .map(Target::Die)
+                .chain((0..new.unread_dice.len()).map(Target::UnreadDie))
+                .collect()
+        };
+        candidates
+            .into_iter()
+            .filter_map(|t| t.place(new).map(|(c, _)| (t, dist(c, at))))
+            .filter(|(_, d)| *d <= radius)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(t, _)| t)
+    }
+
+    /// The detection of `scan` under the point `at` (image pixels), dice
+    /// first since they may lie on cards.
+    pub fn at(scan: &ScanRecord, at: Point) -> Option<Target> {
+        let die = |center: Point, size: f32| dist(center, at) <= size * 0.6;
+        if let Some(i) = scan.dice.iter().position(|d| die(d.center, d.size)) {
+            return Some(Target::Die(i));
+        }
+        if let Some(i) = scan.unread_dice.iter().position(|d| die(d.center, d.size)) {
+            return Some(Target::UnreadDie(i));
+        }
+        if let Some(i) = scan.cards.iter().position(|c| Quad(c.quad).contains(at)) {
+            return Some(Target::Card(i));
+        }
+        scan.unread
+            .iter()
+            .position(|c| Quad(c.quad).contains(at))
+            .map(Target::UnreadCard)
+    }
+
+    /// Whether the target is a card (as opposed to a die or a spot).
+    pub fn is_card(self) -> bool {
+        matches!(self, Target::Card(_) | Target::UnreadCard(_))
+    }
+
+    /// Whether the target is a die (as opposed to a card or a spot).
+    pub fn is_die(self) -> bool {
+        matches!(self, Target::Die(_) | Target::UnreadDie(_))
+    }
+}
+
+fn spot_size(scan: &ScanRecord) -> f32 {
+    scan.width.min(scan.height).max(1) as f32 * SPOT_FRACTION
+}
+
+/// Centre of a card outline and a radius that stays inside the card: a
+/// neighbouring card's centre is at least a card width away.
+fn card_place(quad: &[Point; 4]) -> (Point, f32) {
+    let q = Quad(*quad);
+    let short = q.side(0).min(q.side(1));
+    (q.centre(), short * 0.45)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Pinned {
+    center: Point,
+    radius: f32,
+    fix: Fix,
+    /// Made on an empty spot: shown even when nothing is detected there,
+    /// and kept until the player forgets it.
+    added: bool,
+    missed: u32,
+}
+
+/// The fixes in force.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Corrections {
+    pinned: Vec<Pinned>,
+}
+
+impl Corrections {
+    /// Pins `fix` to the place of `target` in `scan` (replacing an earlier fix
+    /// of the same object). Returns false when the target is not in the scan
+    /// or the fix is for the other kind of object.
+    pub fn add(&mut self, scan: &ScanRecord, target: Target, fix: Fix) -> bool {
+        let Some((center, radius)) = target.place(scan) else {
+            return false;
+        };
+        if (target.is_card() && !fix.is_card()) || (target.is_die() && fix.is_card()) {
+            return false;
+        }
+        if let Fix::Die(v) = fix
+            && !(1..=6).contains(&v)
+        {
+            return false;
+        }
+        self.pinned
+            .retain(|p| p.fix.is_card() != fix.is_card() || dist(p.center, center) > radius);
+        self.pinned.push(Pinned {
+            center,
+            radius,
+            added: matches!(target, Target::Spot(_)),
+            fix,
+            missed: 0,
+        });
+        true
+    }
+
+    /// Number of fixes in force.
+    pub fn len(&self) -> usize {
+        self.pinned.len()
+    }
+
+    /// Whether no fix is in force.
+    pub fn is_empty(&self) -> bool {
+        self.pinned.is_empty()
+    }
+
+    /// Forgets every fix.
+    pub fn clear(&mut self) {
+        self.pinned.clear();
+    }
+
+    /// The scan as the player says it is: fixed objects replaced or dropped.
+    /// Does not age the fixes (see [`Corrections::next_frame`]).
+    pub fn apply(&self, raw: &ScanRecord) -> ScanRecord {
+        self.apply_marking(raw, &mut vec![false; self.pinned.len()])
+    }
+
+    /// Applies the fixes to a new frame and ages them: a fix whose object was
+    /// missing for more than [`MAX_MISSED_FRAMES`] frames is forgotten.
+    pub fn next_frame(&mut self, raw: &ScanRecord) -> ScanRecord {
+        let mut used = vec![false; self.pinned.len()];
+        let out = self.apply_marking(raw, &mut used);
+        for (p, hit) in self.pinned.iter_mut().zip(&used) {
+            p.missed = if *hit || p.added { 0 } else { p.missed + 1 };
+        }
+        self.pinned.retain(|p| p.missed <= MAX_MISSED_FRAMES);
+        out
+    }
+
+    fn find(&self, at: Point, cards: bool, used: &mut [bool]) -> Option<&Fix> {
+        let i = self
+            .pinned
+            .iter()
+            .position(|p| p.fix.is_card() == cards && dist(p.center, at) <= p.radius)?;
+        used[i] = true;
+        Some(&self.pinned[i].fix)
+    }
+
+    fn apply_marking(&self, raw: &ScanRecord, used: &mut [bool]) -> ScanRecord {
+        let mut out = ScanRecord {
+            cards: Vec::new(),
+            unread: Vec::new(),
+            dice: Vec::new(),
+            unread_dice: Vec::new(),
+            ..raw.clone()
+        };
+        let card_quads = raw
+            .cards
+            .iter()
+            .map(|c| (c.quad, Some(c)))
+            .chain(raw.unread.iter().map(|u| (u.quad, None)));
+        for (quad, read) in card_quads {
+            match self.find(card_place(&quad).0, true, used) {
+                Some(Fix::Card(code)) => out.cards.push(CardOut {
+                    code: code.clone(),
+                    quad,
+                    confidence: 1.0,
+                }),
+                Some(_) => {}
+                None => match read {
+                    Some(c) => out.cards.push(c.clone()),
+                    None => out.unread.push(QuadOut { quad }),
+                },
+            }
+        }
+        let dice = raw
+            .dice
+            .iter()
+            .map(|d| (d.center, d.size, Some(d)))
+            .chain(raw.unread_dice.iter().map(|u| (u.center, u.size, None)));
+        for (center, size, read) in dice {
+            match self.find(center, false, used) {
+                Some(Fix::Die(value)) => out.dice.push(DieOut {
+                    value: *value,
+                    center,
+                    size,
+                    confidence: 1.0,
+                }),
+                Some(_) => {}
+                None => match read {
+                    Some(d) => out.dice.push(d.clone()),
+                    None => out.unread_dice.push(UnreadDieOut { center, size }),
+                },
+            }
+        }
+        // What the player added where the reader saw nothing.
+        for (p, hit) in self.pinned.iter().zip(used.iter()) {
+            if !p.added || *hit {
+                continue;
+            }
+            let [x, y] = p.center;
+            let r = p.radius;
+            match &p.fix {
+                Fix::Card(code) => out.cards.push(CardOut {
+                    code: code.clone(),
+                    quad: [
+                        [x - r, y - r],
+                        [x + r, y - r],
+                        [x + r, y + r],
+                        [x - r, y + r],
+                    ],
+                    confidence: 1.0,
+                }),
+                Fix::Die(value) => out.dice.push(DieOut {
+                    value: *value,
+                    center: p.center,
+                    size: 2.0 * r,
+                    confidence: 1.0,
+                }),
+                Fix::NotACard | Fix::NotADie => {}
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(code: &str, x: f32) -> CardOut {
+        CardOut {
+            code: code.into(),
+            quad: [[x, 0.0], [x + 60.0, 0.0], [x + 60.0, 90.0], [x, 90.0]],
+            confidence: 0.8,
+        }
+    }
+
+    fn die(value: u8, x: f32) -> DieOut {
+        DieOut {
+            value,
+            center: [x, 200.0],
+            size: 30.0,
+            confidence: 0.9,
+        }
+    }
+
+    fn scan(cards: Vec<CardOut>, dice: Vec<DieOut>) -> ScanRecord {
+        ScanRecord {
+            image: "frame".into(),
+            width: 640,
+            height: 480,
+            ms: 1.0,
+            cards,
+            unread: vec![QuadOut {
+                quad: [[300.0, 0.0], [360.0, 0.0], [360.0, 90.0], [300.0, 90.0]],
+            }],
+            backs: Vec::new(),
+            dice,
+            unread_dice: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_fixed_card_stays_fixed_in_later_frames_even_if_it_moves_a_little() {
+        let first = scan(vec![card("Kd", 0.0), card("As", 100.0)], vec![]);
+        let mut fixes = Corrections::default();
+        assert!(fixes.add(&first, Target::Card(0), Fix::Card("Kh".into())));
+        let later = scan(vec![card("As", 101.0), card("Kd", 4.0)], vec![]);
+        let seen = fixes.next_frame(&later);
+        let codes: Vec<&str> = seen.cards.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["As", "Kh"]);
+        assert_eq!(seen.cards[1].confidence, 1.0);
+    }
+
+    #[test]
+    fn an_unread_card_can_be_named_and_a_false_card_dropped() {
+        let first = scan(vec![card("Qs", 0.0)], vec![]);
+        let mut fixes = Corrections::default();
+        assert!(fixes.add(&first, Target::UnreadCard(0), Fix::Card("7c".into())));
+        assert!(fixes.add(&first, Target::Card(0), Fix::NotACard));
+        let seen = fixes.apply(&first);
+        assert_eq!(seen.cards.len(), 1);
+        assert_eq!(seen.cards[0].code, "7c");
+        assert!(seen.unread.is_empty());
+    }
+
+    #[test]
+    fn dice_fixes_replace_values_and_card_fixes_never_touch_dice() {
+        let first = scan(vec![card("Qs", 0.0)], vec![die(5, 30.0), die(2, 100.0)]);
+        let mut fixes = Corrections::default();
+        assert!(fixes.add(&first, Target::Die(0), Fix::Die(6)));
+        assert!(!fixes.add(&first, Target::Die(1), Fix::Card("As".into())));
+        assert!(!fixes.add(&first, Target::Die(1), Fix::Die(7)));
+        assert!(!fixes.add(&first, Target::Die(9), Fix::Die(1)));
+        let values: Vec<u8> = fixes.apply(&first).dice.iter().map(|d| d.value).collect();
+        assert_eq!(values, [6, 2]);
+        assert_eq!(fixes.apply(&first).cards[0].code, "Qs");
+    }
+
+    #[test]
+    fn a_selection_follows_its_object_into_the_next_frame_and_clicks_find_objects() {
+        let first = scan(vec![card("Kd", 0.0), card("As", 100.0)], vec![die(3, 30.0)]);
+        let later = scan(vec![card("As", 103.0)], vec![die(3, 32.0)]);
+        assert_eq!(
+            Target::Card(1).relocate(&first, &later),
+            Some(Target::Card(0))
+        );
+        assert_eq!(Target::Card(0).relocate(&first, &later), None);
+        assert_eq!(
+            Target::Die(0).relocate(&first, &later),
+            Some(Target::Die(0))
+        );
+        assert_eq!(Target::at(&first, [130.0, 40.0]), Some(Target::Card(1)));
+        assert_eq!(
+            Target::at(&first, [330.0, 40.0]),
+            Some(Target::UnreadCard(0))
+        );
+        assert_eq!(Target::at(&first, [31.0, 199.0]), Some(Target::Die(0)));
+        assert_eq!(Target::at(&first, [600.0, 400.0]), None);
+        let spot = Target::Spot([600.0, 400.0]);
+        assert_eq!(spot.relocate(&first, &later), Some(spot));
+    }
+
+    #[test]
+    fn a_missed_card_or_die_is_added_at_a_spot_and_kept() {
+        let first = scan(vec![card("Qs", 0.0)], vec![]);
+        let mut fixes = Corrections::default();
+        assert!(fixes.add(&first, Target::Spot([500.0, 300.0]), Fix::Card("8d".into())));
+        assert!(fixes.add(&first, Target::Spot([500.0, 420.0]), Fix::Die(4)));
+        for _ in 0..=MAX_MISSED_FRAMES {
+            fixes.next_frame(&first);
+        }
+        let seen = fixes.next_frame(&first);
+        let codes: Vec<&str> = seen.cards.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["Qs", "8d"]);
+        assert_eq!(seen.dice.len(), 1);
+        assert_eq!(seen.dice[0].value, 4);
+        assert_eq!(Target::at(&seen, [500.0, 300.0]), Some(Target::Card(1)));
+        // Once the reader finds that die itself, the fix names it, once.
+        let found = scan(vec![card("Qs", 0.0)], vec![die(2, 501.0)]);
+        let found = ScanRecord {
+            dice: vec![DieOut {
+                center: [501.0, 421.0],
+                ..die(2, 0.0)
+            }],
+            ..found
+        };
+        let seen = fixes.next_frame(&found);
+        let values: Vec<u8> = seen.dice.iter().map(|d| d.value).collect();
+        assert_eq!(values, [4]);
+    }
+
+    #[test]
+    fn refixing_an_object_replaces_the_first_fix() {
+        let first = scan(vec![], vec![die(5, 30.0)]);
+        let mut fixes = Corrections::default();
+        fixes.add(&first, Target::Die(0), Fix::Die(6));
+        let seen = fixes.apply(&first);
+        fixes.add(&seen, Target::Die(0), Fix::Die(4));
+        assert_eq!(fixes.len(), 1);
+        assert_eq!(fixes.apply(&first).dice[0].value, 4);
+    }
+
+    #[test]
+    fn a_fix_is_forgotten_once_its_die_has_been_gone_for_a_while() {
+        let first = scan(vec![], vec![die(5, 30.0)]);
+        let empty = scan(vec![], vec![]);
+        let mut fixes = Corrections::default();
+        fixes.add(&first, Target::Die(0), Fix::Die(6));
+        for _ in 0..MAX_MISSED_FRAMES {
+            fixes.next_frame(&empty);
+        }
+        assert_eq!(fixes.next_frame(&first).dice[0].value, 6, "survives a gap");
+        for _ in 0..=MAX_MISSED_FRAMES {
+            fixes.next_frame(&empty);
+        }
+        assert!(fixes.is_empty());
+        assert_eq!(fixes.next_frame(&first).dice[0].value, 5);
+    }
+}
