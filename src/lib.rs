@@ -9,6 +9,7 @@
 //! `vision` and `rules` are usable headless: the CLI and tests drive them.
 
 pub mod app;
+pub mod files;
 pub mod paths;
 pub mod rules;
 pub mod table;

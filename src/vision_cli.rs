@@ -251,7 +251,7 @@ pub fn learn_deck(dir: &Path, name: Option<&str>, sarm_names: bool) -> Result<Ex
             .map_or_else(|| "deck".to_string(), |n| n.to_string_lossy().into_owned())
     });
     let out = deck_dir().join(format!("{name}.bin"));
-    adjutant::rules::save::write_atomic(&out, &bytes)?;
+    adjutant::files::write_atomic(&out, &bytes)?;
     println!(
         "Learned deck saved to {}; scans now use it (pass --general to ignore it).",
         out.display()
@@ -309,7 +309,7 @@ pub fn fit_cards(out: &Path, sets: &[String], decks: &[PathBuf]) -> Result<ExitC
     }
     let model = model.context("give at least one --set or --deck")?;
     let bytes = model.to_bytes();
-    adjutant::rules::save::write_atomic(out, &bytes)?;
+    adjutant::files::write_atomic(out, &bytes)?;
     println!("wrote {} ({} bytes)", out.display(), bytes.len());
     Ok(ExitCode::SUCCESS)
 }
@@ -318,7 +318,7 @@ pub fn fit_dice(set: &Path, out: &Path, cards: Option<&Path>) -> Result<ExitCode
     let mut opts = FitOptions::new(set.to_path_buf());
     opts.card_dir = cards.map(Path::to_path_buf);
     let outcome = fit(&opts)?;
-    adjutant::rules::save::write_atomic(out, &outcome.model.to_bytes())?;
+    adjutant::files::write_atomic(out, &outcome.model.to_bytes())?;
     println!("{}", outcome.log);
     println!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)

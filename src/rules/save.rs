@@ -6,7 +6,6 @@ use super::games::{GameId, Library};
 use super::session::{Event, Session};
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Save format version written by this build.
@@ -116,26 +115,12 @@ fn io(file: &Path) -> impl FnOnce(std::io::Error) -> SaveError + '_ {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory is
-/// written and fsynced, then renamed over the target, then the directory is
-/// fsynced, so a crash leaves either the old file or the new one.
+/// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = PathBuf::from(tmp_name);
-    {
-        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(io(path))?;
-    if let Ok(d) = fs::File::open(dir) {
-        // Not all platforms can fsync a directory; the rename is done either way.
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::files::write_atomic(path, bytes).map_err(|e| SaveError::Io {
+        file: e.path,
+        source: e.source,
+    })
 }
 
 /// Saves a session: rotates backups (the previous save becomes `.1`), then

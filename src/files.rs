@@ -1,0 +1,70 @@
+//! File helpers shared by the layers: saves, learned decks and fitted models
+//! are all written the same crash-safe way.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct WriteError {
+    /// The file (or its temp file, or its folder) that failed.
+    pub path: PathBuf,
+    /// The OS error.
+    pub source: std::io::Error,
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory is
+/// written and fsynced, then renamed over the target, then the directory is
+/// synced. A crash leaves either the old file or the new one, never half.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let fail = |p: &Path| {
+        let path = p.to_path_buf();
+        move |source| WriteError { path, source }
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).map_err(fail(dir))?;
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    {
+        let mut f = fs::File::create(&tmp).map_err(fail(&tmp))?;
+        f.write_all(bytes).map_err(fail(&tmp))?;
+        f.sync_all().map_err(fail(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(fail(path))?;
+    if let Ok(d) = fs::File::open(dir) {
+        // Not all platforms can fsync a directory; the rename is done either way.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_replace_the_file_whole_and_leave_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("sub").join("a.bin");
+        write_atomic(&path, b"first").unwrap_or_else(|e| panic!("{e}"));
+        write_atomic(&path, b"second").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fs::read(&path).unwrap_or_default(), b"second");
+        assert!(!dir.path().join("sub").join("a.bin.tmp").exists());
+    }
+
+    #[test]
+    fn a_failure_names_the_file() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let blocker = dir.path().join("file");
+        fs::write(&blocker, b"x").unwrap_or_else(|e| panic!("{e}"));
+        let err = write_atomic(&blocker.join("inside.bin"), b"y").err();
+        let msg = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(msg.contains("file"), "{msg}");
+    }
+}
