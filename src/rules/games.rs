@@ -83,6 +83,7 @@ impl GameId {
     pub fn requirements(self) -> Requirements {
         match self {
             GameId::T52 => super::t52::REQUIREMENTS,
+            GameId::Gunfight => super::gunfight::REQUIREMENTS,
             _ => Requirements {
                 numbers: &[],
                 profiles: &[],

@@ -5,6 +5,7 @@
 pub mod common;
 pub mod effect;
 pub mod games;
+pub mod gunfight;
 pub mod procedure;
 pub mod report;
 pub mod ruleset;
@@ -13,6 +14,8 @@ pub mod script;
 pub mod session;
 pub mod state;
 pub mod t52;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 pub use effect::{Effect, UnitSpec};
 pub use games::{GameId, Library};
@@ -35,6 +38,8 @@ pub enum ProcedureSpec {
     },
     /// A whole game of T52, from regiments to victory.
     T52(t52::GameSetup),
+    /// A whole game of Gunfight Gang, from gangs to the last man standing.
+    Gunfight(gunfight::GameSetup),
 }
 
 impl ProcedureSpec {
@@ -47,6 +52,7 @@ impl ProcedureSpec {
                 Ok(())
             }
             ProcedureSpec::T52(setup) => t52::play(ctx, setup),
+            ProcedureSpec::Gunfight(setup) => gunfight::play(ctx, setup),
         }
     }
 }

@@ -368,6 +368,27 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Asks for `count` cards the players show on the table (played from a
+    /// hand, turned from an untracked deck): the camera or the player names them.
+    pub fn shown(
+        &mut self,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: Option<&str>,
+    ) -> Flow<Vec<Card>> {
+        match self.ask(Request {
+            ask: Ask::Cards { count, deck: None },
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        })? {
+            Answer::Cards(cards) => Ok(cards),
+            other => Err(Interrupt::Invalid(AnswerError {
+                expected: "cards".into(),
+                got: other.to_string(),
+            })),
+        }
+    }
+
     /// Asks for `count` cards from a tracked deck (or shown on the table),
     /// reshuffling the discards first when the draw pile is too short, then
     /// takes them out of the deck.

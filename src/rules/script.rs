@@ -195,6 +195,7 @@ fn summarise(e: &Event) -> String {
         Event::Begin(spec) => match spec {
             super::ProcedureSpec::RollOff { .. } => "begin roll-off".into(),
             super::ProcedureSpec::T52(_) => "begin a game of T52".into(),
+            super::ProcedureSpec::Gunfight(_) => "begin a game of Gunfight Gang".into(),
         },
         Event::Answer(a) => format!("answer {a}"),
         Event::Edit(_) => "edit".into(),

@@ -1,15 +1,15 @@
 //! Test helpers: a T52 session driven by compact answers.
 //!
 //! Answers are short strings: `"d 6 5 1"` dice, `"c 8c"` a choice (id or
-//! label), `"n 2"` a number, `"ok"` a confirmation.
+//! label), `"n 2"` a number, `"ok"` a confirmation (see [`crate::rules::testkit`]).
 
 use super::{GameSetup, PlayerSetup, TerrainKind, TerrainSetup, parse_units};
 use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
-use crate::rules::procedure::{Answer, dice_from_values};
 use crate::rules::session::{Event, Session};
 use crate::rules::state::Unit;
-use crate::table::{Card, DieSource};
+pub use crate::rules::testkit::{asking, feed, logged};
+use crate::table::Card;
 
 /// A two-player setup from typed regiments (see `parse_units`).
 pub fn setup(red: &str, blue: &str, terrain: &[TerrainKind], objectives: &[&str]) -> GameSetup {
@@ -44,39 +44,6 @@ pub fn begin(setup: &GameSetup) -> Session {
     s
 }
 
-/// Turns a compact answer into an `Answer`.
-pub fn answer(a: &str) -> Answer {
-    let (kind, rest) = a.split_once(' ').unwrap_or((a, ""));
-    match kind {
-        "d" => {
-            let v: Vec<u8> = rest
-                .split_whitespace()
-                .map(|x| x.parse().unwrap_or_else(|e| panic!("{a}: {e}")))
-                .collect();
-            Answer::Dice(dice_from_values(&v, DieSource::Manual).unwrap_or_else(|e| panic!("{e}")))
-        }
-        "c" => Answer::Choice(rest.into()),
-        "n" => Answer::Number(rest.trim().parse().unwrap_or_else(|e| panic!("{a}: {e}"))),
-        "ok" => Answer::Confirm,
-        _ => panic!("bad test answer `{a}`"),
-    }
-}
-
-/// Feeds answers, failing with the request that refused one.
-pub fn feed(s: &mut Session, answers: &[&str]) {
-    for (i, a) in answers.iter().enumerate() {
-        let req = s.pending().map(|r| r.to_string()).unwrap_or_default();
-        if let Err(e) = s.apply(Event::Answer(answer(a))) {
-            panic!("answer {i} `{a}` to `{req}`: {e}");
-        }
-    }
-}
-
-/// The pending request as text ("" when nothing is asked).
-pub fn asking(s: &Session) -> String {
-    s.pending().map(|r| r.to_string()).unwrap_or_default()
-}
-
 /// A unit by name.
 pub fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
     s.state()
@@ -84,9 +51,4 @@ pub fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
         .iter()
         .find(|u| u.name == name)
         .unwrap_or_else(|| panic!("no unit {name}"))
-}
-
-/// True when some log line contains `text`.
-pub fn logged(s: &Session, text: &str) -> bool {
-    s.state().log.iter().any(|l| l.text.contains(text))
 }

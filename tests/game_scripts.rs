@@ -1,4 +1,4 @@
-//! Whole T52 games from `tests/scripts/t52-*.ron`, played through the real
+//! Whole games from `tests/scripts/*.ron`, played through the real
 //! binary (`adjutant play --json`) and through the library, then replayed
 //! from the session's events to the same state.
 
@@ -51,11 +51,12 @@ fn play_library(name: &str) -> Session {
         "{name}: still asking {:?}",
         session.pending()
     );
+    let game = GameId::from_id(&script.game).unwrap_or_else(|| panic!("{name}: no game"));
     let rs = lib
-        .get(GameId::T52)
+        .get(game)
         .cloned()
-        .unwrap_or_else(|| panic!("no t52 ruleset"));
-    let replayed = Session::replay(GameId::T52, rs, script.seed, session.events().to_vec())
+        .unwrap_or_else(|| panic!("no {} ruleset", script.game));
+    let replayed = Session::replay(game, rs, script.seed, session.events().to_vec())
         .unwrap_or_else(|e| panic!("{name}: replay failed: {e}"));
     assert_eq!(replayed.state(), session.state(), "{name}: replay differs");
     session
@@ -98,5 +99,26 @@ fn sudden_death_ends_the_game_early() {
     assert_eq!(
         session.state().outcome.as_ref().and_then(|o| o.winner),
         Some(1)
+    );
+}
+
+#[test]
+fn a_gunfight_is_won_by_the_last_gang_standing() {
+    let name = "gunfight-showdown.ron";
+    let report = play_binary(name);
+    assert_eq!(report["game"], "gunfight");
+    assert_eq!(report["winner"], "Red");
+    assert_eq!(unit_field(&report, 1, "Morgan", "in_play"), false);
+    assert_eq!(unit_field(&report, 0, "Doc", "in_play"), true);
+
+    let session = play_library(name);
+    let s = session.state();
+    assert_eq!(s.turn, 2);
+    let doc = s.units.iter().find(|u| u.name == "Doc");
+    assert_eq!(doc.map(|u| u.wounds()), Some(3));
+    assert!(
+        s.log
+            .iter()
+            .any(|l| l.text.contains("Holliday may move up to 5 in (6h 4s)"))
     );
 }

@@ -1,0 +1,309 @@
+//! Whole Gunfight flows driven by answers, as at the table.
+
+use super::{GameSetup, GangSetup, parse_gunmen};
+use crate::rules::ProcedureSpec;
+use crate::rules::games::{GameId, Library};
+use crate::rules::session::{Event, Session};
+use crate::rules::testkit::{asking, feed, logged};
+use crate::table::BackColour;
+
+fn gang(name: &str, back: BackColour, men: &str) -> GangSetup {
+    GangSetup {
+        name: name.into(),
+        back,
+        gunmen: parse_gunmen(men).unwrap_or_else(|e| panic!("{e}")),
+    }
+}
+
+fn setup(civilians: bool) -> GameSetup {
+    GameSetup {
+        gangs: vec![
+            gang("Red", BackColour::Red, "Kid Doc:rifle Ike Billy"),
+            gang(
+                "Blue",
+                BackColour::Blue,
+                "Wyatt:rifle Virgil Morgan Holliday",
+            ),
+        ],
+        civilians,
+    }
+}
+
+fn begin(setup: &GameSetup) -> Session {
+    let (lib, errs) = Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let rs = lib.get(GameId::Gunfight).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no gunfight ruleset"));
+    let mut s = Session::new(GameId::Gunfight, rs, 11);
+    s.apply(Event::Begin(ProcedureSpec::Gunfight(setup.clone())))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn lives(s: &Session, name: &str) -> u32 {
+    let u = s.state().units.iter().find(|u| u.name == name);
+    let u = u.unwrap_or_else(|| panic!("no gunman {name}"));
+    if u.in_play() {
+        u.wounds_per_soldier - u.wounds()
+    } else {
+        0
+    }
+}
+
+/// Deal, Red bids 9h, Blue bids 4c: Red goes first.
+const RED_FIRST: [&str; 3] = ["ok", "k 9h", "k 4c"];
+
+#[test]
+fn identical_bids_go_by_back_colour_blue_first() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &["ok", "k Ks", "k Ks"]);
+    assert!(
+        logged(&s, "Order of play: Blue (Ks), Red (Ks)"),
+        "{:?}",
+        s.state().log
+    );
+    assert!(asking(&s).contains("Blue's go"), "{}", asking(&s));
+    let order: Vec<usize> = s.state().activation.slots.iter().map(|a| a.side).collect();
+    assert_eq!(order, [1, 0]);
+}
+
+#[test]
+fn a_joker_bid_beats_an_ace() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &["ok", "k As", "k XB"]);
+    assert!(logged(&s, "Order of play: Blue (XB), Red (As)"));
+}
+
+#[test]
+fn first_moves_take_any_cards_with_non_clubs_at_half() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g1", "n 2", "k 8c 5h"]);
+    assert!(
+        logged(&s, "Doc may move up to 10.5 in (8c 5h)"),
+        "{:?}",
+        s.state().log
+    );
+    assert!(asking(&s).contains("Doc moved: does anyone fire on overwatch?"));
+    feed(&mut s, &["c none"]);
+    assert!(asking(&s).contains("Red's go"));
+}
+
+#[test]
+fn a_shot_beats_a_lower_save_and_rolls_damage_to_lives() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    // Kid shoots Wyatt with 9s, one piece of cover: 8 against the save 7h.
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g0", "c g4", "k 9s", "n 1", "c no", "c no", "c no",
+        ],
+    );
+    assert!(
+        asking(&s).contains("Kid shoots 8 at Wyatt"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c save", "k 7h", "d 4"]);
+    assert!(logged(&s, "Kid hits Wyatt: 8 against save 7h (7)"));
+    assert_eq!(lives(&s, "Wyatt"), 2);
+    assert_eq!(s.state().counter("shots"), 1);
+    // After the first shot, moves need Clubs.
+    feed(&mut s, &["c none", "c move", "c g2", "c yes", "k 6h"]);
+    assert!(logged(&s, "6h cannot be played here"));
+    feed(&mut s, &["k 6c", "c none"]);
+    assert!(logged(&s, "Ike may move up to 6 in (6c)"));
+}
+
+#[test]
+fn a_tie_or_a_joker_saves_and_a_heart_cannot_shoot() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c shoot", "c g0", "c g5", "k 7h"]);
+    assert!(logged(
+        &s,
+        "7h cannot be played here: shooting cards are Spades and Diamonds"
+    ));
+    feed(
+        &mut s,
+        &["k 7d", "n 0", "c no", "c no", "c no", "c save", "k 7h"],
+    );
+    assert!(logged(&s, "does not beat Virgil's save 7h (7): missed"));
+    assert_eq!(lives(&s, "Virgil"), 6);
+    feed(
+        &mut s,
+        &[
+            "c none", "c shoot", "c g0", "c g5", "k Ad", "n 0", "c yes", "c no", "c no",
+        ],
+    );
+    feed(&mut s, &["c save", "k XR"]);
+    assert!(logged(&s, "Virgil saves with a Joker"));
+}
+
+#[test]
+fn a_pistol_fan_shot_fires_twice_at_minus_one() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g0", "c g6", "k Ts", "n 0", "c no", "c no", "c yes", "k XB",
+        ],
+    );
+    assert!(
+        asking(&s).contains("Kid shoots 9 at Morgan"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c none", "d 2", "c none", "d 3"]);
+    assert_eq!(lives(&s, "Morgan"), 1);
+    assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
+}
+
+#[test]
+fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
+    // Wyatt (rifle, so no fan question) fires on overwatch with 8s: 6.
+    feed(&mut s, &["c ow-1", "c g4", "k 8s", "n 0", "c no"]);
+    assert!(
+        asking(&s).contains("Wyatt shoots 6 at Kid (8s overwatch -2)"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c none", "d 1"]);
+    assert!(logged(&s, "Kid stops where he was hit"));
+    assert_eq!(lives(&s, "Kid"), 5);
+    assert!(asking(&s).contains("Kid moved: does anyone fire on overwatch?"));
+}
+
+#[test]
+fn the_last_gang_standing_wins() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    for target in ["c g4", "c g5", "c g6", "c g7"] {
+        feed(
+            &mut s,
+            &[
+                "c shoot", "c g1", target, "k As", "n 0", "c no", "c no", "c none", "d 6",
+            ],
+        );
+        if s.state().outcome.is_none() {
+            feed(&mut s, &["c none"]);
+        }
+    }
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+    assert!(outcome.reason.contains("Red is the last gang standing"));
+    assert!(s.pending().is_none());
+}
+
+#[test]
+fn stopping_early_gives_the_game_to_the_most_lives() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g1", "c g4", "k 5s", "n 0", "c no", "c no", "c none", "d 2",
+        ],
+    );
+    feed(&mut s, &["c none", "c done"]);
+    assert!(asking(&s).contains("Blue's go"));
+    feed(&mut s, &["c stop"]);
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+    assert!(
+        outcome.reason.contains("Red 24, Blue 22"),
+        "{}",
+        outcome.reason
+    );
+}
+
+#[test]
+fn a_new_turn_deals_again_and_bids_again() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c done", "c done"]);
+    assert!(asking(&s).contains("Turn 2"), "{}", asking(&s));
+    assert!(logged(&s, "Turn 1 is over"));
+    assert_eq!(s.state().turn, 2);
+}
+
+#[test]
+fn civilians_react_to_shots_and_armed_ones_fire_back() {
+    let mut s = begin(&setup(true));
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot",
+            "c g0",
+            "c civilian",
+            "k 8d",
+            "n 0",
+            "c no",
+            "c no",
+            "c no",
+        ],
+    );
+    // The civilian's save: a red card of at least 8.
+    feed(&mut s, &["k 9h"]);
+    assert!(logged(&s, "The civilian saves with 9h"));
+    // Two civilians nearby: one unarmed runs, one armed shoots Kid with 7s.
+    feed(
+        &mut s,
+        &[
+            "n 2",
+            "c unarmed",
+            "k 4d",
+            "c armed",
+            "k 7s",
+            "c g0",
+            "n 0",
+            "c no",
+        ],
+    );
+    assert!(logged(&s, "Civilian 1 (4d) runs 8 in"));
+    feed(&mut s, &["c none", "d 5"]);
+    assert!(logged(&s, "Civilian 2 hits Kid"));
+    assert_eq!(lives(&s, "Kid"), 1);
+    assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
+}
+
+#[test]
+fn with_three_gangs_a_joker_cuts_in_between_two_other_goes() {
+    let mut three = setup(false);
+    three
+        .gangs
+        .push(gang("Green", BackColour::Other, "A B C D"));
+    let mut s = begin(&three);
+    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s", "c done"]);
+    assert!(asking(&s).contains("Who goes next?"), "{}", asking(&s));
+    feed(&mut s, &["c joker-2", "k XR"]);
+    assert!(logged(&s, "Green cuts in with a Joker"));
+    assert!(asking(&s).contains("Green's go"), "{}", asking(&s));
+    feed(&mut s, &["c done"]);
+    assert!(asking(&s).contains("Blue's go"), "{}", asking(&s));
+}
+
+#[test]
+fn a_bad_setup_is_refused_with_reasons() {
+    let mut bad = setup(false);
+    bad.gangs[1].gunmen.pop();
+    bad.gangs.push(gang("Red", BackColour::Red, "A B C D"));
+    let s = begin(&bad);
+    assert!(logged(&s, "Blue has 3 gunmen; a gang is 4."));
+    assert!(logged(&s, "Two gangs are called Red."));
+    assert!(s.pending().is_none());
+}

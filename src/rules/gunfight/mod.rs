@@ -1,0 +1,432 @@
+//! Gunfight Gang: gangs of four gunmen, a five-card hand each turn, a d6 for
+//! damage.
+//!
+//! Adjutant keeps the books the players would otherwise keep on paper: the
+//! initiative order from the revealed bids (rank, suit, then back colour),
+//! every gunman's lives, what each shot needs and whether it hits, movement
+//! allowances from the cards played, and the civilians' reactions from the
+//! top card of the deck. Players hold their real hands; the cards they play
+//! are shown to the camera or typed. [`turn`] runs turns and goes, [`moves`]
+//! movement, [`shooting`] shots, saves, damage and civilians.
+
+pub mod moves;
+pub mod shooting;
+pub mod turn;
+
+#[cfg(test)]
+mod flows;
+
+use super::effect::{Effect, UnitSpec};
+use super::games::Requirements;
+use super::procedure::{Choice, Ctx, Flow};
+use super::ruleset::Ruleset;
+use super::state::{Outcome, SideId, UnitId};
+use crate::table::{BackColour, Card, Suit};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the Gunfight code needs from `rulesets/gunfight.ron`.
+pub const REQUIREMENTS: Requirements = Requirements {
+    numbers: &[
+        "gang_size",
+        "hand_size",
+        "lives",
+        "damage_dice",
+        "pistol_range",
+        "rifle_range",
+        "cover_modifier",
+        "overwatch_modifier",
+        "interrupt_move_modifier",
+        "fan_shot_modifier",
+        "height_modifier",
+        "fan_shot_shots",
+        "non_club_move_divisor",
+        "no_clubs_max_cards",
+        "civilian_reaction_range",
+        "civilian_run_multiplier",
+    ],
+    profiles: &["gunman"],
+    rules: &[
+        "setup",
+        "suits",
+        "turn-sequence",
+        "initiative",
+        "joker-interrupt",
+        "card-values",
+        "first-moves",
+        "movement",
+        "interrupt-move",
+        "ranges",
+        "shooting",
+        "modifiers",
+        "overwatch",
+        "damage",
+        "fan-shot",
+        "civilian-actions",
+        "civilian-reaction",
+        "victory",
+    ],
+    upgrades: &[],
+};
+
+/// A gunman's weapon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Weapon {
+    /// 12 in; can fan-shot with a Joker.
+    #[default]
+    Pistol,
+    /// 18 in.
+    Rifle,
+}
+
+impl Weapon {
+    /// The status flag that marks the weapon on a unit.
+    pub fn id(self) -> &'static str {
+        match self {
+            Weapon::Pistol => "pistol",
+            Weapon::Rifle => "rifle",
+        }
+    }
+
+    /// Parses `pistol` / `rifle` (any case).
+    pub fn parse(s: &str) -> Option<Weapon> {
+        match s.trim().to_lowercase().as_str() {
+            "pistol" | "p" => Some(Weapon::Pistol),
+            "rifle" | "r" => Some(Weapon::Rifle),
+            _ => None,
+        }
+    }
+}
+
+/// One gunman at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GunmanSetup {
+    /// Name shown to players.
+    pub name: String,
+    /// His weapon.
+    #[serde(default)]
+    pub weapon: Weapon,
+}
+
+/// One player's gang and pack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GangSetup {
+    /// Player (side) name.
+    pub name: String,
+    /// Back colour of the pack this player plays from (breaks initiative
+    /// ties between identical cards).
+    pub back: BackColour,
+    /// The gunmen.
+    pub gunmen: Vec<GunmanSetup>,
+}
+
+/// Everything a Gunfight game starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GameSetup {
+    /// The gangs, in seating order (sides 0, 1, ...).
+    pub gangs: Vec<GangSetup>,
+    /// Civilians are on the table: they react to shots and can be shot.
+    #[serde(default)]
+    pub civilians: bool,
+}
+
+/// Checks a setup; returns every problem in a sentence.
+pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let size = ruleset.number("gang_size").max(1) as usize;
+    if setup.gangs.len() < 2 {
+        errors.push(format!(
+            "Gunfight needs at least two gangs; the setup lists {}.",
+            setup.gangs.len()
+        ));
+    }
+    for g in &setup.gangs {
+        if g.name.trim().is_empty() {
+            errors.push("A gang has no player name.".into());
+        }
+        if g.gunmen.len() != size {
+            errors.push(format!(
+                "{} has {} gunmen; a gang is {size}.",
+                g.name,
+                g.gunmen.len()
+            ));
+        }
+        if g.gunmen.iter().any(|m| m.name.trim().is_empty()) {
+            errors.push(format!("{} has a gunman without a name.", g.name));
+        }
+    }
+    for (i, a) in setup.gangs.iter().enumerate() {
+        for b in &setup.gangs[i + 1..] {
+            if a.name == b.name {
+                errors.push(format!("Two gangs are called {}.", a.name));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Parses a gang typed as `Name:weapon` items separated by commas or spaces
+/// (`Kid:pistol, Doc:rifle, Ike, Billy:rifle`; the weapon defaults to pistol).
+pub fn parse_gunmen(text: &str) -> Result<Vec<GunmanSetup>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+        .map(|item| {
+            let (name, weapon) = item.split_once(':').unwrap_or((item, "pistol"));
+            let weapon = Weapon::parse(weapon).ok_or_else(|| {
+                format!("`{weapon}` (for {name}) is not a weapon: pistol or rifle")
+            })?;
+            Ok(GunmanSetup {
+                name: name.trim().to_string(),
+                weapon,
+            })
+        })
+        .collect()
+}
+
+/// Plays a whole game: gangs, then turns until one gang is left standing or
+/// the players stop.
+pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
+    if let Err(errors) = check_setup(setup, ctx.ruleset) {
+        for e in errors {
+            ctx.resolved("setup", format!("Setup refused: {e}"));
+        }
+        return Ok(());
+    }
+    let lives = ctx.ruleset.number("lives").max(1) as u32;
+    for (side, g) in setup.gangs.iter().enumerate() {
+        if ctx.state().sides.len() <= side {
+            ctx.apply(Effect::AddSide {
+                name: g.name.clone(),
+                back: Some(g.back),
+            });
+        }
+        for m in &g.gunmen {
+            let first = ctx.state().units.len();
+            ctx.apply(Effect::AddUnit(UnitSpec {
+                side,
+                name: m.name.clone(),
+                profile: "gunman".into(),
+                cards: Vec::new(),
+                stats: BTreeMap::new(),
+                soldiers: 1,
+                wounds_per_soldier: lives,
+                upgrades: Vec::new(),
+            }));
+            ctx.apply(Effect::SetStatus {
+                unit: first,
+                status: m.weapon.id().into(),
+                on: true,
+            });
+        }
+        ctx.resolved(
+            "setup",
+            format!(
+                "{} plays the {} pack with {} gunmen",
+                g.name,
+                g.back,
+                g.gunmen.len()
+            ),
+        );
+    }
+    if setup.civilians {
+        ctx.apply(Effect::SetCounter {
+            key: shooting::CIVILIANS_COUNTER.into(),
+            value: 1,
+        });
+    }
+    for turn in 1.. {
+        turn::play_turn(ctx, turn)?;
+        if ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+// ----- small helpers shared by the modules -----
+
+/// A gunman's lives left.
+pub(crate) fn lives_left(ctx: &Ctx, unit: UnitId) -> u32 {
+    let Some(u) = ctx.state().units.get(unit) else {
+        return 0;
+    };
+    if !u.in_play() {
+        return 0;
+    }
+    u.wounds_per_soldier.saturating_sub(u.wounds())
+}
+
+/// Gangs that still have a gunman standing.
+pub(crate) fn gangs_standing(ctx: &Ctx) -> Vec<SideId> {
+    (0..ctx.state().sides.len())
+        .filter(|&s| ctx.state().units_of(s).next().is_some())
+        .collect()
+}
+
+/// Ends the game when at most one gang is left standing. Returns true when
+/// the game is over.
+pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
+    if ctx.state().outcome.is_some() {
+        return true;
+    }
+    let standing = gangs_standing(ctx);
+    if standing.len() > 1 {
+        return false;
+    }
+    let outcome = match standing.first() {
+        Some(&w) => Outcome {
+            winner: Some(w),
+            reason: format!("{} is the last gang standing", ctx.state().side_name(w)),
+        },
+        None => Outcome {
+            winner: None,
+            reason: "no gunman is left standing".into(),
+        },
+    };
+    ctx.resolved("victory", outcome.reason.clone());
+    ctx.apply(Effect::End(outcome));
+    true
+}
+
+/// Ends the game where the players stopped: the gang with the most lives
+/// left wins (a tie is a draw).
+pub(crate) fn stop_game(ctx: &mut Ctx) {
+    let totals: Vec<(SideId, u32)> = (0..ctx.state().sides.len())
+        .map(|s| {
+            let ids: Vec<UnitId> = ctx.state().units_of(s).map(|(i, _)| i).collect();
+            (s, ids.iter().map(|&i| lives_left(ctx, i)).sum())
+        })
+        .collect();
+    let best = totals.iter().map(|t| t.1).max().unwrap_or(0);
+    let leaders: Vec<SideId> = totals.iter().filter(|t| t.1 == best).map(|t| t.0).collect();
+    let summary: Vec<String> = totals
+        .iter()
+        .map(|(s, l)| format!("{} {l}", ctx.state().side_name(*s)))
+        .collect();
+    let outcome = match leaders.as_slice() {
+        [w] => Outcome {
+            winner: Some(*w),
+            reason: format!(
+                "players stopped; {} has the most lives left ({})",
+                ctx.state().side_name(*w),
+                summary.join(", ")
+            ),
+        },
+        _ => Outcome {
+            winner: None,
+            reason: format!(
+                "players stopped; lives left are tied ({})",
+                summary.join(", ")
+            ),
+        },
+    };
+    ctx.resolved("victory", outcome.reason.clone());
+    ctx.apply(Effect::End(outcome));
+}
+
+/// A gunman's weapon (pistol unless marked rifle).
+pub(crate) fn weapon(ctx: &Ctx, unit: UnitId) -> Weapon {
+    match ctx.state().units.get(unit) {
+        Some(u) if u.has(Weapon::Rifle.id()) => Weapon::Rifle,
+        _ => Weapon::Pistol,
+    }
+}
+
+/// The stable choice for a gunman: `g<id>` with his name and lives.
+pub(crate) fn gunman_choice(ctx: &Ctx, unit: UnitId) -> Choice {
+    let name = ctx.state().unit_name(unit);
+    let side = ctx
+        .state()
+        .units
+        .get(unit)
+        .map_or_else(String::new, |u| ctx.state().side_name(u.side));
+    Choice::new(
+        format!("g{unit}"),
+        format!(
+            "{name} ({side}, {}, {} lives)",
+            weapon(ctx, unit).id(),
+            lives_left(ctx, unit)
+        ),
+    )
+}
+
+/// Picks a gunman among `ids` (asks only when there is a choice).
+pub(crate) fn pick_gunman(
+    ctx: &mut Ctx,
+    prompt: &str,
+    ids: &[UnitId],
+    rule: &str,
+) -> Flow<Option<UnitId>> {
+    match ids {
+        [] => Ok(None),
+        [only] => Ok(Some(*only)),
+        _ => {
+            let options: Vec<Choice> = ids.iter().map(|&i| gunman_choice(ctx, i)).collect();
+            let picked = ctx.choose(prompt, options, Some(rule))?;
+            Ok(ids.iter().copied().find(|i| format!("g{i}") == picked))
+        }
+    }
+}
+
+/// Gunmen of `side` still standing.
+pub(crate) fn gunmen_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    ctx.state().units_of(side).map(|(i, _)| i).collect()
+}
+
+/// Gunmen of every side but `side` still standing.
+pub(crate) fn enemies_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    (0..ctx.state().sides.len())
+        .filter(|&s| s != side)
+        .flat_map(|s| gunmen_of(ctx, s))
+        .collect()
+}
+
+/// A yes/no question about the table.
+pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// A named number from the ruleset as an `i32`.
+pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
+    ctx.ruleset.number(key) as i32
+}
+
+/// A card's value (Ace 11, court 10, others face; a Joker has none).
+pub(crate) fn value(ctx: &Ctx, card: Card) -> Option<i32> {
+    // A Joker has no suit and no value.
+    card.suit()?;
+    ctx.ruleset.cards.value(card)
+}
+
+/// Asks for one card shown on the table until it passes `ok` (a refused
+/// card is logged with `why` and asked again).
+pub(crate) fn one_card(
+    ctx: &mut Ctx,
+    prompt: &str,
+    rule: &str,
+    ok: impl Fn(Card) -> bool,
+    why: &str,
+) -> Flow<Card> {
+    loop {
+        let cards = ctx.shown(1, prompt, Some(rule))?;
+        match cards.first() {
+            Some(&c) if ok(c) => return Ok(c),
+            Some(c) => ctx.resolved(rule, format!("{c} cannot be played here: {why}")),
+            None => {}
+        }
+    }
+}
+
+/// True for a card of one of `suits`.
+pub(crate) fn is_suit(card: Card, suits: &[Suit]) -> bool {
+    card.suit().is_some_and(|s| suits.contains(&s))
+}

@@ -1,0 +1,459 @@
+//! Shots: the shooting card and its modifiers against the target's save,
+//! d6 damage to lives, overwatch fire, and the civilians' reactions.
+
+use super::{
+    Weapon, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, lives_left, num,
+    one_card, pick_gunman, value, weapon, yes_no,
+};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{SideId, UnitId};
+use crate::table::{Card, Suit};
+
+/// Counter of shots fired at a figure (the first one ends the first moves).
+pub const SHOTS_COUNTER: &str = "shots";
+
+/// What a shot is aimed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A gunman (unit id).
+    Gunman(UnitId),
+    /// A civilian (saves with the top card of the deck).
+    Civilian,
+}
+
+/// What gave opponents the chance to fire on overwatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// The figure moved (a hit stops it where it is).
+    Moved,
+    /// The figure fired.
+    Fired,
+}
+
+/// Whether a shot of modified value `shot` beats the save card: no save, a
+/// lower save value, or (for a civilian) a card that is not red or is lower.
+pub fn hits(shot: i32, save: Option<i32>) -> bool {
+    match save {
+        None => true,
+        Some(s) => shot > s,
+    }
+}
+
+/// The active gang shoots: shooter, target, card, modifiers, a fan-shot.
+pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    let ids = gunmen_of(ctx, side);
+    let Some(shooter) = pick_gunman(ctx, "Who shoots?", &ids, "shooting")? else {
+        return Ok(());
+    };
+    let Some(target) = pick_target(ctx, side, "shooting")? else {
+        return Ok(());
+    };
+    let name = ctx.state().unit_name(shooter);
+    let w = weapon(ctx, shooter);
+    let range = num(ctx, &format!("{}_range", w.id()));
+    let card = shooting_card(
+        ctx,
+        &format!(
+            "{name} ({}, {range} in) shoots at {}: play a Spade or Diamond",
+            w.id(),
+            target_name(ctx, target)
+        ),
+    )?;
+    let (mut modifier, mut why) = situation(ctx, true)?;
+    let mut shots = 1;
+    if w == Weapon::Pistol
+        && yes_no(
+            ctx,
+            format!("Does {name} add a Joker to fan the pistol?"),
+            "fan-shot",
+        )?
+    {
+        one_card(
+            ctx,
+            "Show the Joker",
+            "fan-shot",
+            |c| c.suit().is_none(),
+            "a fan-shot needs a Joker",
+        )?;
+        shots = ctx.ruleset.number("fan_shot_shots").max(1);
+        let m = num(ctx, "fan_shot_modifier");
+        modifier += m;
+        why.push(format!("fan-shot {m:+}"));
+    }
+    for _ in 0..shots {
+        if let Target::Gunman(t) = target
+            && lives_left(ctx, t) == 0
+        {
+            break;
+        }
+        fire(ctx, &name, target, card, modifier, &why, "shooting")?;
+    }
+    after_firing(ctx)?;
+    if check_victory(ctx) {
+        return Ok(());
+    }
+    overwatch(ctx, side, shooter, Trigger::Fired)
+}
+
+/// Opponents of `side` may fire on overwatch at `figure`, one shot at a time,
+/// until nobody else does.
+pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) -> Flow<()> {
+    loop {
+        if lives_left(ctx, figure) == 0 || ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+        let shooters: Vec<SideId> = (0..ctx.state().sides.len())
+            .filter(|&s| s != side && !gunmen_of(ctx, s).is_empty())
+            .collect();
+        if shooters.is_empty() {
+            return Ok(());
+        }
+        let target = ctx.state().unit_name(figure);
+        let verb = match trigger {
+            Trigger::Moved => "moved",
+            Trigger::Fired => "fired",
+        };
+        let mut options = vec![Choice::new("none", "Nobody fires")];
+        for &s in &shooters {
+            options.push(Choice::new(
+                format!("ow-{s}"),
+                format!("{} fires on overwatch", ctx.state().side_name(s)),
+            ));
+        }
+        let picked = ctx.choose(
+            format!("{target} {verb}: does anyone fire on overwatch?"),
+            options,
+            Some("overwatch"),
+        )?;
+        let Some(s) = shooters
+            .iter()
+            .copied()
+            .find(|s| picked == format!("ow-{s}"))
+        else {
+            return Ok(());
+        };
+        let ids = gunmen_of(ctx, s);
+        let Some(shooter) = pick_gunman(ctx, "Which gunman fires?", &ids, "overwatch")? else {
+            continue;
+        };
+        let name = ctx.state().unit_name(shooter);
+        let card = shooting_card(
+            ctx,
+            &format!("{name} fires on overwatch at {target}: play a Spade or Diamond"),
+        )?;
+        let (mut modifier, mut why) = situation(ctx, false)?;
+        let m = num(ctx, "overwatch_modifier");
+        modifier += m;
+        why.push(format!("overwatch {m:+}"));
+        let hit = fire(
+            ctx,
+            &name,
+            Target::Gunman(figure),
+            card,
+            modifier,
+            &why,
+            "overwatch",
+        )?;
+        if hit && trigger == Trigger::Moved && lives_left(ctx, figure) > 0 {
+            ctx.resolved("overwatch", format!("{target} stops where he was hit"));
+        }
+        after_firing(ctx)?;
+        if check_victory(ctx) {
+            return Ok(());
+        }
+    }
+}
+
+/// Asks for the target: an enemy gunman, or a civilian.
+fn pick_target(ctx: &mut Ctx, side: SideId, rule: &str) -> Flow<Option<Target>> {
+    let enemies = enemies_of(ctx, side);
+    let mut options: Vec<Choice> = enemies.iter().map(|&i| gunman_choice(ctx, i)).collect();
+    options.push(Choice::new("civilian", "A civilian"));
+    let picked = ctx.choose("Shoot at whom?", options, Some(rule))?;
+    if picked == "civilian" {
+        return Ok(Some(Target::Civilian));
+    }
+    Ok(enemies
+        .into_iter()
+        .find(|i| picked == format!("g{i}"))
+        .map(Target::Gunman))
+}
+
+fn target_name(ctx: &Ctx, target: Target) -> String {
+    match target {
+        Target::Gunman(t) => ctx.state().unit_name(t),
+        Target::Civilian => "a civilian".into(),
+    }
+}
+
+fn shooting_card(ctx: &mut Ctx, prompt: &str) -> Flow<Card> {
+    one_card(
+        ctx,
+        prompt,
+        "shooting",
+        |c| is_suit(c, &[Suit::Spades, Suit::Diamonds]),
+        "shooting cards are Spades and Diamonds",
+    )
+}
+
+/// Cover and height (and, for the active gang, shooting mid-move): the total
+/// modifier and its parts in words.
+fn situation(ctx: &mut Ctx, active: bool) -> Flow<(i32, Vec<String>)> {
+    let mut total = 0;
+    let mut why = Vec::new();
+    let cover = ctx.number(
+        "How many pieces of cover lie between shooter and target?",
+        0,
+        6,
+        Some("modifiers"),
+    )?;
+    if cover > 0 {
+        let m = num(ctx, "cover_modifier") * cover as i32;
+        total += m;
+        why.push(format!("cover {m:+}"));
+    }
+    if yes_no(ctx, "Is the shooter on higher ground?", "modifiers")? {
+        let m = num(ctx, "height_modifier");
+        total += m;
+        why.push(format!("height {m:+}"));
+    }
+    if active
+        && yes_no(
+            ctx,
+            "Does the shooter stop part-way through a move to fire?",
+            "interrupt-move",
+        )?
+    {
+        let m = num(ctx, "interrupt_move_modifier");
+        total += m;
+        why.push(format!("mid-move {m:+}"));
+    }
+    Ok((total, why))
+}
+
+/// One shot against its target's save; damage on a hit. Returns whether it hit.
+fn fire(
+    ctx: &mut Ctx,
+    shooter: &str,
+    target: Target,
+    card: Card,
+    modifier: i32,
+    why: &[String],
+    rule: &str,
+) -> Flow<bool> {
+    let shot = value(ctx, card).unwrap_or(0) + modifier;
+    let detail = if why.is_empty() {
+        format!("{card}")
+    } else {
+        format!("{card} {}", why.join(", "))
+    };
+    match target {
+        Target::Gunman(t) => {
+            let name = ctx.state().unit_name(t);
+            let answer = ctx.choose(
+                format!("{shooter} shoots {shot} at {name} ({detail}): does {name} play a save?"),
+                vec![
+                    Choice::new("save", "Play a Heart, Diamond or Joker"),
+                    Choice::new("none", "No save"),
+                ],
+                Some(rule),
+            )?;
+            let save = if answer == "save" {
+                let c = one_card(
+                    ctx,
+                    &format!("{name}: show the save card"),
+                    "shooting",
+                    |c| c.suit().is_none() || is_suit(c, &[Suit::Hearts, Suit::Diamonds]),
+                    "save cards are Hearts, Diamonds and Jokers",
+                )?;
+                match value(ctx, c) {
+                    Some(v) => Some((c, v)),
+                    None => {
+                        ctx.resolved(
+                            "shooting",
+                            format!("{name} saves with a Joker: the shot misses"),
+                        );
+                        return Ok(false);
+                    }
+                }
+            } else {
+                None
+            };
+            if !hits(shot, save.map(|s| s.1)) {
+                let (c, v) = save.map_or((card, 0), |s| s);
+                ctx.resolved(
+                    rule,
+                    format!(
+                        "{shooter}'s shot {shot} does not beat {name}'s save {c} ({v}): missed"
+                    ),
+                );
+                return Ok(false);
+            }
+            let against =
+                save.map_or_else(|| "no save".to_string(), |(c, v)| format!("save {c} ({v})"));
+            ctx.resolved(
+                rule,
+                format!("{shooter} hits {name}: {shot} against {against}"),
+            );
+            damage(ctx, t)?;
+            Ok(true)
+        }
+        Target::Civilian => {
+            let drawn = ctx.shown(
+                1,
+                format!("{shooter} shoots {shot} at a civilian ({detail}): turn the top card of the deck for the civilian's save"),
+                Some("civilian-actions"),
+            )?;
+            let saved = drawn.first().is_some_and(|&c| {
+                is_suit(c, &[Suit::Hearts, Suit::Diamonds])
+                    && value(ctx, c).is_some_and(|v| v >= shot)
+            });
+            let c = drawn.first().map_or_else(String::new, |c| c.to_string());
+            if saved {
+                ctx.resolved(
+                    "civilian-actions",
+                    format!("The civilian saves with {c}: missed"),
+                );
+            } else {
+                ctx.resolved(
+                    "civilian-actions",
+                    format!("The civilian is hit ({c} is no save against {shot}) and is out of the fight"),
+                );
+            }
+            Ok(!saved)
+        }
+    }
+}
+
+/// A hit: the shooter rolls the damage dice and the target loses that many lives.
+fn damage(ctx: &mut Ctx, target: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(target);
+    let dice = ctx.ruleset.number("damage_dice").max(1) as u32;
+    let pool = ctx.roll(dice, format!("Damage to {name}"), "damage")?;
+    let lost: u32 = pool.dice.iter().map(|d| u32::from(d.value.get())).sum();
+    let before = lives_left(ctx, target);
+    ctx.apply(Effect::Wound {
+        unit: target,
+        wounds: lost,
+    });
+    let after = lives_left(ctx, target);
+    if after == 0 {
+        ctx.resolved(
+            "damage",
+            format!("{name} loses {lost} of {before} lives and is out"),
+        );
+    } else {
+        ctx.resolved("damage", format!("{name} loses {lost} lives: {after} left"));
+    }
+    Ok(())
+}
+
+/// Counts the shot and lets nearby civilians react.
+fn after_firing(ctx: &mut Ctx) -> Flow<()> {
+    let shots = ctx.state().counter(SHOTS_COUNTER) + 1;
+    ctx.apply(Effect::SetCounter {
+        key: SHOTS_COUNTER.into(),
+        value: shots,
+    });
+    if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
+        civilians_react(ctx)?;
+    }
+    Ok(())
+}
+
+/// Counter set to 1 when the table has civilians.
+pub const CIVILIANS_COUNTER: &str = "civilians";
+
+/// Civilians within range of a firing weapon each turn a card and react.
+fn civilians_react(ctx: &mut Ctx) -> Flow<()> {
+    let range = num(ctx, "civilian_reaction_range");
+    let n = ctx.number(
+        format!("How many civilians are within {range} in of the firing weapon?"),
+        0,
+        20,
+        Some("civilian-reaction"),
+    )?;
+    let run = num(ctx, "civilian_run_multiplier");
+    for i in 1..=n {
+        let armed = ctx.choose(
+            format!("Civilian {i} of {n}: armed or unarmed?"),
+            vec![
+                Choice::new("unarmed", "Unarmed"),
+                Choice::new("armed", "Armed"),
+            ],
+            Some("civilian-reaction"),
+        )? == "armed";
+        let drawn = ctx.shown(
+            1,
+            format!("Turn the top card of the deck for civilian {i}"),
+            Some("civilian-reaction"),
+        )?;
+        let Some(&card) = drawn.first() else { continue };
+        let flee = |ctx: &Ctx| {
+            let inches = value(ctx, card).unwrap_or(0) * run;
+            format!("Civilian {i} ({card}) runs {inches} in into cover or away from the action")
+        };
+        let text = match (armed, card.suit()) {
+            (_, None) => format!("Civilian {i} ({card}) freezes where he stands"),
+            (false, Some(Suit::Spades)) => format!("Civilian {i} ({card}) stays where he is"),
+            (false, Some(_)) | (true, Some(Suit::Hearts)) => flee(ctx),
+            (true, Some(Suit::Clubs)) => {
+                format!("Civilian {i} ({card}) moves away from the threat to the nearest cover")
+            }
+            (true, Some(Suit::Spades | Suit::Diamonds)) => {
+                ctx.resolved(
+                    "civilian-reaction",
+                    format!("Civilian {i} ({card}) opens fire"),
+                );
+                civilian_shot(ctx, i, card)?;
+                continue;
+            }
+        };
+        ctx.resolved("civilian-reaction", text);
+    }
+    Ok(())
+}
+
+/// An armed civilian shoots with the card he turned (his shot sets off no
+/// further reactions).
+fn civilian_shot(ctx: &mut Ctx, i: i64, card: Card) -> Flow<()> {
+    let all: Vec<UnitId> = (0..ctx.state().sides.len())
+        .flat_map(|s| gunmen_of(ctx, s))
+        .collect();
+    let mut options = vec![Choice::new("none", "Nobody in range")];
+    options.extend(all.iter().map(|&u| gunman_choice(ctx, u)));
+    let picked = ctx.choose(
+        format!("Civilian {i} shoots with {card}: at whom?"),
+        options,
+        Some("civilian-actions"),
+    )?;
+    let Some(t) = all.into_iter().find(|u| picked == format!("g{u}")) else {
+        return Ok(());
+    };
+    let (modifier, why) = situation(ctx, false)?;
+    fire(
+        ctx,
+        &format!("Civilian {i}"),
+        Target::Gunman(t),
+        card,
+        modifier,
+        &why,
+        "civilian-actions",
+    )?;
+    check_victory(ctx);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shot_must_beat_the_save_and_no_save_is_always_hit() {
+        assert!(hits(8, None));
+        assert!(hits(8, Some(7)));
+        assert!(!hits(8, Some(8)), "a tie is saved");
+        assert!(!hits(6, Some(11)));
+    }
+}

@@ -1,0 +1,178 @@
+//! A turn: deal, initiative bids, then each gang's go in bid order (a Joker
+//! may cut in between two other players' goes).
+
+use super::{check_victory, gangs_standing, gunmen_of, moves, one_card, shooting, stop_game};
+use crate::rules::common::roll_off;
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{Activation, SideId};
+use crate::table::Card;
+
+/// Plays turn `turn`.
+pub fn play_turn(ctx: &mut Ctx, turn: u32) -> Flow<()> {
+    ctx.apply(Effect::SetTurn(turn));
+    let hand = ctx.ruleset.number("hand_size");
+    ctx.confirm(
+        format!("Turn {turn}: shuffle every card back into its pack and deal {hand} cards to each player"),
+        Some("turn-sequence"),
+    )?;
+    let order = initiative(ctx)?;
+    let mut waiting = order.clone();
+    let mut goes = 0;
+    while !waiting.is_empty() {
+        let side = next_go(ctx, &waiting, goes)?;
+        waiting.retain(|s| *s != side);
+        goes += 1;
+        if gunmen_of(ctx, side).is_empty() {
+            let name = ctx.state().side_name(side);
+            ctx.resolved(
+                "turn-sequence",
+                format!("{name} has no gunman standing: no go"),
+            );
+            continue;
+        }
+        go(ctx, side)?;
+        if ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+        ctx.apply(Effect::AdvanceActivation);
+    }
+    ctx.resolved(
+        "turn-sequence",
+        format!("Turn {turn} is over: every card goes back into its pack"),
+    );
+    Ok(())
+}
+
+/// Each gang still standing reveals a bid; returns the sides in acting order.
+pub fn initiative(ctx: &mut Ctx) -> Flow<Vec<SideId>> {
+    let mut bids: Vec<(SideId, Card)> = Vec::new();
+    for side in gangs_standing(ctx) {
+        let name = ctx.state().side_name(side);
+        let card = one_card(
+            ctx,
+            &format!("{name}: reveal your initiative card"),
+            "initiative",
+            |_| true,
+            "",
+        )?;
+        bids.push((side, card));
+    }
+    let key = |ctx: &Ctx, (side, card): (SideId, Card)| {
+        let back = ctx.state().sides.get(side).and_then(|s| s.back);
+        ctx.ruleset.cards.key(card, back)
+    };
+    bids.sort_by_key(|b| key(ctx, *b));
+    // Identical bids with identical backs: a roll-off sets their order.
+    let mut order = Vec::new();
+    let mut i = 0;
+    while i < bids.len() {
+        let k = key(ctx, bids[i]);
+        let mut tied: Vec<SideId> = bids[i..]
+            .iter()
+            .take_while(|b| key(ctx, **b) == k)
+            .map(|b| b.0)
+            .collect();
+        i += tied.len();
+        while tied.len() > 1 {
+            let w = roll_off(ctx, &tied, "initiative")?;
+            order.push(w);
+            tied.retain(|s| *s != w);
+        }
+        order.extend(tied);
+    }
+    let slots: Vec<Activation> = order
+        .iter()
+        .map(|&side| Activation {
+            side,
+            unit: None,
+            card: bids.iter().find(|b| b.0 == side).map(|b| b.1),
+        })
+        .collect();
+    let text: Vec<String> = slots
+        .iter()
+        .map(|a| {
+            let card = a.card.map_or_else(String::new, |c| format!(" ({c})"));
+            format!("{}{card}", ctx.state().side_name(a.side))
+        })
+        .collect();
+    ctx.apply(Effect::SetActivationOrder(slots));
+    ctx.resolved("initiative", format!("Order of play: {}", text.join(", ")));
+    Ok(order)
+}
+
+/// Who goes next: the next bidder, unless a player still waiting shows a
+/// Joker to cut in (only between two other players' goes).
+fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> {
+    let Some(&next) = waiting.first() else {
+        return Ok(0);
+    };
+    if goes_done == 0 || waiting.len() < 2 {
+        return Ok(next);
+    }
+    let mut options = vec![Choice::new(
+        "next",
+        format!("{}'s go", ctx.state().side_name(next)),
+    )];
+    for &s in &waiting[1..] {
+        options.push(Choice::new(
+            format!("joker-{s}"),
+            format!("{} cuts in with a Joker", ctx.state().side_name(s)),
+        ));
+    }
+    let picked = ctx.choose("Who goes next?", options, Some("joker-interrupt"))?;
+    let Some(side) = waiting[1..]
+        .iter()
+        .copied()
+        .find(|s| picked == format!("joker-{s}"))
+    else {
+        return Ok(next);
+    };
+    let name = ctx.state().side_name(side);
+    one_card(
+        ctx,
+        &format!("{name}: show the Joker"),
+        "joker-interrupt",
+        |c| c.suit().is_none(),
+        "only a Joker cuts in",
+    )?;
+    ctx.resolved("joker-interrupt", format!("{name} cuts in with a Joker"));
+    Ok(side)
+}
+
+/// One gang's go: moves and shots until the player ends it.
+fn go(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    let name = ctx.state().side_name(side);
+    loop {
+        if gunmen_of(ctx, side).is_empty() {
+            ctx.resolved(
+                "turn-sequence",
+                format!("{name} has no gunman left standing"),
+            );
+            return Ok(());
+        }
+        let options = vec![
+            Choice::new("move", "Move a gunman"),
+            Choice::new("shoot", "Shoot"),
+            Choice::new("done", format!("End {name}'s go")),
+            Choice::new("stop", "Stop the game here"),
+        ];
+        let picked = ctx.choose(
+            format!("{name}'s go: play a card"),
+            options,
+            Some("turn-sequence"),
+        )?;
+        match picked.as_str() {
+            "move" => moves::move_gunman(ctx, side)?,
+            "shoot" => shooting::shoot(ctx, side)?,
+            "stop" => {
+                stop_game(ctx);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        }
+        if check_victory(ctx) {
+            return Ok(());
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Test helpers shared by the games' flow tests: a session driven by compact
+//! answers. `"d 6 5 1"` dice, `"k As 8c"` cards, `"c 8c"` a choice (id or
+//! label), `"n 2"` a number, `"ok"` a confirmation.
+
+use crate::rules::procedure::{Answer, dice_from_values};
+use crate::rules::session::{Event, Session};
+use crate::table::{Card, DieSource};
+
+/// Turns a compact answer into an `Answer`.
+pub fn answer(a: &str) -> Answer {
+    let (kind, rest) = a.split_once(' ').unwrap_or((a, ""));
+    match kind {
+        "d" => {
+            let v: Vec<u8> = rest
+                .split_whitespace()
+                .map(|x| x.parse().unwrap_or_else(|e| panic!("{a}: {e}")))
+                .collect();
+            Answer::Dice(dice_from_values(&v, DieSource::Manual).unwrap_or_else(|e| panic!("{e}")))
+        }
+        "c" => Answer::Choice(rest.into()),
+        "n" => Answer::Number(rest.trim().parse().unwrap_or_else(|e| panic!("{a}: {e}"))),
+        "k" => Answer::Cards(
+            rest.split_whitespace()
+                .map(|c| c.parse::<Card>().unwrap_or_else(|e| panic!("{a}: {e}")))
+                .collect(),
+        ),
+        "ok" => Answer::Confirm,
+        _ => panic!("bad test answer `{a}`"),
+    }
+}
+
+/// Feeds answers, failing with the request that refused one.
+pub fn feed(s: &mut Session, answers: &[&str]) {
+    for (i, a) in answers.iter().enumerate() {
+        let req = s.pending().map(|r| r.to_string()).unwrap_or_default();
+        if let Err(e) = s.apply(Event::Answer(answer(a))) {
+            panic!("answer {i} `{a}` to `{req}`: {e}");
+        }
+    }
+}
+
+/// The pending request as text ("" when nothing is asked).
+pub fn asking(s: &Session) -> String {
+    s.pending().map(|r| r.to_string()).unwrap_or_default()
+}
+
+/// True when some log line contains `text`.
+pub fn logged(s: &Session, text: &str) -> bool {
+    s.state().log.iter().any(|l| l.text.contains(text))
+}
