@@ -261,3 +261,54 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
     harness.run();
     assert_eq!(codes(&harness), ["As", "Kd", "5"]);
 }
+
+#[test]
+fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Gunfight game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::NewGunfight);
+    harness.get_by_label("Add a player").click();
+    harness.run();
+    // A third gang with no gunmen cannot start.
+    assert!(harness.query_by_label("Start game").is_none());
+    harness.get_by_label("Remove player 3").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    harness.get_by_label("Done").click();
+    harness.run();
+    // Initiative bids: Red picks 9h, Blue picks 4c.
+    harness.get_by_label("9h").click();
+    harness.run();
+    harness.get_by_label("4c").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    assert!(
+        session
+            .state()
+            .log
+            .iter()
+            .any(|l| l.text.contains("Order of play: Red (9h), Blue (4c)")),
+        "{:?}",
+        session.state().log
+    );
+    harness.get_by_label("Kid (pistol): 6/6 lives");
+    harness.get_by_label("Move a gunman").click();
+    harness.run();
+    harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
+    harness.run();
+    let asked = harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
+        .unwrap_or_default();
+    assert!(asked.contains("How many cards"), "{asked}");
+}

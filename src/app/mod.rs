@@ -5,6 +5,7 @@
 pub mod corrections;
 pub mod live;
 pub mod new_game;
+pub mod new_gunfight;
 mod views;
 
 use crate::paths;
@@ -30,6 +31,8 @@ pub enum Screen {
     Table,
     /// Setting up a new T52 game.
     NewT52,
+    /// Setting up a new Gunfight Gang game.
+    NewGunfight,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -84,6 +87,17 @@ pub enum Command {
     Correct(corrections::Target, corrections::Fix),
     /// Forget every correction.
     ClearCorrections,
+    /// Open the Gunfight setup form.
+    NewGunfight,
+    /// Replace the Gunfight setup form.
+    EditGunfightForm(new_gunfight::GunfightForm),
+    /// Start the Gunfight game the form describes.
+    StartGunfight,
+    /// Add one card picked by the player to the pending cards answer; the
+    /// answer is sent once the request's count is reached.
+    EnterCard(crate::table::Card),
+    /// Clear the cards picked so far.
+    ClearCards,
 }
 
 /// Everything the window shows.
@@ -118,6 +132,10 @@ pub struct AppState {
     pub form: new_game::NewGameForm,
     /// The number typed for a number request.
     pub number_entry: i64,
+    /// The Gunfight setup form.
+    pub gunfight_form: new_gunfight::GunfightForm,
+    /// Cards picked so far for the pending cards request.
+    pub cards_entry: Vec<Card>,
     /// The player's fixes to what the camera reads.
     pub corrections: corrections::Corrections,
     /// The detection picked for correcting in the table view.
@@ -169,6 +187,8 @@ impl AppState {
             live_texture: None,
             form: new_game::NewGameForm::default(),
             number_entry: 0,
+            gunfight_form: new_gunfight::GunfightForm::default(),
+            cards_entry: Vec::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
         }
@@ -229,6 +249,11 @@ impl AppState {
             Command::StartT52 => self.start_t52(),
             Command::AnswerNumber(n) => self.apply(Event::Answer(Answer::Number(n))),
             Command::SetNumber(n) => self.number_entry = n,
+            Command::NewGunfight => self.screen = Screen::NewGunfight,
+            Command::EditGunfightForm(f) => self.gunfight_form = f,
+            Command::StartGunfight => self.start_gunfight(),
+            Command::EnterCard(c) => self.enter_card(c),
+            Command::ClearCards => self.cards_entry.clear(),
             Command::Select(target) => self.selected = target,
             Command::Correct(target, fix) => self.correct(target, fix),
             Command::ClearCorrections => {
@@ -359,24 +384,52 @@ impl AppState {
             self.messages.push("The T52 ruleset did not load.".into());
             return;
         };
-        let setup = match self.form.setup(&ruleset) {
-            Ok(s) => s,
-            Err(errors) => {
-                self.messages.push(errors.join(" "));
-                return;
-            }
+        match self.form.setup(&ruleset) {
+            Ok(setup) => self.begin(GameId::T52, ruleset, ProcedureSpec::T52(setup)),
+            Err(errors) => self.messages.push(errors.join(" ")),
+        }
+    }
+
+    fn start_gunfight(&mut self) {
+        let Some(ruleset) = self.library.get(GameId::Gunfight).cloned() else {
+            self.messages
+                .push("The Gunfight ruleset did not load.".into());
+            return;
         };
+        match self.gunfight_form.setup(&ruleset) {
+            Ok(setup) => self.begin(GameId::Gunfight, ruleset, ProcedureSpec::Gunfight(setup)),
+            Err(errors) => self.messages.push(errors.join(" ")),
+        }
+    }
+
+    /// Opens a new autosaved session of `game` and begins `spec`.
+    fn begin(&mut self, game: GameId, ruleset: crate::rules::Ruleset, spec: ProcedureSpec) {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        let mut session = Session::new(GameId::T52, ruleset, seed);
-        let autosave = Autosave::new_in(&self.save_dir, GameId::T52);
-        if let Err(e) = autosave.apply(&mut session, Event::Begin(ProcedureSpec::T52(setup))) {
+        let mut session = Session::new(game, ruleset, seed);
+        let autosave = Autosave::new_in(&self.save_dir, game);
+        if let Err(e) = autosave.apply(&mut session, Event::Begin(spec)) {
             self.messages.push(e.to_string());
         }
         self.saves = save::list(&self.save_dir);
         self.session = Some((session, autosave));
         self.screen = Screen::Play;
+    }
+
+    fn enter_card(&mut self, card: Card) {
+        let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
+            Some(Request {
+                ask: Ask::Cards { count, .. },
+                ..
+            }) => *count as usize,
+            _ => return,
+        };
+        self.cards_entry.push(card);
+        if self.cards_entry.len() >= wanted {
+            let cards = std::mem::take(&mut self.cards_entry);
+            self.apply(Event::Answer(Answer::Cards(cards)));
+        }
     }
 
     fn enter_die(&mut self, v: u8) {
@@ -399,6 +452,7 @@ impl AppState {
 
     fn apply(&mut self, event: Event) {
         self.dice_entry.clear();
+        self.cards_entry.clear();
         if let Some((s, autosave)) = &mut self.session
             && let Err(e) = autosave.apply(s, event)
         {

@@ -5,6 +5,7 @@ use super::{AppState, Command, Screen};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
 use crate::rules::session::Event;
+use crate::table::BackColour;
 
 /// Draws the window; returns what the user asked for.
 pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
@@ -25,6 +26,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::Play => play(state, ui, &mut cmds),
             Screen::Table => table(state, ui, &mut cmds),
             Screen::NewT52 => new_t52(state, ui, &mut cmds),
+            Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
         }
     });
     cmds
@@ -51,6 +53,9 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             }
             if game == GameId::T52 && ui.button("New T52 game").clicked() {
                 cmds.push(Command::NewT52);
+            }
+            if game == GameId::Gunfight && ui.button("New Gunfight game").clicked() {
+                cmds.push(Command::NewGunfight);
             }
         });
         ui.label(&rs.summary);
@@ -128,7 +133,14 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ui.label(format!("Saving to {}", autosave.path.display()));
     });
     let st = session.state();
-    ui.heading(format!("{} — round {}", session.ruleset().title, st.round));
+    let when = if st.round > 0 {
+        format!(" — round {}", st.round)
+    } else if st.turn > 0 {
+        format!(" — turn {}", st.turn)
+    } else {
+        String::new()
+    };
+    ui.heading(format!("{}{when}", session.ruleset().title));
     if let Some(o) = &st.outcome {
         ui.strong(o.reason.clone());
     }
@@ -186,9 +198,26 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         }
                     });
                 }
-                _ => {
+                Ask::Cards { count, deck } => {
                     camera_button(state, ui, cmds);
-                    if ui.button("Roll / draw for me").clicked() {
+                    let picked: Vec<String> =
+                        state.cards_entry.iter().map(|c| c.to_string()).collect();
+                    ui.horizontal(|ui| {
+                        ui.label(if picked.is_empty() {
+                            format!("Pick the {count} card(s):")
+                        } else {
+                            format!("Pick the {count} card(s); so far {}:", picked.join(" "))
+                        });
+                        if !picked.is_empty() && ui.button("Clear").clicked() {
+                            cmds.push(Command::ClearCards);
+                        }
+                    });
+                    card_grid(ui, true, |code| {
+                        if let Ok(card) = code.parse() {
+                            cmds.push(Command::EnterCard(card));
+                        }
+                    });
+                    if deck.is_some() && ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
                 }
@@ -200,13 +229,25 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         for (i, side) in st.sides.iter().enumerate() {
             cols[0].strong(&side.name);
             for (_, u) in st.units_of(i) {
-                cols[0].label(format!(
-                    "{}: {}/{} soldiers, {} wounds",
-                    u.name,
-                    u.soldiers.len(),
-                    u.soldiers_at_start,
-                    u.wounds()
-                ));
+                let name = if u.status.is_empty() {
+                    u.name.clone()
+                } else {
+                    let flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
+                    format!("{} ({})", u.name, flags.join(", "))
+                };
+                let text = if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
+                    // A lone figure with lives (a gunman): lives are what matter.
+                    let left = u.wounds_per_soldier.saturating_sub(u.wounds());
+                    format!("{name}: {left}/{} lives", u.wounds_per_soldier)
+                } else {
+                    format!(
+                        "{name}: {}/{} soldiers, {} wounds",
+                        u.soldiers.len(),
+                        u.soldiers_at_start,
+                        u.wounds()
+                    )
+                };
+                cols[0].label(text);
             }
         }
         if !st.objectives.is_empty() {
@@ -434,19 +475,10 @@ fn detections(
     }
 }
 
-/// One click names the picked card or die.
-fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let mut fix_button = |ui: &mut egui::Ui, text: egui::RichText, fix: Fix| {
-        if ui.button(text).clicked() {
-            cmds.push(Command::Correct(target, fix));
-        }
-    };
-    if !target.is_die() {
-        ui.label(if target.is_card() {
-            "This card is:"
-        } else {
-            "Nothing was read here. Add a card:"
-        });
+/// Fifty-two buttons, a row per suit (red suits in red), and the jokers when
+/// `jokers`: `pick` gets the code of the one clicked.
+fn card_grid(ui: &mut egui::Ui, jokers: bool, mut pick: impl FnMut(String)) {
+    ui.scope(|ui| {
         // Thirteen ranks in a row must fit half of a small window.
         ui.spacing_mut().item_spacing.x = 2.0;
         ui.spacing_mut().button_padding.x = 3.0;
@@ -459,23 +491,48 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             ui.horizontal(|ui| {
                 for rank in "A23456789TJQK".chars() {
                     let code = format!("{rank}{suit}");
-                    fix_button(
-                        ui,
-                        egui::RichText::new(&code).color(colour),
-                        Fix::Card(code),
-                    );
+                    if ui
+                        .button(egui::RichText::new(&code).color(colour))
+                        .clicked()
+                    {
+                        pick(code);
+                    }
                 }
             });
         }
-        ui.horizontal(|ui| {
-            fix_button(ui, "XR (red joker)".into(), Fix::Card("XR".into()));
-            fix_button(ui, "XB (black joker)".into(), Fix::Card("XB".into()));
-            if target.is_card() {
-                fix_button(ui, "Not a card".into(), Fix::NotACard);
-            }
+        if jokers {
+            ui.horizontal(|ui| {
+                for (code, label) in [("XR", "XR (red joker)"), ("XB", "XB (black joker)")] {
+                    if ui.button(label).clicked() {
+                        pick(code.to_string());
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// One click names the picked card or die.
+fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    if !target.is_die() {
+        ui.label(if target.is_card() {
+            "This card is:"
+        } else {
+            "Nothing was read here. Add a card:"
         });
+        card_grid(ui, true, |code| {
+            cmds.push(Command::Correct(target, Fix::Card(code)));
+        });
+        if target.is_card() && ui.button("Not a card").clicked() {
+            cmds.push(Command::Correct(target, Fix::NotACard));
+        }
     }
     if !target.is_card() {
+        let mut fix_button = |ui: &mut egui::Ui, text: egui::RichText, fix: Fix| {
+            if ui.button(text).clicked() {
+                cmds.push(Command::Correct(target, fix));
+            }
+        };
         ui.horizontal(|ui| {
             ui.label(if target.is_die() {
                 "This die shows:"
@@ -542,6 +599,68 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         Ok(_) => {
             if ui.button("Start game").clicked() {
                 cmds.push(Command::StartT52);
+            }
+        }
+        Err(problems) => {
+            for p in problems {
+                ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
+            }
+        }
+    }
+}
+
+fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(rs) = state.library.get(GameId::Gunfight) else {
+        ui.label("The Gunfight ruleset did not load.");
+        return;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
+    }
+    ui.heading("New Gunfight game");
+    ui.label("One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).");
+    let mut form = state.gunfight_form.clone();
+    let mut remove = None;
+    for (i, g) in form.gangs.iter_mut().enumerate() {
+        ui.horizontal(|ui| {
+            let l = ui.label(format!("Player {} name:", i + 1));
+            ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
+                .labelled_by(l.id);
+            let l = ui.label(format!("Player {} back:", i + 1));
+            egui::ComboBox::from_id_salt(("back", i))
+                .selected_text(g.back.to_string())
+                .show_ui(ui, |ui| {
+                    for b in [BackColour::Red, BackColour::Blue, BackColour::Other] {
+                        ui.selectable_value(&mut g.back, b, b.to_string());
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            let l = ui.label(format!("Player {} gunmen:", i + 1));
+            ui.add(egui::TextEdit::singleline(&mut g.gunmen).desired_width(320.0))
+                .labelled_by(l.id);
+            if i >= 2 && ui.button(format!("Remove player {}", i + 1)).clicked() {
+                remove = Some(i);
+            }
+        });
+    }
+    if let Some(i) = remove {
+        form.gangs.remove(i);
+    }
+    ui.horizontal(|ui| {
+        if form.gangs.len() < super::new_gunfight::MAX_GANGS && ui.button("Add a player").clicked()
+        {
+            form.add_gang();
+        }
+        ui.checkbox(&mut form.civilians, "Civilians on the table");
+    });
+    if form != state.gunfight_form {
+        cmds.push(Command::EditGunfightForm(form.clone()));
+    }
+    match form.setup(rs) {
+        Ok(_) => {
+            if ui.button("Start game").clicked() {
+                cmds.push(Command::StartGunfight);
             }
         }
         Err(problems) => {
