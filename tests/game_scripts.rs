@@ -122,3 +122,21 @@ fn a_gunfight_is_won_by_the_last_gang_standing() {
             .any(|l| l.text.contains("Holliday may move up to 5 in (6h 4s)"))
     );
 }
+
+#[test]
+fn a_napoleonic_battle_is_won_on_three_objectives() {
+    let name = "napoleonic-skirmish.ron";
+    let report = play_binary(name);
+    assert_eq!(report["game"], "napoleonic");
+    assert_eq!(report["winner"], "French");
+    assert_eq!(unit_field(&report, 1, "Foot", "soldiers"), 10);
+    assert_eq!(unit_field(&report, 1, "Dragoons", "soldiers"), 5);
+
+    let session = play_library(name);
+    let s = session.state();
+    assert_eq!(s.round, 2);
+    let foot = s.units.iter().find(|u| u.name == "Foot");
+    assert_eq!(foot.map(|u| u.stat("confused")), Some(1));
+    let battery = s.units.iter().find(|u| u.name == "Battery");
+    assert_eq!(battery.map(|u| u.stat("shot_markers")), Some(3));
+}

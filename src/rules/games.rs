@@ -84,6 +84,7 @@ impl GameId {
         match self {
             GameId::T52 => super::t52::REQUIREMENTS,
             GameId::Gunfight => super::gunfight::REQUIREMENTS,
+            GameId::Napoleonic => super::napoleonic::REQUIREMENTS,
             _ => Requirements {
                 numbers: &[],
                 profiles: &[],

@@ -6,6 +6,7 @@ pub mod common;
 pub mod effect;
 pub mod games;
 pub mod gunfight;
+pub mod napoleonic;
 pub mod procedure;
 pub mod report;
 pub mod ruleset;
@@ -40,6 +41,8 @@ pub enum ProcedureSpec {
     T52(t52::GameSetup),
     /// A whole game of Gunfight Gang, from gangs to the last man standing.
     Gunfight(gunfight::GameSetup),
+    /// A whole game of Napoleonic Card Combat, from armies to three objectives.
+    Napoleonic(napoleonic::GameSetup),
 }
 
 impl ProcedureSpec {
@@ -53,6 +56,7 @@ impl ProcedureSpec {
             }
             ProcedureSpec::T52(setup) => t52::play(ctx, setup),
             ProcedureSpec::Gunfight(setup) => gunfight::play(ctx, setup),
+            ProcedureSpec::Napoleonic(setup) => napoleonic::play(ctx, setup),
         }
     }
 }

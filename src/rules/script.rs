@@ -196,6 +196,7 @@ fn summarise(e: &Event) -> String {
             super::ProcedureSpec::RollOff { .. } => "begin roll-off".into(),
             super::ProcedureSpec::T52(_) => "begin a game of T52".into(),
             super::ProcedureSpec::Gunfight(_) => "begin a game of Gunfight Gang".into(),
+            super::ProcedureSpec::Napoleonic(_) => "begin a game of Napoleonic Card Combat".into(),
         },
         Event::Answer(a) => format!("answer {a}"),
         Event::Edit(_) => "edit".into(),

@@ -1,0 +1,262 @@
+//! Long-range artillery fire and combats: each side turns its top card, the
+//! higher kills, and kills spread confusion.
+
+use super::turn::turn_card;
+use super::{
+    Arm, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, SHOT_MARKERS, arm, confused, in_ranks, men,
+    num, pick_unit, set_stat, units_of, yes_no,
+};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{SideId, UnitId};
+use crate::table::{Card, Rank};
+
+/// Men an artillery win confuses: half the card's face value rounded up;
+/// Jack, Queen and King `court`, Ace `ace`.
+pub fn artillery_confusion(card: Card, court: u32, ace: u32, divisor: u32) -> u32 {
+    match card.rank() {
+        Some(Rank::Ace) => ace,
+        Some(Rank::Jack | Rank::Queen | Rank::King) => court,
+        Some(r) => u32::from(r.number().unwrap_or(0)).div_ceil(divisor.max(1)),
+        None => 0,
+    }
+}
+
+/// A cannon of `side` fires at long range.
+pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<()> {
+    let enemies = units_of(ctx, 1 - side.min(1));
+    let gun_name = ctx.state().unit_name(gun);
+    let Some(target) = pick_unit(
+        ctx,
+        &format!(
+            "{gun_name} fires at which enemy unit? (in clear sight, 10-130 cm away, within 45 degrees of straight ahead)"
+        ),
+        &enemies,
+        None,
+        "artillery-fire",
+    )?
+    else {
+        return Ok(());
+    };
+    let cost = match ctx
+        .choose(
+            "What protects the target?",
+            vec![
+                Choice::new("open", "Open ground or woods"),
+                Choice::new("wall", "A solid wall"),
+                Choice::new("redoubt", "A redoubt or trench"),
+            ],
+            Some("shot-markers"),
+        )?
+        .as_str()
+    {
+        "wall" => num(ctx, "shot_cost_wall"),
+        "redoubt" => num(ctx, "shot_cost_redoubt"),
+        _ => num(ctx, "shot_cost_open"),
+    };
+    let markers = ctx.state().units[gun].stat(SHOT_MARKERS);
+    if markers < cost {
+        ctx.resolved(
+            "shot-markers",
+            format!("{gun_name} has {markers} shot marker(s) left and this shot needs {cost}: it cannot fire"),
+        );
+        return Ok(());
+    }
+    set_stat(ctx, gun, SHOT_MARKERS, markers - cost);
+    let target_name = ctx.state().unit_name(target);
+    let kills = num(ctx, "long_range_kills").max(1) as u32;
+    for _ in 0..kills {
+        kill_one(ctx, target);
+    }
+    ctx.resolved(
+        "artillery-fire",
+        format!(
+            "{gun_name} spends {cost} shot marker(s) ({} left) and kills {kills} of {target_name}; nobody is confused{}",
+            markers - cost,
+            gone(ctx, target)
+        ),
+    );
+    Ok(())
+}
+
+/// `attacker` of `side` fights an enemy unit.
+pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
+    let enemy_side = 1 - side.min(1);
+    let enemies = units_of(ctx, enemy_side);
+    let a_name = ctx.state().unit_name(attacker);
+    let Some(defender) = pick_unit(
+        ctx,
+        &format!("{a_name} fights which enemy unit? (closer than 20 cm, one facing the other)"),
+        &enemies,
+        None,
+        "combat-eligibility",
+    )?
+    else {
+        return Ok(());
+    };
+    let d_name = ctx.state().unit_name(defender);
+    if arm(ctx, attacker) == Arm::Cavalry
+        && yes_no(
+            ctx,
+            format!("Is {d_name} behind a wall or in woods?"),
+            "combat-eligibility",
+        )?
+    {
+        ctx.resolved(
+            "combat-eligibility",
+            format!("Cavalry may not start a combat with {d_name} behind a wall or in woods"),
+        );
+        return Ok(());
+    }
+    let cover = arm(ctx, defender) != Arm::Cavalry
+        && yes_no(
+            ctx,
+            format!("Is {d_name} defending behind a redoubt or solid wall, or in a trench?"),
+            "cover-bonus",
+        )?;
+    let flank = yes_no(
+        ctx,
+        format!("Is {a_name} attacking {d_name}'s flank or rear?"),
+        "cavalry-flank",
+    )?;
+    ctx.apply(Effect::SetStatus {
+        unit: attacker,
+        status: FOUGHT.into(),
+        on: true,
+    });
+    for u in [attacker, defender] {
+        ctx.apply(Effect::SetStatus {
+            unit: u,
+            status: ENGAGED.into(),
+            on: true,
+        });
+    }
+    let a_side = ctx.state().side_name(side);
+    let d_side = ctx.state().side_name(enemy_side);
+    let a_card = turn_card(
+        ctx,
+        side,
+        format!("{a_side} turns the top card for {a_name}"),
+        "combat",
+    )?;
+    let d_card = turn_card(
+        ctx,
+        enemy_side,
+        format!("{d_side} turns the top card for {d_name}"),
+        "combat",
+    )?;
+    let (Some(a_card), Some(d_card)) = (a_card, d_card) else {
+        return Ok(());
+    };
+    let value = |c: Card| ctx.ruleset.cards.value(c).unwrap_or(0);
+    let bonus = if cover { num(ctx, "cover_bonus") } else { 0 };
+    let (a_val, d_val) = (value(a_card), value(d_card) + bonus);
+    let cover_text = if cover {
+        format!(" +{bonus} cover")
+    } else {
+        String::new()
+    };
+    ctx.resolved(
+        "combat",
+        format!(
+            "{a_name} {a_card} ({a_val}) against {d_name} {d_card} ({}{cover_text})",
+            value(d_card)
+        ),
+    );
+    match a_val.cmp(&d_val) {
+        std::cmp::Ordering::Greater => lose(ctx, defender, Some((attacker, a_card, flank))),
+        std::cmp::Ordering::Less => lose(ctx, attacker, Some((defender, d_card, false))),
+        std::cmp::Ordering::Equal => {
+            ctx.resolved("tie", "Equal cards: both units lose a man");
+            lose(ctx, defender, None);
+            lose(ctx, attacker, None);
+        }
+    }
+    Ok(())
+}
+
+/// Kills one man of `unit`: a man in ranks while there is one.
+fn kill_one(ctx: &mut Ctx, unit: UnitId) {
+    if in_ranks(ctx, unit) == 0 && confused(ctx, unit) > 0 {
+        set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
+    }
+    ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
+}
+
+fn gone(ctx: &Ctx, unit: UnitId) -> String {
+    if men(ctx, unit) == 0 {
+        format!("; {} is wiped out", ctx.state().unit_name(unit))
+    } else {
+        String::new()
+    }
+}
+
+/// `loser` loses a combat (or draws one, with no `winner`): one man killed,
+/// then confusion by the engagement's kill count and the winner's arm.
+fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
+    let name = ctx.state().unit_name(loser);
+    let kills = num(ctx, "combat_kills").max(1) as u32;
+    for _ in 0..kills {
+        kill_one(ctx, loser);
+    }
+    let killed = ctx.state().units[loser].stat(ENGAGEMENT_KILLS).max(0) as u32 + kills;
+    set_stat(ctx, loser, ENGAGEMENT_KILLS, killed as i32);
+    let step = num(ctx, "confused_per_kill_step").max(0) as u32;
+    let mut wanted = killed * step;
+    let mut why = format!("{killed} killed in this engagement");
+    if let Some((w, card, flank)) = winner {
+        match arm(ctx, w) {
+            Arm::Artillery => {
+                wanted = artillery_confusion(
+                    card,
+                    num(ctx, "artillery_confused_court").max(0) as u32,
+                    num(ctx, "artillery_confused_ace").max(0) as u32,
+                    num(ctx, "artillery_confused_divisor").max(1) as u32,
+                );
+                why = format!("guns win with {card}");
+            }
+            Arm::Cavalry => {
+                let b = num(ctx, "cavalry_win_confused_bonus").max(0) as u32;
+                wanted += b;
+                why.push_str(&format!(", +{b} cavalry"));
+            }
+            Arm::Infantry => {}
+        }
+        if flank {
+            let b = num(ctx, "flank_rear_confused_bonus").max(0) as u32;
+            wanted += b;
+            why.push_str(&format!(", +{b} flank or rear"));
+        }
+    }
+    let newly = wanted.min(in_ranks(ctx, loser));
+    set_stat(ctx, loser, CONFUSED, (confused(ctx, loser) + newly) as i32);
+    let rule = if winner.is_some_and(|(w, _, _)| arm(ctx, w) == Arm::Artillery) {
+        "artillery-win"
+    } else {
+        "confusion"
+    };
+    ctx.resolved(
+        rule,
+        format!(
+            "{name} loses a man and {newly} more are confused ({why}): {} in ranks, {} confused{}",
+            in_ranks(ctx, loser),
+            confused(ctx, loser),
+            gone(ctx, loser)
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artillery_confusion_is_half_the_face_rounded_up() {
+        let c = |s: &str| s.parse::<Card>().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(artillery_confusion(c("7s"), 4, 1, 2), 4);
+        assert_eq!(artillery_confusion(c("Ts"), 4, 1, 2), 5);
+        assert_eq!(artillery_confusion(c("Kd"), 4, 1, 2), 4);
+        assert_eq!(artillery_confusion(c("Ah"), 4, 1, 2), 1);
+        assert_eq!(artillery_confusion(c("2c"), 4, 1, 2), 1);
+    }
+}

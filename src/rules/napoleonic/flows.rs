@@ -1,0 +1,236 @@
+//! Whole Napoleonic flows driven by answers, as at the table.
+
+use super::{ArmySetup, CONFUSED, ENGAGEMENT_KILLS, GameSetup, SHOT_MARKERS, parse_units};
+use crate::rules::ProcedureSpec;
+use crate::rules::games::{GameId, Library};
+use crate::rules::session::{Event, Session};
+use crate::rules::state::Unit;
+use crate::rules::testkit::{asking, feed, logged};
+use crate::table::BackColour;
+
+fn setup() -> GameSetup {
+    let army = |name: &str, back, units: &str| ArmySetup {
+        name: name.into(),
+        back,
+        units: parse_units(units).unwrap_or_else(|e| panic!("{e}")),
+    };
+    GameSetup {
+        armies: vec![
+            army(
+                "French",
+                BackColour::Blue,
+                "Line:inf:12 Hussars:cav:6 Battery:art:3",
+            ),
+            army(
+                "British",
+                BackColour::Red,
+                "Foot:inf:12 Dragoons:cav:6 Guns:art:3",
+            ),
+        ],
+        objectives: ["Hill", "Farm", "Bridge", "Village"]
+            .map(String::from)
+            .to_vec(),
+    }
+}
+
+fn begin(setup: &GameSetup) -> Session {
+    let (lib, errs) = Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let rs = lib.get(GameId::Napoleonic).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no napoleonic ruleset"));
+    let mut s = Session::new(GameId::Napoleonic, rs, 3);
+    s.apply(Event::Begin(ProcedureSpec::Napoleonic(setup.clone())))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
+    let u = s.state().units.iter().find(|u| u.name == name);
+    u.unwrap_or_else(|| panic!("no unit {name}"))
+}
+
+/// (men, confused) of a unit.
+fn men(s: &Session, name: &str) -> (usize, i32) {
+    let u = unit(s, name);
+    (u.soldiers.len(), u.stat(CONFUSED))
+}
+
+/// The French cut higher and move first.
+const FRENCH_FIRST: [&str; 2] = ["k 9h", "k 4c"];
+
+#[test]
+fn a_tied_cut_is_cut_again() {
+    let mut s = begin(&setup());
+    feed(&mut s, &["k 7h", "k 7s"]);
+    assert!(logged(&s, "Both cut 7: cut again"));
+    feed(&mut s, &["k 2h", "k Ks"]);
+    assert!(logged(
+        &s,
+        "British cuts higher (13 against 2) and moves first"
+    ));
+    assert!(asking(&s).contains("British, step 1"), "{}", asking(&s));
+}
+
+#[test]
+fn guns_kill_one_man_at_long_range_and_spend_markers_by_cover() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
+    assert_eq!(men(&s, "Foot"), (11, 0));
+    assert_eq!(unit(&s, "Battery").stat(SHOT_MARKERS), 1);
+    assert!(logged(
+        &s,
+        "Battery spends 3 shot marker(s) (1 left) and kills 1 of Foot"
+    ));
+    // No other gun: straight to combats; end the turn.
+    assert!(asking(&s).contains("French, step 3"), "{}", asking(&s));
+    feed(&mut s, &["c none", "c done", "c none", "c none"]);
+    // Round 2: the Battery cannot afford a redoubt shot with 1 marker.
+    feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
+    assert!(logged(&s, "it cannot fire"));
+    assert_eq!(men(&s, "Foot"), (11, 0));
+}
+
+#[test]
+fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ranks() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none"]);
+    // Hussars charge the Foot's flank: Kd against 5s.
+    feed(
+        &mut s,
+        &["c u1", "c u3", "c no", "c no", "c yes", "k Kd", "k 5s"],
+    );
+    assert!(
+        logged(
+            &s,
+            "Foot loses a man and 6 more are confused (1 killed in this engagement, +1 cavalry, +4 flank or rear): 5 in ranks, 6 confused"
+        ),
+        "{:?}",
+        s.state().log
+    );
+    assert_eq!(men(&s, "Foot"), (11, 6));
+    // The Hussars fought; only Line and Battery are offered.
+    assert!(!asking(&s).contains("Hussars"), "{}", asking(&s));
+    feed(&mut s, &["c none"]);
+    // British rally the Foot with a general beside them: 5 in ranks + 1.
+    assert!(
+        asking(&s).contains("cannot move (men in ranks and confused): Foot"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c rally", "c u3", "c no", "c yes"]);
+    assert_eq!(men(&s, "Foot"), (11, 0));
+    assert!(logged(
+        &s,
+        "Foot returns 6 man/men to ranks (11 in ranks, 0 confused)"
+    ));
+}
+
+#[test]
+fn a_gun_defending_in_cover_wins_and_confuses_half_its_face() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none", "c none", "c done", "c none"]);
+    // Dragoons attack the Battery behind a wall: 6h against 4d + 3 = 7.
+    feed(
+        &mut s,
+        &["c u4", "c u2", "c no", "c yes", "c no", "k 6h", "k 4d"],
+    );
+    assert!(logged(
+        &s,
+        "Dragoons 6h (6) against Battery 4d (4 +3 cover)"
+    ));
+    assert!(logged(
+        &s,
+        "Dragoons loses a man and 2 more are confused (guns win with 4d)"
+    ));
+    assert_eq!(men(&s, "Dragoons"), (5, 2));
+}
+
+#[test]
+fn equal_cards_kill_on_both_sides_and_confusion_grows_with_the_engagement() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c done", "c none", "c u0", "c u3", "c no", "c no", "k 8h", "k 8s",
+        ],
+    );
+    assert!(logged(&s, "Equal cards: both units lose a man"));
+    assert_eq!(men(&s, "Line"), (11, 1));
+    assert_eq!(men(&s, "Foot"), (11, 1));
+    feed(&mut s, &["c none", "c done", "c none"]);
+    // The British Foot fights the Line again in the same engagement and wins.
+    feed(&mut s, &["c u3", "c u0", "c no", "c no", "k Qs", "k 3h"]);
+    assert_eq!(unit(&s, "Line").stat(ENGAGEMENT_KILLS), 2);
+    assert_eq!(men(&s, "Line"), (10, 3));
+    feed(&mut s, &["c none"]);
+    // A round without combat for them ends the engagement.
+    feed(
+        &mut s,
+        &["c done", "c none", "c none", "c done", "c none", "c none"],
+    );
+    assert_eq!(unit(&s, "Line").stat(ENGAGEMENT_KILLS), 0);
+}
+
+#[test]
+fn three_objectives_win_at_once() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    for o in ["c o0", "c o1", "c o2"] {
+        feed(&mut s, &["c objective", o, "c s0"]);
+    }
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+    assert!(
+        outcome
+            .reason
+            .contains("French holds 3 of the 4 objectives")
+    );
+    assert!(s.pending().is_none());
+}
+
+#[test]
+fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:2").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    // Line beats Foot: 1 killed, 1 confused: Foot is a mob of one.
+    feed(
+        &mut s,
+        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k 2d"],
+    );
+    assert_eq!(men(&s, "Foot"), (1, 1));
+    feed(&mut s, &["c mob-lost", "c u1"]);
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+    assert!(outcome.reason.contains("British has no units left"));
+}
+
+#[test]
+fn unequal_armies_are_refused_with_the_counts() {
+    let mut bad = setup();
+    bad.armies[1].units.pop();
+    bad.objectives.pop();
+    let s = begin(&bad);
+    assert!(logged(
+        &s,
+        "The table needs 4 objectives; the setup names 3."
+    ));
+    assert!(logged(
+        &s,
+        "French has 18 men and 1 guns, British has 18 men and 0 guns."
+    ));
+}

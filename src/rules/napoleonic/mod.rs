@@ -1,0 +1,453 @@
+//! Napoleonic Card Combat: units of massed figures, combats settled by each
+//! side turning the top card of its own deck, kills that spread confusion.
+//!
+//! Adjutant keeps each unit's men in ranks, confused men and the kills of its
+//! current engagement, every cannon's shot markers, the two decks, and who
+//! holds the four objectives. Distances, facing and line of sight are judged
+//! on the table and asked. [`turn`] runs the three steps of a player's turn,
+//! [`combat`] resolves combats and long-range fire.
+
+pub mod combat;
+pub mod turn;
+
+#[cfg(test)]
+mod flows;
+
+use super::effect::{Effect, UnitSpec};
+use super::games::Requirements;
+use super::procedure::{Choice, Ctx, Flow};
+use super::ruleset::Ruleset;
+use super::state::{DeckId, Holder, Outcome, SideId, UnitId};
+use crate::table::{BackColour, Pack};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the Napoleonic code needs from `rulesets/napoleonic.ron`.
+pub const REQUIREMENTS: Requirements = Requirements {
+    numbers: &[
+        "objectives",
+        "objectives_to_win",
+        "shot_markers_per_cannon",
+        "move_infantry_cm",
+        "move_artillery_cm",
+        "move_cavalry_cm",
+        "move_general_cm",
+        "mob_move_cm",
+        "rally_general_bonus",
+        "shot_cost_open",
+        "shot_cost_wall",
+        "shot_cost_redoubt",
+        "long_range_kills",
+        "combat_kills",
+        "cover_bonus",
+        "confused_per_kill_step",
+        "artillery_confused_divisor",
+        "artillery_confused_court",
+        "artillery_confused_ace",
+        "cavalry_win_confused_bonus",
+        "flank_rear_confused_bonus",
+    ],
+    profiles: &["infantry", "cavalry", "artillery"],
+    rules: &[
+        "setup",
+        "first-move",
+        "sequence",
+        "movement",
+        "no-move",
+        "mob",
+        "rally",
+        "artillery-fire",
+        "shot-markers",
+        "combat-eligibility",
+        "combat",
+        "cover-bonus",
+        "confusion",
+        "tie",
+        "artillery-win",
+        "cavalry-flank",
+        "victory",
+    ],
+    upgrades: &[],
+};
+
+/// Stat: men of the unit that are confused (the rest are in ranks).
+pub const CONFUSED: &str = "confused";
+/// Stat: men the unit has lost in its current engagement.
+pub const ENGAGEMENT_KILLS: &str = "engagement_kills";
+/// Stat: a cannon's shot markers left.
+pub const SHOT_MARKERS: &str = "shot_markers";
+/// Status: the unit has fought a combat this turn.
+pub const FOUGHT: &str = "fought";
+/// Status: the unit was in a combat this round (either player's turn).
+pub const ENGAGED: &str = "engaged";
+
+/// A unit's arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Arm {
+    /// Foot, 20 cm.
+    Infantry,
+    /// Horse, 40 cm; a win confuses one more.
+    Cavalry,
+    /// Guns, 20 cm; long-range fire with shot markers.
+    Artillery,
+}
+
+impl Arm {
+    /// The profile id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Arm::Infantry => "infantry",
+            Arm::Cavalry => "cavalry",
+            Arm::Artillery => "artillery",
+        }
+    }
+
+    /// Parses a profile id (any case; `inf`, `cav`, `art` too).
+    pub fn parse(s: &str) -> Option<Arm> {
+        match s.trim().to_lowercase().as_str() {
+            "infantry" | "inf" | "foot" => Some(Arm::Infantry),
+            "cavalry" | "cav" | "horse" => Some(Arm::Cavalry),
+            "artillery" | "art" | "guns" | "gun" => Some(Arm::Artillery),
+            _ => None,
+        }
+    }
+}
+
+/// One unit at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitSetup {
+    /// Name shown to players.
+    pub name: String,
+    /// Its arm.
+    pub arm: Arm,
+    /// Men (for artillery: gunners; one gun per unit).
+    pub men: u32,
+}
+
+/// One side at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArmySetup {
+    /// Player (side) name.
+    pub name: String,
+    /// Back colour of the side's deck.
+    pub back: BackColour,
+    /// Its units.
+    pub units: Vec<UnitSetup>,
+}
+
+/// Everything a Napoleonic game starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GameSetup {
+    /// The two armies.
+    pub armies: Vec<ArmySetup>,
+    /// Names of the objectives (four by default).
+    pub objectives: Vec<String>,
+}
+
+/// Checks a setup; returns every problem in a sentence.
+pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    if setup.armies.len() != 2 {
+        errors.push(format!(
+            "Napoleonic Card Combat is for two armies; the setup lists {}.",
+            setup.armies.len()
+        ));
+    }
+    let wanted = ruleset.number("objectives").max(1) as usize;
+    if setup.objectives.len() != wanted {
+        errors.push(format!(
+            "The table needs {wanted} objectives; the setup names {}.",
+            setup.objectives.len()
+        ));
+    }
+    for a in &setup.armies {
+        if a.units.is_empty() {
+            errors.push(format!("{} has no units.", a.name));
+        }
+        for u in &a.units {
+            if u.men == 0 {
+                errors.push(format!("{}: {} has no men.", a.name, u.name));
+            }
+        }
+    }
+    if let [a, b] = setup.armies.as_slice() {
+        let men = |x: &ArmySetup, arm: Option<Arm>| -> u32 {
+            x.units
+                .iter()
+                .filter(|u| arm.is_none_or(|w| u.arm == w))
+                .map(|u| if u.arm == Arm::Artillery { 0 } else { u.men })
+                .sum()
+        };
+        let guns = |x: &ArmySetup| x.units.iter().filter(|u| u.arm == Arm::Artillery).count();
+        if men(a, None) != men(b, None) || guns(a) != guns(b) {
+            errors.push(format!(
+                "The sides should be equal: {} has {} men and {} guns, {} has {} men and {} guns.",
+                a.name,
+                men(a, None),
+                guns(a),
+                b.name,
+                men(b, None),
+                guns(b)
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Parses units typed as `Name:arm:men` separated by spaces or commas
+/// (`Guards:inf:12 Hussars:cav:6 Battery:art:3`).
+pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+        .map(|item| {
+            let parts: Vec<&str> = item.split(':').collect();
+            let [name, arm, men] = parts.as_slice() else {
+                return Err(format!("`{item}` is not Name:arm:men (e.g. Guards:inf:12)"));
+            };
+            let arm = Arm::parse(arm).ok_or_else(|| {
+                format!("`{arm}` (for {name}) is not an arm: infantry, cavalry or artillery")
+            })?;
+            let men = men
+                .parse::<u32>()
+                .map_err(|_| format!("`{men}` (for {name}) is not a number of men"))?;
+            Ok(UnitSetup {
+                name: name.to_string(),
+                arm,
+                men,
+            })
+        })
+        .collect()
+}
+
+/// Plays a whole game: armies, decks, objectives, the cut for first move,
+/// then turns until a side holds enough objectives or the players stop.
+pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
+    if let Err(errors) = check_setup(setup, ctx.ruleset) {
+        for e in errors {
+            ctx.resolved("setup", format!("Setup refused: {e}"));
+        }
+        return Ok(());
+    }
+    let markers = ctx.ruleset.number("shot_markers_per_cannon").max(0) as i32;
+    for (side, a) in setup.armies.iter().enumerate() {
+        if ctx.state().sides.len() <= side {
+            ctx.apply(Effect::AddSide {
+                name: a.name.clone(),
+                back: Some(a.back),
+            });
+        }
+        for u in &a.units {
+            let mut stats =
+                BTreeMap::from([(CONFUSED.to_string(), 0), (ENGAGEMENT_KILLS.to_string(), 0)]);
+            if u.arm == Arm::Artillery {
+                stats.insert(SHOT_MARKERS.to_string(), markers);
+            }
+            ctx.apply(Effect::AddUnit(UnitSpec {
+                side,
+                name: u.name.clone(),
+                profile: u.arm.id().into(),
+                cards: Vec::new(),
+                stats,
+                soldiers: u.men,
+                wounds_per_soldier: 1,
+                upgrades: Vec::new(),
+            }));
+        }
+        ctx.apply(Effect::AddDeck {
+            name: format!("{}'s deck", a.name),
+            packs: vec![Pack {
+                back: a.back,
+                jokers: false,
+            }],
+        });
+        ctx.resolved(
+            "setup",
+            format!(
+                "{} deploys {} units with a {}-backed deck",
+                a.name,
+                a.units.len(),
+                a.back
+            ),
+        );
+    }
+    for name in &setup.objectives {
+        ctx.apply(Effect::AddObjective {
+            name: name.clone(),
+            card: None,
+        });
+    }
+    let first = turn::cut_for_first_move(ctx)?;
+    ctx.apply(Effect::SetInitiative(first));
+    for round in 1.. {
+        ctx.apply(Effect::SetRound(round));
+        for side in [first, 1 - first] {
+            turn::play_turn(ctx, side)?;
+            if ctx.state().outcome.is_some() {
+                return Ok(());
+            }
+        }
+        turn::end_round(ctx);
+    }
+    Ok(())
+}
+
+// ----- small helpers shared by the modules -----
+
+/// The deck of `side` (one per side, added in side order).
+pub(crate) fn deck_of(side: SideId) -> DeckId {
+    side
+}
+
+/// Men of a unit still on the table.
+pub(crate) fn men(ctx: &Ctx, unit: UnitId) -> u32 {
+    ctx.state()
+        .units
+        .get(unit)
+        .filter(|u| u.in_play())
+        .map_or(0, |u| u.soldiers.len() as u32)
+}
+
+/// Confused men of a unit.
+pub(crate) fn confused(ctx: &Ctx, unit: UnitId) -> u32 {
+    ctx.state()
+        .units
+        .get(unit)
+        .map_or(0, |u| u.stat(CONFUSED).max(0) as u32)
+        .min(men(ctx, unit))
+}
+
+/// Men of a unit in ranks.
+pub(crate) fn in_ranks(ctx: &Ctx, unit: UnitId) -> u32 {
+    men(ctx, unit) - confused(ctx, unit)
+}
+
+/// A unit's arm (infantry for an unknown profile).
+pub(crate) fn arm(ctx: &Ctx, unit: UnitId) -> Arm {
+    ctx.state()
+        .units
+        .get(unit)
+        .and_then(|u| Arm::parse(&u.profile))
+        .unwrap_or(Arm::Infantry)
+}
+
+/// Sets a unit's stat.
+pub(crate) fn set_stat(ctx: &mut Ctx, unit: UnitId, stat: &str, value: i32) {
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: stat.into(),
+        value,
+    });
+}
+
+/// A unit as a choice: `u<id>` with its name and men.
+pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
+    let mut label = format!(
+        "{} ({} in ranks, {} confused",
+        ctx.state().unit_name(unit),
+        in_ranks(ctx, unit),
+        confused(ctx, unit)
+    );
+    if arm(ctx, unit) == Arm::Artillery {
+        let m = ctx
+            .state()
+            .units
+            .get(unit)
+            .map_or(0, |u| u.stat(SHOT_MARKERS));
+        label.push_str(&format!(", {m} shot markers"));
+    }
+    label.push(')');
+    Choice::new(format!("u{unit}"), label)
+}
+
+/// Picks a unit among `ids`, with a "none" option when `none` is given.
+pub(crate) fn pick_unit(
+    ctx: &mut Ctx,
+    prompt: &str,
+    ids: &[UnitId],
+    none: Option<&str>,
+    rule: &str,
+) -> Flow<Option<UnitId>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let mut options: Vec<Choice> = ids.iter().map(|&i| unit_choice(ctx, i)).collect();
+    if let Some(n) = none {
+        options.push(Choice::new("none", n));
+    }
+    let picked = ctx.choose(prompt, options, Some(rule))?;
+    Ok(ids.iter().copied().find(|i| picked == format!("u{i}")))
+}
+
+/// Units of `side` still on the table.
+pub(crate) fn units_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    ctx.state().units_of(side).map(|(i, _)| i).collect()
+}
+
+/// A yes/no question about the table.
+pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// A named number from the ruleset as an `i32`.
+pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
+    ctx.ruleset.number(key) as i32
+}
+
+/// Objectives held by each side.
+pub(crate) fn held_by(ctx: &Ctx, side: SideId) -> usize {
+    ctx.state()
+        .objectives
+        .iter()
+        .filter(|o| o.holder == Holder::Side(side))
+        .count()
+}
+
+/// Ends the game when a side holds enough objectives. Returns true when over.
+pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
+    if ctx.state().outcome.is_some() {
+        return true;
+    }
+    let need = ctx.ruleset.number("objectives_to_win").max(1) as usize;
+    let sides = ctx.state().sides.len();
+    if let Some(w) = (0..sides).find(|&s| held_by(ctx, s) >= need) {
+        let reason = format!(
+            "{} holds {} of the {} objectives",
+            ctx.state().side_name(w),
+            held_by(ctx, w),
+            ctx.state().objectives.len()
+        );
+        ctx.resolved("victory", reason.clone());
+        ctx.apply(Effect::End(Outcome {
+            winner: Some(w),
+            reason,
+        }));
+        return true;
+    }
+    // A side with no units left cannot hold on: the other side wins.
+    let standing: Vec<SideId> = (0..sides)
+        .filter(|&s| !units_of(ctx, s).is_empty())
+        .collect();
+    if sides == 2 && standing.len() == 1 {
+        let w = standing[0];
+        let reason = format!(
+            "{} has no units left on the table",
+            ctx.state().side_name(1 - w)
+        );
+        ctx.resolved("victory", reason.clone());
+        ctx.apply(Effect::End(Outcome {
+            winner: Some(w),
+            reason,
+        }));
+        return true;
+    }
+    false
+}

@@ -1,0 +1,379 @@
+//! The cut for the first move and a player's turn: (1) move, rally or
+//! reform, (2) long-range artillery, (3) combats; every step optional.
+
+use super::{
+    Arm, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, SHOT_MARKERS, arm, check_victory, combat,
+    confused, deck_of, in_ranks, men, num, pick_unit, set_stat, units_of, yes_no,
+};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{Holder, SideId};
+use crate::table::{Card, PhysicalCard};
+
+/// Turns the top card of a side's deck and puts it on the discards.
+pub(crate) fn turn_card(
+    ctx: &mut Ctx,
+    side: SideId,
+    prompt: String,
+    rule: &str,
+) -> Flow<Option<Card>> {
+    let deck = deck_of(side);
+    let cards = ctx.draw(deck, 1, prompt, Some(rule))?;
+    let back = ctx
+        .state()
+        .sides
+        .get(side)
+        .and_then(|s| s.back)
+        .unwrap_or(crate::table::BackColour::Other);
+    ctx.apply(Effect::DiscardCards {
+        deck,
+        cards: cards
+            .iter()
+            .map(|&card| PhysicalCard { card, back })
+            .collect(),
+    });
+    Ok(cards.first().copied())
+}
+
+/// Both sides cut their decks; the higher card moves first, a tie cuts again.
+pub fn cut_for_first_move(ctx: &mut Ctx) -> Flow<SideId> {
+    loop {
+        let mut cut = Vec::new();
+        for side in 0..2 {
+            let name = ctx.state().side_name(side);
+            let card = turn_card(ctx, side, format!("{name} cuts the deck"), "first-move")?;
+            cut.push(card.and_then(|c| ctx.ruleset.cards.value(c)).unwrap_or(0));
+        }
+        for side in 0..2 {
+            ctx.apply(Effect::Reshuffle {
+                deck: deck_of(side),
+            });
+        }
+        if cut[0] != cut[1] {
+            let first = usize::from(cut[1] > cut[0]);
+            let name = ctx.state().side_name(first);
+            ctx.resolved(
+                "first-move",
+                format!(
+                    "{name} cuts higher ({} against {}) and moves first",
+                    cut[first],
+                    cut[1 - first]
+                ),
+            );
+            return Ok(first);
+        }
+        ctx.resolved("first-move", format!("Both cut {}: cut again", cut[0]));
+    }
+}
+
+/// One player's turn.
+pub fn play_turn(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    ctx.apply(Effect::ClearStatusAll {
+        status: FOUGHT.into(),
+    });
+    if movement_step(ctx, side)? || check_victory(ctx) {
+        return Ok(());
+    }
+    artillery_step(ctx, side)?;
+    if check_victory(ctx) {
+        return Ok(());
+    }
+    combat_step(ctx, side)?;
+    check_victory(ctx);
+    Ok(())
+}
+
+/// After both players' turns: a unit that fought no combat this round has
+/// left its engagement, so its count of men killed starts again.
+pub fn end_round(ctx: &mut Ctx) {
+    let ids: Vec<usize> = (0..ctx.state().units.len()).collect();
+    for u in ids {
+        let unit = &ctx.state().units[u];
+        if !unit.has(ENGAGED) && unit.stat(ENGAGEMENT_KILLS) > 0 {
+            set_stat(ctx, u, ENGAGEMENT_KILLS, 0);
+        }
+    }
+    ctx.apply(Effect::ClearStatusAll {
+        status: ENGAGED.into(),
+    });
+}
+
+/// Step 1. Returns true when the players stopped the game.
+fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
+    let name = ctx.state().side_name(side);
+    loop {
+        let own = units_of(ctx, side);
+        let rallying: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&u| confused(ctx, u) > 0)
+            .collect();
+        let mobs: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&u| men(ctx, u) > 0 && in_ranks(ctx, u) == 0)
+            .collect();
+        let stuck: Vec<String> = own
+            .iter()
+            .filter(|&&u| in_ranks(ctx, u) > 0 && confused(ctx, u) > 0)
+            .map(|&u| ctx.state().unit_name(u))
+            .collect();
+        let mut prompt = format!(
+            "{name}, step 1: move, rally or reform (foot and guns {} cm, cavalry {} cm, general {} cm)",
+            num(ctx, "move_infantry_cm"),
+            num(ctx, "move_cavalry_cm"),
+            num(ctx, "move_general_cm")
+        );
+        if !stuck.is_empty() {
+            prompt.push_str(&format!(
+                "; cannot move (men in ranks and confused): {}",
+                stuck.join(", ")
+            ));
+        }
+        if !mobs.is_empty() {
+            let m: Vec<String> = mobs.iter().map(|&u| ctx.state().unit_name(u)).collect();
+            prompt.push_str(&format!(
+                "; mobs (up to {} cm, away from the enemy): {}",
+                num(ctx, "mob_move_cm"),
+                m.join(", ")
+            ));
+        }
+        let mut options = Vec::new();
+        if !rallying.is_empty() {
+            options.push(Choice::new("rally", "Rally a unit"));
+        }
+        if !mobs.is_empty() {
+            options.push(Choice::new(
+                "mob-lost",
+                "A mob could not flee its full distance",
+            ));
+        }
+        options.push(Choice::new("objective", "An objective changes hands"));
+        options.push(Choice::new("done", "Done moving"));
+        options.push(Choice::new("stop", "Stop the game here"));
+        match ctx.choose(prompt, options, Some("movement"))?.as_str() {
+            "rally" => rally(ctx, &rallying)?,
+            "mob-lost" => {
+                if let Some(u) = pick_unit(ctx, "Which mob is caught?", &mobs, None, "mob")? {
+                    let unit = ctx.state().unit_name(u);
+                    ctx.apply(Effect::RemoveUnit {
+                        unit: u,
+                        reason: "could not flee its full distance".into(),
+                    });
+                    ctx.resolved(
+                        "mob",
+                        format!("{unit} could not run its full distance and is destroyed"),
+                    );
+                }
+            }
+            "objective" => {
+                objective_changes(ctx)?;
+                if check_victory(ctx) {
+                    return Ok(true);
+                }
+            }
+            "stop" => {
+                stop_game(ctx);
+                return Ok(true);
+            }
+            _ => return Ok(false),
+        }
+        if check_victory(ctx) {
+            return Ok(true);
+        }
+    }
+}
+
+fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
+    let Some(u) = pick_unit(ctx, "Which unit rallies?", candidates, None, "rally")? else {
+        return Ok(());
+    };
+    let unit = ctx.state().unit_name(u);
+    let ranks = in_ranks(ctx, u);
+    let bonus = if ranks > 0 {
+        if yes_no(
+            ctx,
+            format!("Is any enemy man in ranks within 20 cm of {unit} and facing it?"),
+            "rally",
+        )? {
+            ctx.resolved(
+                "rally",
+                format!("{unit} cannot rally with formed enemies facing it so close"),
+            );
+            return Ok(());
+        }
+        if yes_no(
+            ctx,
+            format!("Is a general or aide-de-camp beside {unit}?"),
+            "rally",
+        )? {
+            num(ctx, "rally_general_bonus").max(0) as u32
+        } else {
+            0
+        }
+    } else {
+        if !yes_no(
+            ctx,
+            format!(
+                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least 40 cm away?"
+            ),
+            "rally",
+        )? {
+            ctx.resolved(
+                "rally",
+                format!(
+                    "{unit} cannot rally yet: bring the commander and keep the enemy 40 cm off"
+                ),
+            );
+            return Ok(());
+        }
+        num(ctx, "rally_general_bonus").max(0) as u32
+    };
+    let back = confused(ctx, u).min(ranks + bonus);
+    set_stat(ctx, u, CONFUSED, (confused(ctx, u) - back) as i32);
+    let mut text = format!(
+        "{unit} returns {back} man/men to ranks ({} in ranks, {} confused)",
+        in_ranks(ctx, u),
+        confused(ctx, u)
+    );
+    if arm(ctx, u) == Arm::Artillery {
+        text.push_str("; the gunners walk back to the gun at 25 cm a turn before it fires again");
+    }
+    ctx.resolved("rally", text);
+    Ok(())
+}
+
+fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
+    let options: Vec<Choice> = ctx
+        .state()
+        .objectives
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let holder = match o.holder {
+                Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
+                _ => "not held".to_string(),
+            };
+            Choice::new(format!("o{i}"), format!("{} ({holder})", o.name))
+        })
+        .collect();
+    let picked = ctx.choose("Which objective?", options, Some("victory"))?;
+    let Some(o) = (0..ctx.state().objectives.len()).find(|i| picked == format!("o{i}")) else {
+        return Ok(());
+    };
+    let mut holders: Vec<Choice> = (0..ctx.state().sides.len())
+        .map(|s| Choice::new(format!("s{s}"), ctx.state().side_name(s)))
+        .collect();
+    holders.push(Choice::new("nobody", "Nobody"));
+    let name = ctx.state().objectives[o].name.clone();
+    let who = ctx.choose(
+        format!("Whose men in ranks hold {name}, or last passed through it?"),
+        holders,
+        Some("victory"),
+    )?;
+    let holder = (0..ctx.state().sides.len())
+        .find(|s| who == format!("s{s}"))
+        .map_or(Holder::Uncaptured, Holder::Side);
+    ctx.apply(Effect::SetHolder {
+        objective: o,
+        holder,
+    });
+    Ok(())
+}
+
+/// Step 2: cannons with a gunner in ranks and shot markers left may fire.
+fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    let name = ctx.state().side_name(side);
+    loop {
+        let guns: Vec<usize> = units_of(ctx, side)
+            .into_iter()
+            .filter(|&u| {
+                arm(ctx, u) == Arm::Artillery
+                    && in_ranks(ctx, u) > 0
+                    && ctx.state().units[u].stat(SHOT_MARKERS) > 0
+                    && !ctx.state().units[u].has(FOUGHT)
+            })
+            .collect();
+        let Some(gun) = pick_unit(
+            ctx,
+            &format!("{name}, step 2: which cannon fires at long range?"),
+            &guns,
+            Some("No more long-range fire"),
+            "artillery-fire",
+        )?
+        else {
+            return Ok(());
+        };
+        combat::long_range(ctx, side, gun)?;
+        // One shot per gun per turn: mark it so it is not offered again.
+        ctx.apply(Effect::SetStatus {
+            unit: gun,
+            status: FOUGHT.into(),
+            on: true,
+        });
+        if check_victory(ctx) {
+            return Ok(());
+        }
+    }
+}
+
+/// Step 3: each unit may fight one combat.
+fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+    let name = ctx.state().side_name(side);
+    // Guns that fired at long range may still fight: clear the marker.
+    for u in units_of(ctx, side) {
+        if arm(ctx, u) == Arm::Artillery {
+            ctx.apply(Effect::SetStatus {
+                unit: u,
+                status: FOUGHT.into(),
+                on: false,
+            });
+        }
+    }
+    loop {
+        let ready: Vec<usize> = units_of(ctx, side)
+            .into_iter()
+            .filter(|&u| !ctx.state().units[u].has(FOUGHT))
+            .collect();
+        let Some(unit) = pick_unit(
+            ctx,
+            &format!("{name}, step 3: which unit fights a combat?"),
+            &ready,
+            Some("End the turn"),
+            "combat-eligibility",
+        )?
+        else {
+            return Ok(());
+        };
+        combat::fight(ctx, side, unit)?;
+        if check_victory(ctx) {
+            return Ok(());
+        }
+    }
+}
+
+/// The players stop: the side holding more objectives wins; equal is a draw.
+fn stop_game(ctx: &mut Ctx) {
+    let a = super::held_by(ctx, 0);
+    let b = super::held_by(ctx, 1);
+    let names = (ctx.state().side_name(0), ctx.state().side_name(1));
+    let winner = match a.cmp(&b) {
+        std::cmp::Ordering::Greater => Some(0),
+        std::cmp::Ordering::Less => Some(1),
+        std::cmp::Ordering::Equal => None,
+    };
+    let reason = match winner {
+        Some(w) => format!(
+            "players stopped; {} holds more objectives ({} {a}, {} {b})",
+            ctx.state().side_name(w),
+            names.0,
+            names.1
+        ),
+        None => format!(
+            "players stopped; objectives are shared ({} {a}, {} {b})",
+            names.0, names.1
+        ),
+    };
+    ctx.resolved("victory", reason.clone());
+    ctx.apply(Effect::End(crate::rules::state::Outcome { winner, reason }));
+}
