@@ -312,3 +312,33 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
         .unwrap_or_default();
     assert!(asked.contains("How many cards"), "{asked}");
 }
+
+#[test]
+fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Napoleonic game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    // The cut: the virtual deck draws for both sides until one is higher.
+    for _ in 0..6 {
+        if harness.query_by_label("Roll / draw for me").is_none() {
+            break;
+        }
+        harness.get_by_label("Roll / draw for me").click();
+        harness.run();
+    }
+    let asked = harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
+        .unwrap_or_default();
+    assert!(asked.contains("step 1"), "{asked}");
+    harness.get_by_label("Line: 12 in ranks, 0 confused, 0 lost");
+}

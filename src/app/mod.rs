@@ -5,7 +5,7 @@
 pub mod corrections;
 pub mod live;
 pub mod new_game;
-pub mod new_gunfight;
+pub mod setup_forms;
 mod views;
 
 use crate::paths;
@@ -33,6 +33,8 @@ pub enum Screen {
     NewT52,
     /// Setting up a new Gunfight Gang game.
     NewGunfight,
+    /// Setting up a new Napoleonic game.
+    NewNapoleonic,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -90,9 +92,15 @@ pub enum Command {
     /// Open the Gunfight setup form.
     NewGunfight,
     /// Replace the Gunfight setup form.
-    EditGunfightForm(new_gunfight::GunfightForm),
+    EditGunfightForm(setup_forms::GunfightForm),
     /// Start the Gunfight game the form describes.
     StartGunfight,
+    /// Open the Napoleonic setup form.
+    NewNapoleonic,
+    /// Replace the Napoleonic setup form.
+    EditNapoleonicForm(setup_forms::NapoleonicForm),
+    /// Start the Napoleonic game the form describes.
+    StartNapoleonic,
     /// Add one card picked by the player to the pending cards answer; the
     /// answer is sent once the request's count is reached.
     EnterCard(crate::table::Card),
@@ -133,7 +141,9 @@ pub struct AppState {
     /// The number typed for a number request.
     pub number_entry: i64,
     /// The Gunfight setup form.
-    pub gunfight_form: new_gunfight::GunfightForm,
+    pub gunfight_form: setup_forms::GunfightForm,
+    /// The Napoleonic setup form.
+    pub napoleonic_form: setup_forms::NapoleonicForm,
     /// Cards picked so far for the pending cards request.
     pub cards_entry: Vec<Card>,
     /// The player's fixes to what the camera reads.
@@ -187,7 +197,8 @@ impl AppState {
             live_texture: None,
             form: new_game::NewGameForm::default(),
             number_entry: 0,
-            gunfight_form: new_gunfight::GunfightForm::default(),
+            gunfight_form: setup_forms::GunfightForm::default(),
+            napoleonic_form: setup_forms::NapoleonicForm::default(),
             cards_entry: Vec::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
@@ -252,6 +263,9 @@ impl AppState {
             Command::NewGunfight => self.screen = Screen::NewGunfight,
             Command::EditGunfightForm(f) => self.gunfight_form = f,
             Command::StartGunfight => self.start_gunfight(),
+            Command::NewNapoleonic => self.screen = Screen::NewNapoleonic,
+            Command::EditNapoleonicForm(f) => self.napoleonic_form = f,
+            Command::StartNapoleonic => self.start_napoleonic(),
             Command::EnterCard(c) => self.enter_card(c),
             Command::ClearCards => self.cards_entry.clear(),
             Command::Select(target) => self.selected = target,
@@ -398,6 +412,22 @@ impl AppState {
         };
         match self.gunfight_form.setup(&ruleset) {
             Ok(setup) => self.begin(GameId::Gunfight, ruleset, ProcedureSpec::Gunfight(setup)),
+            Err(errors) => self.messages.push(errors.join(" ")),
+        }
+    }
+
+    fn start_napoleonic(&mut self) {
+        let Some(ruleset) = self.library.get(GameId::Napoleonic).cloned() else {
+            self.messages
+                .push("The Napoleonic ruleset did not load.".into());
+            return;
+        };
+        match self.napoleonic_form.setup(&ruleset) {
+            Ok(setup) => self.begin(
+                GameId::Napoleonic,
+                ruleset,
+                ProcedureSpec::Napoleonic(setup),
+            ),
             Err(errors) => self.messages.push(errors.join(" ")),
         }
     }

@@ -27,6 +27,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::Table => table(state, ui, &mut cmds),
             Screen::NewT52 => new_t52(state, ui, &mut cmds),
             Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
+            Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
         }
     });
     cmds
@@ -56,6 +57,9 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             }
             if game == GameId::Gunfight && ui.button("New Gunfight game").clicked() {
                 cmds.push(Command::NewGunfight);
+            }
+            if game == GameId::Napoleonic && ui.button("New Napoleonic game").clicked() {
+                cmds.push(Command::NewNapoleonic);
             }
         });
         ui.label(&rs.summary);
@@ -229,24 +233,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         for (i, side) in st.sides.iter().enumerate() {
             cols[0].strong(&side.name);
             for (_, u) in st.units_of(i) {
-                let name = if u.status.is_empty() {
-                    u.name.clone()
-                } else {
-                    let flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
-                    format!("{} ({})", u.name, flags.join(", "))
-                };
-                let text = if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
-                    // A lone figure with lives (a gunman): lives are what matter.
-                    let left = u.wounds_per_soldier.saturating_sub(u.wounds());
-                    format!("{name}: {left}/{} lives", u.wounds_per_soldier)
-                } else {
-                    format!(
-                        "{name}: {}/{} soldiers, {} wounds",
-                        u.soldiers.len(),
-                        u.soldiers_at_start,
-                        u.wounds()
-                    )
-                };
+                let text = unit_line(u);
                 cols[0].label(text);
             }
         }
@@ -270,6 +257,39 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             });
     });
+}
+
+/// A unit as its game counts it: lives for a lone figure, men in ranks and
+/// confused where confusion is tracked, soldiers and wounds otherwise.
+fn unit_line(u: &crate::rules::state::Unit) -> String {
+    let name = if u.status.is_empty() {
+        u.name.clone()
+    } else {
+        let flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
+        format!("{} ({})", u.name, flags.join(", "))
+    };
+    if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
+        let left = u.wounds_per_soldier.saturating_sub(u.wounds());
+        return format!("{name}: {left}/{} lives", u.wounds_per_soldier);
+    }
+    if let Some(&confused) = u.stats.get(crate::rules::napoleonic::CONFUSED) {
+        let men = u.soldiers.len() as i32;
+        let mut t = format!(
+            "{name}: {} in ranks, {confused} confused, {} lost",
+            men - confused,
+            u.missing()
+        );
+        if let Some(m) = u.stats.get(crate::rules::napoleonic::SHOT_MARKERS) {
+            t.push_str(&format!(", {m} shot markers"));
+        }
+        return t;
+    }
+    format!(
+        "{name}: {}/{} soldiers, {} wounds",
+        u.soldiers.len(),
+        u.soldiers_at_start,
+        u.wounds()
+    )
 }
 
 fn display_name(path: &std::path::Path) -> String {
@@ -595,10 +615,55 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.form {
         cmds.push(Command::EditForm(form.clone()));
     }
-    match form.setup(rs) {
+    start_or_problems(ui, form.setup(rs), Command::StartT52, cmds);
+}
+
+/// One row per side: name, pack back, units. Returns the row whose
+/// "Remove" was clicked (offered from row `removable_from` on).
+fn side_rows(
+    ui: &mut egui::Ui,
+    sides: &mut [super::setup_forms::SideForm],
+    units_label: &str,
+    removable_from: usize,
+) -> Option<usize> {
+    let mut remove = None;
+    for (i, g) in sides.iter_mut().enumerate() {
+        ui.horizontal(|ui| {
+            let l = ui.label(format!("Player {} name:", i + 1));
+            ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
+                .labelled_by(l.id);
+            let l = ui.label(format!("Player {} back:", i + 1));
+            egui::ComboBox::from_id_salt(("back", i))
+                .selected_text(g.back.to_string())
+                .show_ui(ui, |ui| {
+                    for b in [BackColour::Red, BackColour::Blue, BackColour::Other] {
+                        ui.selectable_value(&mut g.back, b, b.to_string());
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            let l = ui.label(format!("Player {} {units_label}:", i + 1));
+            ui.add(egui::TextEdit::singleline(&mut g.units).desired_width(320.0))
+                .labelled_by(l.id);
+            if i >= removable_from && ui.button(format!("Remove player {}", i + 1)).clicked() {
+                remove = Some(i);
+            }
+        });
+    }
+    remove
+}
+
+/// The form's problems, or its start button.
+fn start_or_problems<T>(
+    ui: &mut egui::Ui,
+    checked: Result<T, Vec<String>>,
+    start: Command,
+    cmds: &mut Vec<Command>,
+) {
+    match checked {
         Ok(_) => {
             if ui.button("Start game").clicked() {
-                cmds.push(Command::StartT52);
+                cmds.push(start);
             }
         }
         Err(problems) => {
@@ -620,36 +685,11 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.heading("New Gunfight game");
     ui.label("One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).");
     let mut form = state.gunfight_form.clone();
-    let mut remove = None;
-    for (i, g) in form.gangs.iter_mut().enumerate() {
-        ui.horizontal(|ui| {
-            let l = ui.label(format!("Player {} name:", i + 1));
-            ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
-                .labelled_by(l.id);
-            let l = ui.label(format!("Player {} back:", i + 1));
-            egui::ComboBox::from_id_salt(("back", i))
-                .selected_text(g.back.to_string())
-                .show_ui(ui, |ui| {
-                    for b in [BackColour::Red, BackColour::Blue, BackColour::Other] {
-                        ui.selectable_value(&mut g.back, b, b.to_string());
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-            let l = ui.label(format!("Player {} gunmen:", i + 1));
-            ui.add(egui::TextEdit::singleline(&mut g.gunmen).desired_width(320.0))
-                .labelled_by(l.id);
-            if i >= 2 && ui.button(format!("Remove player {}", i + 1)).clicked() {
-                remove = Some(i);
-            }
-        });
-    }
-    if let Some(i) = remove {
+    if let Some(i) = side_rows(ui, &mut form.gangs, "gunmen", 2) {
         form.gangs.remove(i);
     }
     ui.horizontal(|ui| {
-        if form.gangs.len() < super::new_gunfight::MAX_GANGS && ui.button("Add a player").clicked()
-        {
+        if form.gangs.len() < super::setup_forms::MAX_GANGS && ui.button("Add a player").clicked() {
             form.add_gang();
         }
         ui.checkbox(&mut form.civilians, "Civilians on the table");
@@ -657,18 +697,30 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.gunfight_form {
         cmds.push(Command::EditGunfightForm(form.clone()));
     }
-    match form.setup(rs) {
-        Ok(_) => {
-            if ui.button("Start game").clicked() {
-                cmds.push(Command::StartGunfight);
-            }
-        }
-        Err(problems) => {
-            for p in problems {
-                ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
-            }
-        }
+    start_or_problems(ui, form.setup(rs), Command::StartGunfight, cmds);
+}
+
+fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(rs) = state.library.get(GameId::Napoleonic) else {
+        ui.label("The Napoleonic ruleset did not load.");
+        return;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
     }
+    ui.heading("New Napoleonic Card Combat game");
+    ui.label("One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns.");
+    let mut form = state.napoleonic_form.clone();
+    side_rows(ui, &mut form.armies, "units", usize::MAX);
+    ui.horizontal(|ui| {
+        let l = ui.label("Objectives (commas between):");
+        ui.add(egui::TextEdit::singleline(&mut form.objectives).desired_width(420.0))
+            .labelled_by(l.id);
+    });
+    if form != state.napoleonic_form {
+        cmds.push(Command::EditNapoleonicForm(form.clone()));
+    }
+    start_or_problems(ui, form.setup(rs), Command::StartNapoleonic, cmds);
 }
 
 /// "As Kh 3c", or "none" for an empty list.

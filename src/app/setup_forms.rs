@@ -1,0 +1,195 @@
+//! Setup forms for the games whose sides are typed as a name, a pack back
+//! colour and a line of units: Gunfight Gang (`Name:weapon` gunmen) and
+//! Napoleonic Card Combat (`Name:arm:men` units). Checked as typed.
+
+use crate::rules::Ruleset;
+use crate::rules::gunfight::{self, GangSetup};
+use crate::rules::napoleonic::{self, ArmySetup};
+use crate::table::BackColour;
+
+/// One side as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideForm {
+    /// Player name.
+    pub name: String,
+    /// Back colour of the player's pack.
+    pub back: BackColour,
+    /// Units, e.g. `Kid Doc:rifle Ike Billy` or `Guards:inf:12 Hussars:cav:6`.
+    pub units: String,
+}
+
+impl SideForm {
+    fn new(name: &str, back: BackColour, units: &str) -> SideForm {
+        SideForm {
+            name: name.into(),
+            back,
+            units: units.into(),
+        }
+    }
+}
+
+/// What the players typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GunfightForm {
+    /// The gangs.
+    pub gangs: Vec<SideForm>,
+    /// Civilians are on the table.
+    pub civilians: bool,
+}
+
+/// Most gangs the form offers (the game has no limit; the table has).
+pub const MAX_GANGS: usize = 6;
+
+impl Default for GunfightForm {
+    fn default() -> Self {
+        GunfightForm {
+            gangs: vec![
+                SideForm::new("Red", BackColour::Red, "Kid Doc:rifle Ike Billy"),
+                SideForm::new(
+                    "Blue",
+                    BackColour::Blue,
+                    "Wyatt:rifle Virgil Morgan Holliday",
+                ),
+            ],
+            civilians: false,
+        }
+    }
+}
+
+impl GunfightForm {
+    /// The setup the form describes, or every problem with it.
+    pub fn setup(&self, ruleset: &Ruleset) -> Result<gunfight::GameSetup, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut gangs = Vec::new();
+        for g in &self.gangs {
+            let name = g.name.trim().to_string();
+            match gunfight::parse_gunmen(&g.units) {
+                Ok(gunmen) => gangs.push(GangSetup {
+                    name,
+                    back: g.back,
+                    gunmen,
+                }),
+                Err(e) => errors.push(format!("{name}: {e}.")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let setup = gunfight::GameSetup {
+            gangs,
+            civilians: self.civilians,
+        };
+        gunfight::check_setup(&setup, ruleset)?;
+        Ok(setup)
+    }
+
+    /// Adds a gang with a free name and the next back colour.
+    pub fn add_gang(&mut self) {
+        if self.gangs.len() >= MAX_GANGS {
+            return;
+        }
+        let n = self.gangs.len() + 1;
+        self.gangs
+            .push(SideForm::new(&format!("Gang {n}"), BackColour::Other, ""));
+    }
+}
+
+/// A Napoleonic setup as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NapoleonicForm {
+    /// The two armies.
+    pub armies: Vec<SideForm>,
+    /// Objective names separated by commas.
+    pub objectives: String,
+}
+
+impl Default for NapoleonicForm {
+    fn default() -> Self {
+        NapoleonicForm {
+            armies: vec![
+                SideForm::new(
+                    "French",
+                    BackColour::Blue,
+                    "Line:inf:12 Hussars:cav:6 Battery:art:3",
+                ),
+                SideForm::new(
+                    "British",
+                    BackColour::Red,
+                    "Foot:inf:12 Dragoons:cav:6 Guns:art:3",
+                ),
+            ],
+            objectives: "Hill, Farm, Bridge, Village".into(),
+        }
+    }
+}
+
+impl NapoleonicForm {
+    /// The setup the form describes, or every problem with it.
+    pub fn setup(&self, ruleset: &Ruleset) -> Result<napoleonic::GameSetup, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut armies = Vec::new();
+        for a in &self.armies {
+            let name = a.name.trim().to_string();
+            match napoleonic::parse_units(&a.units) {
+                Ok(units) => armies.push(ArmySetup {
+                    name,
+                    back: a.back,
+                    units,
+                }),
+                Err(e) => errors.push(format!("{name}: {e}.")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let objectives = self
+            .objectives
+            .split(',')
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .map(String::from)
+            .collect();
+        let setup = napoleonic::GameSetup { armies, objectives };
+        napoleonic::check_setup(&setup, ruleset)?;
+        Ok(setup)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{GameId, Library};
+
+    fn gunfight() -> Ruleset {
+        let (lib, _) = Library::builtin();
+        let rs = lib.get(GameId::Gunfight).cloned();
+        rs.unwrap_or_else(|| panic!("no gunfight ruleset"))
+    }
+
+    #[test]
+    fn the_default_form_is_a_valid_two_gang_game() {
+        let setup = GunfightForm::default().setup(&gunfight());
+        let setup = setup.unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(setup.gangs.len(), 2);
+        assert_eq!(setup.gangs[0].gunmen[1].name, "Doc");
+    }
+
+    #[test]
+    fn problems_name_the_gang() {
+        let mut form = GunfightForm::default();
+        form.gangs[0].units = "Kid Doc:cannon Ike Billy".into();
+        form.add_gang();
+        let errs = form.setup(&gunfight()).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("Red:") && e.contains("cannon")),
+            "{errs:?}"
+        );
+        form.gangs[0].units = "Kid Doc Ike Billy".into();
+        let errs = form.setup(&gunfight()).err().unwrap_or_default();
+        assert!(
+            errs.iter().any(|e| e.contains("Gang 3 has 0 gunmen")),
+            "{errs:?}"
+        );
+    }
+}
