@@ -140,3 +140,14 @@ fn a_napoleonic_battle_is_won_on_three_objectives() {
     let battery = s.units.iter().find(|u| u.name == "Battery");
     assert_eq!(battery.map(|u| u.stat("shot_markers")), Some(3));
 }
+
+#[test]
+fn a_card_activation_turn_is_played_and_called_by_agreement() {
+    let name = "card-activation-turn.ron";
+    let report = play_binary(name);
+    assert_eq!(report["game"], "card-activation");
+    assert_eq!(report["winner"], "Red");
+    assert_eq!(unit_field(&report, 1, "Guards", "soldiers"), 3);
+    assert_eq!(unit_field(&report, 1, "Militia", "soldiers"), 4);
+    play_library(name);
+}

@@ -342,3 +342,28 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     assert!(asked.contains("step 1"), "{asked}");
     harness.get_by_label("Line: 12 in ranks, 0 confused, 0 lost");
 }
+
+#[test]
+fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Card-Activation game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let asked = harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
+        .unwrap_or_default();
+    assert!(
+        asked.contains("which card goes face down beside Rifles"),
+        "{asked}"
+    );
+}

@@ -35,6 +35,8 @@ pub enum Screen {
     NewGunfight,
     /// Setting up a new Napoleonic game.
     NewNapoleonic,
+    /// Setting up a new Card-Activation game.
+    NewCardActivation,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -101,6 +103,12 @@ pub enum Command {
     EditNapoleonicForm(setup_forms::NapoleonicForm),
     /// Start the Napoleonic game the form describes.
     StartNapoleonic,
+    /// Open the Card-Activation setup form.
+    NewCardActivation,
+    /// Replace the Card-Activation setup form.
+    EditCardActivationForm(setup_forms::CardActivationForm),
+    /// Start the Card-Activation game the form describes.
+    StartCardActivation,
     /// Add one card picked by the player to the pending cards answer; the
     /// answer is sent once the request's count is reached.
     EnterCard(crate::table::Card),
@@ -144,6 +152,8 @@ pub struct AppState {
     pub gunfight_form: setup_forms::GunfightForm,
     /// The Napoleonic setup form.
     pub napoleonic_form: setup_forms::NapoleonicForm,
+    /// The Card-Activation setup form.
+    pub card_activation_form: setup_forms::CardActivationForm,
     /// Cards picked so far for the pending cards request.
     pub cards_entry: Vec<Card>,
     /// The player's fixes to what the camera reads.
@@ -199,6 +209,7 @@ impl AppState {
             number_entry: 0,
             gunfight_form: setup_forms::GunfightForm::default(),
             napoleonic_form: setup_forms::NapoleonicForm::default(),
+            card_activation_form: setup_forms::CardActivationForm::default(),
             cards_entry: Vec::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
@@ -266,6 +277,9 @@ impl AppState {
             Command::NewNapoleonic => self.screen = Screen::NewNapoleonic,
             Command::EditNapoleonicForm(f) => self.napoleonic_form = f,
             Command::StartNapoleonic => self.start_napoleonic(),
+            Command::NewCardActivation => self.screen = Screen::NewCardActivation,
+            Command::EditCardActivationForm(f) => self.card_activation_form = f,
+            Command::StartCardActivation => self.start_card_activation(),
             Command::EnterCard(c) => self.enter_card(c),
             Command::ClearCards => self.cards_entry.clear(),
             Command::Select(target) => self.selected = target,
@@ -427,6 +441,22 @@ impl AppState {
                 GameId::Napoleonic,
                 ruleset,
                 ProcedureSpec::Napoleonic(setup),
+            ),
+            Err(errors) => self.messages.push(errors.join(" ")),
+        }
+    }
+
+    fn start_card_activation(&mut self) {
+        let Some(ruleset) = self.library.get(GameId::CardActivation).cloned() else {
+            self.messages
+                .push("The Card-Activation ruleset did not load.".into());
+            return;
+        };
+        match self.card_activation_form.setup(&ruleset) {
+            Ok(setup) => self.begin(
+                GameId::CardActivation,
+                ruleset,
+                ProcedureSpec::CardActivation(setup),
             ),
             Err(errors) => self.messages.push(errors.join(" ")),
         }

@@ -3,6 +3,7 @@
 //! Napoleonic Card Combat (`Name:arm:men` units). Checked as typed.
 
 use crate::rules::Ruleset;
+use crate::rules::card_activation::{self, SideSetup};
 use crate::rules::gunfight::{self, GangSetup};
 use crate::rules::napoleonic::{self, ArmySetup};
 use crate::table::BackColour;
@@ -151,6 +152,53 @@ impl NapoleonicForm {
             .collect();
         let setup = napoleonic::GameSetup { armies, objectives };
         napoleonic::check_setup(&setup, ruleset)?;
+        Ok(setup)
+    }
+}
+
+/// A Card-Activation setup as typed (no pack backs: one shared deck).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardActivationForm {
+    /// The two sides.
+    pub sides: Vec<SideForm>,
+}
+
+impl Default for CardActivationForm {
+    fn default() -> Self {
+        CardActivationForm {
+            sides: vec![
+                SideForm::new(
+                    "Red",
+                    BackColour::Other,
+                    "Rifles:5 Scouts:3 Captain:commander",
+                ),
+                SideForm::new(
+                    "Blue",
+                    BackColour::Other,
+                    "Guards:5 Militia:5 Major:commander",
+                ),
+            ],
+        }
+    }
+}
+
+impl CardActivationForm {
+    /// The setup the form describes, or every problem with it.
+    pub fn setup(&self, ruleset: &Ruleset) -> Result<card_activation::GameSetup, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut sides = Vec::new();
+        for s in &self.sides {
+            let name = s.name.trim().to_string();
+            match card_activation::parse_units(&s.units) {
+                Ok(units) => sides.push(SideSetup { name, units }),
+                Err(e) => errors.push(format!("{name}: {e}.")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let setup = card_activation::GameSetup { sides };
+        card_activation::check_setup(&setup, ruleset)?;
         Ok(setup)
     }
 }

@@ -28,6 +28,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::NewT52 => new_t52(state, ui, &mut cmds),
             Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
             Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
+            Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
         }
     });
     cmds
@@ -52,14 +53,10 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             if ui.button(&rs.title).clicked() {
                 cmds.push(Command::OpenRules(game));
             }
-            if game == GameId::T52 && ui.button("New T52 game").clicked() {
-                cmds.push(Command::NewT52);
-            }
-            if game == GameId::Gunfight && ui.button("New Gunfight game").clicked() {
-                cmds.push(Command::NewGunfight);
-            }
-            if game == GameId::Napoleonic && ui.button("New Napoleonic game").clicked() {
-                cmds.push(Command::NewNapoleonic);
+            if let Some((label, cmd)) = new_game_button(game)
+                && ui.button(label).clicked()
+            {
+                cmds.push(cmd);
             }
         });
         ui.label(&rs.summary);
@@ -81,6 +78,17 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 cmds.push(Command::Resume(s.path.clone()));
             }
         });
+    }
+}
+
+/// The button that opens a game's setup form, for games that can be played.
+fn new_game_button(game: GameId) -> Option<(&'static str, Command)> {
+    match game {
+        GameId::T52 => Some(("New T52 game", Command::NewT52)),
+        GameId::Gunfight => Some(("New Gunfight game", Command::NewGunfight)),
+        GameId::Napoleonic => Some(("New Napoleonic game", Command::NewNapoleonic)),
+        GameId::CardActivation => Some(("New Card-Activation game", Command::NewCardActivation)),
+        GameId::GentlemenOfWar => None,
     }
 }
 
@@ -624,6 +632,7 @@ fn side_rows(
     ui: &mut egui::Ui,
     sides: &mut [super::setup_forms::SideForm],
     units_label: &str,
+    backs: bool,
     removable_from: usize,
 ) -> Option<usize> {
     let mut remove = None;
@@ -632,16 +641,18 @@ fn side_rows(
             let l = ui.label(format!("Player {} name:", i + 1));
             ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
                 .labelled_by(l.id);
-            let l = ui.label(format!("Player {} back:", i + 1));
-            egui::ComboBox::from_id_salt(("back", i))
-                .selected_text(g.back.to_string())
-                .show_ui(ui, |ui| {
-                    for b in [BackColour::Red, BackColour::Blue, BackColour::Other] {
-                        ui.selectable_value(&mut g.back, b, b.to_string());
-                    }
-                })
-                .response
-                .labelled_by(l.id);
+            if backs {
+                let l = ui.label(format!("Player {} back:", i + 1));
+                egui::ComboBox::from_id_salt(("back", i))
+                    .selected_text(g.back.to_string())
+                    .show_ui(ui, |ui| {
+                        for b in [BackColour::Red, BackColour::Blue, BackColour::Other] {
+                            ui.selectable_value(&mut g.back, b, b.to_string());
+                        }
+                    })
+                    .response
+                    .labelled_by(l.id);
+            }
             let l = ui.label(format!("Player {} {units_label}:", i + 1));
             ui.add(egui::TextEdit::singleline(&mut g.units).desired_width(320.0))
                 .labelled_by(l.id);
@@ -685,7 +696,7 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.heading("New Gunfight game");
     ui.label("One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).");
     let mut form = state.gunfight_form.clone();
-    if let Some(i) = side_rows(ui, &mut form.gangs, "gunmen", 2) {
+    if let Some(i) = side_rows(ui, &mut form.gangs, "gunmen", true, 2) {
         form.gangs.remove(i);
     }
     ui.horizontal(|ui| {
@@ -711,7 +722,7 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
     ui.heading("New Napoleonic Card Combat game");
     ui.label("One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns.");
     let mut form = state.napoleonic_form.clone();
-    side_rows(ui, &mut form.armies, "units", usize::MAX);
+    side_rows(ui, &mut form.armies, "units", true, usize::MAX);
     ui.horizontal(|ui| {
         let l = ui.label("Objectives (commas between):");
         ui.add(egui::TextEdit::singleline(&mut form.objectives).desired_width(420.0))
@@ -721,6 +732,24 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
         cmds.push(Command::EditNapoleonicForm(form.clone()));
     }
     start_or_problems(ui, form.setup(rs), Command::StartNapoleonic, cmds);
+}
+
+fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(rs) = state.library.get(GameId::CardActivation) else {
+        ui.label("The Card-Activation ruleset did not load.");
+        return;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
+    }
+    ui.heading("New Card-Activation Skirmish game");
+    ui.label("One line per side: a name and its units as Name:models, with one Field Commander as Name:commander. Unit values come from the ruleset's editable profiles.");
+    let mut form = state.card_activation_form.clone();
+    side_rows(ui, &mut form.sides, "units", false, usize::MAX);
+    if form != state.card_activation_form {
+        cmds.push(Command::EditCardActivationForm(form.clone()));
+    }
+    start_or_problems(ui, form.setup(rs), Command::StartCardActivation, cmds);
 }
 
 /// "As Kh 3c", or "none" for an empty list.

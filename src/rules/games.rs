@@ -85,6 +85,7 @@ impl GameId {
             GameId::T52 => super::t52::REQUIREMENTS,
             GameId::Gunfight => super::gunfight::REQUIREMENTS,
             GameId::Napoleonic => super::napoleonic::REQUIREMENTS,
+            GameId::CardActivation => super::card_activation::REQUIREMENTS,
             _ => Requirements {
                 numbers: &[],
                 profiles: &[],

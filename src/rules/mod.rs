@@ -2,6 +2,7 @@
 //! scripted play. No UI and no camera: the CLI, the app and the tests drive it
 //! the same way.
 
+pub mod card_activation;
 pub mod common;
 pub mod effect;
 pub mod games;
@@ -43,6 +44,8 @@ pub enum ProcedureSpec {
     Gunfight(gunfight::GameSetup),
     /// A whole game of Napoleonic Card Combat, from armies to three objectives.
     Napoleonic(napoleonic::GameSetup),
+    /// A whole game of Card-Activation Skirmish, turn after turn.
+    CardActivation(card_activation::GameSetup),
 }
 
 impl ProcedureSpec {
@@ -57,6 +60,7 @@ impl ProcedureSpec {
             ProcedureSpec::T52(setup) => t52::play(ctx, setup),
             ProcedureSpec::Gunfight(setup) => gunfight::play(ctx, setup),
             ProcedureSpec::Napoleonic(setup) => napoleonic::play(ctx, setup),
+            ProcedureSpec::CardActivation(setup) => card_activation::play(ctx, setup),
         }
     }
 }

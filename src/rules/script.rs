@@ -197,6 +197,9 @@ fn summarise(e: &Event) -> String {
             super::ProcedureSpec::T52(_) => "begin a game of T52".into(),
             super::ProcedureSpec::Gunfight(_) => "begin a game of Gunfight Gang".into(),
             super::ProcedureSpec::Napoleonic(_) => "begin a game of Napoleonic Card Combat".into(),
+            super::ProcedureSpec::CardActivation(_) => {
+                "begin a game of Card-Activation Skirmish".into()
+            }
         },
         Event::Answer(a) => format!("answer {a}"),
         Event::Edit(_) => "edit".into(),

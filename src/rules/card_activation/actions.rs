@@ -1,0 +1,451 @@
+//! An activation: a routed unit rallies first, then each action point buys a
+//! move, a melee, a shot, a special action, or Overwatch; units on Overwatch
+//! may spend their held action in between.
+
+use super::{
+    OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, num, pick_unit, set_status, stat, units_of,
+    yes_no,
+};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::UnitId;
+
+/// Stat: actions the unit has taken this turn (each costs -1 in combat).
+pub const SPENT: &str = "spent";
+
+/// The to-hit penalty for a target that moved `moved` inches: `penalty` for
+/// each full `step` beyond the first `free`.
+pub fn movement_penalty(moved: i32, free: i32, step: i32, penalty: i32) -> i32 {
+    if moved <= free || step <= 0 {
+        return 0;
+    }
+    ((moved - free) / step) * penalty
+}
+
+fn add_spent(ctx: &mut Ctx, unit: UnitId) {
+    let v = stat(ctx, unit, SPENT) + 1;
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: SPENT.into(),
+        value: v,
+    });
+}
+
+/// Activates `unit` when its card comes up.
+pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let actions = stat(ctx, unit, "actions").max(0);
+    if has(ctx, unit, ROUTED) {
+        for _ in 0..num(ctx, "rally_action_cost").max(0) {
+            add_spent(ctx, unit);
+        }
+        if morale_check(ctx, unit, "rally")? {
+            set_status(ctx, unit, ROUTED, false);
+            set_status(ctx, unit, OVERWATCH, true);
+            ctx.resolved(
+                "rally",
+                format!("{name} rallies, turns to face the fight and goes on Overwatch"),
+            );
+        } else {
+            rout(ctx, unit)?;
+        }
+        return Ok(());
+    }
+    let mut last_was_move = false;
+    let mut charge_bonus = 0;
+    let mut free_melee = 0;
+    loop {
+        if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
+            return Ok(());
+        }
+        let left = actions - stat(ctx, unit, SPENT);
+        if left <= 0 && free_melee == 0 {
+            return Ok(());
+        }
+        let mut options = Vec::new();
+        if left > 0 {
+            options.push(Choice::new("move", "Move"));
+            options.push(Choice::new("melee", "Melee"));
+            if stat(ctx, unit, PREP_LEFT) <= 0 {
+                options.push(Choice::new("shoot", "Shoot"));
+            }
+            options.push(Choice::new("special", "Special action"));
+            let need = (actions.max(0) as u32
+                * num(ctx, "overwatch_min_actions_fraction_num").max(0) as u32)
+                .div_ceil(num(ctx, "overwatch_min_actions_fraction_den").max(1) as u32)
+                as i32;
+            if left >= need {
+                options.push(Choice::new("overwatch", "Go on Overwatch"));
+            }
+        } else {
+            options.push(Choice::new("melee", "Free melee (charge)"));
+        }
+        let watching: Vec<UnitId> = (0..ctx.state().units.len())
+            .filter(|&u| u != unit && ctx.state().units[u].in_play() && has(ctx, u, OVERWATCH))
+            .collect();
+        if !watching.is_empty() {
+            options.push(Choice::new("watch", "A unit on Overwatch acts"));
+        }
+        options.push(Choice::new("end", format!("End {name}'s activation")));
+        let picked = ctx.choose(
+            format!("{name} has {} action(s) left: what now?", left.max(0)),
+            options,
+            Some("actions"),
+        )?;
+        let was_move = last_was_move;
+        last_was_move = false;
+        match picked.as_str() {
+            "move" => {
+                add_spent(ctx, unit);
+                last_was_move = true;
+                let (bonus, free) = charge(ctx, unit, was_move)?;
+                charge_bonus = bonus;
+                free_melee += free;
+            }
+            "melee" => {
+                if left <= 0 {
+                    free_melee -= 1;
+                } else {
+                    add_spent(ctx, unit);
+                }
+                attack(ctx, unit, Attack::Melee, charge_bonus)?;
+            }
+            "shoot" => {
+                add_spent(ctx, unit);
+                attack(ctx, unit, Attack::Ballistic, 0)?;
+            }
+            "special" => {
+                add_spent(ctx, unit);
+                special(ctx, unit)?;
+            }
+            "overwatch" => {
+                set_status(ctx, unit, OVERWATCH, true);
+                ctx.resolved(
+                    "overwatch",
+                    format!("{name} goes on Overwatch, holding one action"),
+                );
+                return Ok(());
+            }
+            "watch" => {
+                if let Some(w) = pick_unit(
+                    ctx,
+                    "Which unit on Overwatch acts?",
+                    &watching,
+                    None,
+                    "overwatch",
+                )? {
+                    held_action(ctx, w)?;
+                }
+            }
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// A unit on Overwatch spends its one held action.
+fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    set_status(ctx, unit, OVERWATCH, false);
+    let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
+    if stat(ctx, unit, PREP_LEFT) <= 0 {
+        options.push(Choice::new("shoot", "Shoot"));
+    }
+    options.push(Choice::new("special", "Special action"));
+    let picked = ctx.choose(
+        format!("{name} acts from Overwatch"),
+        options,
+        Some("overwatch"),
+    )?;
+    add_spent(ctx, unit);
+    match picked.as_str() {
+        "move" => ctx.resolved(
+            "move",
+            format!("{name} moves up to {} in", stat(ctx, unit, "move")),
+        ),
+        "melee" => attack(ctx, unit, Attack::Melee, 0)?,
+        "shoot" => attack(ctx, unit, Attack::Ballistic, 0)?,
+        _ => special(ctx, unit)?,
+    }
+    Ok(())
+}
+
+/// Asks whether a move made contact as a charge: returns the combat bonus
+/// and the free melee actions it earns.
+fn charge(ctx: &mut Ctx, unit: UnitId, after_move: bool) -> Flow<(i32, i32)> {
+    let name = ctx.state().unit_name(unit);
+    let mut options = vec![
+        Choice::new("none", "No charge"),
+        Choice::new("distance", "Charged: 8 in or more straight into contact"),
+    ];
+    if after_move {
+        options.push(Choice::new(
+            "two-moves",
+            "Charged: second straight move in a row into contact",
+        ));
+    }
+    let picked = ctx.choose(
+        format!(
+            "{name} moves up to {} in. Did the move end in contact as a charge?",
+            stat(ctx, unit, "move")
+        ),
+        options,
+        Some("charge"),
+    )?;
+    let bonus = num(ctx, "charge_bonus");
+    Ok(match picked.as_str() {
+        "distance" => {
+            ctx.resolved("charge", format!("{name} charges: +{bonus} in the melee"));
+            (bonus, 0)
+        }
+        "two-moves" => {
+            let free = num(ctx, "charge_free_melee_actions").max(0);
+            ctx.resolved(
+                "charge",
+                format!("{name} charges: +{bonus} in the melee and {free} free melee action(s)"),
+            );
+            (bonus, free)
+        }
+        _ => (0, 0),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attack {
+    Melee,
+    Ballistic,
+}
+
+/// An attack: the dice and modifier to roll at the table, then the
+/// casualties after saves, then a morale check if the target needs one.
+fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let side = ctx.state().units[unit].side;
+    let enemies = units_of(ctx, 1 - side.min(1));
+    let (rule, what, dice_key) = match kind {
+        Attack::Melee => ("melee", "melee", "melee_dice"),
+        Attack::Ballistic => ("ballistics", "shooting", "ballistic_dice"),
+    };
+    let prompt = match kind {
+        Attack::Melee => {
+            format!("{name} attacks which enemy in base contact and in its weapon arc?")
+        }
+        Attack::Ballistic => format!(
+            "{name} shoots at which enemy in arc, in sight and within {} in?",
+            stat(ctx, unit, "weapon_range")
+        ),
+    };
+    let Some(target) = pick_unit(ctx, &prompt, &enemies, None, rule)? else {
+        return Ok(());
+    };
+    let target_name = ctx.state().unit_name(target);
+    // Actions taken before this one, each a penalty.
+    let prior = stat(ctx, unit, SPENT) - 1;
+    let mut modifier = bonus - prior.max(0) * num(ctx, "prior_action_penalty");
+    let mut why = vec![format!("{} earlier action(s)", prior.max(0))];
+    if bonus != 0 {
+        why.push(format!("charge {bonus:+}"));
+    }
+    if kind == Attack::Ballistic {
+        let moved = ctx.number(
+            format!("How far has {target_name} moved this turn (or last turn, if it has not acted yet), in inches?"),
+            0,
+            200,
+            Some("ballistics"),
+        )? as i32;
+        let p = movement_penalty(
+            moved,
+            num(ctx, "target_move_free_in"),
+            num(ctx, "target_move_step_in"),
+            num(ctx, "target_move_penalty"),
+        );
+        if p > 0 {
+            modifier -= p;
+            why.push(format!("target moved {moved} in -{p}"));
+        }
+        let prep = stat(ctx, unit, "weapon_prep").max(0);
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: PREP_LEFT.into(),
+            value: prep,
+        });
+    }
+    let models = ctx.state().units[unit].soldiers.len() as i32;
+    let dice = models * stat(ctx, unit, dice_key).max(0);
+    ctx.resolved(
+        rule,
+        format!(
+            "{name} rolls {dice} {what} dice at {target_name}, {modifier:+} to hit ({})",
+            why.join(", ")
+        ),
+    );
+    let left = ctx.state().units[target].soldiers.len() as i64;
+    let lost = ctx.number(
+        format!("After saves, how many of {target_name}'s models are casualties?"),
+        0,
+        left,
+        Some(rule),
+    )?;
+    if lost > 0 {
+        ctx.apply(Effect::RemoveSoldiers {
+            unit: target,
+            count: lost as u32,
+        });
+        ctx.resolved(rule, format!("{target_name} loses {lost} model(s)"));
+    }
+    if ctx.state().units[target].in_play()
+        && !has(ctx, target, ROUTED)
+        && yes_no(
+            ctx,
+            format!("Must {target_name} take a morale check?"),
+            "morale-check",
+        )?
+        && !morale_check(ctx, target, "morale-check")?
+    {
+        rout(ctx, target)?;
+    }
+    Ok(())
+}
+
+/// A special action: readying the weapon, or anything else (noted).
+fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let mut options = Vec::new();
+    let prep = stat(ctx, unit, PREP_LEFT);
+    if prep > 0 {
+        options.push(Choice::new(
+            "prep",
+            format!("Prep the weapon ({prep} action(s) to go)"),
+        ));
+    }
+    options.push(Choice::new("aim", "Aim"));
+    options.push(Choice::new(
+        "other",
+        "Something else (radio, casting, device, healing)",
+    ));
+    match ctx
+        .choose(format!("{name}'s special action"), options, Some("special"))?
+        .as_str()
+    {
+        "prep" => {
+            ctx.apply(Effect::SetStat {
+                unit,
+                stat: PREP_LEFT.into(),
+                value: prep - 1,
+            });
+            let text = if prep - 1 == 0 {
+                format!("{name}'s weapon is ready to shoot")
+            } else {
+                format!("{name} works on the weapon: {} action(s) to go", prep - 1)
+            };
+            ctx.resolved("weapon-prep", text);
+        }
+        "aim" => ctx.resolved("special", format!("{name} aims")),
+        _ => ctx.resolved(
+            "special",
+            format!("{name} spends an action on a special task"),
+        ),
+    }
+    Ok(())
+}
+
+/// The morale check: roll the morale dice; pass at or under the unit's
+/// morale plus the modifiers that apply.
+pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
+    let name = ctx.state().unit_name(unit);
+    let u = ctx.state().units[unit].clone();
+    let mut target = u.stat("morale");
+    let mut why = Vec::new();
+    if u.has(ROUTED) {
+        let m = num(ctx, "morale_mod_routed");
+        target += m;
+        why.push(format!("routed {m:+}"));
+    }
+    if u.soldiers.len() * 2 <= u.soldiers_at_start as usize && u.soldiers_at_start > 1 {
+        let m = num(ctx, "morale_mod_half_strength");
+        target += m;
+        why.push(format!("half strength {m:+}"));
+    }
+    let side = u.side;
+    let has_commander = units_of(ctx, side)
+        .into_iter()
+        .any(|c| c != unit && ctx.state().units[c].profile == "field-commander");
+    if has_commander
+        && yes_no(
+            ctx,
+            format!("Is the Field Commander close enough to steady {name}?"),
+            "morale-check",
+        )?
+    {
+        let m = num(ctx, "morale_mod_commander_near");
+        target += m;
+        why.push(format!("commander {m:+}"));
+    }
+    let dice = num(ctx, "morale_dice").max(1) as u32;
+    let pool = ctx.roll(dice, format!("Morale check for {name}"), rule)?;
+    let total: i32 = pool.dice.iter().map(|d| i32::from(d.value.get())).sum();
+    let pass = total <= target;
+    let mods = if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", why.join(", "))
+    };
+    ctx.resolved(
+        "morale-check",
+        format!(
+            "{name} rolls {total} against {target}{mods}: {}",
+            if pass { "passes" } else { "fails" }
+        ),
+    );
+    Ok(pass)
+}
+
+/// A failed check: the unit routs (a free double move away) and loses its
+/// remaining actions; at its board edge it is removed.
+fn rout(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    set_status(ctx, unit, ROUTED, true);
+    set_status(ctx, unit, OVERWATCH, false);
+    let actions = stat(ctx, unit, "actions");
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: SPENT.into(),
+        value: actions,
+    });
+    let dist = stat(ctx, unit, "move") * num(ctx, "rout_move_multiplier");
+    if yes_no(
+        ctx,
+        format!(
+            "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge). Is it at its board edge?"
+        ),
+        "rout",
+    )? {
+        ctx.apply(Effect::RemoveUnit {
+            unit,
+            reason: "routed off its board edge".into(),
+        });
+        ctx.resolved(
+            "rally",
+            format!("{name} fails at its board edge and is eliminated"),
+        );
+    } else {
+        ctx.resolved(
+            "rout",
+            format!("{name} routs {dist} in and loses its remaining actions"),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_moving_beyond_six_inches_cost_one_per_full_six() {
+        assert_eq!(movement_penalty(0, 6, 6, 1), 0);
+        assert_eq!(movement_penalty(6, 6, 6, 1), 0);
+        assert_eq!(movement_penalty(11, 6, 6, 1), 0);
+        assert_eq!(movement_penalty(12, 6, 6, 1), 1);
+        assert_eq!(movement_penalty(19, 6, 6, 1), 2);
+    }
+}

@@ -1,0 +1,161 @@
+//! Whole Card-Activation flows driven by answers, as at the table.
+
+use super::{GameSetup, OVERWATCH, PREP_LEFT, ROUTED, SideSetup, parse_units};
+use crate::rules::ProcedureSpec;
+use crate::rules::games::{GameId, Library};
+use crate::rules::session::{Event, Session};
+use crate::rules::state::Unit;
+use crate::rules::testkit::{asking, feed, logged};
+
+fn setup() -> GameSetup {
+    let side = |name: &str, units: &str| SideSetup {
+        name: name.into(),
+        units: parse_units(units).unwrap_or_else(|e| panic!("{e}")),
+    };
+    GameSetup {
+        sides: vec![
+            side("Red", "Rifles:5 Scouts:3 Captain:commander"),
+            side("Blue", "Guards:5 Militia:5"),
+        ],
+    }
+}
+
+fn begin() -> Session {
+    let (lib, errs) = Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let rs = lib.get(GameId::CardActivation).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no card-activation ruleset"));
+    let mut s = Session::new(GameId::CardActivation, rs, 4);
+    s.apply(Event::Begin(ProcedureSpec::CardActivation(setup())))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
+    let u = s.state().units.iter().find(|u| u.name == name);
+    u.unwrap_or_else(|| panic!("no unit {name}"))
+}
+
+/// Deal and lay cards: Red gets 4 (3 units + leadership 1), Blue 3 (the
+/// smaller side: 3/4 of 3 rounded up beats its 2 units).
+const DEAL: [&str; 8] = [
+    "k Ah 5s 9d Kc",
+    "c Ah",
+    "c 9d",
+    "c 5s",
+    "k 2h 3s Qc",
+    "c 3s",
+    "c 2h",
+    // (Blue's Qc is discarded.)
+    "c shoot",
+];
+
+#[test]
+fn cards_are_dealt_by_units_and_leadership_and_order_follows_suits_then_ranks() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    assert!(logged(
+        &s,
+        "Red is dealt 4 card(s) (3 for units, 1 for leadership)"
+    ));
+    assert!(logged(&s, "Blue is dealt 3 card(s)"));
+    assert!(logged(&s, "Red discards Kc"));
+    assert!(logged(
+        &s,
+        "Activation order: Ah Rifles, 2h Militia, 3s Guards, 5s Captain, 9d Scouts"
+    ));
+    assert!(
+        asking(&s).contains("Rifles has 2 action(s) left"),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
+fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(&mut s, &["c u3", "n 13"]);
+    assert!(logged(
+        &s,
+        "Rifles rolls 5 shooting dice at Guards, -1 to hit (0 earlier action(s), target moved 13 in -1)"
+    ));
+    feed(&mut s, &["n 2", "c yes", "d 6 3", "c no"]);
+    assert!(logged(&s, "Guards rolls 9 against 7: fails"));
+    assert!(unit(&s, "Guards").has(ROUTED));
+    assert_eq!(unit(&s, "Guards").soldiers.len(), 3);
+    // The rifle needs a prep action before it can shoot again.
+    assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    feed(&mut s, &["c special", "c prep"]);
+    assert!(logged(&s, "Rifles's weapon is ready to shoot"));
+    // Militia goes on Overwatch; the routed Guards must rally first.
+    feed(&mut s, &["c overwatch"]);
+    assert!(unit(&s, "Militia").has(OVERWATCH));
+    feed(&mut s, &["d 2 2"]);
+    assert!(logged(&s, "Guards rolls 4 against 6 (routed -1): passes"));
+    assert!(unit(&s, "Guards").has(OVERWATCH) && !unit(&s, "Guards").has(ROUTED));
+}
+
+#[test]
+fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(
+        &mut s,
+        &["c u3", "n 0", "n 0", "c no", "c end", "c end", "c end"],
+    );
+    // Captain: two straight moves into contact.
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    assert!(logged(
+        &s,
+        "Captain charges: +1 in the melee and 1 free melee action(s)"
+    ));
+    assert!(asking(&s).contains("Free melee"), "{}", asking(&s));
+    feed(&mut s, &["c melee", "c u4"]);
+    assert!(logged(
+        &s,
+        "Captain rolls 1 melee dice at Militia, +0 to hit (1 earlier action(s), charge +1)"
+    ));
+    feed(&mut s, &["n 1", "c no"]);
+    assert_eq!(unit(&s, "Militia").soldiers.len(), 4);
+    // Scouts end; the turn ends and the players play on.
+    feed(&mut s, &["c end"]);
+    assert!(asking(&s).contains("Turn 1 is over"), "{}", asking(&s));
+    feed(&mut s, &["c next"]);
+    assert_eq!(s.state().turn, 2);
+}
+
+#[test]
+fn a_unit_on_overwatch_acts_in_another_units_activation() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(&mut s, &["c u4", "n 0", "n 0", "c no", "c end"]);
+    feed(&mut s, &["c overwatch", "c end"]);
+    // Captain's activation: the Militia fire from Overwatch.
+    feed(&mut s, &["c watch", "c u4", "c shoot", "c u2", "n 0"]);
+    assert!(logged(&s, "Militia rolls 5 shooting dice at Captain"));
+    feed(&mut s, &["n 1"]);
+    assert!(!unit(&s, "Captain").in_play());
+    assert!(!unit(&s, "Militia").has(OVERWATCH));
+}
+
+#[test]
+fn the_players_stop_on_the_agreed_condition() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(
+        &mut s,
+        &[
+            "c u3", "n 0", "n 0", "c no", "c end", "c end", "c end", "c end", "c end",
+        ],
+    );
+    feed(&mut s, &["c win-1"]);
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(1));
+    assert!(s.pending().is_none());
+}

@@ -1,0 +1,345 @@
+//! Card-Activation Skirmish: each turn every unit is given a card from a
+//! dealt hand, the cards set the activation order, and each activated unit
+//! spends its action points.
+//!
+//! The document leaves out its morale, movement and weapon sections, so unit
+//! values come from editable profiles and the morale check is a configurable
+//! dice test (see CLARIFICATIONS.md). Adjutant deals (how many cards each side
+//! gets), orders the activations, counts action points and the penalties they
+//! bring, tracks Overwatch, routs, rallies, weapon prep and charges. Hits and
+//! saves are rolled at the table with the dice and modifiers Adjutant names;
+//! the casualties are entered. [`turn`] deals and orders, [`actions`] runs an
+//! activation.
+
+pub mod actions;
+pub mod turn;
+
+#[cfg(test)]
+mod flows;
+
+use super::effect::{Effect, UnitSpec};
+use super::games::Requirements;
+use super::procedure::{Choice, Ctx, Flow};
+use super::ruleset::Ruleset;
+use super::state::{Outcome, SideId, UnitId};
+use crate::table::Pack;
+use serde::{Deserialize, Serialize};
+
+/// What the Card-Activation code needs from `rulesets/card-activation.ron`.
+pub const REQUIREMENTS: Requirements = Requirements {
+    numbers: &[
+        "cards_per_unit",
+        "least_units_fraction_num",
+        "least_units_fraction_den",
+        "overwatch_min_actions_fraction_num",
+        "overwatch_min_actions_fraction_den",
+        "overwatch_actions",
+        "rally_action_cost",
+        "charge_bonus",
+        "charge_free_melee_actions",
+        "rout_move_multiplier",
+        "prior_action_penalty",
+        "target_move_free_in",
+        "target_move_step_in",
+        "target_move_penalty",
+        "morale_dice",
+        "morale_mod_routed",
+        "morale_mod_commander_near",
+        "morale_mod_half_strength",
+    ],
+    profiles: &["unit", "field-commander"],
+    rules: &[
+        "deal",
+        "leadership",
+        "assign",
+        "activation-order",
+        "actions",
+        "rally",
+        "overwatch",
+        "move",
+        "charge",
+        "rout",
+        "melee",
+        "ballistics",
+        "weapon-prep",
+        "special",
+        "morale-check",
+        "end-of-turn",
+    ],
+    upgrades: &[],
+};
+
+/// Status: routed (must rally first when activated).
+pub const ROUTED: &str = "routed";
+/// Status: on Overwatch, holding one action.
+pub const OVERWATCH: &str = "overwatch";
+/// Stat: actions still needed before the weapon can shoot again.
+pub const PREP_LEFT: &str = "prep_left";
+
+/// One unit at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitSetup {
+    /// Name shown to players.
+    pub name: String,
+    /// Profile id (`unit` or `field-commander`).
+    #[serde(default = "default_profile")]
+    pub profile: String,
+    /// Models in the unit (the profile's count when absent).
+    #[serde(default)]
+    pub models: Option<u32>,
+}
+
+fn default_profile() -> String {
+    "unit".into()
+}
+
+/// One side at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideSetup {
+    /// Player (side) name.
+    pub name: String,
+    /// Its units; at most one Field Commander.
+    pub units: Vec<UnitSetup>,
+}
+
+/// Everything a Card-Activation game starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GameSetup {
+    /// The two sides.
+    pub sides: Vec<SideSetup>,
+}
+
+/// Checks a setup; returns every problem in a sentence.
+pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    if setup.sides.len() != 2 {
+        errors.push(format!(
+            "Card-Activation Skirmish is for two sides; the setup lists {}.",
+            setup.sides.len()
+        ));
+    }
+    for s in &setup.sides {
+        if s.units.is_empty() {
+            errors.push(format!("{} has no units.", s.name));
+        }
+        let commanders = s
+            .units
+            .iter()
+            .filter(|u| u.profile == "field-commander")
+            .count();
+        if commanders > 1 {
+            errors.push(format!(
+                "{} has {commanders} Field Commanders; one leads a side.",
+                s.name
+            ));
+        }
+        for u in &s.units {
+            if ruleset.profile(&u.profile).is_none() {
+                errors.push(format!(
+                    "{}: {} has profile `{}`, which the ruleset does not define (unit or field-commander).",
+                    s.name, u.name, u.profile
+                ));
+            }
+            if u.models == Some(0) {
+                errors.push(format!("{}: {} has no models.", s.name, u.name));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Parses units typed as `Name[:profile][:models]` separated by spaces or
+/// commas (`Rifles:5 Scouts:3 Captain:commander`).
+pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+        .map(|item| {
+            let mut parts = item.split(':');
+            let name = parts.next().unwrap_or_default().to_string();
+            let mut unit = UnitSetup {
+                name: name.clone(),
+                profile: default_profile(),
+                models: None,
+            };
+            for p in parts {
+                if let Ok(n) = p.parse::<u32>() {
+                    unit.models = Some(n);
+                } else {
+                    unit.profile = match p.to_lowercase().as_str() {
+                        "commander" | "field-commander" | "leader" => "field-commander".into(),
+                        "unit" => "unit".into(),
+                        other => return Err(format!("`{other}` (for {name}) is neither a model count nor a profile (unit, commander)")),
+                    };
+                }
+            }
+            Ok(unit)
+        })
+        .collect()
+}
+
+/// Plays a whole game: sides and units, then turns until the players stop
+/// or a side has no units left.
+pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
+    if let Err(errors) = check_setup(setup, ctx.ruleset) {
+        for e in errors {
+            ctx.resolved("deal", format!("Setup refused: {e}"));
+        }
+        return Ok(());
+    }
+    for (side, s) in setup.sides.iter().enumerate() {
+        if ctx.state().sides.len() <= side {
+            ctx.apply(Effect::AddSide {
+                name: s.name.clone(),
+                back: None,
+            });
+        }
+        for u in &s.units {
+            let Some(profile) = ctx.ruleset.profile(&u.profile).cloned() else {
+                continue;
+            };
+            let id = ctx.state().units.len();
+            ctx.apply(Effect::AddUnit(UnitSpec {
+                side,
+                name: u.name.clone(),
+                profile: profile.id.clone(),
+                cards: Vec::new(),
+                stats: profile.stats.clone(),
+                soldiers: u.models.unwrap_or(profile.soldiers),
+                wounds_per_soldier: 1,
+                upgrades: Vec::new(),
+            }));
+            // Every unit starts with its main weapon ready.
+            ctx.apply(Effect::SetStat {
+                unit: id,
+                stat: PREP_LEFT.into(),
+                value: 0,
+            });
+        }
+    }
+    ctx.apply(Effect::AddDeck {
+        name: "Activation deck".into(),
+        packs: vec![Pack {
+            back: crate::table::BackColour::Other,
+            jokers: false,
+        }],
+    });
+    for t in 1.. {
+        turn::play_turn(ctx, t)?;
+        if ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+// ----- helpers shared by the modules -----
+
+/// The activation deck.
+pub(crate) const DECK: usize = 0;
+
+/// Units of `side` still in play.
+pub(crate) fn units_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    ctx.state().units_of(side).map(|(i, _)| i).collect()
+}
+
+/// A unit's stat.
+pub(crate) fn stat(ctx: &Ctx, unit: UnitId, key: &str) -> i32 {
+    ctx.state().units.get(unit).map_or(0, |u| u.stat(key))
+}
+
+/// Whether a unit has a status.
+pub(crate) fn has(ctx: &Ctx, unit: UnitId, status: &str) -> bool {
+    ctx.state().units.get(unit).is_some_and(|u| u.has(status))
+}
+
+/// Sets or clears a status.
+pub(crate) fn set_status(ctx: &mut Ctx, unit: UnitId, status: &str, on: bool) {
+    ctx.apply(Effect::SetStatus {
+        unit,
+        status: status.into(),
+        on,
+    });
+}
+
+/// A unit as a choice: `u<id>` with its name and models.
+pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
+    let u = &ctx.state().units[unit];
+    let mut flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
+    flags.retain(|f| *f == ROUTED || *f == OVERWATCH);
+    let extra = if flags.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", flags.join(", "))
+    };
+    Choice::new(
+        format!("u{unit}"),
+        format!("{} ({} models{extra})", u.name, u.soldiers.len()),
+    )
+}
+
+/// Picks a unit among `ids`, with a "none" option when `none` is given.
+pub(crate) fn pick_unit(
+    ctx: &mut Ctx,
+    prompt: &str,
+    ids: &[UnitId],
+    none: Option<&str>,
+    rule: &str,
+) -> Flow<Option<UnitId>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let mut options: Vec<Choice> = ids.iter().map(|&i| unit_choice(ctx, i)).collect();
+    if let Some(n) = none {
+        options.push(Choice::new("none", n));
+    }
+    let picked = ctx.choose(prompt, options, Some(rule))?;
+    Ok(ids.iter().copied().find(|i| picked == format!("u{i}")))
+}
+
+/// A yes/no question about the table.
+pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// A named number from the ruleset as an `i32`.
+pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
+    ctx.ruleset.number(key) as i32
+}
+
+/// Ends the game when a side has no units left. Returns true when over.
+pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
+    if ctx.state().outcome.is_some() {
+        return true;
+    }
+    let standing: Vec<SideId> = (0..ctx.state().sides.len())
+        .filter(|&s| !units_of(ctx, s).is_empty())
+        .collect();
+    if standing.len() > 1 {
+        return false;
+    }
+    let outcome = match standing.first() {
+        Some(&w) => Outcome {
+            winner: Some(w),
+            reason: format!(
+                "{} is the only side with units left",
+                ctx.state().side_name(w)
+            ),
+        },
+        None => Outcome {
+            winner: None,
+            reason: "no units are left on either side".into(),
+        },
+    };
+    ctx.resolved("end-of-turn", outcome.reason.clone());
+    ctx.apply(Effect::End(outcome));
+    true
+}

@@ -1,0 +1,197 @@
+//! A turn: deal each side its activation cards, lay one beside each unit,
+//! then activate the units in card order.
+
+use super::{DECK, OVERWATCH, actions, check_wipeout, num, stat, units_of};
+use crate::rules::effect::Effect;
+use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::state::{Activation, Outcome, SideId, UnitId};
+use crate::table::{BackColour, Card, PhysicalCard};
+
+/// Cards dealt to a side with `own` units against `other`: one per unit (times
+/// `per_unit`), but the side with fewer units gets its own count or
+/// `num/den` of the other side's (rounded up), whichever is more.
+pub fn cards_for(own: usize, other: usize, per_unit: usize, num: usize, den: usize) -> usize {
+    let base = own * per_unit;
+    if own < other {
+        base.max((other * per_unit * num).div_ceil(den.max(1)))
+    } else {
+        base
+    }
+}
+
+/// Plays turn `t`.
+pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
+    ctx.apply(Effect::SetTurn(t));
+    ctx.apply(Effect::Reshuffle { deck: DECK });
+    ctx.apply(Effect::ClearStatusAll {
+        status: OVERWATCH.into(),
+    });
+    for u in 0..ctx.state().units.len() {
+        ctx.apply(Effect::SetStat {
+            unit: u,
+            stat: actions::SPENT.into(),
+            value: 0,
+        });
+    }
+    let mut slots: Vec<(UnitId, Card)> = Vec::new();
+    let mut dealt_all = Vec::new();
+    for side in 0..2 {
+        let hand = deal(ctx, side)?;
+        dealt_all.extend(hand.iter().copied());
+        slots.extend(assign(ctx, side, hand)?);
+    }
+    let key = |ctx: &Ctx, c: Card| ctx.ruleset.cards.key(c, None);
+    slots.sort_by_key(|(_, c)| key(ctx, *c));
+    let order: Vec<Activation> = slots
+        .iter()
+        .map(|&(u, card)| Activation {
+            side: ctx.state().units[u].side,
+            unit: Some(u),
+            card: Some(card),
+        })
+        .collect();
+    let text: Vec<String> = slots
+        .iter()
+        .map(|&(u, c)| format!("{c} {}", ctx.state().unit_name(u)))
+        .collect();
+    ctx.apply(Effect::SetActivationOrder(order));
+    ctx.resolved(
+        "activation-order",
+        format!("Activation order: {}", text.join(", ")),
+    );
+    for (unit, _) in slots {
+        if ctx.state().units[unit].in_play() {
+            actions::activate(ctx, unit)?;
+            if check_wipeout(ctx) {
+                return Ok(());
+            }
+        }
+        ctx.apply(Effect::AdvanceActivation);
+    }
+    ctx.apply(Effect::DiscardCards {
+        deck: DECK,
+        cards: dealt_all
+            .into_iter()
+            .map(|card| PhysicalCard {
+                card,
+                back: BackColour::Other,
+            })
+            .collect(),
+    });
+    end_of_turn(ctx, t)
+}
+
+/// Deals a side its activation cards.
+fn deal(ctx: &mut Ctx, side: SideId) -> Flow<Vec<Card>> {
+    let own = units_of(ctx, side).len();
+    let other = units_of(ctx, 1 - side.min(1)).len();
+    let mut n = cards_for(
+        own,
+        other,
+        num(ctx, "cards_per_unit").max(1) as usize,
+        num(ctx, "least_units_fraction_num").max(0) as usize,
+        num(ctx, "least_units_fraction_den").max(1) as usize,
+    );
+    let leader = units_of(ctx, side)
+        .into_iter()
+        .map(|u| stat(ctx, u, "leadership").max(0) as usize)
+        .max()
+        .unwrap_or(0);
+    n += leader;
+    let name = ctx.state().side_name(side);
+    let hand = ctx.draw(
+        DECK,
+        n as u32,
+        format!("Deal {n} activation card(s) to {name}"),
+        Some("deal"),
+    )?;
+    let why = if leader > 0 {
+        format!(" ({} for units, {leader} for leadership)", n - leader)
+    } else {
+        String::new()
+    };
+    ctx.resolved("deal", format!("{name} is dealt {n} card(s){why}"));
+    Ok(hand)
+}
+
+/// The player lays one dealt card beside each unit; the rest are discarded.
+fn assign(ctx: &mut Ctx, side: SideId, mut hand: Vec<Card>) -> Flow<Vec<(UnitId, Card)>> {
+    let name = ctx.state().side_name(side);
+    let mut out = Vec::new();
+    for unit in units_of(ctx, side) {
+        if hand.is_empty() {
+            break;
+        }
+        let card = if hand.len() == 1 {
+            hand[0]
+        } else {
+            let options: Vec<Choice> = hand
+                .iter()
+                .map(|c| Choice::new(c.to_string(), c.to_string()))
+                .collect();
+            let picked = ctx.choose(
+                format!(
+                    "{name}: which card goes face down beside {}?",
+                    ctx.state().unit_name(unit)
+                ),
+                options,
+                Some("assign"),
+            )?;
+            hand.iter()
+                .copied()
+                .find(|c| c.to_string() == picked)
+                .unwrap_or(hand[0])
+        };
+        if let Some(i) = hand.iter().position(|c| *c == card) {
+            hand.remove(i);
+        }
+        out.push((unit, card));
+    }
+    if !hand.is_empty() {
+        let left: Vec<String> = hand.iter().map(|c| c.to_string()).collect();
+        ctx.resolved("assign", format!("{name} discards {}", left.join(" ")));
+    }
+    Ok(out)
+}
+
+/// All units have gone: collect the cards, then play on or stop.
+fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
+    let mut options = vec![Choice::new("next", format!("Play turn {}", t + 1))];
+    for s in 0..ctx.state().sides.len() {
+        options.push(Choice::new(
+            format!("win-{s}"),
+            format!("Stop: {} has won", ctx.state().side_name(s)),
+        ));
+    }
+    options.push(Choice::new("draw", "Stop: a draw"));
+    let picked = ctx.choose(
+        format!("Turn {t} is over: every card goes back in the deck. Play on, or has the agreed condition or time been reached?"),
+        options,
+        Some("end-of-turn"),
+    )?;
+    if picked == "next" {
+        return Ok(());
+    }
+    let winner = (0..ctx.state().sides.len()).find(|s| picked == format!("win-{s}"));
+    let reason = match winner {
+        Some(w) => format!("{} wins by the agreed condition", ctx.state().side_name(w)),
+        None => "the players agree a draw".into(),
+    };
+    ctx.resolved("end-of-turn", reason.clone());
+    ctx.apply(Effect::End(Outcome { winner, reason }));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smaller_side_gets_three_quarters_of_the_larger_rounded_up() {
+        assert_eq!(cards_for(5, 5, 1, 3, 4), 5);
+        assert_eq!(cards_for(2, 5, 1, 3, 4), 4);
+        assert_eq!(cards_for(4, 5, 1, 3, 4), 4);
+        assert_eq!(cards_for(3, 8, 1, 3, 4), 6);
+        assert_eq!(cards_for(8, 3, 1, 3, 4), 8);
+    }
+}
