@@ -4,6 +4,23 @@ use adjutant::app::{AdjutantApp, AppState, Screen};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
+/// The app at the size of its real window (1000x700).
+fn window<'a>(state: AppState) -> Harness<'a, AppState> {
+    Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(AdjutantApp::frame, state)
+}
+
+/// The prompt of the request the open game is waiting on ("" if none).
+fn pending_prompt(harness: &Harness<'_, AppState>) -> String {
+    harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
+        .unwrap_or_default()
+}
+
 fn state(dir: &std::path::Path) -> AppState {
     AppState::new(Some(dir.join("rulesets")), Some(dir.join("saves")))
 }
@@ -219,9 +236,7 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
         vec![die(5, [250.0, 150.0])],
     ));
     st.execute(Command::OpenTable);
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .build_ui_state(AdjutantApp::frame, st);
+    let mut harness = window(st);
     harness.run();
     // Pick the misread card from the list, then name it.
     harness.get_by_label("Kd 80%").click();
@@ -265,9 +280,7 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
 #[test]
 fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label("New Gunfight game").click();
     harness.run();
@@ -304,21 +317,14 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     harness.run();
     harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
     harness.run();
-    let asked = harness
-        .state()
-        .session
-        .as_ref()
-        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
-        .unwrap_or_default();
+    let asked = pending_prompt(&harness);
     assert!(asked.contains("How many cards"), "{asked}");
 }
 
 #[test]
 fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label("New Napoleonic game").click();
     harness.run();
@@ -333,12 +339,7 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
         harness.get_by_label("Roll / draw for me").click();
         harness.run();
     }
-    let asked = harness
-        .state()
-        .session
-        .as_ref()
-        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
-        .unwrap_or_default();
+    let asked = pending_prompt(&harness);
     assert!(asked.contains("step 1"), "{asked}");
     harness.get_by_label("Line: 12 in ranks, 0 confused, 0 lost");
 }
@@ -346,9 +347,7 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
 #[test]
 fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label("New Card-Activation game").click();
     harness.run();
@@ -356,12 +355,7 @@ fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments()
     harness.run();
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
-    let asked = harness
-        .state()
-        .session
-        .as_ref()
-        .and_then(|(s, _)| s.pending().map(|r| r.prompt.clone()))
-        .unwrap_or_default();
+    let asked = pending_prompt(&harness);
     assert!(
         asked.contains("which card goes face down beside Rifles"),
         "{asked}"

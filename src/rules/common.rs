@@ -1,7 +1,56 @@
 //! Procedures several games share.
 
-use super::procedure::{Ctx, Flow};
+use super::procedure::{Choice, Ctx, Flow};
 use super::state::SideId;
+
+/// A yes/no question about the table.
+pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// A named number from the ruleset as an `i32`.
+pub fn num(ctx: &Ctx, key: &str) -> i32 {
+    ctx.ruleset.number(key) as i32
+}
+
+/// Asks the table to pick one of `items` (each shown as `choice` makes it),
+/// with a "none" option labelled `none` when given. Nothing is asked when
+/// there is nothing to pick.
+pub fn pick<T: Copy>(
+    ctx: &mut Ctx,
+    prompt: &str,
+    items: &[T],
+    choice: impl Fn(&Ctx, T) -> Choice,
+    none: Option<&str>,
+    rule: &str,
+) -> Flow<Option<T>> {
+    if items.is_empty() {
+        return Ok(None);
+    }
+    let options: Vec<Choice> = items.iter().map(|&i| choice(ctx, i)).collect();
+    let mut shown = options.clone();
+    if let Some(n) = none {
+        shown.push(Choice::new("none", n));
+    }
+    let picked = ctx.choose(prompt, shown, Some(rule))?;
+    Ok(items
+        .iter()
+        .zip(&options)
+        .find(|(_, o)| o.id == picked)
+        .map(|(i, _)| *i))
+}
+
+/// Logs every problem of a refused setup (the game is then not played).
+pub fn refuse_setup(ctx: &mut Ctx, rule: &str, errors: Vec<String>) {
+    for e in errors {
+        ctx.resolved(rule, format!("Setup refused: {e}"));
+    }
+}
 
 /// Each side rolls one die; the highest wins; tied leaders re-roll among
 /// themselves until one is left. Cites the rules entry `rule`.

@@ -2,6 +2,8 @@
 //! answers. `"d 6 5 1"` dice, `"k As 8c"` cards, `"c 8c"` a choice (id or
 //! label), `"n 2"` a number, `"ok"` a confirmation.
 
+use crate::rules::ProcedureSpec;
+use crate::rules::games::{GameId, Library};
 use crate::rules::procedure::{Answer, dice_from_values};
 use crate::rules::session::{Event, Session};
 use crate::table::{Card, DieSource};
@@ -47,4 +49,16 @@ pub fn asking(s: &Session) -> String {
 /// True when some log line contains `text`.
 pub fn logged(s: &Session, text: &str) -> bool {
     s.state().log.iter().any(|l| l.text.contains(text))
+}
+
+/// A session of `game` (built-in ruleset, seeded) that has begun `spec`.
+pub fn begin_game(game: GameId, spec: ProcedureSpec, seed: u64) -> Session {
+    let (lib, errs) = Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let rs = lib.get(game).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no {} ruleset", game.id()));
+    let mut s = Session::new(game, rs, seed);
+    s.apply(Event::Begin(spec))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
 }

@@ -2,10 +2,10 @@
 
 use super::{GameSetup, OVERWATCH, PREP_LEFT, ROUTED, SideSetup, parse_units};
 use crate::rules::ProcedureSpec;
-use crate::rules::games::{GameId, Library};
-use crate::rules::session::{Event, Session};
+use crate::rules::games::GameId;
+use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, feed, logged};
+use crate::rules::testkit::{asking, begin_game, feed, logged};
 
 fn setup() -> GameSetup {
     let side = |name: &str, units: &str| SideSetup {
@@ -21,14 +21,11 @@ fn setup() -> GameSetup {
 }
 
 fn begin() -> Session {
-    let (lib, errs) = Library::builtin();
-    assert!(errs.is_empty(), "{errs:?}");
-    let rs = lib.get(GameId::CardActivation).cloned();
-    let rs = rs.unwrap_or_else(|| panic!("no card-activation ruleset"));
-    let mut s = Session::new(GameId::CardActivation, rs, 4);
-    s.apply(Event::Begin(ProcedureSpec::CardActivation(setup())))
-        .unwrap_or_else(|e| panic!("{e}"));
-    s
+    begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(setup()),
+        4,
+    )
 }
 
 fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {

@@ -17,6 +17,7 @@ pub mod turn;
 #[cfg(test)]
 mod flows;
 
+pub(crate) use super::common::{num, yes_no};
 use super::effect::{Effect, UnitSpec};
 use super::games::Requirements;
 use super::procedure::{Choice, Ctx, Flow};
@@ -185,9 +186,7 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
 /// or a side has no units left.
 pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
     if let Err(errors) = check_setup(setup, ctx.ruleset) {
-        for e in errors {
-            ctx.resolved("deal", format!("Setup refused: {e}"));
-        }
+        super::common::refuse_setup(ctx, "deal", errors);
         return Ok(());
     }
     for (side, s) in setup.sides.iter().enumerate() {
@@ -289,30 +288,7 @@ pub(crate) fn pick_unit(
     none: Option<&str>,
     rule: &str,
 ) -> Flow<Option<UnitId>> {
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    let mut options: Vec<Choice> = ids.iter().map(|&i| unit_choice(ctx, i)).collect();
-    if let Some(n) = none {
-        options.push(Choice::new("none", n));
-    }
-    let picked = ctx.choose(prompt, options, Some(rule))?;
-    Ok(ids.iter().copied().find(|i| picked == format!("u{i}")))
-}
-
-/// A yes/no question about the table.
-pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
-    let a = ctx.choose(
-        prompt,
-        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
-        Some(rule),
-    )?;
-    Ok(a == "yes")
-}
-
-/// A named number from the ruleset as an `i32`.
-pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
-    ctx.ruleset.number(key) as i32
+    super::common::pick(ctx, prompt, ids, unit_choice, none, rule)
 }
 
 /// Ends the game when a side has no units left. Returns true when over.

@@ -2,9 +2,9 @@
 
 use super::{GameSetup, GangSetup, parse_gunmen};
 use crate::rules::ProcedureSpec;
-use crate::rules::games::{GameId, Library};
-use crate::rules::session::{Event, Session};
-use crate::rules::testkit::{asking, feed, logged};
+use crate::rules::games::GameId;
+use crate::rules::session::Session;
+use crate::rules::testkit::{asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 fn gang(name: &str, back: BackColour, men: &str) -> GangSetup {
@@ -30,14 +30,7 @@ fn setup(civilians: bool) -> GameSetup {
 }
 
 fn begin(setup: &GameSetup) -> Session {
-    let (lib, errs) = Library::builtin();
-    assert!(errs.is_empty(), "{errs:?}");
-    let rs = lib.get(GameId::Gunfight).cloned();
-    let rs = rs.unwrap_or_else(|| panic!("no gunfight ruleset"));
-    let mut s = Session::new(GameId::Gunfight, rs, 11);
-    s.apply(Event::Begin(ProcedureSpec::Gunfight(setup.clone())))
-        .unwrap_or_else(|e| panic!("{e}"));
-    s
+    begin_game(GameId::Gunfight, ProcedureSpec::Gunfight(setup.clone()), 11)
 }
 
 fn lives(s: &Session, name: &str) -> u32 {

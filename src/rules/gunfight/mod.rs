@@ -16,6 +16,7 @@ pub mod turn;
 #[cfg(test)]
 mod flows;
 
+pub(crate) use super::common::{num, yes_no};
 use super::effect::{Effect, UnitSpec};
 use super::games::Requirements;
 use super::procedure::{Choice, Ctx, Flow};
@@ -191,9 +192,7 @@ pub fn parse_gunmen(text: &str) -> Result<Vec<GunmanSetup>, String> {
 /// the players stop.
 pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
     if let Err(errors) = check_setup(setup, ctx.ruleset) {
-        for e in errors {
-            ctx.resolved("setup", format!("Setup refused: {e}"));
-        }
+        super::common::refuse_setup(ctx, "setup", errors);
         return Ok(());
     }
     let lives = ctx.ruleset.number("lives").max(1) as u32;
@@ -362,13 +361,8 @@ pub(crate) fn pick_gunman(
     rule: &str,
 ) -> Flow<Option<UnitId>> {
     match ids {
-        [] => Ok(None),
         [only] => Ok(Some(*only)),
-        _ => {
-            let options: Vec<Choice> = ids.iter().map(|&i| gunman_choice(ctx, i)).collect();
-            let picked = ctx.choose(prompt, options, Some(rule))?;
-            Ok(ids.iter().copied().find(|i| format!("g{i}") == picked))
-        }
+        _ => super::common::pick(ctx, prompt, ids, gunman_choice, None, rule),
     }
 }
 
@@ -383,21 +377,6 @@ pub(crate) fn enemies_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
         .filter(|&s| s != side)
         .flat_map(|s| gunmen_of(ctx, s))
         .collect()
-}
-
-/// A yes/no question about the table.
-pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
-    let a = ctx.choose(
-        prompt,
-        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
-        Some(rule),
-    )?;
-    Ok(a == "yes")
-}
-
-/// A named number from the ruleset as an `i32`.
-pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
-    ctx.ruleset.number(key) as i32
 }
 
 /// A card's value (Ace 11, court 10, others face; a Joker has none).

@@ -2,10 +2,10 @@
 
 use super::{ArmySetup, CONFUSED, ENGAGEMENT_KILLS, GameSetup, SHOT_MARKERS, parse_units};
 use crate::rules::ProcedureSpec;
-use crate::rules::games::{GameId, Library};
-use crate::rules::session::{Event, Session};
+use crate::rules::games::GameId;
+use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, feed, logged};
+use crate::rules::testkit::{asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 fn setup() -> GameSetup {
@@ -34,14 +34,11 @@ fn setup() -> GameSetup {
 }
 
 fn begin(setup: &GameSetup) -> Session {
-    let (lib, errs) = Library::builtin();
-    assert!(errs.is_empty(), "{errs:?}");
-    let rs = lib.get(GameId::Napoleonic).cloned();
-    let rs = rs.unwrap_or_else(|| panic!("no napoleonic ruleset"));
-    let mut s = Session::new(GameId::Napoleonic, rs, 3);
-    s.apply(Event::Begin(ProcedureSpec::Napoleonic(setup.clone())))
-        .unwrap_or_else(|e| panic!("{e}"));
-    s
+    begin_game(
+        GameId::Napoleonic,
+        ProcedureSpec::Napoleonic(setup.clone()),
+        3,
+    )
 }
 
 fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {

@@ -13,6 +13,7 @@ pub mod turn;
 #[cfg(test)]
 mod flows;
 
+pub(crate) use super::common::{num, yes_no};
 use super::effect::{Effect, UnitSpec};
 use super::games::Requirements;
 use super::procedure::{Choice, Ctx, Flow};
@@ -227,9 +228,7 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
 /// then turns until a side holds enough objectives or the players stop.
 pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
     if let Err(errors) = check_setup(setup, ctx.ruleset) {
-        for e in errors {
-            ctx.resolved("setup", format!("Setup refused: {e}"));
-        }
+        super::common::refuse_setup(ctx, "setup", errors);
         return Ok(());
     }
     let markers = ctx.ruleset.number("shot_markers_per_cannon").max(0) as i32;
@@ -371,35 +370,12 @@ pub(crate) fn pick_unit(
     none: Option<&str>,
     rule: &str,
 ) -> Flow<Option<UnitId>> {
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    let mut options: Vec<Choice> = ids.iter().map(|&i| unit_choice(ctx, i)).collect();
-    if let Some(n) = none {
-        options.push(Choice::new("none", n));
-    }
-    let picked = ctx.choose(prompt, options, Some(rule))?;
-    Ok(ids.iter().copied().find(|i| picked == format!("u{i}")))
+    super::common::pick(ctx, prompt, ids, unit_choice, none, rule)
 }
 
 /// Units of `side` still on the table.
 pub(crate) fn units_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
     ctx.state().units_of(side).map(|(i, _)| i).collect()
-}
-
-/// A yes/no question about the table.
-pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
-    let a = ctx.choose(
-        prompt,
-        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
-        Some(rule),
-    )?;
-    Ok(a == "yes")
-}
-
-/// A named number from the ruleset as an `i32`.
-pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
-    ctx.ruleset.number(key) as i32
 }
 
 /// Objectives held by each side.

@@ -18,6 +18,7 @@ mod flows;
 #[cfg(test)]
 mod testkit;
 
+pub(crate) use super::common::{num, yes_no};
 use super::effect::Effect;
 use super::games::Requirements;
 use super::procedure::{Choice, Ctx, Flow};
@@ -330,16 +331,6 @@ pub(crate) fn pick_unit(
     }
 }
 
-/// A yes/no question about the table.
-pub(crate) fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
-    let a = ctx.choose(
-        prompt,
-        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
-        Some(rule),
-    )?;
-    Ok(a == "yes")
-}
-
 /// How many terrain pieces of a kind are on the table.
 pub(crate) fn terrain_count(ctx: &Ctx, kind: TerrainKind) -> usize {
     ctx.state()
@@ -347,9 +338,4 @@ pub(crate) fn terrain_count(ctx: &Ctx, kind: TerrainKind) -> usize {
         .iter()
         .filter(|t| t.kind == kind.id())
         .count()
-}
-
-/// A named number from the ruleset as an `i32`.
-pub(crate) fn num(ctx: &Ctx, key: &str) -> i32 {
-    ctx.ruleset.number(key) as i32
 }

@@ -5,10 +5,10 @@
 
 use super::{GameSetup, PlayerSetup, TerrainKind, TerrainSetup, parse_units};
 use crate::rules::ProcedureSpec;
-use crate::rules::games::{GameId, Library};
-use crate::rules::session::{Event, Session};
+use crate::rules::games::GameId;
+use crate::rules::session::Session;
 use crate::rules::state::Unit;
-pub use crate::rules::testkit::{asking, feed, logged};
+pub use crate::rules::testkit::{asking, begin_game, feed, logged};
 use crate::table::Card;
 
 /// A two-player setup from typed regiments (see `parse_units`).
@@ -32,16 +32,7 @@ pub fn setup(red: &str, blue: &str, terrain: &[TerrainKind], objectives: &[&str]
 
 /// A session that has begun the game.
 pub fn begin(setup: &GameSetup) -> Session {
-    let (lib, errs) = Library::builtin();
-    assert!(errs.is_empty(), "{errs:?}");
-    let rs = lib
-        .get(GameId::T52)
-        .cloned()
-        .unwrap_or_else(|| panic!("no t52 ruleset"));
-    let mut s = Session::new(GameId::T52, rs, 7);
-    s.apply(Event::Begin(ProcedureSpec::T52(setup.clone())))
-        .unwrap_or_else(|e| panic!("{e}"));
-    s
+    begin_game(GameId::T52, ProcedureSpec::T52(setup.clone()), 7)
 }
 
 /// A unit by name.
