@@ -91,8 +91,8 @@ enum Cmd {
         /// Only images whose file name starts with this (e.g. `test_`).
         #[arg(long, value_name = "PREFIX")]
         only: Option<String>,
-        /// Only the images the built-in models were not fitted on (edje
-        /// `test_*`; byler-d6 held-out blocks; every image of other sets).
+        /// Only the images the built-in models were not fitted on (all but
+        /// `train_*` and `single_*` card photos; the byler-d6 held-out blocks).
         #[arg(long)]
         held_out: bool,
         /// The set folders.
@@ -126,6 +126,14 @@ enum Cmd {
         /// A folder of code-named single-card photos (as for learn-deck).
         #[arg(long, value_name = "DIR")]
         deck: Vec<PathBuf>,
+        /// A folder of single-card photos named like the sarm-slate-phone set
+        /// (`single_c10.jpg`).
+        #[arg(long, value_name = "DIR")]
+        sarm_singles: Vec<PathBuf>,
+        /// Drop samples within this cosine distance of a kept sample of the
+        /// same label (0.03 for the built-in model).
+        #[arg(long, value_name = "DIST")]
+        condense: Option<f32>,
     },
     /// Rebuild the dice model from a labelled dice set (see docs/models.md).
     FitDice {
@@ -203,7 +211,21 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             name,
             sarm_names,
         }) => vision_cli::learn_deck(dir, name.as_deref(), *sarm_names),
-        Some(Cmd::FitCards { out, sets, deck }) => vision_cli::fit_cards(out, sets, deck),
+        Some(Cmd::FitCards {
+            out,
+            sets,
+            deck,
+            sarm_singles,
+            condense,
+        }) => vision_cli::fit_cards(
+            out,
+            &vision_cli::CardFitSources {
+                sets,
+                decks: deck,
+                sarm_singles,
+                condense: *condense,
+            },
+        ),
         Some(Cmd::FitDice { set, out, cards }) => vision_cli::fit_dice(set, out, cards.as_deref()),
     }
 }

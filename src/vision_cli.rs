@@ -95,8 +95,9 @@ pub fn scan(
 }
 
 /// Keeps the images the built-in models were not fitted on: the card model
-/// was fitted on edje `train_*` only, the dice model on the byler-d6 blocks
-/// outside `dice::fit::Part::HeldOut` (by file-name order).
+/// was fitted on edje `train_*` and sarm `single_*` (see docs/models.md), the
+/// dice model on the byler-d6 blocks outside `dice::fit::Part::HeldOut` (by
+/// file-name order).
 fn keep_held_out(labels: &mut LabelSet) {
     let name = |i: &adjutant::vision::eval::LabelledItem| {
         Path::new(&i.image)
@@ -113,7 +114,9 @@ fn keep_held_out(labels: &mut LabelSet) {
                 .is_ok_and(|idx| part_of(idx) == Part::HeldOut)
         });
     } else {
-        labels.items.retain(|i| !name(i).starts_with("train_"));
+        labels
+            .items
+            .retain(|i| !name(i).starts_with("train_") && !name(i).starts_with("single_"));
     }
 }
 
@@ -231,16 +234,21 @@ fn print_score(s: &SetScore) {
     }
 }
 
+/// Learns from photos named like the sarm-slate-phone set (`single_c10.jpg`).
+fn learn_sarm_named(dir: &Path) -> Result<CardModel> {
+    let tmp = tempdir_for("sarm")?;
+    let n = copy_sarm_singles(dir, &tmp)?;
+    eprintln!("learning from {n} photos named like the sarm set");
+    let m = learn(&tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(m?)
+}
+
 pub fn learn_deck(dir: &Path, name: Option<&str>, sarm_names: bool) -> Result<ExitCode> {
     let model = if sarm_names {
-        let tmp = tempdir_for("sarm")?;
-        let n = copy_sarm_singles(dir, &tmp)?;
-        eprintln!("learning from {n} photos named like the sarm set");
-        let m = learn(&tmp);
-        let _ = std::fs::remove_dir_all(&tmp);
-        m
+        learn_sarm_named(dir)
     } else {
-        learn(dir)
+        Ok(learn(dir)?)
     }
     .with_context(|| format!("learning from {}", dir.display()))?;
     let bytes = model.to_bytes();
@@ -293,21 +301,46 @@ fn card_set(spec: &str) -> Result<Vec<LabelledImage>> {
         .collect())
 }
 
-pub fn fit_cards(out: &Path, sets: &[String], decks: &[PathBuf]) -> Result<ExitCode> {
+/// What `fit-cards` fits on.
+pub struct CardFitSources<'a> {
+    /// Labelled sets, `DIR` or `DIR:PREFIX`.
+    pub sets: &'a [String],
+    /// Folders of code-named single-card photos.
+    pub decks: &'a [PathBuf],
+    /// Folders of single-card photos named like the sarm set.
+    pub sarm_singles: &'a [PathBuf],
+    /// Drop samples this close (cosine distance) to a kept one of the same label.
+    pub condense: Option<f32>,
+}
+
+pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
+    let CardFitSources {
+        sets,
+        decks,
+        sarm_singles,
+        condense,
+    } = src;
     let mut model: Option<CardModel> = None;
     let mut add = |m: CardModel| match &mut model {
         Some(x) => x.merge(&m),
         None => model = Some(m),
     };
-    for spec in sets {
+    for spec in *sets {
         let items = card_set(spec)?;
         eprintln!("fitting on {} images from {spec}", items.len());
         add(fit_card_model(&items)?);
     }
-    for d in decks {
+    for d in *decks {
         add(learn(d).with_context(|| format!("learning from {}", d.display()))?);
     }
-    let model = model.context("give at least one --set or --deck")?;
+    for d in *sarm_singles {
+        add(learn_sarm_named(d).with_context(|| format!("learning from {}", d.display()))?);
+    }
+    let mut model = model.context("give at least one --set, --deck or --sarm-singles")?;
+    if let Some(d) = condense {
+        let n = model.condense(*d);
+        eprintln!("condense {d}: dropped {n} near-duplicate samples");
+    }
     let bytes = model.to_bytes();
     adjutant::files::write_atomic(out, &bytes)?;
     println!("wrote {} ({} bytes)", out.display(), bytes.len());

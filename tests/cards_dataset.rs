@@ -71,8 +71,28 @@ fn general_model_on_edje_test() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("edje test: precision {p:.3} recall {r:.3}");
-    assert!(p >= 0.97, "precision {p}");
-    assert!(r >= 0.6, "recall {r}");
+    // Reached: precision 0.992, recall 0.895 (REPORT.md).
+    assert!(p >= 0.98, "precision {p}");
+    assert!(r >= 0.87, "recall {r}");
+}
+
+#[test]
+fn general_model_on_sarm_scenes() {
+    let set = data_root().join("cards/sarm-slate-phone");
+    let Some(items) = labelled(&set, "scene_") else {
+        println!("skipped: {} not found", set.display());
+        return;
+    };
+    let reader = CardReader::from_model_bytes(MODEL).expect("model");
+    let (tp, pred, lab) = score(&reader, &items);
+    let (p, r) = (
+        tp as f32 / pred.max(1) as f32,
+        tp as f32 / lab.max(1) as f32,
+    );
+    println!("sarm scenes, general model: precision {p:.3} recall {r:.3}");
+    // Reached: precision 1.000, recall 0.962 (REPORT.md).
+    assert!(p >= 0.98, "precision {p}");
+    assert!(r >= 0.92, "recall {r}");
 }
 
 #[test]
@@ -94,6 +114,7 @@ fn taught_deck_on_sarm_scenes() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("sarm scenes, taught deck: precision {p:.3} recall {r:.3}");
-    assert!(p >= 0.97, "precision {p}");
-    assert!(r >= 0.8, "recall {r}");
+    // Reached: precision 1.000, recall 0.943 (REPORT.md).
+    assert!(p >= 0.98, "precision {p}");
+    assert!(r >= 0.9, "recall {r}");
 }

@@ -10,9 +10,12 @@ use adjutant::vision::dice::fit::evaluate_held_out;
 const MODEL: &[u8] = include_bytes!("../models/dice.bin");
 
 /// Floors a little under the figures in REPORT.md, so only a real regression fails.
-const MIN_PRECISION: f64 = 0.88;
+/// Reached: precision 0.982, recall 0.873, exact 0.632 (read threshold 0.7).
+const MIN_PRECISION: f64 = 0.95;
 /// See [`MIN_PRECISION`].
-const MIN_RECALL: f64 = 0.85;
+const MIN_RECALL: f64 = 0.84;
+/// See [`MIN_PRECISION`].
+const MIN_EXACT: f64 = 0.58;
 
 #[test]
 fn held_out_quality() {
@@ -36,4 +39,6 @@ fn held_out_quality() {
     let recall = e.tp as f64 / e.labelled.max(1) as f64;
     assert!(precision >= MIN_PRECISION, "precision {precision}");
     assert!(recall >= MIN_RECALL, "recall {recall}");
+    let exact = e.exact as f64 / e.images.max(1) as f64;
+    assert!(exact >= MIN_EXACT, "exact {exact}");
 }

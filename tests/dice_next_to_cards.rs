@@ -201,7 +201,12 @@ fn card_photos_give_no_dice() {
             Err(e) => panic!("{}: {e}", p.display()),
         };
         if !scan.dice.is_empty() {
-            println!("{}: {} dice read", p.display(), scan.dice.len());
+            println!(
+                "{}: {} dice read: {:?}",
+                p.display(),
+                scan.dice.len(),
+                scan.dice
+            );
         }
         if is_court(p) {
             court += scan.dice.len();

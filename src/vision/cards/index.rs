@@ -52,6 +52,8 @@ pub struct IndexFeatures {
     pub contrast: f32,
     /// Rank glyph height in card widths (for scale estimation).
     pub rank_height: f32,
+    /// Rank glyph bounding-box centre in card widths from the corner (u, v).
+    pub rank_centre: [f32; 2],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -305,6 +307,10 @@ fn analyse(
         redness: red,
         contrast: con / n,
         rank_height: rb.h() as f32 / PATCH_PX_PER_WIDTH,
+        rank_centre: [
+            (rb.x0 + rb.x1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+            (rb.y0 + rb.y1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+        ],
     })
 }
 

@@ -11,6 +11,7 @@
 pub mod backs;
 pub mod classify;
 pub mod find;
+pub mod glyphs;
 pub mod index;
 pub mod learn;
 pub mod model;
@@ -22,7 +23,7 @@ pub use model::CardModel;
 
 use crate::vision::error::VisionError;
 use crate::vision::geometry::{Quad, dist};
-use classify::{CornerRead, classify_corner, combine};
+use classify::{CornerRead, PackedModel, classify_packed, combine};
 use find::{Candidate, CornerFrame, quad_frames};
 use image::{DynamicImage, RgbImage};
 
@@ -60,6 +61,31 @@ pub const STRICT_MIN_CONFIDENCE: f32 = 0.6;
 /// At most this many merged-blob corners are read per frame (largest blobs
 /// first): bounds the time on cluttered frames.
 pub const MAX_CORNER_READS: usize = 48;
+
+/// At most this many index-first hypotheses (glyph pairs) are read per frame,
+/// most plausible first: bounds the time on cluttered frames.
+pub const MAX_INDEX_READS: usize = 20;
+
+/// Looser ink level tried on an index-first hypothesis that the normal levels
+/// could not read (faint indices whose strokes break up at 72%).
+pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
+
+/// At most this many index-first hypotheses per frame (most plausible first)
+/// get the faint-ink retry: bounds the time when an unread card's centre pips
+/// make many hypotheses.
+pub const MAX_FAINT_RETRIES: usize = 4;
+
+/// Cards read whole are excluded from the index-first search, their quads
+/// grown by this factor about the centre.
+pub const READ_QUAD_GROW: f32 = 1.08;
+
+/// An index-first read must be at least this confident: it has no outline to
+/// support it, so a weak match is not trusted (precision over recall).
+pub const INDEX_MIN_CONFIDENCE: f32 = 0.6;
+
+/// Two reads whose rank glyphs are closer than this many card widths read the
+/// same corner: equal codes are one card, different codes cancel each other.
+pub const SAME_CORNER_DIST: f32 = 0.12;
 
 /// Erosion radii (working px) used to split cards that touch each other: 2 px
 /// breaks contacts up to ~4 px wide while a card 25 px wide survives (adding a
@@ -102,6 +128,7 @@ pub struct CardScan {
 #[derive(Debug, Clone)]
 pub struct CardReader {
     model: CardModel,
+    packed: PackedModel,
 }
 
 /// Frame-level candidates with full-resolution geometry (shared with fitting).
@@ -173,14 +200,17 @@ pub(crate) fn candidates(rgb: &RgbImage) -> Candidates {
 impl CardReader {
     /// Loads a reader from model bytes (see [`model`] for the format).
     pub fn from_model_bytes(bytes: &[u8]) -> Result<Self, VisionError> {
-        Ok(CardReader {
-            model: CardModel::from_bytes(bytes)?,
-        })
+        Ok(CardReader::from_model(CardModel::from_bytes(bytes)?))
     }
 
     /// Wraps an in-memory model.
     pub fn from_model(model: CardModel) -> Self {
-        CardReader { model }
+        let packed = PackedModel::new(&model);
+        CardReader { model, packed }
+    }
+
+    fn classify(&self, f: &index::IndexFeatures) -> Option<CornerRead> {
+        classify_packed(&self.model, &self.packed, f)
     }
 
     /// The loaded model.
@@ -191,12 +221,12 @@ impl CardReader {
     /// Second opinion at the strict ink level; only confident reads count.
     fn read_strict(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
         index::read_corner_strict(rgb, f)
-            .and_then(|x| classify_corner(&self.model, &x))
+            .and_then(|x| self.classify(&x))
             .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
     }
 
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
-        let normal = index::read_corner(rgb, f).and_then(|x| classify_corner(&self.model, &x));
+        let normal = index::read_corner(rgb, f).and_then(|x| self.classify(&x));
         normal.or_else(|| self.read_strict(rgb, f))
     }
 
@@ -230,7 +260,7 @@ impl CardReader {
             } else {
                 (feat, f)
             };
-            let read = classify_corner(&self.model, &feat).or_else(|| self.read_strict(rgb, &f));
+            let read = self.classify(&feat).or_else(|| self.read_strict(rgb, &f));
             if let Some(r) = read
                 && best
                     .as_ref()
@@ -248,6 +278,53 @@ impl CardReader {
         best
     }
 
+    /// Reads an index-first hypothesis: locate the rank glyph at the width the
+    /// glyph pair implies, check that its height agrees with that width, re-read
+    /// at the width the glyph gives (frame re-anchored on the glyph) and classify.
+    fn read_index(
+        &self,
+        rgb: &RgbImage,
+        h: &glyphs::IndexHyp,
+    ) -> Option<(CornerRead, CornerFrame)> {
+        self.read_index_with(rgb, h, &[index::INK_LEVEL, index::INK_LEVEL_STRICT])
+    }
+
+    fn read_index_with(
+        &self,
+        rgb: &RgbImage,
+        h: &glyphs::IndexHyp,
+        levels: &[f32],
+    ) -> Option<(CornerRead, CornerFrame)> {
+        let read = |f: &CornerFrame| {
+            index::read_corner_with(
+                rgb,
+                f,
+                index::MIN_RANK_HEIGHT,
+                index::MAX_RANK_HEIGHT,
+                levels,
+            )
+        };
+        let f = h.frame;
+        let at_glyph = |x: &index::IndexFeatures| {
+            (x.rank_centre[0] - glyphs::RANK_CENTRE.0).abs() <= glyphs::RANK_CENTRE_TOLERANCE
+                && (x.rank_centre[1] - glyphs::RANK_CENTRE.1).abs() <= glyphs::RANK_CENTRE_TOLERANCE
+        };
+        let feat = read(&f).filter(at_glyph)?;
+        let w = f.width * feat.rank_height / self.model.rank_height.max(1e-3);
+        let ratio = w / f.width;
+        if !(glyphs::WIDTH_AGREEMENT.0..=glyphs::WIDTH_AGREEMENT.1).contains(&ratio) {
+            return None;
+        }
+        let (feat, f) = if (ratio - 1.0).abs() > RESCALE_TOLERANCE {
+            let f2 = glyphs::frame_at(h.glyph, f.r, f.d, w);
+            (read(&f2).filter(at_glyph)?, f2)
+        } else {
+            (feat, f)
+        };
+        let r = self.classify(&feat)?;
+        (r.confidence >= INDEX_MIN_CONFIDENCE).then_some((r, f))
+    }
+
     /// Finds and reads every card in `image`.
     pub fn read(&self, image: &DynamicImage) -> Result<CardScan, VisionError> {
         let Some(rgb) = checked_rgb(image)? else {
@@ -258,7 +335,6 @@ impl CardReader {
         let mut scan = CardScan::default();
         // (read, card width): whole-card reads first, then corner reads.
         let mut whole: Vec<(CardRead, f32)> = Vec::new();
-        let mut loose: Vec<(CardRead, f32)> = Vec::new();
         for (quad, ambiguous) in &cands.singles {
             let frames = quad_frames(quad, *ambiguous);
             let reads: Vec<CornerRead> = frames
@@ -294,40 +370,107 @@ impl CardReader {
             Some(w) => vec![w],
             None => WIDTH_GUESSES.iter().map(|g| g * short).collect(),
         };
+        // Corner reads (merged blobs and index-first): (read, width, glyph point).
+        let mut loose: Vec<(CardRead, f32, [f32; 2])> = Vec::new();
         let mut merged: Vec<&(Quad, Vec<CornerFrame>)> = cands.merged.iter().collect();
         merged.sort_by(|a, b| b.0.area().total_cmp(&a.0.area()));
         let corners = merged
             .iter()
             .flat_map(|(_, c)| c.iter())
             .take(MAX_CORNER_READS);
-        {
-            for c in corners {
-                if let Some((r, f)) = self.read_unscaled(rgb, c, &guesses) {
-                    loose.push((
-                        CardRead {
-                            code: r.code,
-                            quad: f.card_quad(),
-                            confidence: r.confidence,
-                        },
-                        f.width,
-                    ));
+        for c in corners {
+            if let Some((r, f)) = self.read_unscaled(rgb, c, &guesses) {
+                loose.push((
+                    CardRead {
+                        code: r.code,
+                        quad: f.card_quad(),
+                        confidence: r.confidence,
+                    },
+                    f.width,
+                    f.at(glyphs::RANK_CENTRE.0, glyphs::RANK_CENTRE.1),
+                ));
+            }
+        }
+        // Index-first: glyph pairs outside the cards already read whole.
+        // (grown a little: outlines from the mask sit slightly inside the
+        // rounded corners, where the index glyphs are).
+        let read_quads: Vec<Quad> = whole
+            .iter()
+            .map(|(r, _)| {
+                let c = r.quad.centre();
+                Quad(r.quad.0.map(|p| {
+                    [
+                        c[0] + (p[0] - c[0]) * READ_QUAD_GROW,
+                        c[1] + (p[1] - c[1]) * READ_QUAD_GROW,
+                    ]
+                }))
+            })
+            .collect();
+        let blobs = glyphs::ink_blobs(rgb, &read_quads);
+        let hyps = glyphs::index_hypotheses(&blobs, MAX_INDEX_READS);
+        let mut faint_budget = MAX_FAINT_RETRIES;
+        for h in &hyps {
+            let mut read = self.read_index(rgb, h);
+            if read.is_none() && faint_budget > 0 {
+                faint_budget -= 1;
+                read = self.read_index_with(rgb, h, &[INDEX_FAINT_INK_LEVEL]);
+            }
+            let Some((r, f)) = read else {
+                continue;
+            };
+            loose.push((
+                CardRead {
+                    code: r.code,
+                    quad: f.card_quad(),
+                    confidence: r.confidence,
+                },
+                f.width,
+                h.glyph,
+            ));
+        }
+        // Two different codes read at the same corner: neither is trusted.
+        let mut drop = vec![false; loose.len()];
+        for i in 0..loose.len() {
+            for j in i + 1..loose.len() {
+                let (a, b) = (&loose[i], &loose[j]);
+                if a.0.code != b.0.code && dist(a.2, b.2) < SAME_CORNER_DIST * a.1.max(b.1) {
+                    drop[i] = true;
+                    drop[j] = true;
                 }
             }
         }
+        let mut loose: Vec<(CardRead, f32, [f32; 2])> = loose
+            .into_iter()
+            .zip(drop)
+            .filter(|(_, d)| !d)
+            .map(|(l, _)| l)
+            .collect();
         // Merge corner reads of the same physical card.
         loose.sort_by(|a, b| b.0.confidence.total_cmp(&a.0.confidence));
-        let mut kept: Vec<(CardRead, f32)> = whole;
-        for (r, w) in loose {
+        let mut kept: Vec<(CardRead, f32, Option<[f32; 2]>)> =
+            whole.into_iter().map(|(r, w)| (r, w, None)).collect();
+        for (r, w, g) in loose {
             let c = r.quad.centre();
-            if let Some(k) = kept.iter_mut().find(|(k, kw)| {
-                k.code == r.code && dist(k.quad.centre(), c) < SAME_CARD_DIST * kw.max(w)
+            if let Some(k) = kept.iter_mut().find(|(k, kw, _)| {
+                k.code == r.code
+                    && (dist(k.quad.centre(), c) < SAME_CARD_DIST * kw.max(w) || k.quad.contains(g))
             }) {
-                k.0.confidence = 1.0 - (1.0 - k.0.confidence) * (1.0 - r.confidence);
+                // The same corner read twice is one piece of evidence.
+                let same_corner = k.2.is_some_and(|kg| dist(kg, g) < SAME_CORNER_DIST * w);
+                if !same_corner {
+                    k.0.confidence = 1.0 - (1.0 - k.0.confidence) * (1.0 - r.confidence);
+                }
                 continue;
             }
-            kept.push((r, w));
+            // A card-shaped outline left unread that holds this index is this card.
+            if let Some(i) = scan.unread.iter().position(|q| q.contains(g)) {
+                let q = scan.unread.remove(i);
+                kept.push((CardRead { quad: q, ..r }, w, Some(g)));
+                continue;
+            }
+            kept.push((r, w, Some(g)));
         }
-        scan.cards.extend(kept.into_iter().map(|(r, _)| r));
+        scan.cards.extend(kept.into_iter().map(|(r, _, _)| r));
         Ok(scan)
     }
 }
@@ -397,6 +540,76 @@ mod tests {
             (q.area() - 126.0 * 176.0).abs() < 0.1 * 126.0 * 176.0,
             "{q:?}"
         );
+    }
+
+    /// An index (ring "rank" over a solid "pip") on a card that lies on a
+    /// white table, so no card outline exists: only the index-first path can
+    /// find it. `quarter` rotates the image by 90 degrees.
+    fn outline_less_index(quarter: bool) -> RgbImage {
+        let mut img = RgbImage::from_pixel(300, 300, Rgb([232, 232, 230]));
+        // Drawn on a 2x grid: card corner at (60, 60), width 180, so the rank
+        // ring is 18x30 px and the pip 18x18 px.
+        let mut put = |x: u32, y: u32| {
+            for (sx, sy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let (x, y) = (2 * x + sx, 2 * y + sy);
+                let (x, y) = if quarter { (299 - y, x) } else { (x, y) };
+                img.put_pixel(x, y, Rgb([25, 25, 25]));
+            }
+        };
+        for y in 35..50 {
+            for x in 34..43 {
+                if !(36..41).contains(&x) || !(37..48).contains(&y) {
+                    put(x, y);
+                }
+            }
+        }
+        for y in 52..61 {
+            for x in 34..43 {
+                put(x, y);
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn index_first_reads_a_card_without_outline() {
+        // The model: this index's own features, read at the frame the glyph
+        // pair implies (synthetic hard-edged glyphs are too clean for a
+        // one-sample model to tolerate other sampling offsets), upright and
+        // rotated. The test covers components, pairing, orientation, scale,
+        // the read and the predicted outline.
+        let mut model = empty_model();
+        for quarter in [false, true] {
+            let img = outline_less_index(quarter);
+            let hyps = glyphs::index_hypotheses(&glyphs::ink_blobs(&img, &[]), 10);
+            assert_eq!(hyps.len(), 1, "{hyps:?}");
+            let feat = index::read_corner(&img, &hyps[0].frame).expect("index");
+            model.rank_height = feat.rank_height;
+            model.rank.push(model::Sample {
+                label: b'A',
+                feat: feat.rank.clone(),
+            });
+            model.suit.push(model::Sample {
+                label: b's',
+                feat: feat.suit.clone().expect("pip"),
+            });
+        }
+        let reader = CardReader::from_model(model);
+        for quarter in [false, true] {
+            let scan = reader
+                .read(&DynamicImage::ImageRgb8(outline_less_index(quarter)))
+                .unwrap();
+            let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
+            assert_eq!(codes, ["As"], "quarter {quarter}: {scan:?}");
+            // The predicted outline starts near the true corner.
+            let corner = if quarter { [239.0, 60.0] } else { [60.0, 60.0] };
+            let q = scan.cards[0].quad;
+            assert!(q.0.iter().any(|p| dist(*p, corner) < 12.0), "{q:?}");
+        }
+        // A blank white frame gives nothing.
+        let blank = RgbImage::from_pixel(300, 300, Rgb([232, 232, 230]));
+        let scan = reader.read(&DynamicImage::ImageRgb8(blank)).unwrap();
+        assert!(scan.cards.is_empty());
     }
 
     #[test]

@@ -142,6 +142,33 @@ impl CardModel {
         self.red_threshold = (self.red_threshold + other.red_threshold) / 2.0;
         self.rank_height = (self.rank_height + other.rank_height) / 2.0;
     }
+
+    /// Drops samples within cosine distance `min_dist` of an earlier kept
+    /// sample of the same label (near-duplicates, e.g. the shifted copies of
+    /// one corner): a smaller model classifies faster, and each class's nearest
+    /// distance grows by at most `min_dist`. Returns how many were dropped.
+    pub fn condense(&mut self, min_dist: f32) -> usize {
+        fn run(v: &mut Vec<Sample>, min_dist: f32) -> usize {
+            let mut kept: Vec<Sample> = Vec::with_capacity(v.len());
+            for s in v.drain(..) {
+                let dup = kept.iter().any(|k| {
+                    k.label == s.label
+                        && k.feat.len() == s.feat.len()
+                        && 1.0 - k.feat.iter().zip(&s.feat).map(|(a, b)| a * b).sum::<f32>()
+                            < min_dist
+                });
+                if !dup {
+                    kept.push(s);
+                }
+            }
+            let n = kept.len();
+            *v = kept;
+            n
+        }
+        let before = self.rank.len() + self.suit.len();
+        let after = run(&mut self.rank, min_dist) + run(&mut self.suit, min_dist);
+        before - after
+    }
 }
 
 fn corrupt(what: &str, offset: usize) -> VisionError {
@@ -202,6 +229,33 @@ mod tests {
                 feat: g,
             }],
         }
+    }
+
+    #[test]
+    fn condense_drops_near_duplicates_of_the_same_label_only() {
+        let smp = |label: u8, x: f32| {
+            let n = (x * x + 1.0).sqrt();
+            Sample {
+                label,
+                feat: vec![x / n, 1.0 / n],
+            }
+        };
+        let mut m = CardModel {
+            red_threshold: 40.0,
+            rank_height: 0.1,
+            rank: vec![
+                smp(b'A', 0.0),
+                smp(b'A', 0.01),
+                smp(b'K', 0.0),
+                smp(b'A', 5.0),
+            ],
+            suit: vec![smp(b's', 0.0), smp(b's', 0.0)],
+        };
+        assert_eq!(m.condense(0.01), 2);
+        let labels: Vec<u8> = m.rank.iter().map(|s| s.label).collect();
+        assert_eq!(labels, [b'A', b'K', b'A']);
+        assert_eq!(m.suit.len(), 1);
+        assert_eq!(m.condense(0.0), 0);
     }
 
     #[test]

@@ -279,6 +279,24 @@ pub fn transform_features(f0: &[f32], t: usize) -> Vec<f32> {
     out
 }
 
+/// Number of pip-count levels in a crop feature vector (absolute, then
+/// relative to the strongest blob).
+pub const N_PIP_COUNTS: usize = PIP_LEVELS.len() + PIP_REL_LEVELS.len();
+
+/// The pip-blob counts (0-7, 7 = seven or more) stored one-hot in a crop
+/// feature vector, per level (see [`N_PIP_COUNTS`]).
+pub fn pip_counts(f: &[f32]) -> [usize; N_PIP_COUNTS] {
+    let base = N_MAPS * MAP * MAP + N_SCALARS;
+    let mut out = [0usize; N_PIP_COUNTS];
+    for (l, o) in out.iter_mut().enumerate() {
+        let s = base + l * PIP_COUNT_BINS;
+        if let Some(bins) = f.get(s..s + PIP_COUNT_BINS) {
+            *o = bins.iter().position(|v| *v > 0.5).unwrap_or(0);
+        }
+    }
+    out
+}
+
 /// The face colour (RGB 0-255) stored in a crop feature vector.
 pub fn face_colour(f: &[f32]) -> [f32; 3] {
     let sb = N_MAPS * MAP * MAP;

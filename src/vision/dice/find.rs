@@ -46,6 +46,77 @@ pub struct Candidate {
     pub score: f32,
 }
 
+/// The detector MLP rearranged for fast per-cell evaluation: the input
+/// standardisation is folded into the first layer and its weights are stored
+/// input-major, so the hidden layer is accumulated with contiguous,
+/// vectorisable updates. Same function as [`Mlp::forward_buf`] up to float
+/// rounding.
+#[derive(Debug, Clone)]
+pub struct DetKernel {
+    n_in: usize,
+    n_hidden: usize,
+    /// `[n_in][n_hidden]`, scaled by the input standardisation.
+    w1t: Vec<f32>,
+    /// Hidden biases with the input means folded in.
+    b1: Vec<f32>,
+    /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
+    w2: [Vec<f32>; 2],
+    b2: [f32; 2],
+}
+
+impl DetKernel {
+    /// Rearrange `det` (any shape; missing outputs read as 0).
+    pub fn new(det: &Mlp) -> Self {
+        let (ni, nh) = (det.n_in, det.n_hidden);
+        let mut w1t = vec![0f32; ni * nh];
+        let mut b1 = det.b1.clone();
+        for h in 0..nh {
+            let mut fold = 0f64;
+            for i in 0..ni {
+                let w = det.w1[h * ni + i];
+                w1t[i * nh + h] = w * det.in_scale[i];
+                fold += (w * det.in_scale[i]) as f64 * det.in_mean[i] as f64;
+            }
+            b1[h] -= fold as f32;
+        }
+        let row = |o: usize| -> Vec<f32> {
+            if o < det.n_out {
+                det.w2[o * nh..(o + 1) * nh].to_vec()
+            } else {
+                vec![0.0; nh]
+            }
+        };
+        let bias = |o: usize| det.b2.get(o).copied().unwrap_or(0.0);
+        Self {
+            n_in: ni,
+            n_hidden: nh,
+            w1t,
+            b1,
+            w2: [row(0), row(1)],
+            b2: [bias(0), bias(1)],
+        }
+    }
+
+    /// (objectness logit, ln size) for one feature vector; `hid` is scratch.
+    pub fn eval(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
+        hid.clear();
+        hid.extend_from_slice(&self.b1);
+        for (i, &x) in f.iter().enumerate().take(self.n_in) {
+            let w = &self.w1t[i * self.n_hidden..(i + 1) * self.n_hidden];
+            for (hv, wv) in hid.iter_mut().zip(w) {
+                *hv += wv * x;
+            }
+        }
+        let (mut a, mut b) = (self.b2[0], self.b2[1]);
+        for ((h, w0), w1) in hid.iter().zip(&self.w2[0]).zip(&self.w2[1]) {
+            let h = h.max(0.0);
+            a += w0 * h;
+            b += w1 * h;
+        }
+        (a, b)
+    }
+}
+
 /// Whether the cheap pre-filter lets the cell at half-res `(cx, cy)` through.
 pub fn passes_prefilter(p: &Prepared, cx: i64, cy: i64) -> bool {
     let r = PREFILTER_RADIUS;
@@ -81,6 +152,31 @@ pub fn find_candidates_with(
     nms_factor: f32,
     coarse_step: usize,
 ) -> Vec<Candidate> {
+    find_impl(p, det, threshold, nms_factor, coarse_step, true)
+}
+
+/// [`find_candidates_with`] evaluating the detector with the reference
+/// [`Mlp::forward_buf`] instead of the fast [`DetKernel`] (same result up to
+/// float rounding). The fitter mines with this, so the shipped model's
+/// training crops do not depend on the kernel's summation order.
+pub fn find_candidates_reference(
+    p: &Prepared,
+    det: &Mlp,
+    threshold: f32,
+    nms_factor: f32,
+    coarse_step: usize,
+) -> Vec<Candidate> {
+    find_impl(p, det, threshold, nms_factor, coarse_step, false)
+}
+
+fn find_impl(
+    p: &Prepared,
+    det: &Mlp,
+    threshold: f32,
+    nms_factor: f32,
+    coarse_step: usize,
+    fast: bool,
+) -> Vec<Candidate> {
     let gw = p.w / DET_STRIDE;
     let gh = p.h / DET_STRIDE;
     if gw == 0 || gh == 0 {
@@ -91,6 +187,7 @@ pub fn find_candidates_with(
     let mut prob = vec![f32::NEG_INFINITY; gw * gh];
     let mut lsize = vec![0f32; gw * gh];
     let mut f = [0f32; N_DET_FEATURES];
+    let kernel = DetKernel::new(det);
     let (mut xs, mut hid, mut o) = (Vec::new(), Vec::new(), Vec::new());
     let mut done = vec![false; gw * gh];
     let mut eval = |gx: usize, gy: usize, prob: &mut [f32], lsize: &mut [f32]| {
@@ -104,9 +201,14 @@ pub fn find_candidates_with(
             return f32::NEG_INFINITY;
         }
         det_features(p, cx, cy, &mut f);
-        det.forward_buf(&f, &mut xs, &mut hid, &mut o);
-        prob[k] = o[0];
-        lsize[k] = o.get(1).copied().unwrap_or(0.0);
+        let (logit, ls) = if fast {
+            kernel.eval(&f, &mut hid)
+        } else {
+            det.forward_buf(&f, &mut xs, &mut hid, &mut o);
+            (o[0], o.get(1).copied().unwrap_or(0.0))
+        };
+        prob[k] = logit;
+        lsize[k] = ls;
         prob[k]
     };
     if coarse_step <= 1 {
@@ -222,5 +324,24 @@ mod tests {
         };
         let k = nms(vec![b, c, a], 0.6);
         assert_eq!(k, vec![a, c]);
+    }
+
+    #[test]
+    fn kernel_matches_mlp() {
+        use super::super::mlp::XorShift;
+        let mut rng = XorShift::new(3);
+        let mut det = Mlp::new(N_DET_FEATURES, 24, 2, &mut rng);
+        let rows: Vec<Vec<f32>> = (0..50)
+            .map(|_| (0..N_DET_FEATURES).map(|_| rng.unit() * 100.0).collect())
+            .collect();
+        det.set_standardisation(&rows);
+        let k = DetKernel::new(&det);
+        let mut hid = Vec::new();
+        for r in &rows {
+            let o = det.forward(r);
+            let (a, b) = k.eval(r, &mut hid);
+            assert!((o[0] - a).abs() < 1e-3 * (1.0 + a.abs()), "{} {a}", o[0]);
+            assert!((o[1] - b).abs() < 1e-3 * (1.0 + b.abs()), "{} {b}", o[1]);
+        }
     }
 }

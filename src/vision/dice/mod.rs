@@ -10,7 +10,9 @@
 //!    12x12 maps (polarity-free distance to the face colour, luminance
 //!    difference, standardised RGB) plus scalar and pip-blob-count features.
 //! 4. [`cnn`] + [`classify`]: a fitted tiny CNN says "not a die" or the value
-//!    1-6 (probabilities averaged over the 8 rotations/flips of the crop).
+//!    1-6 (probabilities averaged over the 8 rotations/flips of the crop,
+//!    unless the plain crop alone is at least
+//!    [`classify::TTA_EARLY_EXIT`] sure).
 //! 5. Candidates classified as dice but below the read threshold are reported
 //!    as unread rather than guessed.
 //!

@@ -1,0 +1,515 @@
+//! Index-first detection: find corner indices directly from ink glyphs, without
+//! a card outline. Used as a second path for cards whose outline is lost (light
+//! or textured tables where the paper mask leaks, fanned cards whose index
+//! corner has no clean right-angled outline corner).
+//!
+//! Ink is thresholded locally (darker than [`INK_LEVEL`] of the brightest pixel
+//! in the surrounding 3x3 blocks of [`BLOCK`] px), 8-connected components of
+//! glyph size are kept, and every rank-glyph candidate is paired with a
+//! plausible suit pip below it *in the pair's own orientation*: the rank -> pip
+//! vector gives the card's long-side direction and its length the card scale.
+//! Each pair becomes a [`CornerFrame`] that the normal index reader then reads
+//! (and rejects, if it is not an index).
+
+use super::find::CornerFrame;
+use crate::vision::geometry::{Point, Quad};
+use image::RgbImage;
+
+/// Block size (sampled px) for the local paper level.
+pub const BLOCK: usize = 16;
+/// Ink = darker than this share of the local paper level (as [`super::index::INK_LEVEL`]).
+pub const INK_LEVEL: f32 = 0.72;
+/// Local paper level below which a block is table / shadow, not card face.
+pub const MIN_PAPER: u8 = 110;
+/// Smallest glyph extent (sampled px): a 10 px rank glyph's pip is ~7 px.
+pub const MIN_GLYPH_PX: u32 = 5;
+/// Largest glyph extent as a share of the frame's short side.
+pub const MAX_GLYPH_SHARE: f32 = 0.12;
+/// Frames above this many pixels are sampled every 2nd (3rd...) pixel.
+pub const FULL_RES_PIXELS: u64 = 1_300_000;
+/// More glyph components than this: clutter, keep only the first ones.
+pub const MAX_BLOBS: usize = 4000;
+/// Distance rank centre -> pip centre, in card widths (measured on fitted
+/// photos: rank centre at ~(0.083, 0.121) W, pip centre ~0.15 W below).
+pub const RANK_TO_PIP: f32 = 0.15;
+/// Rank glyph centre in card-width units from the card corner.
+pub const RANK_CENTRE: (f32, f32) = (0.083, 0.121);
+/// Pip size / rank size window. On the fitted photos (edje train_*, sarm
+/// single_*) correct index-first reads had 0.50-1.0 (1-99%: 0.56-0.90); centre
+/// pips paired with each other have ~1.0, so the top is kept below that.
+pub const PIP_SIZE_RATIO: (f32, f32) = (0.45, 0.95);
+/// Rank -> pip distance over the rank's extent along that direction (correct
+/// reads on the fitted photos: 0.70-1.24).
+pub const PAIR_DIST_RATIO: (f32, f32) = (0.6, 1.35);
+/// The rank glyph the reader locates must lie within this distance (card
+/// widths, per axis) of [`RANK_CENTRE`]: otherwise the reader found another
+/// glyph than the one paired (correct reads: within 0.025).
+pub const RANK_CENTRE_TOLERANCE: f32 = 0.035;
+/// Largest difference in mean redness between rank and pip (same ink).
+pub const MAX_RED_DIFF: f32 = 75.0;
+/// A read's card width (from its rank glyph) must lie within this ratio of the
+/// width implied by the glyph pair's spacing.
+pub const WIDTH_AGREEMENT: (f32, f32) = (0.7, 1.45);
+/// Smallest ink share of a pip's bounding box (pips are solid shapes).
+pub const MIN_PIP_FILL: f32 = 0.3;
+
+/// One ink component, full-resolution pixel coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Blob {
+    /// Bounding box (inclusive), full resolution.
+    pub x0: f32,
+    /// Top.
+    pub y0: f32,
+    /// Right.
+    pub x1: f32,
+    /// Bottom.
+    pub y1: f32,
+    /// Pixel count (sampled pixels).
+    pub area: u32,
+    /// Centroid, full resolution.
+    pub c: Point,
+    /// Mean `r - max(g, b)`.
+    pub red: f32,
+    /// Sampling step (1 at full resolution).
+    pub step: f32,
+}
+
+impl Blob {
+    fn w(&self) -> f32 {
+        self.x1 - self.x0 + self.step
+    }
+    fn h(&self) -> f32 {
+        self.y1 - self.y0 + self.step
+    }
+    fn size(&self) -> f32 {
+        self.w().max(self.h())
+    }
+    fn fill(&self) -> f32 {
+        self.area as f32 * self.step * self.step / (self.w() * self.h()).max(1.0)
+    }
+    /// Extent of the bounding box projected on unit direction `d`.
+    fn extent(&self, d: Point) -> f32 {
+        self.w() * d[0].abs() + self.h() * d[1].abs()
+    }
+}
+
+/// An index hypothesis: a corner frame (with estimated card width) and the
+/// rank glyph centre it came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IndexHyp {
+    /// Corner frame predicted from the glyph pair.
+    pub frame: CornerFrame,
+    /// Rank glyph centre (full resolution).
+    pub glyph: Point,
+    /// Implausibility (lower is better).
+    pub score: f32,
+    /// Pip size / rank size.
+    pub size_ratio: f32,
+    /// Rank -> pip distance / rank extent along it.
+    pub dist_ratio: f32,
+}
+
+/// Ink components of glyph size; pixels in blocks whose centre lies inside one
+/// of `skip` (cards already read) are ignored.
+pub fn ink_blobs(rgb: &RgbImage, skip: &[Quad]) -> Vec<Blob> {
+    let (fw, fh) = rgb.dimensions();
+    if fw < 8 || fh < 8 {
+        return Vec::new();
+    }
+    let px = fw as u64 * fh as u64;
+    let mut step = 1usize;
+    while px / (step * step) as u64 > FULL_RES_PIXELS {
+        step += 1;
+    }
+    let (gw, gh) = (fw as usize / step, fh as usize / step);
+    let raw = rgb.as_raw();
+    let fwu = fw as usize;
+    let lum_at = |x: usize, y: usize| {
+        let i = (y * step * fwu + x * step) * 3;
+        raw[i].min(raw[i + 1]).min(raw[i + 2])
+    };
+    // Block maxima from every 4th sample of every 2nd row (cheap, and a 16x16
+    // block of paper has plenty of bright samples).
+    let (bw, bh) = (gw.div_ceil(BLOCK), gh.div_ceil(BLOCK));
+    let mut bmax = vec![0u8; bw * bh];
+    for y in (0..gh).step_by(2) {
+        let row = &raw[y * step * fwu * 3..(y * step * fwu + fwu) * 3];
+        let brow = &mut bmax[(y / BLOCK) * bw..(y / BLOCK + 1) * bw];
+        for (bx, m) in brow.iter_mut().enumerate() {
+            let mut mm = *m;
+            for x in (bx * BLOCK..((bx + 1) * BLOCK).min(gw)).step_by(4) {
+                let i = x * step * 3;
+                mm = mm.max(row[i].min(row[i + 1]).min(row[i + 2]));
+            }
+            *m = mm;
+        }
+    }
+    // Ink threshold per block (0 = no ink there): from the brightest of the
+    // 3x3 neighbouring blocks; blocks lying inside a card already read are skipped.
+    let mut thr = vec![0u8; bw * bh];
+    for by in 0..bh {
+        for bx in 0..bw {
+            let mut m = 0u8;
+            for ny in by.saturating_sub(1)..(by + 2).min(bh) {
+                for nx in bx.saturating_sub(1)..(bx + 2).min(bw) {
+                    m = m.max(bmax[ny * bw + nx]);
+                }
+            }
+            if m < MIN_PAPER {
+                continue;
+            }
+            let (x0, y0) = ((bx * BLOCK * step) as f32, (by * BLOCK * step) as f32);
+            let e = (BLOCK * step) as f32;
+            let corners = [[x0, y0], [x0 + e, y0], [x0, y0 + e], [x0 + e, y0 + e]];
+            if skip.iter().any(|q| corners.iter().all(|&c| q.contains(c))) {
+                continue;
+            }
+            thr[by * bw + bx] = (m as f32 * INK_LEVEL) as u8;
+        }
+    }
+    // Ink runs per row, joined 8-connectedly with union-find over runs.
+    let short = fw.min(fh) as f32;
+    let max_size = (MAX_GLYPH_SHARE * short).max(MIN_GLYPH_PX as f32 * 2.0);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut row_start = vec![0usize; gh + 1];
+    let mut parent: Vec<u32> = Vec::new();
+    for y in 0..gh {
+        row_start[y] = runs.len();
+        let trow = &thr[(y / BLOCK) * bw..(y / BLOCK + 1) * bw];
+        let mut start: Option<usize> = None;
+        for (bx, &t) in trow.iter().enumerate() {
+            let (xs, xe) = (bx * BLOCK, ((bx + 1) * BLOCK).min(gw));
+            if t == 0 {
+                if let Some(s0) = start.take() {
+                    runs.push(Run {
+                        y,
+                        x0: s0,
+                        x1: xs - 1,
+                    });
+                }
+                continue;
+            }
+            for x in xs..xe {
+                let ink = lum_at(x, y) < t;
+                match (ink, start) {
+                    (true, None) => start = Some(x),
+                    (false, Some(s0)) => {
+                        runs.push(Run {
+                            y,
+                            x0: s0,
+                            x1: x - 1,
+                        });
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(s0) = start {
+            runs.push(Run {
+                y,
+                x0: s0,
+                x1: gw - 1,
+            });
+        }
+        while parent.len() < runs.len() {
+            parent.push(parent.len() as u32);
+        }
+        row_start[y + 1] = runs.len();
+        if y > 0 {
+            // Join with overlapping (8-connected) runs of the previous row.
+            let (mut j, pe) = (row_start[y - 1], row_start[y]);
+            for i in row_start[y]..runs.len() {
+                let (a0, a1) = (runs[i].x0, runs[i].x1);
+                while j < pe && runs[j].x1 + 1 < a0 {
+                    j += 1;
+                }
+                let mut k = j;
+                while k < pe && runs[k].x0 <= a1 + 1 {
+                    union(&mut parent, i as u32, k as u32);
+                    k += 1;
+                }
+            }
+        }
+    }
+    struct Acc {
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+        n: u32,
+        sx: f32,
+        sy: f32,
+    }
+    let mut accs: Vec<Acc> = Vec::new();
+    let mut slot = vec![u32::MAX; runs.len()];
+    for (i, run) in runs.iter().enumerate() {
+        let r = find(&mut parent, i as u32) as usize;
+        if slot[r] == u32::MAX {
+            slot[r] = accs.len() as u32;
+            accs.push(Acc {
+                x0: usize::MAX,
+                y0: usize::MAX,
+                x1: 0,
+                y1: 0,
+                n: 0,
+                sx: 0.0,
+                sy: 0.0,
+            });
+        }
+        let a = &mut accs[slot[r] as usize];
+        let len = (run.x1 - run.x0 + 1) as u32;
+        a.x0 = a.x0.min(run.x0);
+        a.x1 = a.x1.max(run.x1);
+        a.y0 = a.y0.min(run.y);
+        a.y1 = a.y1.max(run.y);
+        a.n += len;
+        a.sx += (run.x0 + run.x1) as f32 * 0.5 * len as f32;
+        a.sy += run.y as f32 * len as f32;
+    }
+    let s = step as f32;
+    let mut keep = vec![u32::MAX; accs.len()];
+    let mut out = Vec::new();
+    for (k, a) in accs.iter().enumerate() {
+        let (w, h) = ((a.x1 - a.x0 + 1) as u32, (a.y1 - a.y0 + 1) as u32);
+        let size = w.max(h) as f32 * s;
+        if w.max(h) < MIN_GLYPH_PX || w.min(h) < 2 || size > max_size || a.n < 8 {
+            continue;
+        }
+        if out.len() >= MAX_BLOBS {
+            break;
+        }
+        let c = [a.sx / a.n as f32 * s + 0.5, a.sy / a.n as f32 * s + 0.5];
+        if skip.iter().any(|q| q.contains(c)) {
+            continue;
+        }
+        keep[k] = out.len() as u32;
+        out.push(Blob {
+            x0: a.x0 as f32 * s,
+            y0: a.y0 as f32 * s,
+            x1: a.x1 as f32 * s,
+            y1: a.y1 as f32 * s,
+            area: a.n,
+            c,
+            red: 0.0,
+            step: s,
+        });
+    }
+    // Mean redness of the kept blobs only.
+    for (i, run) in runs.iter().enumerate() {
+        let r = find(&mut parent, i as u32) as usize;
+        let o = keep[slot[r] as usize];
+        if o == u32::MAX {
+            continue;
+        }
+        let row = run.y * step * fw as usize;
+        let mut red = 0f32;
+        for x in run.x0..=run.x1 {
+            let k = (row + x * step) * 3;
+            red += raw[k] as f32 - raw[k + 1].max(raw[k + 2]) as f32;
+        }
+        out[o as usize].red += red;
+    }
+    for b in &mut out {
+        b.red /= b.area.max(1) as f32;
+    }
+    out
+}
+
+/// A horizontal ink run (sampled px, inclusive).
+struct Run {
+    y: usize,
+    x0: usize,
+    x1: usize,
+}
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let p = parent[parent[i as usize] as usize];
+        parent[i as usize] = p;
+        i = p;
+    }
+    i
+}
+
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        // Lower index as root keeps roots stable and the tree shallow enough.
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        parent[hi as usize] = lo;
+    }
+}
+
+/// The corner frame whose rank glyph centre is `glyph` (see [`RANK_CENTRE`]).
+pub fn frame_at(glyph: Point, r: Point, d: Point, width: f32) -> CornerFrame {
+    CornerFrame {
+        origin: [
+            glyph[0] - width * (RANK_CENTRE.0 * r[0] + RANK_CENTRE.1 * d[0]),
+            glyph[1] - width * (RANK_CENTRE.0 * r[1] + RANK_CENTRE.1 * d[1]),
+        ],
+        r,
+        d,
+        width,
+    }
+}
+
+/// Pairs rank-glyph candidates with a pip below them; returns at most `max`
+/// hypotheses, most plausible first.
+pub fn index_hypotheses(blobs: &[Blob], max: usize) -> Vec<IndexHyp> {
+    let mut order: Vec<usize> = (0..blobs.len()).collect();
+    order.sort_by(|&a, &b| blobs[a].c[0].total_cmp(&blobs[b].c[0]));
+    let xs: Vec<f32> = order.iter().map(|&i| blobs[i].c[0]).collect();
+    let mut out = Vec::new();
+    for &ai in &order {
+        let mut best: Option<IndexHyp> = None;
+        let a = &blobs[ai];
+        let sa = a.size();
+        // Rank glyphs are not much more elongated than 3:1 ("1" is handled
+        // as a companion of "0").
+        if a.w().max(a.h()) > 3.5 * a.w().min(a.h()) {
+            continue;
+        }
+        let reach = PAIR_DIST_RATIO.1 * sa * 1.5;
+        let lo = xs.partition_point(|&x| x < a.c[0] - reach);
+        let hi = xs.partition_point(|&x| x <= a.c[0] + reach);
+        for &bi in &order[lo..hi] {
+            if bi == ai {
+                continue;
+            }
+            let b = &blobs[bi];
+            let sb = b.size();
+            if sb < PIP_SIZE_RATIO.0 * sa || sb > PIP_SIZE_RATIO.1 * sa {
+                continue;
+            }
+            if (a.red - b.red).abs() > MAX_RED_DIFF || b.fill() < MIN_PIP_FILL {
+                continue;
+            }
+            if b.w().max(b.h()) > 2.5 * b.w().min(b.h()) {
+                continue;
+            }
+            let v = [b.c[0] - a.c[0], b.c[1] - a.c[1]];
+            let dd = (v[0] * v[0] + v[1] * v[1]).sqrt();
+            if dd < 1e-3 {
+                continue;
+            }
+            let d = [v[0] / dd, v[1] / dd];
+            let ext = a.extent(d);
+            let ratio = dd / ext.max(1e-3);
+            if ratio < PAIR_DIST_RATIO.0
+                || ratio > PAIR_DIST_RATIO.1
+                || dd < 0.45 * (ext + b.extent(d))
+            {
+                continue;
+            }
+            let score = ratio.ln().abs() + (sb / sa / 0.72).ln().abs();
+            // "10": a companion glyph beside the rank (perpendicular to d)
+            // moves the rank centre to the middle of the pair.
+            let r = [d[1], -d[0]];
+            let mut g = a.c;
+            for &ci in &order[lo..hi] {
+                if ci == ai || ci == bi {
+                    continue;
+                }
+                let c = &blobs[ci];
+                let w = [c.c[0] - a.c[0], c.c[1] - a.c[1]];
+                let along = w[0] * d[0] + w[1] * d[1];
+                let across = (w[0] * r[0] + w[1] * r[1]).abs();
+                let ea = a.extent(d);
+                if along.abs() < 0.25 * ea
+                    && across > 0.25 * ea
+                    && across < 1.1 * ea
+                    && (c.extent(d) / ea - 1.0).abs() < 0.3
+                {
+                    g = [(a.c[0] + c.c[0]) / 2.0, (a.c[1] + c.c[1]) / 2.0];
+                    break;
+                }
+            }
+            let v = [b.c[0] - g[0], b.c[1] - g[1]];
+            let dd = (v[0] * v[0] + v[1] * v[1]).sqrt().max(1e-3);
+            let d = [v[0] / dd, v[1] / dd];
+            let r = [d[1], -d[0]];
+            if best.is_none_or(|h| score < h.score) {
+                best = Some(IndexHyp {
+                    frame: frame_at(g, r, d, dd / RANK_TO_PIP),
+                    glyph: g,
+                    score,
+                    size_ratio: sb / sa,
+                    dist_ratio: ratio,
+                });
+            }
+        }
+        // One pip per rank glyph: the most plausible.
+        out.extend(best);
+    }
+    out.sort_by(|a, b| a.score.total_cmp(&b.score));
+    out.truncate(max);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    /// White card area with a dark "rank" bar above a dark square "pip".
+    fn index_image(rotate: bool) -> RgbImage {
+        let mut img = RgbImage::from_pixel(200, 200, Rgb([230, 230, 228]));
+        let mut put = |x: u32, y: u32| {
+            let (x, y) = if rotate { (199 - y, x) } else { (x, y) };
+            img.put_pixel(x, y, Rgb([20, 20, 20]));
+        };
+        // rank: 8 wide, 14 tall ring at (60..68, 50..64)
+        for y in 50..64 {
+            for x in 60..68 {
+                if !(62..66).contains(&x) || !(52..62).contains(&y) {
+                    put(x, y);
+                }
+            }
+        }
+        // pip: 9x9 solid square at (59..68, 68..77)
+        for y in 68..77 {
+            for x in 59..68 {
+                put(x, y);
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn finds_glyph_blobs() {
+        let blobs = ink_blobs(&index_image(false), &[]);
+        assert_eq!(blobs.len(), 2, "{blobs:?}");
+        let skip = Quad([[0.0, 0.0], [200.0, 0.0], [200.0, 200.0], [0.0, 200.0]]);
+        assert!(ink_blobs(&index_image(false), &[skip]).is_empty());
+        assert!(ink_blobs(&RgbImage::new(3, 3), &[]).is_empty());
+    }
+
+    #[test]
+    fn pair_gives_orientation_and_scale() {
+        for rotate in [false, true] {
+            let blobs = ink_blobs(&index_image(rotate), &[]);
+            let hyps = index_hypotheses(&blobs, 10);
+            assert!(!hyps.is_empty());
+            let f = hyps[0].frame;
+            // Rank above pip: d points from rank to pip.
+            let want_d = if rotate { [-1.0, 0.0] } else { [0.0, 1.0] };
+            assert!((f.d[0] - want_d[0]).abs() < 0.1 && (f.d[1] - want_d[1]).abs() < 0.1);
+            // Centres ~16 px apart -> width ~ 16 / 0.15.
+            assert!(
+                (f.width - 16.0 / RANK_TO_PIP).abs() < 0.2 * f.width,
+                "{f:?}"
+            );
+            assert!(crate::vision::geometry::cross(f.r, f.d) > 0.0);
+        }
+    }
+
+    #[test]
+    fn blank_and_dark_frames_give_nothing() {
+        let img = RgbImage::from_pixel(100, 80, Rgb([20, 20, 20]));
+        assert!(ink_blobs(&img, &[]).is_empty());
+        let img = RgbImage::from_pixel(100, 80, Rgb([240, 240, 240]));
+        assert!(ink_blobs(&img, &[]).is_empty());
+        assert!(index_hypotheses(&[], 5).is_empty());
+    }
+}
