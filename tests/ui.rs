@@ -313,6 +313,7 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
         session.state().log
     );
     harness.get_by_label("Kid (pistol): 6/6 lives");
+    harness.get_by_label("[Red (9h)], Blue (4c)");
     harness.get_by_label("Move a gunman").click();
     harness.run();
     harness.get_by_label("Kid (Red, pistol, 6 lives)").click();

@@ -237,6 +237,10 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         });
     }
     ui.columns(2, |cols| {
+        if !st.activation.slots.is_empty() {
+            cols[0].heading("Order of play");
+            cols[0].label(activation_line(st));
+        }
         cols[0].heading("Units");
         for (i, side) in st.sides.iter().enumerate() {
             cols[0].strong(&side.name);
@@ -265,6 +269,32 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             });
     });
+}
+
+/// The activation order, the one acting now in brackets: "Red (9h), [Blue (4c)]".
+fn activation_line(st: &crate::rules::GameState) -> String {
+    let order = &st.activation;
+    let parts: Vec<String> = order
+        .slots
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let who = match a.unit {
+                Some(u) => st.unit_name(u),
+                None => st.side_name(a.side),
+            };
+            let text = match a.card {
+                Some(c) => format!("{who} ({c})"),
+                None => who,
+            };
+            if i == order.next {
+                format!("[{text}]")
+            } else {
+                text
+            }
+        })
+        .collect();
+    parts.join(", ")
 }
 
 /// A unit as its game counts it: lives for a lone figure, men in ranks and

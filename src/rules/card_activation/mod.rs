@@ -200,7 +200,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             let Some(profile) = ctx.ruleset.profile(&u.profile).cloned() else {
                 continue;
             };
-            let id = ctx.state().units.len();
+            // Every unit starts with its main weapon ready: no `prep_left`.
             ctx.apply(Effect::AddUnit(UnitSpec {
                 side,
                 name: u.name.clone(),
@@ -211,12 +211,6 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
                 wounds_per_soldier: 1,
                 upgrades: Vec::new(),
             }));
-            // Every unit starts with its main weapon ready.
-            ctx.apply(Effect::SetStat {
-                unit: id,
-                stat: PREP_LEFT.into(),
-                value: 0,
-            });
         }
     }
     ctx.apply(Effect::AddDeck {

@@ -27,11 +27,13 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         status: OVERWATCH.into(),
     });
     for u in 0..ctx.state().units.len() {
-        ctx.apply(Effect::SetStat {
-            unit: u,
-            stat: actions::SPENT.into(),
-            value: 0,
-        });
+        if stat(ctx, u, actions::SPENT) != 0 {
+            ctx.apply(Effect::SetStat {
+                unit: u,
+                stat: actions::SPENT.into(),
+                value: 0,
+            });
+        }
     }
     let mut slots: Vec<(UnitId, Card)> = Vec::new();
     let mut dealt_all = Vec::new();

@@ -296,7 +296,9 @@ mod tests {
     fn packed_nearest_matches_f32() {
         let mk = |label: u8, seed: u32| {
             let mut v: Vec<f32> = (0..400)
-                .map(|i| (((i as u32).wrapping_mul(2654435761u32) ^ seed) % 1000) as f32 / 1000.0 - 0.5)
+                .map(|i| {
+                    (((i as u32).wrapping_mul(2654435761u32) ^ seed) % 1000) as f32 / 1000.0 - 0.5
+                })
                 .collect();
             crate::vision::cards::index::normalise(&mut v);
             Sample { label, feat: v }
