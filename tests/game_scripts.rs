@@ -151,3 +151,38 @@ fn a_card_activation_turn_is_played_and_called_by_agreement() {
     assert_eq!(unit_field(&report, 1, "Militia", "soldiers"), 4);
     play_library(name);
 }
+
+/// Every whole-game script, stopped half-way and at its end, saves and
+/// resumes to the same state and the same pending question.
+#[test]
+fn every_game_saves_and_resumes_mid_game() {
+    use adjutant::rules::save;
+    let (lib, errors) = Library::builtin();
+    assert!(errors.is_empty(), "{errors:?}");
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for name in [
+        "t52-four-rounds.ron",
+        "gunfight-showdown.ron",
+        "napoleonic-skirmish.ron",
+        "card-activation-turn.ron",
+    ] {
+        let script = Script::load(&script_path(name)).unwrap_or_else(|e| panic!("{e}"));
+        let mut sink = std::io::sink();
+        let full = play(&script, &lib, &mut sink).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let game = GameId::from_id(&script.game).unwrap_or_else(|| panic!("{name}: no game"));
+        let rs = lib
+            .get(game)
+            .cloned()
+            .unwrap_or_else(|| panic!("no ruleset"));
+        let events = full.events();
+        for cut in [events.len() / 2, events.len()] {
+            let part = Session::replay(game, rs.clone(), script.seed, events[..cut].to_vec())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let path = dir.path().join(format!("{cut}-{name}"));
+            save::save(&part, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let loaded = save::load(&path, &lib).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(loaded.session.state(), part.state(), "{name} at {cut}");
+            assert_eq!(loaded.session.pending(), part.pending(), "{name} at {cut}");
+        }
+    }
+}
