@@ -152,6 +152,27 @@ fn a_card_activation_turn_is_played_and_called_by_agreement() {
     play_library(name);
 }
 
+#[test]
+fn a_gentlemen_band_that_lost_half_its_units_routs() {
+    let name = "gentlemen-rout.ron";
+    let report = play_binary(name);
+    assert_eq!(report["game"], "gentlemen-of-war");
+    assert_eq!(report["winner"], "Blue");
+    assert_eq!(unit_field(&report, 0, "Sharpe", "in_play"), false);
+    assert_eq!(unit_field(&report, 0, "Harper", "wounds"), 2);
+    assert_eq!(unit_field(&report, 1, "Luc", "wounds"), 1);
+    assert_eq!(unit_field(&report, 1, "Pierre", "wounds"), 1);
+
+    let session = play_library(name);
+    let s = session.state();
+    assert_eq!(s.turn, 2);
+    let logged = |t: &str| s.log.iter().any(|l| l.text.contains(t));
+    assert!(logged("Knockback: move Pierre 1 hex(es) directly away"));
+    assert!(logged("Red fails its Rout Check and flees"));
+    let sharpe = s.units.iter().find(|u| u.name == "Sharpe");
+    assert_eq!(sharpe.map(|u| u.stat("paid:rifle-load")), Some(2));
+}
+
 /// Every whole-game script, stopped half-way and at its end, saves and
 /// resumes to the same state and the same pending question.
 #[test]
@@ -165,6 +186,7 @@ fn every_game_saves_and_resumes_mid_game() {
         "gunfight-showdown.ron",
         "napoleonic-skirmish.ron",
         "card-activation-turn.ron",
+        "gentlemen-rout.ron",
     ] {
         let script = Script::load(&script_path(name)).unwrap_or_else(|e| panic!("{e}"));
         let mut sink = std::io::sink();

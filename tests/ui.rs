@@ -362,3 +362,46 @@ fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments()
         "{asked}"
     );
 }
+
+#[test]
+fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Gentlemen of War game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    // Red (3 models against 4) chooses; then both deploy.
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("Red has fewer models"), "{asked}");
+    harness
+        .get_by_label("Deploy second, activate first")
+        .click();
+    harness.run();
+    harness.get_by_label("Done").click();
+    harness.run();
+    harness.get_by_label("Sharpe (0/2 wounds)").click();
+    harness.run();
+    harness.get_by_label("Rifle: Fire (♦, draws 4)").click();
+    harness.run();
+    // No extra points, no modifiers; the virtual deck draws the four cards.
+    harness.get_by_label("OK").click();
+    harness.run();
+    harness.get_by_label("OK").click();
+    harness.run();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s);
+    let drawn = session.map_or(0, |s| 54 - s.state().decks[0].draw_pile.len());
+    assert!(drawn >= 4, "{drawn} cards left Red's deck");
+    assert!(
+        session.is_some_and(|s| s
+            .state()
+            .log
+            .iter()
+            .any(|l| l.text.starts_with("Red's deck: "))),
+        "the drawn cards are logged"
+    );
+}

@@ -37,6 +37,8 @@ pub enum Screen {
     NewNapoleonic,
     /// Setting up a new Card-Activation game.
     NewCardActivation,
+    /// Setting up a new Gentlemen of War game.
+    NewGentlemen,
 }
 
 /// Something the UI asks for; applied after the frame.
@@ -109,6 +111,12 @@ pub enum Command {
     EditCardActivationForm(setup_forms::CardActivationForm),
     /// Start the Card-Activation game the form describes.
     StartCardActivation,
+    /// Open the Gentlemen of War setup form.
+    NewGentlemen,
+    /// Replace the Gentlemen of War setup form.
+    EditGentlemenForm(setup_forms::GentlemenForm),
+    /// Start the Gentlemen of War game the form describes.
+    StartGentlemen,
     /// Add one card picked by the player to the pending cards answer; the
     /// answer is sent once the request's count is reached.
     EnterCard(crate::table::Card),
@@ -140,6 +148,8 @@ pub struct AppState {
     pub live: Option<live::Live>,
     /// The newest frame read.
     pub live_frame: Option<live::LiveFrame>,
+    /// The suit glyphs have been added to egui's fonts.
+    pub fonts_installed: bool,
     /// Set when a new frame must be uploaded to the GPU.
     pub live_dirty: bool,
     /// The uploaded picture of the newest frame.
@@ -154,6 +164,8 @@ pub struct AppState {
     pub napoleonic_form: setup_forms::NapoleonicForm,
     /// The Card-Activation setup form.
     pub card_activation_form: setup_forms::CardActivationForm,
+    /// The Gentlemen of War setup form.
+    pub gentlemen_form: setup_forms::GentlemenForm,
     /// Cards picked so far for the pending cards request.
     pub cards_entry: Vec<Card>,
     /// The player's fixes to what the camera reads.
@@ -204,12 +216,14 @@ impl AppState {
             live: None,
             live_frame: None,
             live_dirty: false,
+            fonts_installed: false,
             live_texture: None,
             form: new_game::NewGameForm::default(),
             number_entry: 0,
             gunfight_form: setup_forms::GunfightForm::default(),
             napoleonic_form: setup_forms::NapoleonicForm::default(),
             card_activation_form: setup_forms::CardActivationForm::default(),
+            gentlemen_form: setup_forms::GentlemenForm::default(),
             cards_entry: Vec::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
@@ -280,6 +294,9 @@ impl AppState {
             Command::NewCardActivation => self.screen = Screen::NewCardActivation,
             Command::EditCardActivationForm(f) => self.card_activation_form = f,
             Command::StartCardActivation => self.start_card_activation(),
+            Command::NewGentlemen => self.screen = Screen::NewGentlemen,
+            Command::EditGentlemenForm(f) => self.gentlemen_form = f,
+            Command::StartGentlemen => self.start_gentlemen(),
             Command::EnterCard(c) => self.enter_card(c),
             Command::ClearCards => self.cards_entry.clear(),
             Command::Select(target) => self.selected = target,
@@ -462,6 +479,22 @@ impl AppState {
         }
     }
 
+    fn start_gentlemen(&mut self) {
+        let Some(ruleset) = self.library.get(GameId::GentlemenOfWar).cloned() else {
+            self.messages
+                .push("The Gentlemen of War ruleset did not load.".into());
+            return;
+        };
+        match self.gentlemen_form.setup(&ruleset) {
+            Ok(setup) => self.begin(
+                GameId::GentlemenOfWar,
+                ruleset,
+                ProcedureSpec::Gentlemen(setup),
+            ),
+            Err(errors) => self.messages.push(errors.join(" ")),
+        }
+    }
+
     /// Opens a new autosaved session of `game` and begins `spec`.
     fn begin(&mut self, game: GameId, ruleset: crate::rules::Ruleset, spec: ProcedureSpec) {
         let seed = std::time::SystemTime::now()
@@ -521,6 +554,24 @@ impl AppState {
     }
 }
 
+/// egui's built-in fonts have no card suits: add a small font with ♠♥♦♣
+/// (cut from DejaVu Sans, see `assets/fonts/README.md`) as a fallback for
+/// every family.
+fn install_suit_font(ctx: &egui::Context) {
+    const SUITS: &str = "suits";
+    let mut fonts = egui::FontDefinitions::default();
+    fonts.font_data.insert(
+        SUITS.to_owned(),
+        std::sync::Arc::new(egui::FontData::from_static(include_bytes!(
+            "../../assets/fonts/DejaVuSans-suits.ttf"
+        ))),
+    );
+    for family in fonts.families.values_mut() {
+        family.push(SUITS.to_owned());
+    }
+    ctx.set_fonts(fonts);
+}
+
 /// The eframe application.
 pub struct AdjutantApp {
     /// Its state.
@@ -530,6 +581,10 @@ pub struct AdjutantApp {
 impl AdjutantApp {
     /// Draws one frame and applies the commands it produced.
     pub fn frame(ui: &mut egui::Ui, state: &mut AppState) {
+        if !state.fonts_installed {
+            install_suit_font(ui.ctx());
+            state.fonts_installed = true;
+        }
         state.drain_live();
         if state.live_dirty {
             state.live_dirty = false;

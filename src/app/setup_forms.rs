@@ -1,9 +1,12 @@
 //! Setup forms for the games whose sides are typed as a name, a pack back
-//! colour and a line of units: Gunfight Gang (`Name:weapon` gunmen) and
-//! Napoleonic Card Combat (`Name:arm:men` units). Checked as typed.
+//! colour and a line of units: Gunfight Gang (`Name:weapon` gunmen),
+//! Napoleonic Card Combat (`Name:arm:men` units), Card-Activation Skirmish
+//! (`Name:models`) and Gentlemen of War (`Name:profile[:stats]`). Checked as
+//! typed.
 
 use crate::rules::Ruleset;
 use crate::rules::card_activation::{self, SideSetup};
+use crate::rules::gentlemen::{self, BandSetup};
 use crate::rules::gunfight::{self, GangSetup};
 use crate::rules::napoleonic::{self, ArmySetup};
 use crate::table::BackColour;
@@ -203,6 +206,58 @@ impl CardActivationForm {
     }
 }
 
+/// A Gentlemen of War setup as typed: two bands of `Name:profile` units,
+/// each player with a deck of its own back colour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GentlemenForm {
+    /// The two bands.
+    pub bands: Vec<SideForm>,
+}
+
+impl Default for GentlemenForm {
+    fn default() -> Self {
+        GentlemenForm {
+            bands: vec![
+                SideForm::new(
+                    "Red",
+                    BackColour::Red,
+                    "Sharpe:rifleman Harper:grenadier Hogan:officer",
+                ),
+                SideForm::new(
+                    "Blue",
+                    BackColour::Blue,
+                    "Jean:line Pierre:line Luc:officer Marc:dragoon",
+                ),
+            ],
+        }
+    }
+}
+
+impl GentlemenForm {
+    /// The setup the form describes, or every problem with it.
+    pub fn setup(&self, ruleset: &Ruleset) -> Result<gentlemen::GameSetup, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut bands = Vec::new();
+        for b in &self.bands {
+            let name = b.name.trim().to_string();
+            match gentlemen::parse_units(&b.units, ruleset) {
+                Ok(units) => bands.push(BandSetup {
+                    name,
+                    back: b.back,
+                    units,
+                }),
+                Err(e) => errors.push(format!("{name}: {e}.")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let setup = gentlemen::GameSetup { bands };
+        gentlemen::check_setup(&setup, ruleset)?;
+        Ok(setup)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +294,25 @@ mod tests {
             errs.iter().any(|e| e.contains("Gang 3 has 0 gunmen")),
             "{errs:?}"
         );
+    }
+
+    #[test]
+    fn the_default_gentlemen_form_is_valid_and_problems_name_the_band() {
+        let (lib, _) = Library::builtin();
+        let rs = lib.get(GameId::GentlemenOfWar).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+        let mut form = GentlemenForm::default();
+        let setup = form.setup(&rs).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(setup.bands[1].units[3].profile, "dragoon");
+        form.bands[1].units = "Jean:line Pierre:pikeman".into();
+        let errs = form.setup(&rs).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("Blue:") && e.contains("pikeman")),
+            "{errs:?}"
+        );
+        form.bands[1].units = "Jean:line:h2x".into();
+        let errs = form.setup(&rs).err().unwrap_or_default();
+        assert!(errs.iter().any(|e| e.contains("stat letter")), "{errs:?}");
     }
 }

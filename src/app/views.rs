@@ -29,6 +29,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
             Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
             Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
             Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
+            Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
         }
     });
     cmds
@@ -81,14 +82,14 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     }
 }
 
-/// The button that opens a game's setup form, for games that can be played.
+/// The button that opens a game's setup form.
 fn new_game_button(game: GameId) -> Option<(&'static str, Command)> {
     match game {
         GameId::T52 => Some(("New T52 game", Command::NewT52)),
         GameId::Gunfight => Some(("New Gunfight game", Command::NewGunfight)),
         GameId::Napoleonic => Some(("New Napoleonic game", Command::NewNapoleonic)),
         GameId::CardActivation => Some(("New Card-Activation game", Command::NewCardActivation)),
-        GameId::GentlemenOfWar => None,
+        GameId::GentlemenOfWar => Some(("New Gentlemen of War game", Command::NewGentlemen)),
     }
 }
 
@@ -249,6 +250,17 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 cols[0].label(text);
             }
         }
+        if !st.decks.is_empty() {
+            cols[0].heading("Decks");
+            for d in &st.decks {
+                cols[0].label(format!(
+                    "{}: {} to draw, {} discarded",
+                    d.name,
+                    d.draw_pile.len(),
+                    d.discard_pile.len()
+                ));
+            }
+        }
         if !st.objectives.is_empty() {
             cols[0].heading("Objectives");
             for o in &st.objectives {
@@ -306,6 +318,9 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
         let flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
         format!("{} ({})", u.name, flags.join(", "))
     };
+    if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {
+        return gentleman_line(&name, u, spades);
+    }
     if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
         let left = u.wounds_per_soldier.saturating_sub(u.wounds());
         return format!("{name}: {left}/{} lives", u.wounds_per_soldier);
@@ -328,6 +343,36 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
         u.soldiers_at_start,
         u.wounds()
     )
+}
+
+/// A Gentlemen of War unit: wounds against Spades, the four humours,
+/// armour, ammunition and action points.
+fn gentleman_line(name: &str, u: &crate::rules::state::Unit, spades: i32) -> String {
+    use crate::rules::gentlemen as g;
+    let w = u.wounds();
+    let door = if w as i32 >= spades {
+        ", Death's Door"
+    } else {
+        ""
+    };
+    let mut t = format!(
+        "{name}: {w}/{spades} wounds{door}; ♥{} ♦{} ♣{} ♠{spades}, armour {}",
+        u.stat(g::HEARTS),
+        u.stat(g::DIAMONDS),
+        u.stat(g::CLUBS),
+        u.stat(g::ARMOUR)
+    );
+    if u.stats.contains_key(g::AMMO_MAX) {
+        t.push_str(&format!(
+            ", ammo {}/{}",
+            u.stat(g::AMMO),
+            u.stat(g::AMMO_MAX)
+        ));
+    }
+    if u.stat(g::AP) > 0 {
+        t.push_str(&format!(", {} action points", u.stat(g::AP)));
+    }
+    t
 }
 
 fn display_name(path: &std::path::Path) -> String {
@@ -780,6 +825,33 @@ fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Comma
         cmds.push(Command::EditCardActivationForm(form.clone()));
     }
     start_or_problems(ui, form.setup(rs), Command::StartCardActivation, cmds);
+}
+
+fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(rs) = state.library.get(GameId::GentlemenOfWar) else {
+        ui.label("The Gentlemen of War ruleset did not load.");
+        return;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
+    }
+    ui.heading("New Gentlemen of War game");
+    ui.label("One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile, optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour).");
+    let profiles: Vec<String> = rs
+        .profiles
+        .iter()
+        .map(|p| format!("{} ({})", p.id, p.name))
+        .collect();
+    ui.small(format!(
+        "Profiles: {}. They are an example roster by Adjutant (the rulebook's roster sheets are not in its text); edit rulesets/gentlemen-of-war.ron for your own.",
+        profiles.join(", ")
+    ));
+    let mut form = state.gentlemen_form.clone();
+    side_rows(ui, &mut form.bands, "units", true, usize::MAX);
+    if form != state.gentlemen_form {
+        cmds.push(Command::EditGentlemenForm(form.clone()));
+    }
+    start_or_problems(ui, form.setup(rs), Command::StartGentlemen, cmds);
 }
 
 /// "As Kh 3c", or "none" for an empty list.

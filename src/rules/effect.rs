@@ -57,6 +57,13 @@ pub enum Effect {
         /// How many.
         wounds: u32,
     },
+    /// Wounds healed on a unit's wounded soldier (never below zero).
+    Heal {
+        /// Target.
+        unit: UnitId,
+        /// How many.
+        wounds: u32,
+    },
     /// Soldiers removed outright (dangerous terrain, corrections).
     RemoveSoldiers {
         /// Target.
@@ -152,6 +159,14 @@ pub enum Effect {
         /// The cards.
         cards: Vec<Card>,
     },
+    /// Cards put on top of a deck's draw pile in this order (first named is
+    /// the new top card), taken from wherever they were in the draw pile.
+    Restack {
+        /// Deck.
+        deck: DeckId,
+        /// The cards, top first.
+        top: Vec<Card>,
+    },
     /// Cards go to a deck's discard pile.
     DiscardCards {
         /// Deck.
@@ -214,6 +229,15 @@ impl Effect {
             Effect::Wound { unit, wounds } => {
                 if let Some(u) = state.units.get_mut(*unit) {
                     allocate_wounds(u, *wounds);
+                }
+            }
+            Effect::Heal { unit, wounds } => {
+                if let Some(s) = state
+                    .units
+                    .get_mut(*unit)
+                    .and_then(|u| u.soldiers.iter_mut().find(|s| s.wounds > 0))
+                {
+                    s.wounds = s.wounds.saturating_sub(*wounds);
                 }
             }
             Effect::RemoveSoldiers { unit, count } => {
@@ -311,6 +335,13 @@ impl Effect {
                     d.discard(cards.iter().copied());
                 }
             }
+            Effect::Restack { deck, top } => {
+                if let Some(d) = state.decks.get_mut(*deck) {
+                    // The top card is the last element: push in reverse.
+                    let taken: Vec<_> = top.iter().rev().filter_map(|c| d.take(*c)).collect();
+                    d.draw_pile.extend(taken);
+                }
+            }
             Effect::SetCounter { key, value } => {
                 state.counters.insert(key.clone(), *value);
             }
@@ -345,12 +376,18 @@ impl Effect {
             Effect::Wound { unit, wounds } => {
                 format!("{} takes {wounds} wound(s)", s.unit_name(*unit))
             }
+            Effect::Heal { unit, wounds } => {
+                format!("{} heals {wounds} wound(s)", s.unit_name(*unit))
+            }
             Effect::RemoveSoldiers { unit, count } => {
                 format!("{} loses {count} soldier(s)", s.unit_name(*unit))
             }
             Effect::AddSoldiers { unit, count } => {
                 format!("{} regains {count} soldier(s)", s.unit_name(*unit))
             }
+            // Bookkeeping stats named `kind:id` (an ability's uses or the
+            // points paid towards it) are explained by the lines around them.
+            Effect::SetStat { stat, .. } if stat.contains(':') => return None,
             Effect::SetStat { unit, stat, value } => {
                 format!("{}: {stat} is now {value}", s.unit_name(*unit))
             }
@@ -411,6 +448,13 @@ impl Effect {
                     .join(" ")
             ),
             Effect::DiscardCards { .. } | Effect::SetCounter { .. } => return None,
+            Effect::Restack { deck, top } => {
+                let name = s.decks.get(*deck).map_or("deck", |d| d.name.as_str());
+                format!(
+                    "{name}: {} card(s) put back on top in a chosen order",
+                    top.len()
+                )
+            }
             Effect::Rolled { purpose, dice } => format!("{purpose}: rolled {dice}"),
             Effect::Resolved { text, ruling, .. } => match ruling {
                 Some(r) => format!("{text} (ruling: {r})"),

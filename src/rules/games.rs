@@ -86,12 +86,7 @@ impl GameId {
             GameId::Gunfight => super::gunfight::REQUIREMENTS,
             GameId::Napoleonic => super::napoleonic::REQUIREMENTS,
             GameId::CardActivation => super::card_activation::REQUIREMENTS,
-            _ => Requirements {
-                numbers: &[],
-                profiles: &[],
-                rules: &[],
-                upgrades: &[],
-            },
+            GameId::GentlemenOfWar => super::gentlemen::REQUIREMENTS,
         }
     }
 }

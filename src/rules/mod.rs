@@ -2,10 +2,12 @@
 //! scripted play. No UI and no camera: the CLI, the app and the tests drive it
 //! the same way.
 
+pub mod ability;
 pub mod card_activation;
 pub mod common;
 pub mod effect;
 pub mod games;
+pub mod gentlemen;
 pub mod gunfight;
 pub mod napoleonic;
 pub mod procedure;
@@ -46,6 +48,8 @@ pub enum ProcedureSpec {
     Napoleonic(napoleonic::GameSetup),
     /// A whole game of Card-Activation Skirmish, turn after turn.
     CardActivation(card_activation::GameSetup),
+    /// A whole game of Gentlemen of War, from bands to a rout.
+    Gentlemen(gentlemen::GameSetup),
 }
 
 impl ProcedureSpec {
@@ -61,6 +65,7 @@ impl ProcedureSpec {
             ProcedureSpec::Gunfight(setup) => gunfight::play(ctx, setup),
             ProcedureSpec::Napoleonic(setup) => napoleonic::play(ctx, setup),
             ProcedureSpec::CardActivation(setup) => card_activation::play(ctx, setup),
+            ProcedureSpec::Gentlemen(setup) => gentlemen::play(ctx, setup),
         }
     }
 }

@@ -22,6 +22,10 @@ pub struct Profile {
     /// Short note shown with the profile.
     #[serde(default)]
     pub note: String,
+    /// Ids of the abilities (from the ruleset's `abilities`) units of this
+    /// profile can use, besides the universal ones.
+    #[serde(default)]
+    pub abilities: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -85,6 +89,9 @@ pub struct Ruleset {
     /// Rules-lookup entries.
     #[serde(default)]
     pub rules: Vec<RuleEntry>,
+    /// Abilities bought with cards (games with roster sheets of abilities).
+    #[serde(default)]
+    pub abilities: Vec<super::ability::Ability>,
 }
 
 /// Why a ruleset file could not be used.
@@ -168,9 +175,18 @@ impl Ruleset {
                 return Err(format!("rules: `{}` has no text", r.id));
             }
         }
+        for a in &self.abilities {
+            a.validate().map_err(|e| format!("abilities: {e}"))?;
+        }
         for p in &self.profiles {
             if p.soldiers == 0 {
                 return Err(format!("profile `{}`: soldiers must be at least 1", p.id));
+            }
+            if let Some(a) = p.abilities.iter().find(|a| self.ability(a).is_none()) {
+                return Err(format!(
+                    "profile `{}`: ability `{a}` is not in `abilities`",
+                    p.id
+                ));
             }
         }
         let game = super::games::GameId::from_id(&self.id).ok_or_else(|| {
@@ -211,6 +227,11 @@ impl Ruleset {
     /// A tunable number; validation guarantees the game's required ones exist.
     pub fn number(&self, key: &str) -> i64 {
         self.numbers.get(key).copied().unwrap_or(0)
+    }
+
+    /// An ability by id.
+    pub fn ability(&self, id: &str) -> Option<&super::ability::Ability> {
+        self.abilities.iter().find(|a| a.id == id)
     }
 
     /// A profile by id.

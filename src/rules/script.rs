@@ -200,6 +200,7 @@ fn summarise(e: &Event) -> String {
             super::ProcedureSpec::CardActivation(_) => {
                 "begin a game of Card-Activation Skirmish".into()
             }
+            super::ProcedureSpec::Gentlemen(_) => "begin a game of Gentlemen of War".into(),
         },
         Event::Answer(a) => format!("answer {a}"),
         Event::Edit(_) => "edit".into(),

@@ -1,0 +1,470 @@
+//! Gentlemen of War: two small bands activate one unit at a time; every
+//! ability is paid for with cards drawn from the player's own deck.
+//!
+//! Adjutant keeps each player's 54-card deck (draw pile, discards, reshuffles),
+//! every unit's action points, wounds, Death's Door, ammunition, conditions
+//! and melee, works out which effects the drawn cards can buy (suits, values,
+//! wild Jacks and Kings, Queens, Aces, Jokers), runs Armour and Rout Checks,
+//! and alternates activations. Hexes, range and cover are judged on the table
+//! and entered as "cards more or fewer". The rulebook's roster sheets are not
+//! in its document: profiles and abilities are data in the ruleset file
+//! (an example roster ships, labelled as such). [`turn`] runs turns and
+//! activations, [`check`] skill checks, armour, hits and rout checks.
+
+pub mod check;
+pub mod turn;
+
+#[cfg(test)]
+mod flows;
+
+use super::ability::Ability;
+pub(crate) use super::common::{num, yes_no};
+use super::effect::{Effect, UnitSpec};
+use super::games::Requirements;
+use super::procedure::{Choice, Ctx, Flow};
+use super::ruleset::Ruleset;
+use super::state::{DeckId, Outcome, SideId, UnitId};
+use crate::table::{BackColour, Pack, Suit};
+use serde::{Deserialize, Serialize};
+
+/// What the Gentlemen of War code needs from `rulesets/gentlemen-of-war.ron`.
+pub const REQUIREMENTS: Requirements = Requirements {
+    numbers: &[
+        "rout_threshold_num",
+        "rout_threshold_den",
+        "rout_draw",
+        "rout_draw_loss_per_unit",
+        "armour_cards_per_point",
+        "armour_ignore_wounds_spades",
+        "armour_deflect_spades",
+        "ace_armour_pierce",
+        "queen_extra_draw",
+        "joker_peek_cards",
+        "reuse_draw_loss",
+        "skill_check_action_cost",
+        "max_draw_modifier",
+    ],
+    profiles: &[],
+    rules: &[
+        "setup",
+        "activation",
+        "action-points",
+        "deck",
+        "skill-check",
+        "card-values",
+        "checkless-action",
+        "reuse",
+        "melee",
+        "movement-charge",
+        "wounds",
+        "armour-check",
+        "rout-check",
+        "aces",
+        "queens",
+        "jokers",
+        "effects",
+        "deployment-objectives",
+    ],
+    upgrades: &[],
+};
+
+/// Stat keys of the four humours and armour.
+pub const HEARTS: &str = "hearts";
+/// Diamonds stat.
+pub const DIAMONDS: &str = "diamonds";
+/// Clubs stat (action points).
+pub const CLUBS: &str = "clubs";
+/// Spades stat (wounds to Death's Door).
+pub const SPADES: &str = "spades";
+/// Armour points.
+pub const ARMOUR: &str = "armour";
+/// Ammunition loaded.
+pub const AMMO: &str = "ammo";
+/// Most ammunition the weapon holds.
+pub const AMMO_MAX: &str = "ammo_max";
+/// Action points left in the current activation.
+pub const AP: &str = "ap";
+/// Action points lost at the next activation.
+pub const CONCUSSION: &str = "concussion";
+/// Action points gained if activated at the next opportunity.
+pub const COMMANDED: &str = "commanded";
+/// Status: acted this turn.
+pub const ACTIVATED: &str = "activated";
+/// Status: in melee (no ranged, support or checkless abilities).
+pub const IN_MELEE: &str = "in melee";
+/// Status: may not dash until its next activation ends.
+pub const IMMOBILIZED: &str = "immobilized";
+/// Status: may not be its side's next activation.
+pub const SUPPRESSED: &str = "suppressed";
+
+/// One unit at setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitSetup {
+    /// Name shown to players.
+    pub name: String,
+    /// Profile id from the ruleset.
+    pub profile: String,
+    /// Stats that replace the profile's (a player's own roster sheet).
+    #[serde(default)]
+    pub stats: Vec<(String, i32)>,
+}
+
+/// One player's band.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BandSetup {
+    /// Player (side) name.
+    pub name: String,
+    /// Back colour of the player's deck.
+    pub back: BackColour,
+    /// The units.
+    pub units: Vec<UnitSetup>,
+}
+
+/// Everything a Gentlemen of War game starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct GameSetup {
+    /// The two bands (sides 0 and 1).
+    pub bands: Vec<BandSetup>,
+}
+
+/// Checks a setup against the ruleset; returns every problem in a sentence.
+pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    if setup.bands.len() != 2 {
+        errors.push(format!(
+            "Gentlemen of War is for two players; the setup lists {} bands.",
+            setup.bands.len()
+        ));
+    }
+    for b in &setup.bands {
+        if b.name.trim().is_empty() {
+            errors.push("A band has no player name.".into());
+        }
+        if b.units.is_empty() {
+            errors.push(format!("{} has no units.", b.name));
+        }
+        for u in &b.units {
+            if u.name.trim().is_empty() {
+                errors.push(format!("{} has a unit without a name.", b.name));
+            }
+            if ruleset.profile(&u.profile).is_none() {
+                let known: Vec<&str> = ruleset.profiles.iter().map(|p| p.id.as_str()).collect();
+                errors.push(format!(
+                    "{}: `{}` (for {}) is not a profile; known: {}.",
+                    b.name,
+                    u.profile,
+                    u.name,
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    if let [a, b] = setup.bands.as_slice()
+        && a.name == b.name
+    {
+        errors.push(format!("Both bands are called {}.", a.name));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Parses a band typed as `Name:profile` items separated by commas or
+/// spaces, optionally with the unit's own stats (`Sharpe:rifleman:h2d4c3s2a0`).
+/// A profile may be named by any unambiguous start of its id.
+pub fn parse_units(text: &str, ruleset: &Ruleset) -> Result<Vec<UnitSetup>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+        .map(|item| {
+            let mut parts = item.split(':');
+            let name = parts.next().unwrap_or_default().trim().to_string();
+            let profile = parts
+                .next()
+                .ok_or_else(|| format!("`{item}` needs a profile: Name:profile"))?;
+            let profile = find_profile(profile, ruleset)
+                .ok_or_else(|| format!("`{profile}` (for {name}) is not a profile"))?;
+            let stats = match parts.next() {
+                Some(s) => parse_stats(s).map_err(|e| format!("{name}: {e}"))?,
+                None => Vec::new(),
+            };
+            Ok(UnitSetup {
+                name,
+                profile,
+                stats,
+            })
+        })
+        .collect()
+}
+
+fn find_profile(text: &str, ruleset: &Ruleset) -> Option<String> {
+    let t = text.trim().to_lowercase();
+    if let Some(p) = ruleset.profile(&t) {
+        return Some(p.id.clone());
+    }
+    let mut hits = ruleset.profiles.iter().filter(|p| p.id.starts_with(&t));
+    match (hits.next(), hits.next()) {
+        (Some(p), None) => Some(p.id.clone()),
+        _ => None,
+    }
+}
+
+/// Parses `h2d4c3s2a0` (any order, any subset) into stat overrides.
+fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        let key = match c.to_ascii_lowercase() {
+            'h' => HEARTS,
+            'd' => DIAMONDS,
+            'c' => CLUBS,
+            's' => SPADES,
+            'a' => ARMOUR,
+            other => return Err(format!("`{other}` is not a stat letter (h d c s a)")),
+        };
+        let mut digits = String::new();
+        while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+            digits.push(*d);
+            chars.next();
+        }
+        let v = digits
+            .parse()
+            .map_err(|_| format!("`{c}` needs a number after it"))?;
+        out.push((key.to_string(), v));
+    }
+    Ok(out)
+}
+
+/// Plays a whole game: bands and decks, deployment, then turns until a band
+/// is wiped out, fails a Rout Check, or the players stop.
+pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
+    if let Err(errors) = check_setup(setup, ctx.ruleset) {
+        super::common::refuse_setup(ctx, "setup", errors);
+        return Ok(());
+    }
+    for (side, b) in setup.bands.iter().enumerate() {
+        if ctx.state().sides.len() <= side {
+            ctx.apply(Effect::AddSide {
+                name: b.name.clone(),
+                back: Some(b.back),
+            });
+        }
+        for u in &b.units {
+            let Some(profile) = ctx.ruleset.profile(&u.profile).cloned() else {
+                continue;
+            };
+            let mut stats = profile.stats.clone();
+            stats.extend(u.stats.iter().cloned());
+            let spades = stats.get(SPADES).copied().unwrap_or(1).max(1) as u32;
+            ctx.apply(Effect::AddUnit(UnitSpec {
+                side,
+                name: u.name.clone(),
+                profile: profile.id.clone(),
+                cards: Vec::new(),
+                stats,
+                soldiers: 1,
+                // Wounds stop at Spades (Death's Door); one more takes the
+                // unit out of action.
+                wounds_per_soldier: spades + 1,
+                upgrades: Vec::new(),
+            }));
+        }
+        ctx.apply(Effect::AddDeck {
+            name: format!("{}'s deck", b.name),
+            packs: vec![Pack {
+                back: b.back,
+                jokers: true,
+            }],
+        });
+    }
+    let first = deployment(ctx)?;
+    for t in 1.. {
+        turn::play_turn(ctx, t, first)?;
+        if ctx.state().outcome.is_some() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// The band with fewer models chooses to deploy first and act second, or the
+/// reverse (a roll-off picks the chooser when they are equal). Returns the
+/// side that activates first each turn.
+fn deployment(ctx: &mut Ctx) -> Flow<SideId> {
+    let size = |ctx: &Ctx, s: SideId| ctx.state().units_of(s).count();
+    let chooser = match size(ctx, 0).cmp(&size(ctx, 1)) {
+        std::cmp::Ordering::Less => 0,
+        std::cmp::Ordering::Greater => 1,
+        std::cmp::Ordering::Equal => {
+            super::common::roll_off(ctx, &[0, 1], "deployment-objectives")?
+        }
+    };
+    let name = ctx.state().side_name(chooser);
+    let picked = ctx.choose(
+        format!("{name} has fewer models (or won the roll-off): choose"),
+        vec![
+            Choice::new("deploy-first", "Deploy first, activate second"),
+            Choice::new("deploy-second", "Deploy second, activate first"),
+        ],
+        Some("deployment-objectives"),
+    )?;
+    let first = if picked == "deploy-second" {
+        chooser
+    } else {
+        other(chooser)
+    };
+    let deploys = ctx.state().side_name(other(first));
+    ctx.confirm(
+        format!("{deploys} deploys first, then the other band; confirm when both are on the table"),
+        Some("deployment-objectives"),
+    )?;
+    let acts = ctx.state().side_name(first);
+    ctx.resolved(
+        "deployment-objectives",
+        format!("{acts} activates first every turn"),
+    );
+    Ok(first)
+}
+
+// ----- helpers shared by the modules -----
+
+/// The other of the two sides.
+pub(crate) fn other(side: SideId) -> SideId {
+    1 - side.min(1)
+}
+
+/// Each player's deck has the side's index.
+pub(crate) fn deck_of(side: SideId) -> DeckId {
+    side
+}
+
+/// A unit's stat (0 when missing).
+pub(crate) fn stat(ctx: &Ctx, unit: UnitId, key: &str) -> i32 {
+    ctx.state().units.get(unit).map_or(0, |u| u.stat(key))
+}
+
+/// Sets a stat, logging nothing when it already has that value (a missing
+/// stat counts as 0).
+pub(crate) fn set_stat(ctx: &mut Ctx, unit: UnitId, key: &str, value: i32) {
+    if stat(ctx, unit, key) != value {
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: key.into(),
+            value,
+        });
+    }
+}
+
+/// Sets or clears a status, logging nothing when unchanged.
+pub(crate) fn set_status(ctx: &mut Ctx, unit: UnitId, status: &str, on: bool) {
+    if ctx
+        .state()
+        .units
+        .get(unit)
+        .is_some_and(|u| u.has(status) != on)
+    {
+        ctx.apply(Effect::SetStatus {
+            unit,
+            status: status.into(),
+            on,
+        });
+    }
+}
+
+/// The stat a suit's skill checks draw on.
+pub(crate) fn suit_stat(suit: Suit) -> &'static str {
+    match suit {
+        Suit::Hearts => HEARTS,
+        Suit::Diamonds => DIAMONDS,
+        Suit::Clubs => CLUBS,
+        Suit::Spades => SPADES,
+    }
+}
+
+/// Units of `side` still in play.
+pub(crate) fn units_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
+    ctx.state().units_of(side).map(|(i, _)| i).collect()
+}
+
+/// A unit's wounds and Spades.
+pub(crate) fn wounds(ctx: &Ctx, unit: UnitId) -> (u32, u32) {
+    let w = ctx.state().units.get(unit).map_or(0, |u| u.wounds());
+    (w, stat(ctx, unit, SPADES).max(1) as u32)
+}
+
+/// The stable choice for a unit: `u<id>` with its state.
+pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
+    let name = ctx.state().unit_name(unit);
+    let (w, s) = wounds(ctx, unit);
+    let door = if w >= s { ", Death's Door" } else { "" };
+    Choice::new(format!("u{unit}"), format!("{name} ({w}/{s} wounds{door})"))
+}
+
+/// The abilities `unit` can use: universal ones, then its profile's.
+pub(crate) fn abilities_of(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
+    let profile = ctx
+        .state()
+        .units
+        .get(unit)
+        .and_then(|u| ctx.ruleset.profile(&u.profile));
+    let own = profile.map(|p| p.abilities.clone()).unwrap_or_default();
+    let mut out: Vec<Ability> = ctx
+        .ruleset
+        .abilities
+        .iter()
+        .filter(|a| a.universal && !own.contains(&a.id))
+        .cloned()
+        .collect();
+    out.extend(own.iter().filter_map(|id| ctx.ruleset.ability(id).cloned()));
+    out
+}
+
+/// Ends the game when a band has no unit left. Returns true when it is over.
+pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
+    if ctx.state().outcome.is_some() {
+        return true;
+    }
+    for side in 0..2 {
+        if units_of(ctx, side).is_empty() {
+            let winner = other(side);
+            let reason = format!("{} has no unit left", ctx.state().side_name(side));
+            ctx.resolved("deployment-objectives", reason.clone());
+            ctx.apply(Effect::End(Outcome {
+                winner: Some(winner),
+                reason,
+            }));
+            return true;
+        }
+    }
+    false
+}
+
+/// The players stop (a scenario's end): they say who won.
+pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
+    let mut options: Vec<Choice> = (0..2)
+        .map(|s| {
+            Choice::new(
+                format!("side{s}"),
+                format!("{} won", ctx.state().side_name(s)),
+            )
+        })
+        .collect();
+    options.push(Choice::new("draw", "A draw"));
+    let picked = ctx.choose(
+        "The game stops here: who won the scenario?",
+        options,
+        Some("deployment-objectives"),
+    )?;
+    let winner = (0..2).find(|s| picked == format!("side{s}"));
+    let reason = match winner {
+        Some(w) => format!(
+            "players stopped; {} won the scenario",
+            ctx.state().side_name(w)
+        ),
+        None => "players stopped; the scenario is a draw".to_string(),
+    };
+    ctx.resolved("deployment-objectives", reason.clone());
+    ctx.apply(Effect::End(Outcome { winner, reason }));
+    Ok(())
+}
