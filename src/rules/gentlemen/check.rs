@@ -455,44 +455,28 @@ fn load(ctx: &mut Ctx, unit: UnitId, a: &Ability, n: u32) {
     );
 }
 
+/// Leaves condition `c` on `target` and says what it does.
 fn condition(ctx: &mut Ctx, target: UnitId, c: Condition) {
     let t = ctx.state().unit_name(target);
-    match c {
+    let said = match c {
         Condition::Concussion(n) => {
             let v = stat(ctx, target, CONCUSSION) + n as i32;
             set_stat(ctx, target, CONCUSSION, v);
-            ctx.resolved(
-                "effects",
-                format!("{t} is concussed: -{v} action point(s) next activation"),
-            );
+            format!("{t} is concussed: -{v} action point(s) next activation")
         }
         Condition::Immobilize => {
             set_status(ctx, target, IMMOBILIZED, true);
-            ctx.resolved(
-                "effects",
-                format!("{t} is immobilized: no dashing until its activation ends"),
-            );
+            format!("{t} is immobilized: no dashing until its activation ends")
         }
         Condition::Suppressed => {
             set_status(ctx, target, SUPPRESSED, true);
-            ctx.resolved(
-                "effects",
-                format!("{t} is suppressed: it may not be its side's next activation"),
-            );
+            format!("{t} is suppressed: it may not be its side's next activation")
         }
-        Condition::Knockback(n) => {
-            ctx.resolved(
-                "effects",
-                format!("Knockback: move {t} {n} hex(es) directly away"),
-            );
-        }
+        Condition::Knockback(n) => format!("Knockback: move {t} {n} hex(es) directly away"),
         Condition::Commanded(n) => {
             let v = stat(ctx, target, COMMANDED) + n as i32;
             set_stat(ctx, target, COMMANDED, v);
-            ctx.resolved(
-                "effects",
-                format!("{t} is commanded: +{v} action point(s) if activated next"),
-            );
+            format!("{t} is commanded: +{v} action point(s) if activated next")
         }
         Condition::Heal(n) => {
             let (w, _) = wounds(ctx, target);
@@ -503,9 +487,11 @@ fn condition(ctx: &mut Ctx, target: UnitId, c: Condition) {
                     wounds: n,
                 });
             }
+            return;
         }
-        Condition::Load(_) => {}
-    }
+        Condition::Load(_) => return,
+    };
+    ctx.resolved("effects", said);
 }
 
 /// The target's Armour Check: one card per un-pierced armour point; one

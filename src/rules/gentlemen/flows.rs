@@ -169,60 +169,55 @@ fn a_spade_in_the_armour_check_stops_the_wounds_and_aces_pierce() {
     assert_eq!(unit(&s, "Harper").wounds(), 1);
 }
 
-#[test]
-fn two_spades_deflect_wounds_and_effects_one_stops_only_the_wounds() {
+/// Harper has armour 2; Luc (pistol) is up with 4 action points and
+/// spends 3 on extra draws: 8d + a spade buy "1 wound, concussion" on
+/// Harper, whose Armour Check is pending.
+fn luc_shoots_armoured_harper() -> Session {
     let mut s = begin_with(
         "Sharpe:rifleman Harper:grenadier:a2",
         "Jean:line Pierre:line Luc:officer",
     );
-    feed(
-        &mut s,
-        &[
-            "c deploy-second",
-            "ok",
-            "c u0",
-            "c end",
-            "c u2",
-            "c end",
-            "c end",
-        ],
-    );
-    // Luc spends his 3 spare points on draws: 8d + a spade buy a wound and
-    // concussion. Harper (armour 2) draws two: a King counts as a spade.
+    let turn_so_far = [
+        "c deploy-second",
+        "ok",
+        "c u0",
+        "c end",
+        "c u2",
+        "c end",
+        "c end",
+    ];
+    feed(&mut s, &turn_so_far);
     feed(
         &mut s,
         &["c u4", "c pistol-fire", "n 3", "n 0", "k 8d 6s 2c 3h 4h"],
     );
     assert!(logged(&s, "draws 5 (2 from diamonds, +3 action points"));
-    feed(&mut s, &["c o1", "c u1", "k Ks 7s"]);
+    feed(&mut s, &["c o1", "c u1"]);
+    assert!(
+        asking(&s).contains("Harper's Armour Check"),
+        "{}",
+        asking(&s)
+    );
+    s
+}
+
+#[test]
+fn two_spades_deflect_wounds_and_effects() {
+    let mut s = luc_shoots_armoured_harper();
+    // A King counts as a spade.
+    feed(&mut s, &["k Ks 7s"]);
     assert!(logged(
         &s,
         "Harper's armour deflects the attack (2 spade(s))"
     ));
     assert_eq!(unit(&s, "Harper").wounds(), 0);
     assert_eq!(unit(&s, "Harper").stat(super::CONCUSSION), 0);
+}
 
-    let mut s = begin_with(
-        "Sharpe:rifleman Harper:grenadier:a2",
-        "Jean:line Pierre:line Luc:officer",
-    );
-    feed(
-        &mut s,
-        &[
-            "c deploy-second",
-            "ok",
-            "c u0",
-            "c end",
-            "c u2",
-            "c end",
-            "c end",
-        ],
-    );
-    feed(
-        &mut s,
-        &["c u4", "c pistol-fire", "n 3", "n 0", "k 8d 6s 2c 3h 4h"],
-    );
-    feed(&mut s, &["c o1", "c u1", "k Ks 7h"]);
+#[test]
+fn one_spade_stops_only_the_wounds() {
+    let mut s = luc_shoots_armoured_harper();
+    feed(&mut s, &["k Ks 7h"]);
     assert!(logged(&s, "Harper's armour stops the wounds (1 spade)"));
     assert!(logged(&s, "Harper is concussed"));
     assert_eq!(unit(&s, "Harper").wounds(), 0);
@@ -406,4 +401,37 @@ fn a_jack_passes_the_rout_check_as_a_club() {
     assert!(logged(&s, "Red passes its Rout Check (3 card(s), a club)"));
     assert!(s.state().outcome.is_none());
     assert!(logged(&s, "Harper activates"));
+}
+
+#[test]
+fn a_support_ability_heals_a_friendly_unit() {
+    let mut s = sharpe_up();
+    feed(
+        &mut s,
+        &[
+            "c rifle-fire",
+            "n 0",
+            "n 0",
+            "k 7d 2h 3h 4h",
+            "c o0",
+            "c u2",
+            "c end",
+        ],
+    );
+    assert_eq!(unit(&s, "Jean").wounds(), 1);
+    // Luc's Command: a club and a heart buy "Heal 1 wound" on his own side.
+    feed(
+        &mut s,
+        &["c u4", "c command", "n 0", "n 0", "k 5c 2h 3s 4s"],
+    );
+    feed(&mut s, &["c o1"]);
+    assert!(
+        asking(&s).contains("Heal 1 wound on whom?"),
+        "{}",
+        asking(&s)
+    );
+    assert!(!offered(&s).contains("Sharpe"), "{}", offered(&s));
+    feed(&mut s, &["c u2"]);
+    assert!(logged(&s, "Jean heals 1 wound(s)"));
+    assert_eq!(unit(&s, "Jean").wounds(), 0);
 }
