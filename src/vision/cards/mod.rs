@@ -92,6 +92,12 @@ pub const SAME_CORNER_DIST: f32 = 0.12;
 /// 4 px pass for tile grout gained nothing on edje test).
 pub const SPLIT_ERODE: [usize; 1] = [2];
 
+/// Corner shifts (card widths along the diagonal, negative = outward) tried
+/// when no corner of a whole-card outline gave a read: the outline found in the
+/// mask often sits inside the card (shadowed or blurred rims), cutting the
+/// index glyphs at the patch edge and making the card look smaller than it is.
+pub const REREAD_SHIFTS: [f32; 2] = [0.0, -0.03];
+
 /// A card read from its index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CardRead {
@@ -278,6 +284,31 @@ impl CardReader {
         best
     }
 
+    /// Second try on a whole-card outline none of whose corners gave a read:
+    /// each corner is re-read with its origin shifted by [`REREAD_SHIFTS`] and
+    /// the card width taken from the rank glyph found there (as for corners of
+    /// unknown scale). Only confident reads count, and all must agree.
+    fn reread_outline(&self, rgb: &RgbImage, frames: &[CornerFrame]) -> Option<CornerRead> {
+        let mut reads = Vec::new();
+        for f in frames {
+            let mut best: Option<CornerRead> = None;
+            for s in REREAD_SHIFTS {
+                let g = CornerFrame {
+                    origin: f.at(s, s),
+                    ..*f
+                };
+                if let Some((r, _)) = self.read_unscaled(rgb, &g, &[f.width])
+                    && r.confidence >= STRICT_MIN_CONFIDENCE
+                    && best.as_ref().is_none_or(|b| r.confidence > b.confidence)
+                {
+                    best = Some(r);
+                }
+            }
+            reads.extend(best);
+        }
+        combine(&reads)
+    }
+
     /// Reads an index-first hypothesis: locate the rank glyph at the width the
     /// glyph pair implies, check that its height agrees with that width, re-read
     /// at the width the glyph gives (frame re-anchored on the glyph) and classify.
@@ -353,6 +384,16 @@ impl CardReader {
                 ));
             } else if !reads.is_empty() {
                 scan.unread.push(*quad);
+            } else if let Some(r) = self.reread_outline(rgb, &frames) {
+                let w = frames.first().map(|f| f.width).unwrap_or(1.0);
+                whole.push((
+                    CardRead {
+                        code: r.code,
+                        quad: *quad,
+                        confidence: r.confidence,
+                    },
+                    w,
+                ));
             } else if let Some(colour) = frames.first().and_then(|f| {
                 let h = quad.side(1) / f.width.max(1.0);
                 backs::back_colour(rgb, f, h)
