@@ -98,6 +98,10 @@ pub const SPLIT_ERODE: [usize; 1] = [2];
 /// index glyphs at the patch edge and making the card look smaller than it is.
 pub const REREAD_SHIFTS: [f32; 2] = [0.0, -0.03];
 
+/// A whole-card outline hides its inside from the index-first search only when
+/// at least this many of its corners gave agreeing reads.
+pub const TRUSTED_OUTLINE_READS: usize = 2;
+
 /// A card read from its index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CardRead {
@@ -366,6 +370,8 @@ impl CardReader {
         let mut scan = CardScan::default();
         // (read, card width): whole-card reads first, then corner reads.
         let mut whole: Vec<(CardRead, f32)> = Vec::new();
+        // Per whole read: whether at least [`TRUSTED_OUTLINE_READS`] corners agreed.
+        let mut trusted: Vec<bool> = Vec::new();
         for (quad, ambiguous) in &cands.singles {
             let frames = quad_frames(quad, *ambiguous);
             let reads: Vec<CornerRead> = frames
@@ -374,6 +380,7 @@ impl CardReader {
                 .collect();
             if let Some(r) = combine(&reads) {
                 let w = frames.first().map(|f| f.width).unwrap_or(1.0);
+                trusted.push(reads.len() >= TRUSTED_OUTLINE_READS);
                 whole.push((
                     CardRead {
                         code: r.code,
@@ -386,6 +393,7 @@ impl CardReader {
                 scan.unread.push(*quad);
             } else if let Some(r) = self.reread_outline(rgb, &frames) {
                 let w = frames.first().map(|f| f.width).unwrap_or(1.0);
+                trusted.push(false);
                 whole.push((
                     CardRead {
                         code: r.code,
@@ -432,12 +440,16 @@ impl CardReader {
                 ));
             }
         }
-        // Index-first: glyph pairs outside the cards already read whole.
-        // (grown a little: outlines from the mask sit slightly inside the
-        // rounded corners, where the index glyphs are).
+        // Index-first: glyph pairs outside the cards already read whole at
+        // both index corners (grown a little: outlines from the mask sit
+        // slightly inside the rounded corners, where the index glyphs are).
+        // An outline read at one corner only may span two overlapping cards,
+        // so the other card's index inside it must stay visible.
         let read_quads: Vec<Quad> = whole
             .iter()
-            .map(|(r, _)| {
+            .zip(&trusted)
+            .filter(|(_, t)| **t)
+            .map(|((r, _), _)| {
                 let c = r.quad.centre();
                 Quad(r.quad.0.map(|p| {
                     [
