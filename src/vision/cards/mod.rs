@@ -235,9 +235,25 @@ impl CardReader {
             .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
     }
 
+    /// Third opinion at the faint ink level (thin pale strokes that break up
+    /// at the normal level); only confident reads count.
+    fn read_faint(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
+        index::read_corner_with(
+            rgb,
+            f,
+            index::MIN_RANK_HEIGHT,
+            index::MAX_RANK_HEIGHT,
+            &[INDEX_FAINT_INK_LEVEL],
+        )
+        .and_then(|x| self.classify(&x))
+        .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
+    }
+
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
         let normal = index::read_corner(rgb, f).and_then(|x| self.classify(&x));
-        normal.or_else(|| self.read_strict(rgb, f))
+        normal
+            .or_else(|| self.read_strict(rgb, f))
+            .or_else(|| self.read_faint(rgb, f))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
