@@ -97,7 +97,7 @@ pub const SPLIT_ERODE: [usize; 1] = [2];
 /// when no corner of a whole-card outline gave a read: the outline found in the
 /// mask often sits inside the card (shadowed or blurred rims), cutting the
 /// index glyphs at the patch edge and making the card look smaller than it is.
-pub const REREAD_SHIFTS: [f32; 2] = [0.0, -0.03];
+pub const REREAD_SHIFTS: [f32; 1] = [-0.03];
 
 /// A whole-card outline hides its inside from the index-first search only when
 /// at least this many of its corners gave agreeing reads.
@@ -323,6 +323,9 @@ impl CardReader {
                     && best.as_ref().is_none_or(|b| r.confidence > b.confidence)
                 {
                     best = Some(r);
+                }
+                if best.as_ref().is_some_and(|b| b.confidence >= EARLY_ACCEPT) {
+                    break;
                 }
             }
             reads.extend(best);
