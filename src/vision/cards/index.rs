@@ -33,6 +33,11 @@ pub const MIN_PART_AREA: f32 = 0.0006;
 pub const MIN_RANK_HEIGHT: f32 = 0.045;
 /// Largest rank glyph height, in card widths (beyond this it is a court figure / pip).
 pub const MAX_RANK_HEIGHT: f32 = 0.2;
+/// Scale of [`IndexFeatures::redness`] (redness per unit of ink darkness).
+pub const REDNESS_SCALE: f32 = 100.0;
+/// Smallest mean ink darkness (0..255) used to normalise redness, so that
+/// nearly paper-coloured specks do not get extreme values.
+pub const MIN_INK_DARKNESS: f32 = 20.0;
 /// Side of the square rank feature image.
 pub const RANK_SIDE: usize = 20;
 /// Side of the square suit feature image.
@@ -45,8 +50,9 @@ pub struct IndexFeatures {
     pub rank: Vec<f32>,
     /// Normalised suit pip image (`SUIT_SIDE^2`), if a pip was found below the rank.
     pub suit: Option<Vec<f32>>,
-    /// Mean `r - max(g, b)` over the pip's ink (or the rank's without a pip),
-    /// -255..255 (red ink ~60+, black ~0).
+    /// `r - max(g, b)` over the pip's ink (or the rank's without a pip) per
+    /// unit of ink darkness (`paper - min(r, g, b)`), times [`REDNESS_SCALE`]:
+    /// red ink ~60+ whatever its contrast, black ~0.
     pub redness: f32,
     /// Mean ink darkness relative to paper (0..1); low for faint glyphs.
     pub contrast: f32,
@@ -276,6 +282,7 @@ fn analyse(
     // one (solid, so its hue is reliable; some rank glyphs are thin and dull).
     let (mut red, mut con, mut n) = (0f32, 0f32, 0f32);
     let (mut pip_red, mut pip_n) = (0f32, 0f32);
+    let (mut dark, mut pip_dark) = (0f32, 0f32);
     for (i, &l) in labels.iter().enumerate() {
         if l == usize::MAX {
             continue;
@@ -286,9 +293,11 @@ fn analyse(
             let r = c[0] - c[1].max(c[2]);
             red += r;
             con += darkness(lum[i]);
+            dark += paper - lum[i];
             n += 1.0;
             if in_pip {
                 pip_red += r;
+                pip_dark += paper - lum[i];
                 pip_n += 1.0;
             }
         }
@@ -296,10 +305,12 @@ fn analyse(
     if n == 0.0 {
         return None;
     }
+    // Redness relative to how dark the ink is: a pale or blurred red pip is
+    // as red for its darkness as a crisp one, black ink stays near 0.
     let red = if pip_n > 0.0 {
-        pip_red / pip_n
+        REDNESS_SCALE * pip_red / pip_dark.max(MIN_INK_DARKNESS * pip_n)
     } else {
-        red / n
+        REDNESS_SCALE * red / dark.max(MIN_INK_DARKNESS * n)
     };
     Some(IndexFeatures {
         rank: rank_feat,

@@ -71,9 +71,10 @@ pub const MAX_INDEX_READS: usize = 20;
 pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 
 /// At most this many index-first hypotheses per frame (most plausible first)
-/// get the faint-ink retry: bounds the time when an unread card's centre pips
-/// make many hypotheses.
-pub const MAX_FAINT_RETRIES: usize = 4;
+/// get the faint-ink retry. Was 4 (to bound the time when an unread card's
+/// centre pips make many hypotheses); every hypothesis read now gets it: on
+/// edje train_* that reads one more card, at no precision cost.
+pub const MAX_FAINT_RETRIES: usize = MAX_INDEX_READS;
 
 /// Cards read whole are excluded from the index-first search, their quads
 /// grown by this factor about the centre.
@@ -91,6 +92,16 @@ pub const SAME_CORNER_DIST: f32 = 0.12;
 /// breaks contacts up to ~4 px wide while a card 25 px wide survives (adding a
 /// 4 px pass for tile grout gained nothing on edje test).
 pub const SPLIT_ERODE: [usize; 1] = [2];
+
+/// Corner shifts (card widths along the diagonal, negative = outward) tried
+/// when no corner of a whole-card outline gave a read: the outline found in the
+/// mask often sits inside the card (shadowed or blurred rims), cutting the
+/// index glyphs at the patch edge and making the card look smaller than it is.
+pub const REREAD_SHIFTS: [f32; 1] = [-0.03];
+
+/// A whole-card outline hides its inside from the index-first search only when
+/// at least this many of its corners gave agreeing reads.
+pub const TRUSTED_OUTLINE_READS: usize = 2;
 
 /// A card read from its index.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,9 +236,25 @@ impl CardReader {
             .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
     }
 
+    /// Third opinion at the faint ink level (thin pale strokes that break up
+    /// at the normal level); only confident reads count.
+    fn read_faint(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
+        index::read_corner_with(
+            rgb,
+            f,
+            index::MIN_RANK_HEIGHT,
+            index::MAX_RANK_HEIGHT,
+            &[INDEX_FAINT_INK_LEVEL],
+        )
+        .and_then(|x| self.classify(&x))
+        .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
+    }
+
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
         let normal = index::read_corner(rgb, f).and_then(|x| self.classify(&x));
-        normal.or_else(|| self.read_strict(rgb, f))
+        normal
+            .or_else(|| self.read_strict(rgb, f))
+            .or_else(|| self.read_faint(rgb, f))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
@@ -276,6 +303,34 @@ impl CardReader {
             }
         }
         best
+    }
+
+    /// Second try on a whole-card outline none of whose corners gave a read:
+    /// each corner is re-read with its origin shifted by [`REREAD_SHIFTS`] and
+    /// the card width taken from the rank glyph found there (as for corners of
+    /// unknown scale). Only confident reads count, and all must agree.
+    fn reread_outline(&self, rgb: &RgbImage, frames: &[CornerFrame]) -> Option<CornerRead> {
+        let mut reads = Vec::new();
+        for f in frames {
+            let mut best: Option<CornerRead> = None;
+            for s in REREAD_SHIFTS {
+                let g = CornerFrame {
+                    origin: f.at(s, s),
+                    ..*f
+                };
+                if let Some((r, _)) = self.read_unscaled(rgb, &g, &[f.width])
+                    && r.confidence >= STRICT_MIN_CONFIDENCE
+                    && best.as_ref().is_none_or(|b| r.confidence > b.confidence)
+                {
+                    best = Some(r);
+                }
+                if best.as_ref().is_some_and(|b| b.confidence >= EARLY_ACCEPT) {
+                    break;
+                }
+            }
+            reads.extend(best);
+        }
+        combine(&reads)
     }
 
     /// Reads an index-first hypothesis: locate the rank glyph at the width the
@@ -335,6 +390,8 @@ impl CardReader {
         let mut scan = CardScan::default();
         // (read, card width): whole-card reads first, then corner reads.
         let mut whole: Vec<(CardRead, f32)> = Vec::new();
+        // Per whole read: whether at least [`TRUSTED_OUTLINE_READS`] corners agreed.
+        let mut trusted: Vec<bool> = Vec::new();
         for (quad, ambiguous) in &cands.singles {
             let frames = quad_frames(quad, *ambiguous);
             let reads: Vec<CornerRead> = frames
@@ -343,6 +400,7 @@ impl CardReader {
                 .collect();
             if let Some(r) = combine(&reads) {
                 let w = frames.first().map(|f| f.width).unwrap_or(1.0);
+                trusted.push(reads.len() >= TRUSTED_OUTLINE_READS);
                 whole.push((
                     CardRead {
                         code: r.code,
@@ -353,6 +411,17 @@ impl CardReader {
                 ));
             } else if !reads.is_empty() {
                 scan.unread.push(*quad);
+            } else if let Some(r) = self.reread_outline(rgb, &frames) {
+                let w = frames.first().map(|f| f.width).unwrap_or(1.0);
+                trusted.push(false);
+                whole.push((
+                    CardRead {
+                        code: r.code,
+                        quad: *quad,
+                        confidence: r.confidence,
+                    },
+                    w,
+                ));
             } else if let Some(colour) = frames.first().and_then(|f| {
                 let h = quad.side(1) / f.width.max(1.0);
                 backs::back_colour(rgb, f, h)
@@ -391,12 +460,16 @@ impl CardReader {
                 ));
             }
         }
-        // Index-first: glyph pairs outside the cards already read whole.
-        // (grown a little: outlines from the mask sit slightly inside the
-        // rounded corners, where the index glyphs are).
+        // Index-first: glyph pairs outside the cards already read whole at
+        // both index corners (grown a little: outlines from the mask sit
+        // slightly inside the rounded corners, where the index glyphs are).
+        // An outline read at one corner only may span two overlapping cards,
+        // so the other card's index inside it must stay visible.
         let read_quads: Vec<Quad> = whole
             .iter()
-            .map(|(r, _)| {
+            .zip(&trusted)
+            .filter(|(_, t)| **t)
+            .map(|((r, _), _)| {
                 let c = r.quad.centre();
                 Quad(r.quad.0.map(|p| {
                     [
