@@ -831,7 +831,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     // Objective: multiset matches minus MISREAD_COST per read that matches
     // nothing (a misread or false die costs more than an unread die), then
     // exact images.
-    let pairs: Vec<(&[LabelledDie], &[(Candidate, [f32; N_CLASSES])])> = tune
+    let pairs: Vec<TuneImage> = tune
         .iter()
         .zip(&scored)
         .map(|((it, _), c)| (it.dice.as_slice(), c.as_slice()))
@@ -875,6 +875,10 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     })
 }
 
+/// One tune image for [`choose_thresholds`]: its labelled dice and its
+/// detector candidates with class probabilities.
+pub type TuneImage<'a> = (&'a [LabelledDie], &'a [(Candidate, [f32; N_CLASSES])]);
+
 /// Detector thresholds tried by [`choose_thresholds`].
 const DET_THRESHOLDS: [f32; 8] = [0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 /// Read thresholds tried by [`choose_thresholds`].
@@ -889,9 +893,7 @@ const READ_THRESHOLDS: [f32; 13] = [
 /// threshold (fewer candidates on clutter and cards, less work) and then the
 /// lowest read threshold win. Returns (score, exact, det threshold, read
 /// threshold, matches).
-pub fn choose_thresholds(
-    tune: &[(&[LabelledDie], &[(Candidate, [f32; N_CLASSES])])],
-) -> (i64, usize, f32, f32, usize) {
+pub fn choose_thresholds(tune: &[TuneImage]) -> (i64, usize, f32, f32, usize) {
     let mut best = (i64::MIN, 0usize, MINE_THRESHOLD, 0.0f32, 0usize);
     for dt in DET_THRESHOLDS {
         for rt in READ_THRESHOLDS {
