@@ -173,7 +173,7 @@ impl FitOptions {
             card_dir: None,
             seed: 7,
             det_epochs: 12,
-            clf_epochs: 50,
+            clf_epochs: 80,
             verbose: true,
         }
     }
@@ -237,7 +237,7 @@ const MISREAD_COST: i64 = 3;
 /// Centre jitter of training crops, as share of die size (either way).
 const CENTER_JITTER: f32 = 0.1;
 /// Size jitter of training crops (relative, either way).
-const SIZE_JITTER: f32 = 0.15;
+const SIZE_JITTER: f32 = 0.25;
 /// Colour gain jitter of training crops (relative, either way, per channel).
 const GAIN_JITTER: f32 = 0.12;
 /// A detection matches a labelled die when within this share of its size.
@@ -831,34 +831,12 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     // Objective: multiset matches minus MISREAD_COST per read that matches
     // nothing (a misread or false die costs more than an unread die), then
     // exact images.
-    let mut best = (i64::MIN, 0usize, MINE_THRESHOLD, 0.0f32, 0usize);
-    for dt in [0.1f32, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7] {
-        for rt in [
-            0.0f32, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95,
-        ] {
-            let mut exact = 0;
-            let mut tp = 0;
-            let mut npred = 0;
-            for ((it, _), cands) in tune.iter().zip(&scored) {
-                let reads: Vec<u8> = cands
-                    .iter()
-                    .filter(|(c, _)| c.score >= dt)
-                    .filter_map(|(_, p)| match super::classify::FaceProbs(*p).decide(rt) {
-                        super::classify::Decision::Read { value, .. } => Some(value),
-                        _ => None,
-                    })
-                    .collect();
-                let (t, ex) = multiset_match(&it.dice, &reads);
-                tp += t;
-                npred += reads.len();
-                exact += ex as usize;
-            }
-            let score = tp as i64 - MISREAD_COST * (npred - tp) as i64;
-            if (score, exact) > (best.0, best.1) {
-                best = (score, exact, dt, rt, tp);
-            }
-        }
-    }
+    let pairs: Vec<TuneImage> = tune
+        .iter()
+        .zip(&scored)
+        .map(|((it, _), c)| (it.dice.as_slice(), c.as_slice()))
+        .collect();
+    let best = choose_thresholds(&pairs);
     model.det_threshold = best.2;
     model.read_threshold = best.3;
     log(
@@ -895,6 +873,55 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         held_out: held,
         eval,
     })
+}
+
+/// One tune image for [`choose_thresholds`]: its labelled dice and its
+/// detector candidates with class probabilities.
+pub type TuneImage<'a> = (&'a [LabelledDie], &'a [(Candidate, [f32; N_CLASSES])]);
+
+/// Detector thresholds tried by [`choose_thresholds`].
+const DET_THRESHOLDS: [f32; 8] = [0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+/// Read thresholds tried by [`choose_thresholds`].
+const READ_THRESHOLDS: [f32; 13] = [
+    0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95,
+];
+
+/// Choose the detector and read thresholds on tune images given as (labelled
+/// dice, detector candidates at [`MINE_THRESHOLD`] with class probabilities).
+/// Objective: multiset matches minus [`MISREAD_COST`] per read that matches
+/// nothing, then exact images; among equal objectives the highest detector
+/// threshold (fewer candidates on clutter and cards, less work) and then the
+/// lowest read threshold win. Returns (score, exact, det threshold, read
+/// threshold, matches).
+pub fn choose_thresholds(tune: &[TuneImage]) -> (i64, usize, f32, f32, usize) {
+    let mut best = (i64::MIN, 0usize, MINE_THRESHOLD, 0.0f32, 0usize);
+    for dt in DET_THRESHOLDS {
+        for rt in READ_THRESHOLDS {
+            let mut exact = 0;
+            let mut tp = 0;
+            let mut npred = 0;
+            for (dice, cands) in tune {
+                let reads: Vec<u8> = cands
+                    .iter()
+                    .filter(|(c, _)| c.score >= dt)
+                    .filter_map(|(_, p)| match super::classify::FaceProbs(*p).decide(rt) {
+                        super::classify::Decision::Read { value, .. } => Some(value),
+                        _ => None,
+                    })
+                    .collect();
+                let (t, ex) = multiset_match(dice, &reads);
+                tp += t;
+                npred += reads.len();
+                exact += ex as usize;
+            }
+            let score = tp as i64 - MISREAD_COST * (npred - tp) as i64;
+            let key = (score, exact);
+            if key > (best.0, best.1) || (key == (best.0, best.1) && dt > best.2) {
+                best = (score, exact, dt, rt, tp);
+            }
+        }
+    }
+    best
 }
 
 /// Evaluate a reader on the held-out part of a set (position-matched

@@ -1,0 +1,50 @@
+//! Re-run the fitter's threshold choice ([`fit::choose_thresholds`]) for a
+//! fitted model on the tune part, without refitting the networks, and
+//! optionally write the model with those thresholds:
+//! `cargo run --release --example dice_retune -- SET_DIR MODEL [OUT]`.
+use adjutant::vision::dice::classify::classify;
+use adjutant::vision::dice::find::find_candidates_reference;
+use adjutant::vision::dice::fit::{self, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::model::DiceModel;
+use adjutant::vision::dice::prep::prepare;
+use std::path::PathBuf;
+
+/// The fitter mines tune candidates at this detector threshold (`MINE_THRESHOLD`).
+const MINE_THRESHOLD: f32 = 0.1;
+
+fn main() -> anyhow::Result<()> {
+    let a: Vec<String> = std::env::args().collect();
+    let usage = || anyhow::anyhow!("usage: dice_retune SET_DIR MODEL [OUT]");
+    let set = PathBuf::from(a.get(1).ok_or_else(usage)?);
+    let mut m = DiceModel::from_bytes(&std::fs::read(a.get(2).ok_or_else(usage)?)?)?;
+    let items = load_set(&set)?;
+    let mut tune = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        if part_of(i) != Part::Tune {
+            continue;
+        }
+        let img = load_rgb(&it.path)?;
+        let pr = prepare(&img);
+        let c: Vec<_> =
+            find_candidates_reference(&pr, &m.detector, MINE_THRESHOLD, m.nms_factor, 1)
+                .into_iter()
+                .map(|c| (c, classify(&img, &m.classifier, &c).0))
+                .collect();
+        tune.push((it.dice.clone(), c));
+    }
+    let pairs: Vec<_> = tune
+        .iter()
+        .map(|(d, c)| (d.as_slice(), c.as_slice()))
+        .collect();
+    let best = fit::choose_thresholds(&pairs);
+    println!(
+        "was det {} read {}; chosen det {} read {} (score {}, exact {}, tp {})",
+        m.det_threshold, m.read_threshold, best.2, best.3, best.0, best.1, best.4
+    );
+    if let Some(out) = a.get(3) {
+        m.det_threshold = best.2;
+        m.read_threshold = best.3;
+        std::fs::write(out, m.to_bytes())?;
+    }
+    Ok(())
+}
