@@ -236,25 +236,22 @@ impl CardReader {
             .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
     }
 
-    /// Third opinion at the faint ink level (thin pale strokes that break up
-    /// at the normal level); only confident reads count.
-    fn read_faint(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
-        index::read_corner_with(
-            rgb,
-            f,
-            index::MIN_RANK_HEIGHT,
-            index::MAX_RANK_HEIGHT,
-            &[INDEX_FAINT_INK_LEVEL],
-        )
-        .and_then(|x| self.classify(&x))
-        .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
-    }
-
+    /// Reads a corner of known scale: the normal ink levels, then the strict
+    /// second opinion (as [`Self::read_strict`]), then a third at
+    /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
+    /// normal level; only confident reads count), all on one sampled patch: the tries differ only
+    /// in the ink level, and sampling the photo costs as much as a split.
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
-        let normal = index::read_corner(rgb, f).and_then(|x| self.classify(&x));
-        normal
-            .or_else(|| self.read_strict(rgb, f))
-            .or_else(|| self.read_faint(rgb, f))
+        let patch = index::sample_patch(rgb, f)?;
+        let read = |levels: &[f32]| {
+            patch
+                .read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
+                .and_then(|x| self.classify(&x))
+        };
+        let confident = |r: &CornerRead| r.confidence >= STRICT_MIN_CONFIDENCE;
+        read(&[index::INK_LEVEL, index::INK_LEVEL_STRICT])
+            .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
+            .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
