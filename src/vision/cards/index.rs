@@ -116,6 +116,23 @@ pub fn read_corner_with(
     max_rank_height: f32,
     levels: &[f32],
 ) -> Option<IndexFeatures> {
+    sample_patch(img, f)?.read(min_rank_height, max_rank_height, levels)
+}
+
+/// A corner patch sampled in card coordinates, kept so that several ink
+/// levels can be tried on it without sampling the photo again (the sampling
+/// costs as much as a split).
+pub struct Patch {
+    pw: usize,
+    ph: usize,
+    rgb: Vec<[f32; 3]>,
+    lum: Vec<f32>,
+    paper: f32,
+}
+
+/// Samples the corner patch of `f`; `None` when it cannot hold an index (bad
+/// width, too much ink, too dark): then no ink level can read it.
+pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
     if !(f.width.is_finite() && f.width > 4.0) {
         return None;
     }
@@ -155,26 +172,44 @@ pub fn read_corner_with(
     if paper < MIN_PAPER_LEVEL {
         return None;
     }
-    let mut first = None;
-    for (k, &level) in levels.iter().enumerate() {
-        let r = analyse(
-            &lum,
-            &rgb,
-            pw,
-            ph,
-            paper,
-            level,
-            min_rank_height,
-            max_rank_height,
-        );
-        if r.as_ref().is_some_and(|f| f.suit.is_some()) {
-            return r;
+    Some(Patch {
+        pw,
+        ph,
+        rgb,
+        lum,
+        paper,
+    })
+}
+
+impl Patch {
+    /// As [`read_corner_with`] on this patch.
+    pub fn read(
+        &self,
+        min_rank_height: f32,
+        max_rank_height: f32,
+        levels: &[f32],
+    ) -> Option<IndexFeatures> {
+        let mut first = None;
+        for (k, &level) in levels.iter().enumerate() {
+            let r = analyse(
+                &self.lum,
+                &self.rgb,
+                self.pw,
+                self.ph,
+                self.paper,
+                level,
+                min_rank_height,
+                max_rank_height,
+            );
+            if r.as_ref().is_some_and(|f| f.suit.is_some()) {
+                return r;
+            }
+            if k == 0 {
+                first = r;
+            }
         }
-        if k == 0 {
-            first = r;
-        }
+        first
     }
-    first
 }
 
 /// Cheap pre-check on a sparse grid: an index corner is bright paper with

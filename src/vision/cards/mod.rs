@@ -236,25 +236,22 @@ impl CardReader {
             .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
     }
 
-    /// Third opinion at the faint ink level (thin pale strokes that break up
-    /// at the normal level); only confident reads count.
-    fn read_faint(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
-        index::read_corner_with(
-            rgb,
-            f,
-            index::MIN_RANK_HEIGHT,
-            index::MAX_RANK_HEIGHT,
-            &[INDEX_FAINT_INK_LEVEL],
-        )
-        .and_then(|x| self.classify(&x))
-        .filter(|r| r.confidence >= STRICT_MIN_CONFIDENCE)
-    }
-
+    /// Reads a corner of known scale: the normal ink levels, then the strict
+    /// second opinion (as [`Self::read_strict`]), then a third at
+    /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
+    /// normal level; only confident reads count), all on one sampled patch: the tries differ only
+    /// in the ink level, and sampling the photo costs as much as a split.
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
-        let normal = index::read_corner(rgb, f).and_then(|x| self.classify(&x));
-        normal
-            .or_else(|| self.read_strict(rgb, f))
-            .or_else(|| self.read_faint(rgb, f))
+        let patch = index::sample_patch(rgb, f)?;
+        let read = |levels: &[f32]| {
+            patch
+                .read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
+                .and_then(|x| self.classify(&x))
+        };
+        let confident = |r: &CornerRead| r.confidence >= STRICT_MIN_CONFIDENCE;
+        read(&[index::INK_LEVEL, index::INK_LEVEL_STRICT])
+            .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
+            .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
@@ -334,20 +331,15 @@ impl CardReader {
     }
 
     /// Reads an index-first hypothesis: locate the rank glyph at the width the
-    /// glyph pair implies, check that its height agrees with that width, re-read
-    /// at the width the glyph gives (frame re-anchored on the glyph) and classify.
-    fn read_index(
-        &self,
-        rgb: &RgbImage,
-        h: &glyphs::IndexHyp,
-    ) -> Option<(CornerRead, CornerFrame)> {
-        self.read_index_with(rgb, h, &[index::INK_LEVEL, index::INK_LEVEL_STRICT])
-    }
-
+    /// glyph pair implies (on `patch`, sampled at `h.frame` by the caller so
+    /// that the faint-ink retry can reuse it), check that its height agrees
+    /// with that width, re-read at the width the glyph gives (frame
+    /// re-anchored on the glyph) and classify.
     fn read_index_with(
         &self,
         rgb: &RgbImage,
         h: &glyphs::IndexHyp,
+        patch: &index::Patch,
         levels: &[f32],
     ) -> Option<(CornerRead, CornerFrame)> {
         let read = |f: &CornerFrame| {
@@ -364,7 +356,9 @@ impl CardReader {
             (x.rank_centre[0] - glyphs::RANK_CENTRE.0).abs() <= glyphs::RANK_CENTRE_TOLERANCE
                 && (x.rank_centre[1] - glyphs::RANK_CENTRE.1).abs() <= glyphs::RANK_CENTRE_TOLERANCE
         };
-        let feat = read(&f).filter(at_glyph)?;
+        let feat = patch
+            .read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
+            .filter(at_glyph)?;
         let w = f.width * feat.rank_height / self.model.rank_height.max(1e-3);
         let ratio = w / f.width;
         if !(glyphs::WIDTH_AGREEMENT.0..=glyphs::WIDTH_AGREEMENT.1).contains(&ratio) {
@@ -483,10 +477,16 @@ impl CardReader {
         let hyps = glyphs::index_hypotheses(&blobs, MAX_INDEX_READS);
         let mut faint_budget = MAX_FAINT_RETRIES;
         for h in &hyps {
-            let mut read = self.read_index(rgb, h);
+            let patch = index::sample_patch(rgb, &h.frame);
+            let read_at = |levels: &[f32]| {
+                patch
+                    .as_ref()
+                    .and_then(|p| self.read_index_with(rgb, h, p, levels))
+            };
+            let mut read = read_at(&[index::INK_LEVEL, index::INK_LEVEL_STRICT]);
             if read.is_none() && faint_budget > 0 {
                 faint_budget -= 1;
-                read = self.read_index_with(rgb, h, &[INDEX_FAINT_INK_LEVEL]);
+                read = read_at(&[INDEX_FAINT_INK_LEVEL]);
             }
             let Some((r, f)) = read else {
                 continue;
