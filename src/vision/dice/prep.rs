@@ -149,11 +149,12 @@ pub fn prepare(img: &RgbImage) -> Prepared {
             let r0 = &raw[(2 * y) * fw * 3..(2 * y + 1) * fw * 3];
             let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 2) * fw * 3];
             let orow = &mut rgb[y * w * 3..(y + 1) * w * 3];
-            for x in 0..w {
+            // Pixel-pair chunks: no per-byte bounds checks.
+            let pairs = orow.chunks_exact_mut(3).zip(r0.chunks_exact(6).zip(r1.chunks_exact(6)));
+            for (o, (a, b)) in pairs {
                 for c in 0..3 {
-                    let i = 6 * x + c;
-                    let sum = r0[i] as u32 + r0[i + 3] as u32 + r1[i] as u32 + r1[i + 3] as u32;
-                    orow[3 * x + c] = (sum / 4) as u8;
+                    let sum = a[c] as u32 + a[c + 3] as u32 + b[c] as u32 + b[c + 3] as u32;
+                    o[c] = (sum / 4) as u8;
                 }
             }
         }
@@ -286,15 +287,14 @@ pub fn prepare(img: &RgbImage) -> Prepared {
             let grad = (gx_.unsigned_abs() + gy_.unsigned_abs()) / 3;
             let (r, g, b) = (px[0], px[1], px[2]);
             let sat = r.max(g).max(b) - r.min(g).min(b);
-            // All values are finite and in [0, 255]: the i32 casts equal the
-            // u32 ones and are cheaper.
-            let v = [
-                (fg / 3.0) as i32 as u32,
-                grad,
-                sat as u32,
-                ((bgl - l).max(0.0) / 3.0) as i32 as u32,
-                ((l - bgl).max(0.0) / 3.0) as i32 as u32,
-            ];
+            // Darker / brighter than background: `l - bgl` is exactly
+            // `-(bgl - l)`, so one division serves both (at most one is
+            // non-zero). All values are finite and in [0, 255]: the i32
+            // casts equal the u32 ones and are cheaper.
+            let dark = bgl - l;
+            let off = (dark.abs() / 3.0) as i32 as u32;
+            let (darker, brighter) = if dark > 0.0 { (off, 0) } else { (0, off) };
+            let v = [(fg / 3.0) as i32 as u32, grad, sat as u32, darker, brighter];
             for c in 0..N_CHANNELS {
                 acc[c] = acc[c].wrapping_add(v[c]);
                 d[c] = a[c].wrapping_add(acc[c]);
