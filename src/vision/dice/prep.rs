@@ -56,7 +56,9 @@ impl Prepared {
     }
 
     /// Means of all channels over the box (clamped), zeros if empty; equal
-    /// to [`Self::box_mean`] per channel.
+    /// to [`Self::box_mean`] per channel. Inlined: the detector takes 20 per
+    /// scored cell.
+    #[inline]
     pub fn box_means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
         let cl = |v: i64, m: usize| v.clamp(0, m as i64) as usize;
         let (x0, x1) = (cl(x0, self.w), cl(x1, self.w));
@@ -81,7 +83,9 @@ impl Prepared {
                 .wrapping_add(b[k])
                 .wrapping_sub(c[k])
                 .wrapping_sub(d[k]);
-            *o = sum as f32 / n;
+            // True box sums are below 2^31 (see `integrals`), so the i32
+            // conversion equals the u32 one and vectorises.
+            *o = sum as i32 as f32 / n;
         }
         out
     }
