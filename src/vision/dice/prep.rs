@@ -154,7 +154,9 @@ pub fn prepare(img: &RgbImage) -> Prepared {
             let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 2) * fw * 3];
             let orow = &mut rgb[y * w * 3..(y + 1) * w * 3];
             // Pixel-pair chunks: no per-byte bounds checks.
-            let pairs = orow.chunks_exact_mut(3).zip(r0.chunks_exact(6).zip(r1.chunks_exact(6)));
+            let pairs = orow
+                .chunks_exact_mut(3)
+                .zip(r0.chunks_exact(6).zip(r1.chunks_exact(6)));
             for (o, (a, b)) in pairs {
                 for c in 0..3 {
                     let sum = a[c] as u32 + a[c + 3] as u32 + b[c] as u32 + b[c + 3] as u32;
