@@ -35,6 +35,10 @@ pub const COARSE_STEP: usize = 2;
 /// is at most 5.7 px from a coarse cell, where the detector still responds.
 pub const COARSE_LOGIT: f32 = -4.6;
 
+/// Hidden units evaluated together by [`DetKernel::eval`]: 8 floats are two
+/// SSE registers, so a block's sums stay in registers across all inputs.
+const HID_BLOCK: usize = 8;
+
 /// A die candidate in frame coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate {
@@ -57,6 +61,10 @@ pub struct DetKernel {
     n_hidden: usize,
     /// `[n_in][n_hidden]`, scaled by the input standardisation.
     w1t: Vec<f32>,
+    /// The same weights for the first `n_hidden - n_hidden % HID_BLOCK` units
+    /// as `[block][n_in]` rows of [`HID_BLOCK`] units, read contiguously by
+    /// [`Self::eval`].
+    w1b: Vec<[f32; HID_BLOCK]>,
     /// Hidden biases with the input means folded in.
     b1: Vec<f32>,
     /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
@@ -87,10 +95,19 @@ impl DetKernel {
             }
         };
         let bias = |o: usize| det.b2.get(o).copied().unwrap_or(0.0);
+        let mut w1b = Vec::new();
+        for j in 0..nh / HID_BLOCK {
+            for i in 0..ni {
+                let mut b = [0f32; HID_BLOCK];
+                b.copy_from_slice(&w1t[i * nh + j * HID_BLOCK..i * nh + (j + 1) * HID_BLOCK]);
+                w1b.push(b);
+            }
+        }
         Self {
             n_in: ni,
             n_hidden: nh,
             w1t,
+            w1b,
             b1,
             w2: [row(0), row(1)],
             b2: [bias(0), bias(1)],
@@ -99,11 +116,27 @@ impl DetKernel {
 
     /// (objectness logit, ln size) for one feature vector; `hid` is scratch.
     pub fn eval(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
+        let (ni, nh) = (self.n_in.min(f.len()), self.n_hidden);
         hid.clear();
         hid.extend_from_slice(&self.b1);
-        for (i, &x) in f.iter().enumerate().take(self.n_in) {
-            let w = &self.w1t[i * self.n_hidden..(i + 1) * self.n_hidden];
-            for (hv, wv) in hid.iter_mut().zip(w) {
+        // Hidden units in blocks of HID_BLOCK held in local accumulators over
+        // all inputs (registers, not a load/store of `hid` per input); each
+        // unit still sums its inputs in order, so the result is unchanged.
+        let blocked = nh - nh % HID_BLOCK;
+        let rows = self.w1b.chunks_exact(self.n_in.max(1));
+        for (out, ws) in hid[..blocked].chunks_exact_mut(HID_BLOCK).zip(rows) {
+            let mut acc = [0f32; HID_BLOCK];
+            acc.copy_from_slice(out);
+            for (w, &x) in ws.iter().zip(&f[..ni]) {
+                for k in 0..HID_BLOCK {
+                    acc[k] += w[k] * x;
+                }
+            }
+            out.copy_from_slice(&acc);
+        }
+        for (i, &x) in f[..ni].iter().enumerate() {
+            let w = &self.w1t[i * nh + blocked..(i + 1) * nh];
+            for (hv, wv) in hid[blocked..].iter_mut().zip(w) {
                 *hv += wv * x;
             }
         }
