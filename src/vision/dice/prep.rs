@@ -112,15 +112,7 @@ fn median_u8(v: &mut [u8]) -> u8 {
     for &x in v.iter() {
         hist[x as usize] += 1;
     }
-    let mid = (v.len() / 2) as u32;
-    let mut seen = 0u32;
-    for (k, &c) in hist.iter().enumerate() {
-        seen += c;
-        if seen > mid {
-            return k as u8;
-        }
-    }
-    255
+    hist_median(&hist, v.len() as u32)
 }
 
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
