@@ -282,21 +282,41 @@ impl AppState {
             Command::NewT52 => self.screen = Screen::NewT52,
             Command::EditForm(f) => self.form = f,
             Command::UnitsFromCamera(player) => self.units_from_camera(player),
-            Command::StartT52 => self.start_t52(),
+            Command::StartT52 => self.start_from_form(GameId::T52, "T52", |s, rs| {
+                s.form.setup(rs).map(ProcedureSpec::T52)
+            }),
             Command::AnswerNumber(n) => self.apply(Event::Answer(Answer::Number(n))),
             Command::SetNumber(n) => self.number_entry = n,
             Command::NewGunfight => self.screen = Screen::NewGunfight,
             Command::EditGunfightForm(f) => self.gunfight_form = f,
-            Command::StartGunfight => self.start_gunfight(),
+            Command::StartGunfight => {
+                self.start_from_form(GameId::Gunfight, "Gunfight", |s, rs| {
+                    s.gunfight_form.setup(rs).map(ProcedureSpec::Gunfight)
+                })
+            }
             Command::NewNapoleonic => self.screen = Screen::NewNapoleonic,
             Command::EditNapoleonicForm(f) => self.napoleonic_form = f,
-            Command::StartNapoleonic => self.start_napoleonic(),
+            Command::StartNapoleonic => {
+                self.start_from_form(GameId::Napoleonic, "Napoleonic", |s, rs| {
+                    s.napoleonic_form.setup(rs).map(ProcedureSpec::Napoleonic)
+                })
+            }
             Command::NewCardActivation => self.screen = Screen::NewCardActivation,
             Command::EditCardActivationForm(f) => self.card_activation_form = f,
-            Command::StartCardActivation => self.start_card_activation(),
+            Command::StartCardActivation => {
+                self.start_from_form(GameId::CardActivation, "Card-Activation", |s, rs| {
+                    s.card_activation_form
+                        .setup(rs)
+                        .map(ProcedureSpec::CardActivation)
+                })
+            }
             Command::NewGentlemen => self.screen = Screen::NewGentlemen,
             Command::EditGentlemenForm(f) => self.gentlemen_form = f,
-            Command::StartGentlemen => self.start_gentlemen(),
+            Command::StartGentlemen => {
+                self.start_from_form(GameId::GentlemenOfWar, "Gentlemen of War", |s, rs| {
+                    s.gentlemen_form.setup(rs).map(ProcedureSpec::Gentlemen)
+                })
+            }
             Command::EnterCard(c) => self.enter_card(c),
             Command::ClearCards => self.cards_entry.clear(),
             Command::Select(target) => self.selected = target,
@@ -424,73 +444,22 @@ impl AppState {
         }
     }
 
-    fn start_t52(&mut self) {
-        let Some(ruleset) = self.library.get(GameId::T52).cloned() else {
-            self.messages.push("The T52 ruleset did not load.".into());
-            return;
-        };
-        match self.form.setup(&ruleset) {
-            Ok(setup) => self.begin(GameId::T52, ruleset, ProcedureSpec::T52(setup)),
-            Err(errors) => self.messages.push(errors.join(" ")),
-        }
-    }
-
-    fn start_gunfight(&mut self) {
-        let Some(ruleset) = self.library.get(GameId::Gunfight).cloned() else {
+    /// Starts `game` from its setup form: `setup` turns the form into the
+    /// game's procedure, or lists every problem with it (`name` names the
+    /// game when its ruleset did not load).
+    fn start_from_form(
+        &mut self,
+        game: GameId,
+        name: &str,
+        setup: impl FnOnce(&Self, &crate::rules::Ruleset) -> Result<ProcedureSpec, Vec<String>>,
+    ) {
+        let Some(ruleset) = self.library.get(game).cloned() else {
             self.messages
-                .push("The Gunfight ruleset did not load.".into());
+                .push(format!("The {name} ruleset did not load."));
             return;
         };
-        match self.gunfight_form.setup(&ruleset) {
-            Ok(setup) => self.begin(GameId::Gunfight, ruleset, ProcedureSpec::Gunfight(setup)),
-            Err(errors) => self.messages.push(errors.join(" ")),
-        }
-    }
-
-    fn start_napoleonic(&mut self) {
-        let Some(ruleset) = self.library.get(GameId::Napoleonic).cloned() else {
-            self.messages
-                .push("The Napoleonic ruleset did not load.".into());
-            return;
-        };
-        match self.napoleonic_form.setup(&ruleset) {
-            Ok(setup) => self.begin(
-                GameId::Napoleonic,
-                ruleset,
-                ProcedureSpec::Napoleonic(setup),
-            ),
-            Err(errors) => self.messages.push(errors.join(" ")),
-        }
-    }
-
-    fn start_card_activation(&mut self) {
-        let Some(ruleset) = self.library.get(GameId::CardActivation).cloned() else {
-            self.messages
-                .push("The Card-Activation ruleset did not load.".into());
-            return;
-        };
-        match self.card_activation_form.setup(&ruleset) {
-            Ok(setup) => self.begin(
-                GameId::CardActivation,
-                ruleset,
-                ProcedureSpec::CardActivation(setup),
-            ),
-            Err(errors) => self.messages.push(errors.join(" ")),
-        }
-    }
-
-    fn start_gentlemen(&mut self) {
-        let Some(ruleset) = self.library.get(GameId::GentlemenOfWar).cloned() else {
-            self.messages
-                .push("The Gentlemen of War ruleset did not load.".into());
-            return;
-        };
-        match self.gentlemen_form.setup(&ruleset) {
-            Ok(setup) => self.begin(
-                GameId::GentlemenOfWar,
-                ruleset,
-                ProcedureSpec::Gentlemen(setup),
-            ),
+        match setup(self, &ruleset) {
+            Ok(spec) => self.begin(game, ruleset, spec),
             Err(errors) => self.messages.push(errors.join(" ")),
         }
     }

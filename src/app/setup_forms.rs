@@ -32,6 +32,28 @@ impl SideForm {
     }
 }
 
+/// Parses every side's units with `parse` (given the trimmed side name and
+/// the row); each problem is a sentence starting with the side's name.
+fn parse_sides<T>(
+    sides: &[SideForm],
+    parse: impl Fn(String, &SideForm) -> Result<T, String>,
+) -> Result<Vec<T>, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut parsed = Vec::new();
+    for side in sides {
+        let name = side.name.trim().to_string();
+        match parse(name.clone(), side) {
+            Ok(t) => parsed.push(t),
+            Err(e) => errors.push(format!("{name}: {e}.")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(errors)
+    }
+}
+
 /// What the players typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GunfightForm {
@@ -63,22 +85,14 @@ impl Default for GunfightForm {
 impl GunfightForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<gunfight::GameSetup, Vec<String>> {
-        let mut errors = Vec::new();
-        let mut gangs = Vec::new();
-        for g in &self.gangs {
-            let name = g.name.trim().to_string();
-            match gunfight::parse_gunmen(&g.units) {
-                Ok(gunmen) => gangs.push(GangSetup {
-                    name,
-                    back: g.back,
-                    gunmen,
-                }),
-                Err(e) => errors.push(format!("{name}: {e}.")),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let gangs = parse_sides(&self.gangs, |name, g| {
+            let gunmen = gunfight::parse_gunmen(&g.units)?;
+            Ok(GangSetup {
+                name,
+                back: g.back,
+                gunmen,
+            })
+        })?;
         let setup = gunfight::GameSetup {
             gangs,
             civilians: self.civilians,
@@ -130,22 +144,14 @@ impl Default for NapoleonicForm {
 impl NapoleonicForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<napoleonic::GameSetup, Vec<String>> {
-        let mut errors = Vec::new();
-        let mut armies = Vec::new();
-        for a in &self.armies {
-            let name = a.name.trim().to_string();
-            match napoleonic::parse_units(&a.units) {
-                Ok(units) => armies.push(ArmySetup {
-                    name,
-                    back: a.back,
-                    units,
-                }),
-                Err(e) => errors.push(format!("{name}: {e}.")),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let armies = parse_sides(&self.armies, |name, a| {
+            let units = napoleonic::parse_units(&a.units)?;
+            Ok(ArmySetup {
+                name,
+                back: a.back,
+                units,
+            })
+        })?;
         let objectives = self
             .objectives
             .split(',')
@@ -188,18 +194,10 @@ impl Default for CardActivationForm {
 impl CardActivationForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<card_activation::GameSetup, Vec<String>> {
-        let mut errors = Vec::new();
-        let mut sides = Vec::new();
-        for s in &self.sides {
-            let name = s.name.trim().to_string();
-            match card_activation::parse_units(&s.units) {
-                Ok(units) => sides.push(SideSetup { name, units }),
-                Err(e) => errors.push(format!("{name}: {e}.")),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let sides = parse_sides(&self.sides, |name, s| {
+            let units = card_activation::parse_units(&s.units)?;
+            Ok(SideSetup { name, units })
+        })?;
         let setup = card_activation::GameSetup { sides };
         card_activation::check_setup(&setup, ruleset)?;
         Ok(setup)
@@ -236,22 +234,14 @@ impl Default for GentlemenForm {
 impl GentlemenForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<gentlemen::GameSetup, Vec<String>> {
-        let mut errors = Vec::new();
-        let mut bands = Vec::new();
-        for b in &self.bands {
-            let name = b.name.trim().to_string();
-            match gentlemen::parse_units(&b.units, ruleset) {
-                Ok(units) => bands.push(BandSetup {
-                    name,
-                    back: b.back,
-                    units,
-                }),
-                Err(e) => errors.push(format!("{name}: {e}.")),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let bands = parse_sides(&self.bands, |name, b| {
+            let units = gentlemen::parse_units(&b.units, ruleset)?;
+            Ok(BandSetup {
+                name,
+                back: b.back,
+                units,
+            })
+        })?;
         let setup = gentlemen::GameSetup { bands };
         gentlemen::check_setup(&setup, ruleset)?;
         Ok(setup)

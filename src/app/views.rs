@@ -54,9 +54,8 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             if ui.button(&rs.title).clicked() {
                 cmds.push(Command::OpenRules(game));
             }
-            if let Some((label, cmd)) = new_game_button(game)
-                && ui.button(label).clicked()
-            {
+            let (label, cmd) = new_game_button(game);
+            if ui.button(label).clicked() {
                 cmds.push(cmd);
             }
         });
@@ -83,13 +82,13 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 /// The button that opens a game's setup form.
-fn new_game_button(game: GameId) -> Option<(&'static str, Command)> {
+fn new_game_button(game: GameId) -> (&'static str, Command) {
     match game {
-        GameId::T52 => Some(("New T52 game", Command::NewT52)),
-        GameId::Gunfight => Some(("New Gunfight game", Command::NewGunfight)),
-        GameId::Napoleonic => Some(("New Napoleonic game", Command::NewNapoleonic)),
-        GameId::CardActivation => Some(("New Card-Activation game", Command::NewCardActivation)),
-        GameId::GentlemenOfWar => Some(("New Gentlemen of War game", Command::NewGentlemen)),
+        GameId::T52 => ("New T52 game", Command::NewT52),
+        GameId::Gunfight => ("New Gunfight game", Command::NewGunfight),
+        GameId::Napoleonic => ("New Napoleonic game", Command::NewNapoleonic),
+        GameId::CardActivation => ("New Card-Activation game", Command::NewCardActivation),
+        GameId::GentlemenOfWar => ("New Gentlemen of War game", Command::NewGentlemen),
     }
 }
 
@@ -656,15 +655,17 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let Some(rs) = state.library.get(GameId::T52) else {
-        ui.label("The T52 ruleset did not load.");
+    let Some(rs) = form_header(
+        state,
+        ui,
+        cmds,
+        GameId::T52,
+        "T52",
+        "New T52 game",
+        "Type each regiment as card codes: units separated by spaces, cards lying under or beside a unit joined with +, upgrades after a colon. Example: XR As Ad 8c+7s 4h+5c+Qd:mob,tough 3s",
+    ) else {
         return;
     };
-    if ui.button("Back").clicked() {
-        cmds.push(Command::GoHome);
-    }
-    ui.heading("New T52 game");
-    ui.label("Type each regiment as card codes: units separated by spaces, cards lying under or beside a unit joined with +, upgrades after a colon. Example: XR As Ad 8c+7s 4h+5c+Qd:mob,tough 3s");
     let mut form = state.form.clone();
     let camera = state
         .live_frame
@@ -699,6 +700,30 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         cmds.push(Command::EditForm(form.clone()));
     }
     start_or_problems(ui, form.setup(rs), Command::StartT52, cmds);
+}
+
+/// The top of a setup form: a Back button, the heading and how to fill it
+/// in. Returns the game's ruleset, or `None` (and says so, naming the game
+/// as `name`) when it did not load.
+fn form_header<'a>(
+    state: &'a AppState,
+    ui: &mut egui::Ui,
+    cmds: &mut Vec<Command>,
+    game: GameId,
+    name: &str,
+    heading: &str,
+    help: &str,
+) -> Option<&'a crate::rules::Ruleset> {
+    let Some(rs) = state.library.get(game) else {
+        ui.label(format!("The {name} ruleset did not load."));
+        return None;
+    };
+    if ui.button("Back").clicked() {
+        cmds.push(Command::GoHome);
+    }
+    ui.heading(heading);
+    ui.label(help);
+    Some(rs)
 }
 
 /// One row per side: name, pack back, units. Returns the row whose
@@ -761,15 +786,17 @@ fn start_or_problems<T>(
 }
 
 fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let Some(rs) = state.library.get(GameId::Gunfight) else {
-        ui.label("The Gunfight ruleset did not load.");
+    let Some(rs) = form_header(
+        state,
+        ui,
+        cmds,
+        GameId::Gunfight,
+        "Gunfight",
+        "New Gunfight game",
+        "One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).",
+    ) else {
         return;
     };
-    if ui.button("Back").clicked() {
-        cmds.push(Command::GoHome);
-    }
-    ui.heading("New Gunfight game");
-    ui.label("One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).");
     let mut form = state.gunfight_form.clone();
     if let Some(i) = side_rows(ui, &mut form.gangs, "gunmen", true, 2) {
         form.gangs.remove(i);
@@ -787,15 +814,17 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let Some(rs) = state.library.get(GameId::Napoleonic) else {
-        ui.label("The Napoleonic ruleset did not load.");
+    let Some(rs) = form_header(
+        state,
+        ui,
+        cmds,
+        GameId::Napoleonic,
+        "Napoleonic",
+        "New Napoleonic Card Combat game",
+        "One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns.",
+    ) else {
         return;
     };
-    if ui.button("Back").clicked() {
-        cmds.push(Command::GoHome);
-    }
-    ui.heading("New Napoleonic Card Combat game");
-    ui.label("One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns.");
     let mut form = state.napoleonic_form.clone();
     side_rows(ui, &mut form.armies, "units", true, usize::MAX);
     ui.horizontal(|ui| {
@@ -810,15 +839,17 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
 }
 
 fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let Some(rs) = state.library.get(GameId::CardActivation) else {
-        ui.label("The Card-Activation ruleset did not load.");
+    let Some(rs) = form_header(
+        state,
+        ui,
+        cmds,
+        GameId::CardActivation,
+        "Card-Activation",
+        "New Card-Activation Skirmish game",
+        "One line per side: a name and its units as Name:models, with one Field Commander as Name:commander. Unit values come from the ruleset's editable profiles.",
+    ) else {
         return;
     };
-    if ui.button("Back").clicked() {
-        cmds.push(Command::GoHome);
-    }
-    ui.heading("New Card-Activation Skirmish game");
-    ui.label("One line per side: a name and its units as Name:models, with one Field Commander as Name:commander. Unit values come from the ruleset's editable profiles.");
     let mut form = state.card_activation_form.clone();
     side_rows(ui, &mut form.sides, "units", false, usize::MAX);
     if form != state.card_activation_form {
@@ -828,15 +859,17 @@ fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Comma
 }
 
 fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let Some(rs) = state.library.get(GameId::GentlemenOfWar) else {
-        ui.label("The Gentlemen of War ruleset did not load.");
+    let Some(rs) = form_header(
+        state,
+        ui,
+        cmds,
+        GameId::GentlemenOfWar,
+        "Gentlemen of War",
+        "New Gentlemen of War game",
+        "One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile, optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour).",
+    ) else {
         return;
     };
-    if ui.button("Back").clicked() {
-        cmds.push(Command::GoHome);
-    }
-    ui.heading("New Gentlemen of War game");
-    ui.label("One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile, optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour).");
     let profiles: Vec<String> = rs
         .profiles
         .iter()

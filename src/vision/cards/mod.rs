@@ -382,40 +382,32 @@ impl CardReader {
         let rgb: &RgbImage = &rgb;
         let cands = candidates(rgb);
         let mut scan = CardScan::default();
-        // (read, card width): whole-card reads first, then corner reads.
-        let mut whole: Vec<(CardRead, f32)> = Vec::new();
-        // Per whole read: whether at least [`TRUSTED_OUTLINE_READS`] corners agreed.
-        let mut trusted: Vec<bool> = Vec::new();
+        // (read, card width, trusted): whole-card reads; trusted when at least
+        // [`TRUSTED_OUTLINE_READS`] corners agreed.
+        let mut whole: Vec<(CardRead, f32, bool)> = Vec::new();
         for (quad, ambiguous) in &cands.singles {
             let frames = quad_frames(quad, *ambiguous);
             let reads: Vec<CornerRead> = frames
                 .iter()
                 .filter_map(|f| self.read_frame(rgb, f))
                 .collect();
-            if let Some(r) = combine(&reads) {
+            // Corners that disagree leave the card unread; corners that gave
+            // nothing get the shifted re-read.
+            let read = match combine(&reads) {
+                Some(r) => Some((r, reads.len() >= TRUSTED_OUTLINE_READS)),
+                None if reads.is_empty() => self.reread_outline(rgb, &frames).map(|r| (r, false)),
+                None => None,
+            };
+            if let Some((r, trusted)) = read {
                 let w = frames.first().map(|f| f.width).unwrap_or(1.0);
-                trusted.push(reads.len() >= TRUSTED_OUTLINE_READS);
-                whole.push((
-                    CardRead {
-                        code: r.code,
-                        quad: *quad,
-                        confidence: r.confidence,
-                    },
-                    w,
-                ));
+                let card = CardRead {
+                    code: r.code,
+                    quad: *quad,
+                    confidence: r.confidence,
+                };
+                whole.push((card, w, trusted));
             } else if !reads.is_empty() {
                 scan.unread.push(*quad);
-            } else if let Some(r) = self.reread_outline(rgb, &frames) {
-                let w = frames.first().map(|f| f.width).unwrap_or(1.0);
-                trusted.push(false);
-                whole.push((
-                    CardRead {
-                        code: r.code,
-                        quad: *quad,
-                        confidence: r.confidence,
-                    },
-                    w,
-                ));
             } else if let Some(colour) = frames.first().and_then(|f| {
                 let h = quad.side(1) / f.width.max(1.0);
                 backs::back_colour(rgb, f, h)
@@ -461,9 +453,8 @@ impl CardReader {
         // so the other card's index inside it must stay visible.
         let read_quads: Vec<Quad> = whole
             .iter()
-            .zip(&trusted)
-            .filter(|(_, t)| **t)
-            .map(|((r, _), _)| {
+            .filter(|(_, _, trusted)| *trusted)
+            .map(|(r, _, _)| {
                 let c = r.quad.centre();
                 Quad(r.quad.0.map(|p| {
                     [
@@ -521,7 +512,7 @@ impl CardReader {
         // Merge corner reads of the same physical card.
         loose.sort_by(|a, b| b.0.confidence.total_cmp(&a.0.confidence));
         let mut kept: Vec<(CardRead, f32, Option<[f32; 2]>)> =
-            whole.into_iter().map(|(r, w)| (r, w, None)).collect();
+            whole.into_iter().map(|(r, w, _)| (r, w, None)).collect();
         for (r, w, g) in loose {
             let c = r.quad.centre();
             if let Some(k) = kept.iter_mut().find(|(k, kw, _)| {
