@@ -635,7 +635,8 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 cmds.push(Command::Correct(target, fix));
             }
         };
-        ui.horizontal(|ui| {
+        // Wrapped: six buttons and a label overflow the side panel of a small window.
+        ui.horizontal_wrapped(|ui| {
             ui.label(if target.is_die() {
                 "This die shows:"
             } else {
@@ -771,17 +772,15 @@ fn start_or_problems<T>(
     start: Command,
     cmds: &mut Vec<Command>,
 ) {
-    match checked {
-        Ok(_) => {
-            if ui.button("Start game").clicked() {
-                cmds.push(start);
-            }
-        }
-        Err(problems) => {
-            for p in problems {
-                ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
-            }
-        }
+    // The button is always shown (greyed out while the form has problems) so
+    // a newcomer sees where the form leads and why it cannot start yet.
+    let problems = checked.err().unwrap_or_default();
+    let button = ui.add_enabled(problems.is_empty(), egui::Button::new("Start game"));
+    if button.clicked() {
+        cmds.push(start);
+    }
+    for p in problems {
+        ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
     }
 }
 
