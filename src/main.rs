@@ -234,15 +234,7 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
     let mut state = app::AppState::new(None, None);
     match &cli.replay {
         Some(dir) => {
-            let dir = dir.clone();
-            state.start_live(
-                format!("replay of {}", dir.display()),
-                Box::new(move || {
-                    let src = adjutant::vision::frame_source::ReplaySource::open(&dir)?;
-                    Ok(Box::new(src) as Box<dyn adjutant::vision::frame_source::FrameSource>)
-                }),
-                app::live::REPLAY_PAUSE,
-            );
+            state.start_replay(dir.clone());
             // Asked for recorded frames: show them first.
             state.screen = app::Screen::Table;
         }

@@ -318,6 +318,20 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     );
     harness.get_by_label("Kid (pistol): 6/6 lives");
     harness.get_by_label("[Red (9h)], Blue (4c)");
+    // A rules question mid-game: the lookup on the play screen finds it.
+    assert!(harness.query_by_label("Overwatch").is_none(), "folded away");
+    harness.get_by_label("Rules lookup").click();
+    harness.run();
+    harness.get_by_label("Search rules:").focus();
+    harness.run();
+    harness.get_by_label("Search rules:").type_text("overwatch");
+    harness.run();
+    harness.get_by_label("Overwatch");
+    assert!(
+        harness.query_by_label("Civilian reactions").is_none(),
+        "filtered out"
+    );
+    assert_eq!(harness.state().screen, Screen::Play);
     harness.get_by_label("Move a gunman").click();
     harness.run();
     harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
@@ -408,4 +422,65 @@ fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck()
             .any(|l| l.text.starts_with("Red's deck: "))),
         "the drawn cards are logged"
     );
+}
+
+/// Runs the window until `done` holds, for at most 30 s of wall time (the
+/// frame-source loop runs on its own thread). Not a speed check: the bound
+/// only stops a broken loop from hanging the test.
+fn run_until(harness: &mut Harness<'_, AppState>, done: impl Fn(&AppState) -> bool) {
+    let start = std::time::Instant::now();
+    while !done(harness.state()) && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        harness.run();
+    }
+}
+
+#[test]
+fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let photos = dir.path().join("photos");
+    std::fs::create_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/die_4_19.png");
+    std::fs::copy(&fixture, photos.join("frame.png")).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Table view (camera)").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Table);
+
+    // A folder that does not exist: the message names it and the box stays.
+    let missing = dir.path().join("no-such-folder");
+    harness.get_by_label("Read photos from folder:").focus();
+    harness.run();
+    harness
+        .get_by_label("Read photos from folder:")
+        .type_text(&missing.display().to_string());
+    harness.run();
+    harness.get_by_label("Read photos").click();
+    harness.run();
+    run_until(&mut harness, |s| !s.messages.is_empty());
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("no-such-folder"), "{said}");
+    assert!(harness.state().live.is_none());
+
+    // A real folder: its photo arrives read, as a camera frame would.
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::SetReplayDir(String::new()));
+    harness.run();
+    harness.get_by_label("Read photos from folder:").focus();
+    harness.run();
+    harness
+        .get_by_label("Read photos from folder:")
+        .type_text(&photos.display().to_string());
+    harness.run();
+    harness.get_by_label("Read photos").click();
+    harness.run();
+    run_until(&mut harness, |s| s.live_frame.is_some());
+    let frame = harness.state().live_frame.as_ref().map(|f| f.raw.clone());
+    let frame = frame.unwrap_or_else(|| panic!("no frame read from {}", photos.display()));
+    let size = image::image_dimensions(&fixture).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((frame.width, frame.height), size);
+    assert!(harness.state().live.is_some());
 }

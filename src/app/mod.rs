@@ -75,6 +75,10 @@ pub enum Command {
     AnswerFromCamera,
     /// Stop the camera or replay.
     StopLive,
+    /// Set the folder typed in the table view's "read photos" box.
+    SetReplayDir(String),
+    /// Read the photos of a folder as if they were camera frames.
+    Replay(PathBuf),
     /// Open the T52 setup form.
     NewT52,
     /// Replace the setup form with edited text.
@@ -140,6 +144,8 @@ pub struct AppState {
     pub session: Option<(Session, Autosave)>,
     /// Text typed in the rules search box.
     pub rules_query: String,
+    /// Folder typed in the table view to read photos from.
+    pub replay_dir: String,
     /// Dice faces typed so far for the pending dice request.
     pub dice_entry: Vec<u8>,
     /// The readers, when their models loaded.
@@ -211,6 +217,7 @@ impl AppState {
             screen: Screen::Home,
             session: None,
             rules_query: String::new(),
+            replay_dir: String::new(),
             dice_entry: Vec::new(),
             readers,
             live: None,
@@ -249,6 +256,7 @@ impl AppState {
                             .push(format!("Restored from backup {}", loaded.from.display()));
                     }
                     self.session = Some((loaded.session, Autosave { path }));
+                    self.rules_query.clear();
                     self.screen = Screen::Play;
                 }
                 Err(e) => self.messages.push(format!("Cannot resume: {e}")),
@@ -278,6 +286,8 @@ impl AppState {
             Command::ClearDice => self.dice_entry.clear(),
             Command::OpenTable => self.screen = Screen::Table,
             Command::StopLive => self.live = None,
+            Command::SetReplayDir(d) => self.replay_dir = d,
+            Command::Replay(dir) => self.start_replay(dir),
             Command::AnswerFromCamera => self.answer_from_camera(),
             Command::NewT52 => self.screen = Screen::NewT52,
             Command::EditForm(f) => self.form = f,
@@ -347,6 +357,20 @@ impl AppState {
                 .messages
                 .push("Cannot read frames: the reader models did not load.".into()),
         }
+    }
+
+    /// Reads the photos in `dir` (name order, looping) as camera frames. A
+    /// folder without photos becomes a message on the table view.
+    pub fn start_replay(&mut self, dir: PathBuf) {
+        let description = format!("replay of {}", dir.display());
+        self.start_live(
+            description,
+            Box::new(move || {
+                let src = crate::vision::frame_source::ReplaySource::open(&dir)?;
+                Ok(Box::new(src) as Box<dyn crate::vision::frame_source::FrameSource>)
+            }),
+            live::REPLAY_PAUSE,
+        );
     }
 
     /// Takes the frames and problems the frame-source loop produced.
@@ -476,6 +500,8 @@ impl AppState {
         }
         self.saves = save::list(&self.save_dir);
         self.session = Some((session, autosave));
+        // A search typed for another game would hide this game's rules.
+        self.rules_query.clear();
         self.screen = Screen::Play;
     }
 

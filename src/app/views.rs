@@ -101,6 +101,18 @@ fn rules(state: &AppState, game: GameId, ui: &mut egui::Ui, cmds: &mut Vec<Comma
         cmds.push(Command::GoHome);
     }
     ui.heading(&rs.title);
+    rules_search(state, rs, ui, cmds, f32::INFINITY);
+}
+
+/// A search box over a ruleset's entries and the entries matching it (all
+/// of them when the box is empty), in a scroll area at most `max_height` tall.
+fn rules_search(
+    state: &AppState,
+    rs: &crate::rules::Ruleset,
+    ui: &mut egui::Ui,
+    cmds: &mut Vec<Command>,
+    max_height: f32,
+) {
     let mut query = state.rules_query.clone();
     ui.horizontal(|ui| {
         let label = ui.label("Search rules:");
@@ -109,16 +121,19 @@ fn rules(state: &AppState, game: GameId, ui: &mut egui::Ui, cmds: &mut Vec<Comma
     if query != state.rules_query {
         cmds.push(Command::SetRulesQuery(query.clone()));
     }
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        for r in rs.search(&query) {
-            ui.strong(&r.title);
-            ui.label(&r.text);
-            if let Some(ruling) = &r.ruling {
-                ui.label(egui::RichText::new(format!("Ruling: {ruling}")).italics());
+    egui::ScrollArea::vertical()
+        .id_salt("rules")
+        .max_height(max_height)
+        .show(ui, |ui| {
+            for r in rs.search(&query) {
+                ui.strong(&r.title);
+                ui.label(&r.text);
+                if let Some(ruling) = &r.ruling {
+                    ui.label(egui::RichText::new(format!("Ruling: {ruling}")).italics());
+                }
+                ui.add_space(4.0);
             }
-            ui.add_space(4.0);
-        }
-    });
+        });
 }
 
 fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
@@ -236,43 +251,20 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             }
         });
     }
+    // Rules questions come up mid-game: the lookup sits on the play screen,
+    // folded away until wanted.
+    egui::CollapsingHeader::new("Rules lookup")
+        .id_salt("play-rules")
+        .show(ui, |ui| {
+            rules_search(state, session.ruleset(), ui, cmds, 220.0)
+        });
     ui.columns(2, |cols| {
-        if !st.activation.slots.is_empty() {
-            cols[0].heading("Order of play");
-            cols[0].label(activation_line(st));
-        }
-        cols[0].heading("Units");
-        for (i, side) in st.sides.iter().enumerate() {
-            cols[0].strong(&side.name);
-            for (_, u) in st.units_of(i) {
-                let text = unit_line(u);
-                cols[0].label(text);
-            }
-        }
-        if !st.decks.is_empty() {
-            cols[0].heading("Decks");
-            for d in &st.decks {
-                cols[0].label(format!(
-                    "{}: {} to draw, {} discarded",
-                    d.name,
-                    d.draw_pile.len(),
-                    d.discard_pile.len()
-                ));
-            }
-        }
-        if !st.objectives.is_empty() {
-            cols[0].heading("Objectives");
-            for o in &st.objectives {
-                let holder = match o.holder {
-                    crate::rules::state::Holder::Uncaptured => "uncaptured".to_string(),
-                    crate::rules::state::Holder::Contested => "contested".to_string(),
-                    crate::rules::state::Holder::Side(i) => format!("held by {}", st.side_name(i)),
-                };
-                cols[0].label(format!("{}: {holder}", o.name));
-            }
-        }
+        egui::ScrollArea::vertical()
+            .id_salt("units")
+            .show(&mut cols[0], |ui| units_column(st, ui));
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
+            .id_salt("log")
             .stick_to_bottom(true)
             .show(&mut cols[1], |ui| {
                 for l in &st.log {
@@ -280,6 +272,44 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             });
     });
+}
+
+/// Order of play, units, decks and objectives of the game in progress.
+fn units_column(st: &crate::rules::GameState, ui: &mut egui::Ui) {
+    if !st.activation.slots.is_empty() {
+        ui.heading("Order of play");
+        ui.label(activation_line(st));
+    }
+    ui.heading("Units");
+    for (i, side) in st.sides.iter().enumerate() {
+        ui.strong(&side.name);
+        for (_, u) in st.units_of(i) {
+            let text = unit_line(u);
+            ui.label(text);
+        }
+    }
+    if !st.decks.is_empty() {
+        ui.heading("Decks");
+        for d in &st.decks {
+            ui.label(format!(
+                "{}: {} to draw, {} discarded",
+                d.name,
+                d.draw_pile.len(),
+                d.discard_pile.len()
+            ));
+        }
+    }
+    if !st.objectives.is_empty() {
+        ui.heading("Objectives");
+        for o in &st.objectives {
+            let holder = match o.holder {
+                crate::rules::state::Holder::Uncaptured => "uncaptured".to_string(),
+                crate::rules::state::Holder::Contested => "contested".to_string(),
+                crate::rules::state::Holder::Side(i) => format!("held by {}", st.side_name(i)),
+            };
+            ui.label(format!("{}: {holder}", o.name));
+        }
+    }
 }
 
 /// The activation order, the one acting now in brackets: "Red (9h), [Blue (4c)]".
@@ -402,10 +432,28 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
             None => {
-                ui.label("No camera running. Start Adjutant with a webcam plugged in, or with --replay DIR to read recorded frames; dice and cards can always be entered by hand.");
+                ui.label("No camera running. Plug in a webcam and restart Adjutant, or read photos from a folder; dice and cards can always be entered by hand.");
             }
         }
     });
+    if state.live.is_none() {
+        ui.horizontal(|ui| {
+            let mut dir = state.replay_dir.clone();
+            let l = ui.label("Read photos from folder:");
+            ui.add(egui::TextEdit::singleline(&mut dir).desired_width(360.0))
+                .labelled_by(l.id);
+            if dir != state.replay_dir {
+                cmds.push(Command::SetReplayDir(dir.clone()));
+            }
+            let typed = !dir.trim().is_empty();
+            if ui
+                .add_enabled(typed, egui::Button::new("Read photos"))
+                .clicked()
+            {
+                cmds.push(Command::Replay(dir.trim().into()));
+            }
+        });
+    }
     if state
         .session
         .as_ref()
