@@ -70,6 +70,8 @@ pub struct DetKernel {
     /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
     w2: [Vec<f32>; 2],
     b2: [f32; 2],
+    /// Whether [`Self::eval`] may use AVX (checked once, at construction).
+    avx: bool,
 }
 
 impl DetKernel {
@@ -111,11 +113,37 @@ impl DetKernel {
             b1,
             w2: [row(0), row(1)],
             b2: [bias(0), bias(1)],
+            avx: has_avx(),
         }
     }
 
     /// (objectness logit, ln size) for one feature vector; `hid` is scratch.
+    /// Uses AVX when the CPU has it (same result bit for bit: the same
+    /// multiplies and adds in the same order, 8 lanes per instruction instead
+    /// of 4; no fused multiply-add).
     pub fn eval(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx {
+            // SAFETY: `avx` is only set when the CPU reports AVX.
+            return unsafe { self.eval_avx(f, hid) };
+        }
+        self.eval_portable(f, hid)
+    }
+
+    /// [`Self::eval`] compiled for AVX (8-float registers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn eval_avx(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
+        self.eval_body(f, hid)
+    }
+
+    /// [`Self::eval`] without CPU-specific code (SSE2 on x86_64).
+    pub fn eval_portable(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
+        self.eval_body(f, hid)
+    }
+
+    #[inline(always)]
+    fn eval_body(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
         let (ni, nh) = (self.n_in.min(f.len()), self.n_hidden);
         hid.clear();
         hid.extend_from_slice(&self.b1);
@@ -134,7 +162,13 @@ impl DetKernel {
             }
             out.copy_from_slice(&acc);
         }
-        for (i, &x) in f[..ni].iter().enumerate() {
+        // Units past the last full block, if any (none for the shipped
+        // 24-unit detector).
+        for (i, &x) in f[..ni]
+            .iter()
+            .enumerate()
+            .take(if blocked < nh { ni } else { 0 })
+        {
             let w = &self.w1t[i * nh + blocked..(i + 1) * nh];
             for (hv, wv) in hid[blocked..].iter_mut().zip(w) {
                 *hv += wv * x;
@@ -150,11 +184,24 @@ impl DetKernel {
     }
 }
 
+/// Whether the CPU can run [`DetKernel::eval_avx`].
+fn has_avx() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the cheap pre-filter lets the cell at half-res `(cx, cy)` through.
 pub fn passes_prefilter(p: &Prepared, cx: i64, cy: i64) -> bool {
     let r = PREFILTER_RADIUS;
-    p.box_mean(0, cx - r, cy - r, cx + r + 1, cy + r + 1) >= PREFILTER_MIN
-        || p.box_mean(1, cx - r, cy - r, cx + r + 1, cy + r + 1) >= PREFILTER_MIN
+    // One box, all channels (equal to the per-channel `box_mean`).
+    let m = p.box_means(cx - r, cy - r, cx + r + 1, cy + r + 1);
+    m[0] >= PREFILTER_MIN || m[1] >= PREFILTER_MIN
 }
 
 /// Half-res cell centre of grid cell `(gx, gy)`.
@@ -375,6 +422,10 @@ mod tests {
             let (a, b) = k.eval(r, &mut hid);
             assert!((o[0] - a).abs() < 1e-3 * (1.0 + a.abs()), "{} {a}", o[0]);
             assert!((o[1] - b).abs() < 1e-3 * (1.0 + b.abs()), "{} {b}", o[1]);
+            // The CPU-specific path (if any) agrees with the portable one
+            // exactly.
+            let (pa, pb) = k.eval_portable(r, &mut hid);
+            assert_eq!((a.to_bits(), b.to_bits()), (pa.to_bits(), pb.to_bits()));
         }
     }
 }
