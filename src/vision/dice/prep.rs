@@ -95,6 +95,50 @@ impl Prepared {
         out
     }
 
+    /// [`Self::box_means_inside`] with the first four channels in one SSE2
+    /// register (same integer sums, same float conversion and division per
+    /// lane, so the same values; see `inside_features_match_clamped`).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn box_means_inside_sse2(
+        &self,
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+    ) -> [f32; N_CHANNELS] {
+        use std::arch::x86_64::{
+            __m128i, _mm_add_epi32, _mm_cvtepi32_ps, _mm_div_ps, _mm_loadu_si128, _mm_set1_ps,
+            _mm_storeu_ps, _mm_sub_epi32,
+        };
+        let s = self.w + 1;
+        let ii = &self.integrals;
+        let (a, b, c, d) = (
+            &ii[y1 * s + x1],
+            &ii[y0 * s + x0],
+            &ii[y0 * s + x1],
+            &ii[y1 * s + x0],
+        );
+        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        let mut out = [0f32; N_CHANNELS];
+        // SAFETY: SSE2 is part of the x86_64 baseline; each load reads the
+        // first 16 of the 20 bytes of one `[u32; 5]` entry (unaligned loads
+        // allow any address) and the store writes the first 4 of 5 floats.
+        unsafe {
+            let ld = |v: &[u32; N_CHANNELS]| _mm_loadu_si128(v.as_ptr() as *const __m128i);
+            let sum = _mm_sub_epi32(_mm_sub_epi32(_mm_add_epi32(ld(a), ld(b)), ld(c)), ld(d));
+            let m = _mm_div_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(n));
+            _mm_storeu_ps(out.as_mut_ptr(), m);
+        }
+        let k = N_CHANNELS - 1;
+        let sum = a[k]
+            .wrapping_add(b[k])
+            .wrapping_sub(c[k])
+            .wrapping_sub(d[k]);
+        out[k] = sum as i32 as f32 / n;
+        out
+    }
+
     /// Whether every detection feature box of the cell centred at `(cx, cy)`
     /// lies inside the frame (then no box needs clamping).
     fn holds_feature_boxes(&self, cx: i64, cy: i64) -> bool {
@@ -496,6 +540,9 @@ impl BoxMeans for Inside<'_> {
     #[inline(always)]
     fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
         let u = |v: i64| v as usize;
+        #[cfg(target_arch = "x86_64")]
+        return self.0.box_means_inside_sse2(u(x0), u(y0), u(x1), u(y1));
+        #[cfg(not(target_arch = "x86_64"))]
         self.0.box_means_inside(u(x0), u(y0), u(x1), u(y1))
     }
 }
