@@ -56,29 +56,33 @@ impl Prepared {
     }
 
     /// Means of all channels over the box (clamped), zeros if empty; equal
-    /// to [`Self::box_mean`] per channel. The detector takes 20 per scored
-    /// cell, hence the inline hint (callgrind shows the compiler may still
-    /// keep it out of line).
+    /// to [`Self::box_mean`] per channel.
     #[inline]
     pub fn box_means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
         let cl = |v: i64, m: usize| v.clamp(0, m as i64) as usize;
         let (x0, x1) = (cl(x0, self.w), cl(x1, self.w));
         let (y0, y1) = (cl(y0, self.h), cl(y1, self.h));
-        let mut out = [0f32; N_CHANNELS];
         if x1 <= x0 || y1 <= y0 {
-            return out;
+            return [0f32; N_CHANNELS];
         }
+        self.box_means_inside(x0, y0, x1, y1)
+    }
+
+    /// [`Self::box_means`] of a non-empty box inside the frame
+    /// (`x0 < x1 <= w`, `y0 < y1 <= h`): no clamping. The detector takes 20
+    /// per scored cell, so this is inlined into the feature loop.
+    #[inline(always)]
+    fn box_means_inside(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> [f32; N_CHANNELS] {
         let s = self.w + 1;
         let ii = &self.integrals;
-        let (Some(a), Some(b), Some(c), Some(d)) = (
-            ii.get(y1 * s + x1),
-            ii.get(y0 * s + x0),
-            ii.get(y0 * s + x1),
-            ii.get(y1 * s + x0),
-        ) else {
-            return out;
-        };
+        let (a, b, c, d) = (
+            ii[y1 * s + x1],
+            ii[y0 * s + x0],
+            ii[y0 * s + x1],
+            ii[y1 * s + x0],
+        );
         let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        let mut out = [0f32; N_CHANNELS];
         for (k, o) in out.iter_mut().enumerate() {
             let sum = a[k]
                 .wrapping_add(b[k])
@@ -89,6 +93,57 @@ impl Prepared {
             *o = sum as i32 as f32 / n;
         }
         out
+    }
+
+    /// [`Self::box_means_inside`] with the first four channels in one SSE2
+    /// register (same integer sums, same float conversion and division per
+    /// lane, so the same values; see `inside_features_match_clamped`).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn box_means_inside_sse2(
+        &self,
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+    ) -> [f32; N_CHANNELS] {
+        use std::arch::x86_64::{
+            __m128i, _mm_add_epi32, _mm_cvtepi32_ps, _mm_div_ps, _mm_loadu_si128, _mm_set1_ps,
+            _mm_storeu_ps, _mm_sub_epi32,
+        };
+        let s = self.w + 1;
+        let ii = &self.integrals;
+        let (a, b, c, d) = (
+            &ii[y1 * s + x1],
+            &ii[y0 * s + x0],
+            &ii[y0 * s + x1],
+            &ii[y1 * s + x0],
+        );
+        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        let mut out = [0f32; N_CHANNELS];
+        // SAFETY: SSE2 is part of the x86_64 baseline; each load reads the
+        // first 16 of the 20 bytes of one `[u32; 5]` entry (unaligned loads
+        // allow any address) and the store writes the first 4 of 5 floats.
+        unsafe {
+            let ld = |v: &[u32; N_CHANNELS]| _mm_loadu_si128(v.as_ptr() as *const __m128i);
+            let sum = _mm_sub_epi32(_mm_sub_epi32(_mm_add_epi32(ld(a), ld(b)), ld(c)), ld(d));
+            let m = _mm_div_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(n));
+            _mm_storeu_ps(out.as_mut_ptr(), m);
+        }
+        let k = N_CHANNELS - 1;
+        let sum = a[k]
+            .wrapping_add(b[k])
+            .wrapping_sub(c[k])
+            .wrapping_sub(d[k]);
+        out[k] = sum as i32 as f32 / n;
+        out
+    }
+
+    /// Whether every detection feature box of the cell centred at `(cx, cy)`
+    /// lies inside the frame (then no box needs clamping).
+    fn holds_feature_boxes(&self, cx: i64, cy: i64) -> bool {
+        let r = RADII[RADII.len() - 1];
+        cx - r >= 0 && cy - r >= 0 && cx + r < self.w as i64 && cy + r < self.h as i64
     }
 
     /// Mean of channel `c` over the box, 0 if empty.
@@ -132,89 +187,98 @@ fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     255
 }
 
-/// Build the detection planes for an RGB frame (any size >= 1x1).
-pub fn prepare(img: &RgbImage) -> Prepared {
-    let f = DETECT_DOWNSAMPLE as usize;
+/// Planar half-resolution colour: one byte plane per channel (R, G, B), so
+/// the per-pixel channel pass reads contiguous bytes and vectorises.
+struct Planes {
+    w: usize,
+    h: usize,
+    c: [Vec<u8>; 3],
+}
+
+/// Half-resolution planes by box averaging (`f x f` blocks, partial blocks at
+/// the right and bottom edges averaged over the pixels they have).
+#[inline(always)]
+fn downsample(img: &RgbImage, f: usize) -> Planes {
     let (fw, fh) = (img.width() as usize, img.height() as usize);
     let w = (fw / f).max(1);
     let h = (fh / f).max(1);
     let raw = img.as_raw();
-    // Half-resolution RGB by box averaging.
-    let mut rgb = vec![0u8; w * h * 3];
+    let mut c = [vec![0u8; w * h], vec![0u8; w * h], vec![0u8; w * h]];
     if f == 2 && fw >= 2 && fh >= 2 {
+        let [pr, pg, pb] = &mut c;
+        // Sums of the two source rows over the 2w used pixels (a contiguous,
+        // vectorised pass), then of horizontal pixel pairs.
+        let mut vsum = vec![0u16; 6 * w];
         for y in 0..h {
-            let r0 = &raw[(2 * y) * fw * 3..(2 * y + 1) * fw * 3];
-            let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 2) * fw * 3];
-            let orow = &mut rgb[y * w * 3..(y + 1) * w * 3];
-            // Pixel-pair chunks: no per-byte bounds checks.
-            let pairs = orow
-                .chunks_exact_mut(3)
-                .zip(r0.chunks_exact(6).zip(r1.chunks_exact(6)));
-            for (o, (a, b)) in pairs {
-                for c in 0..3 {
-                    let sum = a[c] as u32 + a[c + 3] as u32 + b[c] as u32 + b[c + 3] as u32;
-                    o[c] = (sum / 4) as u8;
-                }
+            let r0 = &raw[(2 * y) * fw * 3..(2 * y) * fw * 3 + 6 * w];
+            let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 1) * fw * 3 + 6 * w];
+            for ((v, &a), &b) in vsum.iter_mut().zip(r0).zip(r1) {
+                *v = a as u16 + b as u16;
+            }
+            let row = y * w..(y + 1) * w;
+            let outs = pr[row.clone()]
+                .iter_mut()
+                .zip(pg[row.clone()].iter_mut())
+                .zip(pb[row].iter_mut());
+            // Pixel-pair chunks: no per-byte bounds checks. At most 4 * 255,
+            // so the u16 sums are exact.
+            for (((or, og), ob), q) in outs.zip(vsum.chunks_exact(6)) {
+                *or = ((q[0] + q[3]) / 4) as u8;
+                *og = ((q[1] + q[4]) / 4) as u8;
+                *ob = ((q[2] + q[5]) / 4) as u8;
             }
         }
+        return Planes { w, h, c };
     }
     for y in 0..h {
-        if f == 2 && fw >= 2 && fh >= 2 {
-            break;
-        }
         for x in 0..w {
             let mut acc = [0u32; 3];
             let mut n = 0u32;
-            for dy in 0..f {
-                let sy = y * f + dy;
-                if sy >= fh {
-                    continue;
-                }
-                for dx in 0..f {
-                    let sx = x * f + dx;
-                    if sx >= fw {
-                        continue;
-                    }
+            for sy in (y * f..(y + 1) * f).filter(|&sy| sy < fh) {
+                for sx in (x * f..(x + 1) * f).filter(|&sx| sx < fw) {
                     let p = (sy * fw + sx) * 3;
-                    acc[0] += raw[p] as u32;
-                    acc[1] += raw[p + 1] as u32;
-                    acc[2] += raw[p + 2] as u32;
+                    for (a, &v) in acc.iter_mut().zip(&raw[p..p + 3]) {
+                        *a += v as u32;
+                    }
                     n += 1;
                 }
             }
             let n = n.max(1);
-            let o = (y * w + x) * 3;
-            for c in 0..3 {
-                rgb[o + c] = (acc[c] / n) as u8;
+            for (plane, a) in c.iter_mut().zip(acc) {
+                plane[y * w + x] = (a / n) as u8;
             }
         }
     }
-    // Block medians of each colour channel: one pass over the block fills
-    // the three channel histograms (the median by histogram equals the
-    // selection [`median_u8`] would make, see its test).
+    Planes { w, h, c }
+}
+
+/// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
+/// median of the block (by histogram, the value [`median_u8`] would select),
+/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks. Returns the
+/// blocks per row, per column and the `[bw * bh]` colours.
+#[inline(always)]
+fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
+    let (w, h) = (pl.w, pl.h);
     let bw = w.div_ceil(BG_BLOCK);
     let bh = h.div_ceil(BG_BLOCK);
     let mut block = vec![[0u8; 3]; bw * bh];
-    let mut buf: Vec<u8> = Vec::with_capacity(BG_BLOCK * BG_BLOCK);
     for by in 0..bh {
         let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
         for bx in 0..bw {
             let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
-            let mut hist = [[0u32; 256]; 3];
-            for y in ys.clone() {
-                for px in rgb[(y * w + x0) * 3..(y * w + x1) * 3].chunks_exact(3) {
-                    hist[0][px[0] as usize] += 1;
-                    hist[1][px[1] as usize] += 1;
-                    hist[2][px[2] as usize] += 1;
-                }
-            }
             let n = (ys.len() * (x1 - x0)) as u32;
-            for (c, hc) in hist.iter().enumerate() {
-                block[by * bw + bx][c] = hist_median(hc, n);
+            for (c, plane) in pl.c.iter().enumerate() {
+                let mut hist = [0u32; 256];
+                for y in ys.clone() {
+                    for &v in &plane[y * w + x0..y * w + x1] {
+                        hist[v as usize] += 1;
+                    }
+                }
+                block[by * bw + bx][c] = hist_median(&hist, n);
             }
         }
     }
-    // Median filter over neighbouring blocks.
+    let mut buf: Vec<u8> = Vec::with_capacity((2 * BG_MEDIAN_RADIUS + 1).pow(2));
     let mut bg_block = vec![[0f32; 3]; bw * bh];
     for by in 0..bh {
         for bx in 0..bw {
@@ -231,71 +295,198 @@ pub fn prepare(img: &RgbImage) -> Prepared {
             }
         }
     }
-    // Channels with bilinear background interpolation between block centres.
+    (bw, bh, bg_block)
+}
+
+/// `v / 3` for `v <= 1530` (the largest gradient sum) as a 16-bit
+/// multiply-high, which vectorises where a 32-bit division does not; equal to
+/// the division on that range (see the test).
+#[inline]
+fn div3_u16(v: u16) -> u16 {
+    debug_assert!(v <= DIV3_MAX);
+    ((v as u32 * 21_846) >> 16) as u16
+}
+
+/// Largest value [`div3_u16`] is exact for: two luminance differences of at
+/// most 765 each.
+const DIV3_MAX: u16 = 1530;
+
+/// Columns `[start, end)` sharing the same pair of background blocks, with
+/// those block indices; within a run the bilinear background is a fixed
+/// blend of two colours, which vectorises.
+struct ColumnRun {
+    start: usize,
+    end: usize,
+    b0: usize,
+    b1: usize,
+}
+
+/// Per-column bilinear weights (`1 - t`, `t`) and the runs of columns
+/// between the same two block centres.
+#[inline(always)]
+fn column_weights(w: usize, bw: usize) -> (Vec<f32>, Vec<f32>, Vec<ColumnRun>) {
+    let half = BG_BLOCK as f32 / 2.0;
+    let (mut omt, mut t, mut runs) = (Vec::with_capacity(w), Vec::with_capacity(w), Vec::new());
+    for x in 0..w {
+        let gx = ((x as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bw - 1) as f32);
+        let x0 = gx.floor() as usize;
+        let x1 = (x0 + 1).min(bw - 1);
+        let tx = gx - x0 as f32;
+        omt.push(1.0 - tx);
+        t.push(tx);
+        match runs.last_mut() {
+            Some(ColumnRun { end, b0, b1, .. }) if *b0 == x0 && *b1 == x1 => *end = x + 1,
+            _ => runs.push(ColumnRun {
+                start: x,
+                end: x + 1,
+                b0: x0,
+                b1: x1,
+            }),
+        }
+    }
+    (omt, t, runs)
+}
+
+/// Row scratch of [`prepare`]: the background colour per column and the five
+/// channel values per column.
+struct RowScratch {
+    bg: [Vec<f32>; 3],
+    vals: [Vec<u32>; N_CHANNELS],
+}
+
+/// The five channel values of half-res row `y` into `s.vals` (background
+/// already interpolated into `s.bg`): colour distance to the background,
+/// gradient magnitude, saturation, darker- and brighter-than-background.
+#[inline(always)]
+fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
+    let (w, h) = (pl.w, pl.h);
+    let row = y * w..(y + 1) * w;
+    let (r, g, b) = (&pl.c[0][row.clone()], &pl.c[1][row.clone()], &pl.c[2][row]);
+    let lrow = &lum[y * w..(y + 1) * w];
+    let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
+    let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
+    // Equal-length slices: the loop below has no bounds checks and
+    // vectorises.
+    let (r, g, b, lrow) = (&r[..w], &g[..w], &b[..w], &lrow[..w]);
+    let (bg0, bg1, bg2) = (&s.bg[0][..w], &s.bg[1][..w], &s.bg[2][..w]);
+    let [fg, grad, sat, darker, brighter] = &mut s.vals;
+    let (fg, sat) = (&mut fg[..w], &mut sat[..w]);
+    let (darker, brighter) = (&mut darker[..w], &mut brighter[..w]);
+    for x in 0..w {
+        let (c0, c1, c2) = (bg0[x], bg1[x], bg2[x]);
+        let d = (r[x] as f32 - c0).abs() + (g[x] as f32 - c1).abs() + (b[x] as f32 - c2).abs();
+        fg[x] = (d / 3.0) as i32 as u32;
+        // Darker / brighter than background: `l - bgl` is exactly
+        // `-(bgl - l)`, so one division serves both (at most one is
+        // non-zero). All values are finite and in [0, 255]: the i32
+        // casts equal the u32 ones and are cheaper.
+        let dark = (c0 + c1 + c2) - lrow[x] as f32;
+        let off = (dark.abs() / 3.0) as i32 as u32;
+        darker[x] = if dark > 0.0 { off } else { 0 };
+        brighter[x] = if dark > 0.0 { 0 } else { off };
+        sat[x] = (r[x].max(g[x]).max(b[x]) - r[x].min(g[x]).min(b[x])) as u32;
+    }
+    // Gradient: central differences, clamped at the row ends.
+    let gsum = |x: usize, xl: usize, xr: usize| {
+        let gx = (lrow[xr] as i16 - lrow[xl] as i16).unsigned_abs();
+        let gy = (ldn[x] as i16 - lup[x] as i16).unsigned_abs();
+        div3_u16(gx + gy) as u32
+    };
+    grad[0] = gsum(0, 0, 1.min(w - 1));
+    if w >= 2 {
+        let inner = grad[1..w - 1].iter_mut().enumerate();
+        for (i, gv) in inner {
+            let x = i + 1;
+            *gv = gsum(x, x - 1, x + 1);
+        }
+        grad[w - 1] = gsum(w - 1, w - 2, w - 1);
+    }
+}
+
+/// Build the detection planes for an RGB frame (any size >= 1x1). Uses AVX2
+/// when the CPU has it: the same integer and float operations in the same
+/// order, more lanes per instruction (no fused multiply-add), so the planes
+/// are bit for bit those of [`prepare_portable`].
+pub fn prepare(img: &RgbImage) -> Prepared {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was checked just above.
+        return unsafe { prepare_avx2(img) };
+    }
+    prepare_portable(img)
+}
+
+/// [`prepare`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn prepare_avx2(img: &RgbImage) -> Prepared {
+    prepare_body(img)
+}
+
+/// [`prepare`] without CPU-specific code (SSE2 on x86_64).
+pub fn prepare_portable(img: &RgbImage) -> Prepared {
+    prepare_body(img)
+}
+
+/// The body of [`prepare`], inlined into each variant (with its helpers) so
+/// that each is compiled for its instruction set.
+#[inline(always)]
+fn prepare_body(img: &RgbImage) -> Prepared {
+    let pl = downsample(img, DETECT_DOWNSAMPLE as usize);
+    let (w, h) = (pl.w, pl.h);
+    let (bw, bh, bg_block) = background_blocks(&pl);
+    // Luminance (sum of R, G, B; at most 765) for the gradient channel.
+    let lum: Vec<u16> = pl.c[0]
+        .iter()
+        .zip(&pl.c[1])
+        .zip(&pl.c[2])
+        .map(|((&r, &g), &b)| r as u16 + g as u16 + b as u16)
+        .collect();
+    let (omt, tx, runs) = column_weights(w, bw);
+    let half = BG_BLOCK as f32 / 2.0;
     let s = w + 1;
     let mut integrals = vec![[0u32; N_CHANNELS]; s * (h + 1)];
-    // Luminance (sum of R, G, B; at most 765) for the gradient channel.
-    let lum: Vec<u16> = rgb
-        .chunks_exact(3)
-        .map(|p| p[0] as u16 + p[1] as u16 + p[2] as u16)
-        .collect();
-    let half = BG_BLOCK as f32 / 2.0;
-    // Per-column interpolation parameters (block indices and weight).
-    let cols: Vec<(usize, usize, f32)> = (0..w)
-        .map(|x| {
-            let gx = ((x as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bw - 1) as f32);
-            let x0 = gx.floor() as usize;
-            (x0, (x0 + 1).min(bw - 1), gx - x0 as f32)
-        })
-        .collect();
-    let mut bg_row = vec![[0f32; 3]; bw];
+    let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
+    let mut sc = RowScratch {
+        bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
+        vals: std::array::from_fn(|_| vec![0u32; w]),
+    };
     for y in 0..h {
+        // Bilinear background between block centres: rows first, then
+        // columns within runs of the same two blocks.
         let gy = ((y as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bh - 1) as f32);
         let y0 = gy.floor() as usize;
         let y1 = (y0 + 1).min(bh - 1);
         let ty = gy - y0 as f32;
-        for (bx, v) in bg_row.iter_mut().enumerate() {
-            for c in 0..3 {
-                v[c] = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
+        for (c, br) in bg_row.iter_mut().enumerate() {
+            for (bx, v) in br.iter_mut().enumerate() {
+                *v = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
             }
         }
-        let lrow = &lum[y * w..(y + 1) * w];
-        let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
-        let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
-        let row = &rgb[y * w * 3..(y + 1) * w * 3];
+        for (br, out) in bg_row.iter().zip(sc.bg.iter_mut()) {
+            for run in &runs {
+                let (l, r) = (br[run.b0], br[run.b1]);
+                let span = run.start..run.end;
+                let cols = out[span.clone()].iter_mut().zip(&omt[span.clone()]);
+                for ((o, &a), &t) in cols.zip(&tx[span]) {
+                    *o = l * a + r * t;
+                }
+            }
+        }
+        channel_row(&pl, &lum, y, &mut sc);
+        // Running row sums added to the integral row above.
         let (top, bottom) = (y * s, (y + 1) * s);
         let (prev, cur) = integrals.split_at_mut(bottom);
         let above = &prev[top + 1..top + 1 + w];
-        // Channel values are accumulated straight into the integral row (one
-        // pass, no per-channel row buffers).
         let mut acc = [0u32; N_CHANNELS];
-        let cells = cur[1..1 + w].iter_mut().zip(above).zip(row.chunks_exact(3));
-        for (x, ((d, a), px)) in cells.enumerate() {
-            let (x0, x1, tx) = cols[x];
-            let (b0, b1) = (bg_row[x0], bg_row[x1]);
-            let mut fg = 0.0;
-            let mut bgl = 0.0;
-            for c in 0..3 {
-                let bgc = b0[c] * (1.0 - tx) + b1[c] * tx;
-                fg += (px[c] as f32 - bgc).abs();
-                bgl += bgc;
-            }
-            let l = lrow[x] as f32;
-            let gx_ = lrow[(x + 1).min(w - 1)] as i32 - lrow[x.saturating_sub(1)] as i32;
-            let gy_ = ldn[x] as i32 - lup[x] as i32;
-            let grad = (gx_.unsigned_abs() + gy_.unsigned_abs()) / 3;
-            let (r, g, b) = (px[0], px[1], px[2]);
-            let sat = r.max(g).max(b) - r.min(g).min(b);
-            // Darker / brighter than background: `l - bgl` is exactly
-            // `-(bgl - l)`, so one division serves both (at most one is
-            // non-zero). All values are finite and in [0, 255]: the i32
-            // casts equal the u32 ones and are cheaper.
-            let dark = bgl - l;
-            let off = (dark.abs() / 3.0) as i32 as u32;
-            let (darker, brighter) = if dark > 0.0 { (off, 0) } else { (0, off) };
-            let v = [(fg / 3.0) as i32 as u32, grad, sat as u32, darker, brighter];
-            for c in 0..N_CHANNELS {
-                acc[c] = acc[c].wrapping_add(v[c]);
+        let [v0, v1, v2, v3, v4] = &sc.vals;
+        // Zipped (not indexed) so the loop has no bounds checks.
+        let vals = v0.iter().zip(v1).zip(v2).zip(v3).zip(v4);
+        for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in
+            cur[1..1 + w].iter_mut().zip(above).zip(vals)
+        {
+            for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
+                acc[c] = acc[c].wrapping_add(v);
                 d[c] = a[c].wrapping_add(acc[c]);
             }
         }
@@ -316,8 +507,51 @@ pub const N_DET_FEATURES: usize = N_CHANNELS * RADII.len() + 2 * 2 * ASYM_RADII.
 
 /// Detection features of the cell centred at half-res pixel `(cx, cy)`.
 pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    if p.holds_feature_boxes(cx, cy) {
+        // All boxes inside: the same means without clamping (most cells).
+        features_from(&Inside(p), cx, cy, out);
+    } else {
+        features_from(&Clamped(p), cx, cy, out);
+    }
+}
+
+/// Box means `(x0, y0, x1, y1)` of all channels, as used by
+/// [`features_from`]; a trait (not a closure) so that the call is reliably
+/// inlined into the feature loop.
+trait BoxMeans {
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS];
+}
+
+/// [`Prepared::box_means`] (clamped to the frame).
+struct Clamped<'a>(&'a Prepared);
+
+impl BoxMeans for Clamped<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        self.0.box_means(x0, y0, x1, y1)
+    }
+}
+
+/// [`Prepared::box_means_inside`]: only for boxes known to be non-empty
+/// and inside the frame.
+struct Inside<'a>(&'a Prepared);
+
+impl BoxMeans for Inside<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        let u = |v: i64| v as usize;
+        #[cfg(target_arch = "x86_64")]
+        return self.0.box_means_inside_sse2(u(x0), u(y0), u(x1), u(y1));
+        #[cfg(not(target_arch = "x86_64"))]
+        self.0.box_means_inside(u(x0), u(y0), u(x1), u(y1))
+    }
+}
+
+/// [`det_features`] with the box means of `m`.
+#[inline(always)]
+fn features_from<M: BoxMeans>(m: &M, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
     for (ri, &r) in RADII.iter().enumerate() {
-        let m = p.box_means(cx - r, cy - r, cx + r + 1, cy + r + 1);
+        let m = m.means(cx - r, cy - r, cx + r + 1, cy + r + 1);
         for (c, v) in m.iter().enumerate() {
             out[c * RADII.len() + ri] = *v;
         }
@@ -325,10 +559,10 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
     let base = N_CHANNELS * RADII.len();
     for (j, &ri) in ASYM_RADII.iter().enumerate() {
         let r = RADII[ri];
-        let l = p.box_means(cx - r, cy - r, cx, cy + r + 1);
-        let rr = p.box_means(cx + 1, cy - r, cx + r + 1, cy + r + 1);
-        let t = p.box_means(cx - r, cy - r, cx + r + 1, cy);
-        let b = p.box_means(cx - r, cy + 1, cx + r + 1, cy + r + 1);
+        let l = m.means(cx - r, cy - r, cx, cy + r + 1);
+        let rr = m.means(cx + 1, cy - r, cx + r + 1, cy + r + 1);
+        let t = m.means(cx - r, cy - r, cx + r + 1, cy);
+        let b = m.means(cx - r, cy + 1, cx + r + 1, cy + r + 1);
         for c in 0..2 {
             let k = base + c * 2 * ASYM_RADII.len() + 2 * j;
             out[k] = (l[c] - rr[c]).abs();
@@ -389,6 +623,237 @@ mod tests {
             sorted.sort_unstable();
             assert_eq!(median_u8(&mut v), sorted[len / 2], "len {len}");
         }
+    }
+
+    #[test]
+    fn div3_is_exact() {
+        for v in 0..=DIV3_MAX {
+            assert_eq!(div3_u16(v), v / 3, "{v}");
+        }
+    }
+
+    /// The scalar, interleaved implementation [`prepare`] replaced (same
+    /// output, checked below).
+    fn reference_prepare(img: &RgbImage) -> Prepared {
+        let f = DETECT_DOWNSAMPLE as usize;
+        let (fw, fh) = (img.width() as usize, img.height() as usize);
+        let w = (fw / f).max(1);
+        let h = (fh / f).max(1);
+        let raw = img.as_raw();
+        // Half-resolution RGB by box averaging.
+        let mut rgb = vec![0u8; w * h * 3];
+        if f == 2 && fw >= 2 && fh >= 2 {
+            for y in 0..h {
+                let r0 = &raw[(2 * y) * fw * 3..(2 * y + 1) * fw * 3];
+                let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 2) * fw * 3];
+                let orow = &mut rgb[y * w * 3..(y + 1) * w * 3];
+                // Pixel-pair chunks: no per-byte bounds checks.
+                let pairs = orow
+                    .chunks_exact_mut(3)
+                    .zip(r0.chunks_exact(6).zip(r1.chunks_exact(6)));
+                for (o, (a, b)) in pairs {
+                    for c in 0..3 {
+                        let sum = a[c] as u32 + a[c + 3] as u32 + b[c] as u32 + b[c + 3] as u32;
+                        o[c] = (sum / 4) as u8;
+                    }
+                }
+            }
+        }
+        for y in 0..h {
+            if f == 2 && fw >= 2 && fh >= 2 {
+                break;
+            }
+            for x in 0..w {
+                let mut acc = [0u32; 3];
+                let mut n = 0u32;
+                for dy in 0..f {
+                    let sy = y * f + dy;
+                    if sy >= fh {
+                        continue;
+                    }
+                    for dx in 0..f {
+                        let sx = x * f + dx;
+                        if sx >= fw {
+                            continue;
+                        }
+                        let p = (sy * fw + sx) * 3;
+                        acc[0] += raw[p] as u32;
+                        acc[1] += raw[p + 1] as u32;
+                        acc[2] += raw[p + 2] as u32;
+                        n += 1;
+                    }
+                }
+                let n = n.max(1);
+                let o = (y * w + x) * 3;
+                for c in 0..3 {
+                    rgb[o + c] = (acc[c] / n) as u8;
+                }
+            }
+        }
+        // Block medians of each colour channel: one pass over the block fills
+        // the three channel histograms (the median by histogram equals the
+        // selection [`median_u8`] would make, see its test).
+        let bw = w.div_ceil(BG_BLOCK);
+        let bh = h.div_ceil(BG_BLOCK);
+        let mut block = vec![[0u8; 3]; bw * bh];
+        let mut buf: Vec<u8> = Vec::with_capacity(BG_BLOCK * BG_BLOCK);
+        for by in 0..bh {
+            let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
+            for bx in 0..bw {
+                let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
+                let mut hist = [[0u32; 256]; 3];
+                for y in ys.clone() {
+                    for px in rgb[(y * w + x0) * 3..(y * w + x1) * 3].chunks_exact(3) {
+                        hist[0][px[0] as usize] += 1;
+                        hist[1][px[1] as usize] += 1;
+                        hist[2][px[2] as usize] += 1;
+                    }
+                }
+                let n = (ys.len() * (x1 - x0)) as u32;
+                for (c, hc) in hist.iter().enumerate() {
+                    block[by * bw + bx][c] = hist_median(hc, n);
+                }
+            }
+        }
+        // Median filter over neighbouring blocks.
+        let mut bg_block = vec![[0f32; 3]; bw * bh];
+        for by in 0..bh {
+            for bx in 0..bw {
+                for c in 0..3 {
+                    buf.clear();
+                    for ny in
+                        by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh)
+                    {
+                        for nx in
+                            bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw)
+                        {
+                            buf.push(block[ny * bw + nx][c]);
+                        }
+                    }
+                    bg_block[by * bw + bx][c] = median_u8(&mut buf) as f32;
+                }
+            }
+        }
+        // Channels with bilinear background interpolation between block centres.
+        let s = w + 1;
+        let mut integrals = vec![[0u32; N_CHANNELS]; s * (h + 1)];
+        // Luminance (sum of R, G, B; at most 765) for the gradient channel.
+        let lum: Vec<u16> = rgb
+            .chunks_exact(3)
+            .map(|p| p[0] as u16 + p[1] as u16 + p[2] as u16)
+            .collect();
+        let half = BG_BLOCK as f32 / 2.0;
+        // Per-column interpolation parameters (block indices and weight).
+        let cols: Vec<(usize, usize, f32)> = (0..w)
+            .map(|x| {
+                let gx = ((x as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bw - 1) as f32);
+                let x0 = gx.floor() as usize;
+                (x0, (x0 + 1).min(bw - 1), gx - x0 as f32)
+            })
+            .collect();
+        let mut bg_row = vec![[0f32; 3]; bw];
+        for y in 0..h {
+            let gy = ((y as f32 + 0.5 - half) / BG_BLOCK as f32).clamp(0.0, (bh - 1) as f32);
+            let y0 = gy.floor() as usize;
+            let y1 = (y0 + 1).min(bh - 1);
+            let ty = gy - y0 as f32;
+            for (bx, v) in bg_row.iter_mut().enumerate() {
+                for c in 0..3 {
+                    v[c] = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
+                }
+            }
+            let lrow = &lum[y * w..(y + 1) * w];
+            let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
+            let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
+            let row = &rgb[y * w * 3..(y + 1) * w * 3];
+            let (top, bottom) = (y * s, (y + 1) * s);
+            let (prev, cur) = integrals.split_at_mut(bottom);
+            let above = &prev[top + 1..top + 1 + w];
+            // Channel values are accumulated straight into the integral row (one
+            // pass, no per-channel row buffers).
+            let mut acc = [0u32; N_CHANNELS];
+            let cells = cur[1..1 + w].iter_mut().zip(above).zip(row.chunks_exact(3));
+            for (x, ((d, a), px)) in cells.enumerate() {
+                let (x0, x1, tx) = cols[x];
+                let (b0, b1) = (bg_row[x0], bg_row[x1]);
+                let mut fg = 0.0;
+                let mut bgl = 0.0;
+                for c in 0..3 {
+                    let bgc = b0[c] * (1.0 - tx) + b1[c] * tx;
+                    fg += (px[c] as f32 - bgc).abs();
+                    bgl += bgc;
+                }
+                let l = lrow[x] as f32;
+                let gx_ = lrow[(x + 1).min(w - 1)] as i32 - lrow[x.saturating_sub(1)] as i32;
+                let gy_ = ldn[x] as i32 - lup[x] as i32;
+                let grad = (gx_.unsigned_abs() + gy_.unsigned_abs()) / 3;
+                let (r, g, b) = (px[0], px[1], px[2]);
+                let sat = r.max(g).max(b) - r.min(g).min(b);
+                // Darker / brighter than background: `l - bgl` is exactly
+                // `-(bgl - l)`, so one division serves both (at most one is
+                // non-zero). All values are finite and in [0, 255]: the i32
+                // casts equal the u32 ones and are cheaper.
+                let dark = bgl - l;
+                let off = (dark.abs() / 3.0) as i32 as u32;
+                let (darker, brighter) = if dark > 0.0 { (off, 0) } else { (0, off) };
+                let v = [(fg / 3.0) as i32 as u32, grad, sat as u32, darker, brighter];
+                for c in 0..N_CHANNELS {
+                    acc[c] = acc[c].wrapping_add(v[c]);
+                    d[c] = a[c].wrapping_add(acc[c]);
+                }
+            }
+        }
+        Prepared { w, h, integrals }
+    }
+
+    #[test]
+    fn prepare_matches_reference() {
+        let mut rng = 99u32;
+        for (w, h) in [
+            (1u32, 1u32),
+            (1, 5),
+            (5, 1),
+            (2, 2),
+            (3, 7),
+            (37, 29),
+            (131, 70),
+        ] {
+            let img = RgbImage::from_fn(w, h, |x, y| {
+                rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                let n = (rng >> 16) as u8;
+                // Smooth pattern plus noise: both flat and busy regions.
+                let base = ((x * 7 + y * 3) % 200) as u8;
+                image::Rgb([base.wrapping_add(n % 40), base / 2, n])
+            });
+            let b = reference_prepare(&img);
+            for a in [prepare(&img), prepare_portable(&img)] {
+                assert_eq!((a.w, a.h), (b.w, b.h), "{w}x{h}");
+                assert!(a.integrals == b.integrals, "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn inside_features_match_clamped() {
+        let img = RgbImage::from_fn(120, 100, |x, y| {
+            image::Rgb([
+                (x * 5 % 256) as u8,
+                (y * 7 % 256) as u8,
+                (x * y % 256) as u8,
+            ])
+        });
+        let p = prepare(&img);
+        let (mut a, mut b) = ([0f32; N_DET_FEATURES], [0f32; N_DET_FEATURES]);
+        let mut inside = 0;
+        for cy in 0..p.h as i64 {
+            for cx in 0..p.w as i64 {
+                det_features(&p, cx, cy, &mut a);
+                features_from(&Clamped(&p), cx, cy, &mut b);
+                assert_eq!(a, b, "{cx} {cy}");
+                inside += p.holds_feature_boxes(cx, cy) as usize;
+            }
+        }
+        assert!(inside > 0);
     }
 
     #[test]
