@@ -1,7 +1,7 @@
 //! Reading the corner index: sample the corner patch, split rank glyph and suit pip.
 
 use super::find::CornerFrame;
-use super::prep::sample_rgb;
+use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
 use image::RgbImage;
 
 /// Patch resolution: pixels per card width (a rank glyph ~0.1 W becomes ~12 px,
@@ -141,17 +141,29 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
     }
     let pw = (PATCH_U * PATCH_PX_PER_WIDTH) as usize;
     let ph = (PATCH_V * PATCH_PX_PER_WIDTH) as usize;
-    let mut rgb = vec![[0f32; 3]; pw * ph];
-    let mut lum = vec![0f32; pw * ph];
+    let at = |x: usize, y: usize| {
+        f.at(
+            (x as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+            (y as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
+        )
+    };
+    // Most patches lie well inside the frame: sample them without clamping.
+    let inside = inside_for_bilinear(
+        img,
+        &[at(0, 0), at(pw - 1, 0), at(0, ph - 1), at(pw - 1, ph - 1)],
+    );
+    let mut rgb = Vec::with_capacity(pw * ph);
+    let mut lum = Vec::with_capacity(pw * ph);
     for y in 0..ph {
         for x in 0..pw {
-            let p = f.at(
-                (x as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
-                (y as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
-            );
-            let c = sample_rgb(img, p[0], p[1]);
-            rgb[y * pw + x] = c;
-            lum[y * pw + x] = c[0].min(c[1]).min(c[2]);
+            let p = at(x, y);
+            let c = if inside {
+                sample_rgb_inside(img, p[0], p[1])
+            } else {
+                sample_rgb(img, p[0], p[1])
+            };
+            rgb.push(c);
+            lum.push(c[0].min(c[1]).min(c[2]));
         }
     }
     // Paper level: 85th percentile of the patch.
