@@ -1,8 +1,10 @@
-//! Per-corner diagnostics of the card reader's whole-card path:
-//! `cargo run --release --example card_diag -- MODEL IMAGE...` prints, for
-//! every card-shaped outline and each index corner, whether a patch was
+//! Diagnostics of the card reader: `cargo run --release --example card_diag --
+//! MODEL IMAGE...` prints the best 40 index-first hypotheses (glyph pairs) and,
+//! for every card-shaped outline and each index corner, whether a patch was
 //! sampled, the glyph features found at each ink level and the nearest rank
 //! and suit samples (label, cosine distance, distance of the next label).
+//! `DIAG_IDX_ONLY=1` skips the outlines; `DIAG_AT=X,Y,R` lists the ink blobs
+//! whose centre lies within R px (per axis) of (X, Y).
 
 use adjutant::vision::cards::classify::{classify_corner, dot};
 use adjutant::vision::cards::model::Sample;
