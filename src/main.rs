@@ -95,6 +95,12 @@ enum Cmd {
         /// `train_*` and `single_*` card photos; the byler-d6 held-out blocks).
         #[arg(long)]
         held_out: bool,
+        /// Only fold K of N (`K/N`, K from 0) of the images left by the other
+        /// filters: file names sorted, cut into blocks of consecutive images,
+        /// blocks dealt round-robin to N folds. With `fit-cards --leave-out`
+        /// this makes a development split out of the fitting images.
+        #[arg(long, value_name = "K/N")]
+        fold: Option<String>,
         /// The set folders.
         #[arg(required = true)]
         sets: Vec<PathBuf>,
@@ -134,6 +140,10 @@ enum Cmd {
         /// same label (0.03 for the built-in model).
         #[arg(long, value_name = "DIST")]
         condense: Option<f32>,
+        /// Leave fold K of N (`K/N`, as `eval --fold`) out of every --set
+        /// (a development split; the built-in model uses all images).
+        #[arg(long, value_name = "K/N")]
+        leave_out: Option<String>,
     },
     /// Rebuild the dice model from a labelled dice set (see docs/models.md).
     FitDice {
@@ -198,13 +208,17 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             card_model,
             only,
             held_out,
+            fold,
             sets,
         }) => vision_cli::eval(
             sets,
             *json,
             card_model.as_deref(),
-            only.as_deref(),
-            *held_out,
+            &vision_cli::EvalFilter {
+                only: only.as_deref(),
+                held_out: *held_out,
+                fold: fold.as_deref().map(vision_cli::Fold::parse).transpose()?,
+            },
         ),
         Some(Cmd::LearnDeck {
             dir,
@@ -217,6 +231,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             deck,
             sarm_singles,
             condense,
+            leave_out,
         }) => vision_cli::fit_cards(
             out,
             &vision_cli::CardFitSources {
@@ -224,6 +239,10 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 decks: deck,
                 sarm_singles,
                 condense: *condense,
+                leave_out: leave_out
+                    .as_deref()
+                    .map(vision_cli::Fold::parse)
+                    .transpose()?,
             },
         ),
         Some(Cmd::FitDice { set, out, cards }) => vision_cli::fit_dice(set, out, cards.as_deref()),

@@ -120,13 +120,78 @@ fn keep_held_out(labels: &mut LabelSet) {
     }
 }
 
+/// Consecutive images (by file name) dealt to the same fold: near-duplicate
+/// shots of one scene have neighbouring names and must not be split between
+/// the fitting and the development part.
+pub const FOLD_BLOCK: usize = 8;
+
+/// One fold of a split (`K/N`): see `adjutant eval --fold`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fold {
+    /// Which fold (0-based).
+    pub k: usize,
+    /// How many folds.
+    pub n: usize,
+}
+
+impl Fold {
+    /// Parses `K/N` with `K < N`.
+    pub fn parse(s: &str) -> Result<Fold> {
+        let bad = || anyhow::anyhow!("fold {s:?}: expected K/N with 0 <= K < N");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if k >= n {
+            return Err(bad());
+        }
+        Ok(Fold { k, n })
+    }
+
+    /// Keeps (`keep`) or drops the items of this fold: `names` sorted, cut
+    /// into blocks of [`FOLD_BLOCK`], block `b` belongs to fold `b % n`.
+    pub fn filter<T>(&self, items: Vec<T>, name: impl Fn(&T) -> String, keep: bool) -> Vec<T> {
+        let mut names: Vec<String> = items.iter().map(&name).collect();
+        names.sort();
+        items
+            .into_iter()
+            .filter(|i| {
+                let idx = names.binary_search(&name(i)).unwrap_or(0);
+                ((idx / FOLD_BLOCK) % self.n == self.k) == keep
+            })
+            .collect()
+    }
+}
+
+fn file_name(image: &str) -> String {
+    Path::new(image)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Which images of each set `eval` measures.
+pub struct EvalFilter<'a> {
+    /// Only file names starting with this.
+    pub only: Option<&'a str>,
+    /// Only the images the built-in models were not fitted on.
+    pub held_out: bool,
+    /// Only this fold of what is left.
+    pub fold: Option<Fold>,
+}
+
 pub fn eval(
     sets: &[PathBuf],
     json: bool,
     card_model: Option<&Path>,
-    only: Option<&str>,
-    held_out: bool,
+    filter: &EvalFilter,
 ) -> Result<ExitCode> {
+    let EvalFilter {
+        only,
+        held_out,
+        fold,
+    } = *filter;
     // Eval measures the shipped (or given) model, never a learned deck.
     let readers = readers(card_model, true)?;
     let mut failed = false;
@@ -141,6 +206,10 @@ pub fn eval(
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
             });
+        }
+        if let Some(f) = fold {
+            let items = std::mem::take(&mut labels.items);
+            labels.items = f.filter(items, |i| file_name(&i.image), true);
         }
         let looking = Looking {
             cards: !labels.is_dice(),
@@ -273,22 +342,25 @@ fn tempdir_for(what: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Reads `DIR` or `DIR:PREFIX` into labelled card images.
-fn card_set(spec: &str) -> Result<Vec<LabelledImage>> {
+/// Reads `DIR` or `DIR:PREFIX` into labelled card images, without fold
+/// `leave_out` (of the images with the prefix).
+fn card_set(spec: &str, leave_out: Option<Fold>) -> Result<Vec<LabelledImage>> {
     let (dir, prefix) = match spec.rsplit_once(':') {
         Some((d, p)) if !p.contains('/') => (d, p),
         _ => (spec, ""),
     };
     let dir = Path::new(dir);
     let labels = LabelSet::load(dir)?;
-    Ok(labels
+    let mut items: Vec<_> = labels
         .items
         .into_iter()
-        .filter(|i| {
-            Path::new(&i.image)
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
-        })
+        .filter(|i| file_name(&i.image).starts_with(prefix))
+        .collect();
+    if let Some(f) = leave_out {
+        items = f.filter(items, |i| file_name(&i.image), false);
+    }
+    Ok(items
+        .into_iter()
         .map(|i| LabelledImage {
             path: dir.join(&i.image),
             cards: i.cards.unwrap_or_default(),
@@ -311,6 +383,8 @@ pub struct CardFitSources<'a> {
     pub sarm_singles: &'a [PathBuf],
     /// Drop samples this close (cosine distance) to a kept one of the same label.
     pub condense: Option<f32>,
+    /// Leave this fold out of every labelled set (development split).
+    pub leave_out: Option<Fold>,
 }
 
 pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
@@ -319,6 +393,7 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
         decks,
         sarm_singles,
         condense,
+        leave_out,
     } = src;
     let mut model: Option<CardModel> = None;
     let mut add = |m: CardModel| match &mut model {
@@ -326,7 +401,7 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
         None => model = Some(m),
     };
     for spec in *sets {
-        let items = card_set(spec)?;
+        let items = card_set(spec, *leave_out)?;
         eprintln!("fitting on {} images from {spec}", items.len());
         add(fit_card_model(&items)?);
     }

@@ -70,6 +70,14 @@ pub const MAX_INDEX_READS: usize = 20;
 /// could not read (faint indices whose strokes break up at 72%).
 pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 
+/// Fourth ink level tried at a whole-card corner (confident reads only): faint
+/// pink indices of webcam frames have strokes at 80-88% of the paper level.
+/// Only outline corners get it (their position and scale are known; on
+/// index-first hypotheses such a level would split clutter). 4-fold
+/// cross-validation on edje train_*: with [`prep::RETHRESHOLD_PAPER_SHARE`]
+/// 470 -> 474 correct at 0.84-0.86, 473 at 0.82, 470 at 0.88; wrong reads 2.
+pub const OUTLINE_FAINTEST_INK_LEVEL: f32 = 0.84;
+
 /// At most this many index-first hypotheses per frame (most plausible first)
 /// get the faint-ink retry. Was 4 (to bound the time when an unread card's
 /// centre pips make many hypotheses); every hypothesis read now gets it: on
@@ -239,7 +247,8 @@ impl CardReader {
     /// Reads a corner of known scale: the normal ink levels, then the strict
     /// second opinion (as [`Self::read_strict`]), then a third at
     /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
-    /// normal level; only confident reads count), all on one sampled patch: the tries differ only
+    /// normal level; only confident reads count) and a fourth at
+    /// [`OUTLINE_FAINTEST_INK_LEVEL`], all on one sampled patch: the tries differ only
     /// in the ink level, and sampling the photo costs as much as a split.
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
         let patch = index::sample_patch(rgb, f)?;
@@ -252,6 +261,7 @@ impl CardReader {
         read(&[index::INK_LEVEL, index::INK_LEVEL_STRICT])
             .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
+            .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
