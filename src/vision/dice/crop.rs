@@ -5,8 +5,8 @@
 
 use image::RgbImage;
 
-/// Side of the resampled crop grid (pips are about 3.5 cells wide).
-pub const GRID: usize = 24;
+/// Side of the resampled crop grid (pips are about 4.7 cells wide).
+pub const GRID: usize = 32;
 
 /// Side of the (2x2-averaged) maps fed to the classifier; coarser than
 /// [`GRID`] so the classifier has fewer inputs to overfit on.
@@ -46,21 +46,21 @@ const PIP_TOP: usize = 9;
 const N_PIP_FEATURES: usize = (PIP_LEVELS.len() + PIP_REL_LEVELS.len()) * PIP_COUNT_BINS + PIP_TOP;
 
 /// Blobs are only searched within this many grid cells of the crop centre
-/// (the face is GRID / 1.15 = 21 cells wide, pips sit 5.6 cells off centre).
-const PIP_SEARCH_HALF: f32 = 10.0;
+/// (the face is GRID / 1.15 = 28 cells wide, pips sit 7.4 cells off centre).
+const PIP_SEARCH_HALF: f32 = 13.0;
 
 /// A blob's surround ring must look like die face: its mean contrast to the
 /// face colour (normalised) at most this, which rejects background and edges.
 const BLOB_RING_MAX: f32 = 1.0;
 
 /// Chebyshev radius of the blob centre (3x3) and of the surround ring (the
-/// 7x7 border): the ring lies outside a pip but inside the spacing to the next.
+/// 9x9 border): the ring lies outside a pip but inside the spacing to the next.
 const BLOB_INNER: i64 = 1;
 /// See [`BLOB_INNER`].
-const BLOB_RING: i64 = 3;
+const BLOB_RING: i64 = 4;
 
 /// Blob maxima must beat all responses within this Chebyshev radius.
-const BLOB_NMS: i64 = 3;
+const BLOB_NMS: i64 = 4;
 
 /// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
 /// `GRID x GRID` contrast map, strongest first.

@@ -255,7 +255,7 @@ const CHANNEL_PERM_PROB: f32 = 0.3;
 /// compressed dice more faithfully than the 3x3 blur.
 const SHRINK_PROB: f32 = 0.2;
 /// Range of the degraded resolution (cells across the crop).
-const SHRINK_CELLS: (usize, usize) = (13, 21);
+const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
 /// A detection matches a labelled die when within this share of its size.
 const MATCH_FRACTION: f32 = 0.4;
 
