@@ -9,10 +9,11 @@
 //! Classifier fitting uses online augmentation: the positive crops (labelled
 //! dice and the detector's hits on them) are re-sampled every epoch with
 //! fresh geometric (centre, size, angle), photometric (brightness, colour
-//! gains, contrast), blur, noise and specular-glint jitter under a random
-//! dihedral transform; all card-photo "not a die" crops and a fresh
+//! gains, contrast), channel-order, blur, low-resolution, noise and
+//! specular-glint jitter under a random dihedral transform; all card-photo "not a die" crops and a fresh
 //! subsample of the other fixed negatives are added; after every epoch the network is scored on the tune part's detector
-//! candidates and the best snapshot (from 30 % of the epochs on) is kept.
+//! candidates and the best snapshot (from 30 % of the epochs on) is kept,
+//! unless the weight average of the last 40 % of the epochs scores better.
 //! The tune part then chooses the thresholds (multiset matches minus three times
 //! the reads matching nothing). Everything is seeded: the same command gives
 //! the same model bytes.
@@ -250,7 +251,7 @@ const GAIN_JITTER: f32 = 0.12;
 const CHANNEL_PERM_PROB: f32 = 0.3;
 /// Probability that a jittered crop is degraded to a lower resolution
 /// (box-downsampled to [`SHRINK_CELLS`] cells across, then bilinearly
-/// upsampled back to the grid): a die of about 24 px already spans the grid
+/// upsampled back to the grid): a die of about 32 px already spans the grid
 /// at one pixel per cell, so this mimics smaller, defocused or heavily
 /// compressed dice more faithfully than the 3x3 blur.
 const SHRINK_PROB: f32 = 0.2;
