@@ -10,8 +10,9 @@
 //! dice and the detector's hits on them) are re-sampled every epoch with
 //! fresh geometric (centre, size, angle), photometric (brightness, colour
 //! gains, contrast), channel-order, blur, low-resolution, noise and
-//! specular-glint jitter under a random dihedral transform; all card-photo "not a die" crops and a fresh
-//! subsample of the other fixed negatives are added; after every epoch the network is scored on the tune part's detector
+//! specular-glint jitter under a random dihedral transform; all card-photo
+//! "not a die" crops and a fresh subsample of the other fixed negatives are
+//! added; after every epoch the network is scored on the tune part's detector
 //! candidates and the best snapshot (from 30 % of the epochs on) is kept,
 //! unless the weight average of the last 40 % of the epochs scores better.
 //! The tune part then chooses the thresholds (multiset matches minus three times
@@ -1442,6 +1443,31 @@ mod tests {
         let mid = GRID / 2;
         assert!(c[mid * GRID + mid][0] > 200.0);
         assert_eq!(c[mid * GRID][0], 100.0);
+    }
+
+    #[test]
+    fn shrink_keeps_flat_grids_and_softens_edges() {
+        let mut flat = vec![[80.0f32, 120.0, 200.0]; GRID * GRID];
+        shrink_cells(&mut flat, GRID, SHRINK_CELLS.0);
+        assert!(
+            flat.iter()
+                .flatten()
+                .zip([80.0, 120.0, 200.0].iter().cycle())
+                .all(|(a, b)| (a - b).abs() < 1e-3)
+        );
+        // A one-cell bright line is spread over its neighbours.
+        let mut line: Vec<[f32; 3]> = (0..GRID * GRID)
+            .map(|k| {
+                if k % GRID == GRID / 2 {
+                    [255.0; 3]
+                } else {
+                    [0.0; 3]
+                }
+            })
+            .collect();
+        shrink_cells(&mut line, GRID, SHRINK_CELLS.0);
+        let row = &line[GRID * 3..GRID * 4];
+        assert!(row[GRID / 2][0] < 255.0 && row[GRID / 2 + 1][0] > 0.0);
     }
 
     #[test]
