@@ -1,4 +1,4 @@
-//! The face classifier: a tiny convolutional network on the two 12x12 face
+//! The face classifier: a tiny convolutional network on the five 16x16 face
 //! maps of [`super::crop`] (two 3x3 convolutions, 2x2 max-pooling), whose pooled
 //! output is joined with the crop's scalar and pip features and classified by
 //! an [`Mlp`] head into "not a die" or 1-6. Convolutions share weights across

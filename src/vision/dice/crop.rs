@@ -5,8 +5,8 @@
 
 use image::RgbImage;
 
-/// Side of the resampled crop grid (pips are about 3.5 cells wide).
-pub const GRID: usize = 24;
+/// Side of the resampled crop grid (pips are about 4.7 cells wide).
+pub const GRID: usize = 32;
 
 /// Side of the (2x2-averaged) maps fed to the classifier; coarser than
 /// [`GRID`] so the classifier has fewer inputs to overfit on.
@@ -46,21 +46,26 @@ const PIP_TOP: usize = 9;
 const N_PIP_FEATURES: usize = (PIP_LEVELS.len() + PIP_REL_LEVELS.len()) * PIP_COUNT_BINS + PIP_TOP;
 
 /// Blobs are only searched within this many grid cells of the crop centre
-/// (the face is GRID / 1.15 = 21 cells wide, pips sit 5.6 cells off centre).
-const PIP_SEARCH_HALF: f32 = 10.0;
+/// (the face is GRID / 1.15 = 28 cells wide, pips sit 7.4 cells off centre).
+const PIP_SEARCH_HALF: f32 = 13.0;
 
 /// A blob's surround ring must look like die face: its mean contrast to the
 /// face colour (normalised) at most this, which rejects background and edges.
 const BLOB_RING_MAX: f32 = 1.0;
 
 /// Chebyshev radius of the blob centre (3x3) and of the surround ring (the
-/// 7x7 border): the ring lies outside a pip but inside the spacing to the next.
+/// 9x9 border): the ring lies outside a pip but inside the spacing to the next.
 const BLOB_INNER: i64 = 1;
 /// See [`BLOB_INNER`].
-const BLOB_RING: i64 = 3;
+const BLOB_RING: i64 = 4;
+
+/// Cells in the blob centre square.
+const BLOB_INNER_CELLS: f32 = ((2 * BLOB_INNER + 1) * (2 * BLOB_INNER + 1)) as f32;
+/// Cells in the surround ring (border of the `2 BLOB_RING + 1` square).
+const BLOB_RING_CELLS: f32 = (8 * BLOB_RING) as f32;
 
 /// Blob maxima must beat all responses within this Chebyshev radius.
-const BLOB_NMS: i64 = 3;
+const BLOB_NMS: i64 = 4;
 
 /// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
 /// `GRID x GRID` contrast map, strongest first.
@@ -74,20 +79,26 @@ fn blob_peaks(d: &[f32]) -> Vec<f32> {
             if (x as f32 - c).abs() > PIP_SEARCH_HALF || (y as f32 - c).abs() > PIP_SEARCH_HALF {
                 continue;
             }
+            // Only the cells of the centre square and of the ring are
+            // visited, in raster order (the sums are the ones of a full
+            // raster scan of the window that skips the other cells).
             let (mut inner, mut outer) = (0f32, 0f32);
-            let (mut ni, mut no) = (0f32, 0f32);
             for dy in -BLOB_RING..=BLOB_RING {
-                for dx in -BLOB_RING..=BLOB_RING {
-                    let r = dx.abs().max(dy.abs());
-                    if r <= BLOB_INNER {
-                        inner += at(x + dx, y + dy);
-                        ni += 1.0;
-                    } else if r == BLOB_RING {
+                if dy.abs() == BLOB_RING {
+                    for dx in -BLOB_RING..=BLOB_RING {
                         outer += at(x + dx, y + dy);
-                        no += 1.0;
+                    }
+                    continue;
+                }
+                outer += at(x - BLOB_RING, y + dy);
+                if dy.abs() <= BLOB_INNER {
+                    for dx in -BLOB_INNER..=BLOB_INNER {
+                        inner += at(x + dx, y + dy);
                     }
                 }
+                outer += at(x + BLOB_RING, y + dy);
             }
+            let (ni, no) = (BLOB_INNER_CELLS, BLOB_RING_CELLS);
             if outer / no <= BLOB_RING_MAX {
                 resp[(y * g + x) as usize] = inner / ni - outer / no;
             }
@@ -449,6 +460,74 @@ mod tests {
         let f0 = crop_features(&cells, 40.0, 0);
         for t in 0..8 {
             assert_eq!(transform_features(&f0, t), crop_features(&cells, 40.0, t));
+        }
+    }
+
+    /// The reference centre-surround response: a full raster scan of the
+    /// window, as in the fitted model's definition.
+    fn naive_response(d: &[f32], x: i64, y: i64) -> (f32, f32) {
+        let g = GRID as i64;
+        let at = |x: i64, y: i64| d[(y.clamp(0, g - 1) * g + x.clamp(0, g - 1)) as usize];
+        let (mut inner, mut outer, mut ni, mut no) = (0f32, 0f32, 0f32, 0f32);
+        for dy in -BLOB_RING..=BLOB_RING {
+            for dx in -BLOB_RING..=BLOB_RING {
+                let r = dx.abs().max(dy.abs());
+                if r <= BLOB_INNER {
+                    inner += at(x + dx, y + dy);
+                    ni += 1.0;
+                } else if r == BLOB_RING {
+                    outer += at(x + dx, y + dy);
+                    no += 1.0;
+                }
+            }
+        }
+        (inner / ni - outer / no, outer / no)
+    }
+
+    #[test]
+    fn blob_peaks_match_full_window_scan() {
+        let mut rng = crate::vision::dice::mlp::XorShift::new(3);
+        for _ in 0..20 {
+            let d: Vec<f32> = (0..GRID * GRID).map(|_| rng.unit() * 1.3).collect();
+            let c = (GRID as f32 - 1.0) / 2.0;
+            let g = GRID as i64;
+            let mut want = Vec::new();
+            let mut resp = vec![f32::NEG_INFINITY; GRID * GRID];
+            for y in 0..g {
+                for x in 0..g {
+                    if (x as f32 - c).abs() <= PIP_SEARCH_HALF
+                        && (y as f32 - c).abs() <= PIP_SEARCH_HALF
+                    {
+                        let (r, ring) = naive_response(&d, x, y);
+                        if ring <= BLOB_RING_MAX {
+                            resp[(y * g + x) as usize] = r;
+                        }
+                    }
+                }
+            }
+            for y in 0..g {
+                for x in 0..g {
+                    let v = resp[(y * g + x) as usize];
+                    if !v.is_finite() || v <= 0.0 {
+                        continue;
+                    }
+                    let beaten = (-BLOB_NMS..=BLOB_NMS).any(|dy| {
+                        (-BLOB_NMS..=BLOB_NMS).any(|dx| {
+                            let (nx, ny) = (x + dx, y + dy);
+                            if (dx, dy) == (0, 0) || nx < 0 || ny < 0 || nx >= g || ny >= g {
+                                return false;
+                            }
+                            let k = (ny * g + nx) as usize;
+                            resp[k] > v || (resp[k] == v && k < (y * g + x) as usize)
+                        })
+                    });
+                    if !beaten {
+                        want.push(v);
+                    }
+                }
+            }
+            want.sort_by(|a, b| b.total_cmp(a));
+            assert_eq!(blob_peaks(&d), want);
         }
     }
 

@@ -9,10 +9,12 @@
 //! Classifier fitting uses online augmentation: the positive crops (labelled
 //! dice and the detector's hits on them) are re-sampled every epoch with
 //! fresh geometric (centre, size, angle), photometric (brightness, colour
-//! gains, contrast), blur, noise and specular-glint jitter under a random
-//! dihedral transform; all card-photo "not a die" crops and a fresh
-//! subsample of the other fixed negatives are added; after every epoch the network is scored on the tune part's detector
-//! candidates and the best snapshot (from 30 % of the epochs on) is kept.
+//! gains, contrast), channel-order, blur, low-resolution, noise and
+//! specular-glint jitter under a random dihedral transform; all card-photo
+//! "not a die" crops and a fresh subsample of the other fixed negatives are
+//! added; after every epoch the network is scored on the tune part's detector
+//! candidates and the best snapshot (from 30 % of the epochs on) is kept,
+//! unless the weight average of the last 40 % of the epochs scores better.
 //! The tune part then chooses the thresholds (multiset matches minus three times
 //! the reads matching nothing). Everything is seeded: the same command gives
 //! the same model bytes.
@@ -231,6 +233,10 @@ const NOISE_MAX: f32 = 3.0;
 /// Model selection: the CNN snapshot scoring best on the tune part after any
 /// epoch from this share of the epochs on is kept.
 const SELECT_FROM: f32 = 0.3;
+/// The weights averaged over every epoch from this share of the epochs on
+/// (stochastic weight averaging) compete with the best single snapshot on
+/// the tune part.
+const SWA_FROM: f32 = 0.6;
 /// Threshold tuning: cost of a read that matches no labelled value, in
 /// multiset matches (an unread die costs 1).
 const MISREAD_COST: i64 = 3;
@@ -240,6 +246,18 @@ const CENTER_JITTER: f32 = 0.1;
 const SIZE_JITTER: f32 = 0.25;
 /// Colour gain jitter of training crops (relative, either way, per channel).
 const GAIN_JITTER: f32 = 0.12;
+/// Probability that a jittered crop gets its colour channels permuted (one
+/// of the 5 non-identity orders): face and pip colours then take hues the
+/// training dice do not have (e.g. red pips on a blue face).
+const CHANNEL_PERM_PROB: f32 = 0.3;
+/// Probability that a jittered crop is degraded to a lower resolution
+/// (box-downsampled to [`SHRINK_CELLS`] cells across, then bilinearly
+/// upsampled back to the grid): a die of about 32 px already spans the grid
+/// at one pixel per cell, so this mimics smaller, defocused or heavily
+/// compressed dice more faithfully than the 3x3 blur.
+const SHRINK_PROB: f32 = 0.2;
+/// Range of the degraded resolution (cells across the crop).
+const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
 /// A detection matches a labelled die when within this share of its size.
 const MATCH_FRACTION: f32 = 0.4;
 
@@ -343,7 +361,22 @@ struct CropSpec {
     /// translucent dice), as (angle, offset from the centre in cells,
     /// half-width in cells, strength 0-1); strength 0 = none.
     glint: [f32; 4],
+    /// Colour channel order (index into [`CHANNEL_ORDERS`]; 0 = unchanged).
+    perm: usize,
+    /// Simulated crop resolution in cells across (box-downsampled to this
+    /// and upsampled back); 0 = none.
+    shrink: usize,
 }
+
+/// The 6 orders of the R, G, B channels; the first is the identity.
+const CHANNEL_ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
 
 impl CropSpec {
     fn plain(center: [f32; 2], size: f32, class: usize) -> Self {
@@ -358,6 +391,8 @@ impl CropSpec {
             noise: 0.0,
             noise_seed: 0,
             glint: [0.0; 4],
+            perm: 0,
+            shrink: 0,
         }
     }
     /// Photometric jitter only (brightness, colour gains, contrast).
@@ -388,6 +423,12 @@ impl CropSpec {
                 0.4 + 0.5 * rng.unit(),
             ];
         }
+        if rng.unit() < CHANNEL_PERM_PROB {
+            s.perm = 1 + rng.below(CHANNEL_ORDERS.len() - 1);
+        }
+        if rng.unit() < SHRINK_PROB {
+            s.shrink = SHRINK_CELLS.0 + rng.below(SHRINK_CELLS.1 - SHRINK_CELLS.0 + 1);
+        }
         s
     }
 }
@@ -396,6 +437,15 @@ impl CropSpec {
 // Index loops over several parallel arrays read clearer than zipped iterators here.
 #[allow(clippy::needless_range_loop)]
 fn augment_cells(cells: &mut [[f32; 3]], side_cells: usize, spec: &CropSpec) {
+    if spec.perm != 0 {
+        let order = CHANNEL_ORDERS[spec.perm % CHANNEL_ORDERS.len()];
+        for p in cells.iter_mut() {
+            *p = [p[order[0]], p[order[1]], p[order[2]]];
+        }
+    }
+    if spec.shrink > 0 && cells.len() == side_cells * side_cells {
+        shrink_cells(cells, side_cells, spec.shrink);
+    }
     if spec.blur && cells.len() == side_cells * side_cells {
         let src = cells.to_vec();
         let g = side_cells as i64;
@@ -451,6 +501,57 @@ fn augment_cells(cells: &mut [[f32; 3]], side_cells: usize, spec: &CropSpec) {
             for c in 0..3 {
                 p[c] = (p[c] + rng.normal() * spec.noise).clamp(0.0, 255.0);
             }
+        }
+    }
+}
+
+/// Degrade a `g x g` cell grid to the resolution of an `n x n` image: box
+/// (area) downsampling to `n x n`, then bilinear upsampling back to `g x g`.
+fn shrink_cells(cells: &mut [[f32; 3]], g: usize, n: usize) {
+    if n == 0 || n >= g {
+        return;
+    }
+    let k = g as f32 / n as f32;
+    let mut small = vec![[0f32; 3]; n * n];
+    // Area weights of source cell i in target cell j along one axis.
+    let overlap = |j: usize, i: usize| {
+        let (a, b) = (j as f32 * k, (j + 1) as f32 * k);
+        ((i + 1) as f32).min(b) - (i as f32).max(a)
+    };
+    for ty in 0..n {
+        let ys = (ty as f32 * k) as usize..(((ty + 1) as f32 * k).ceil() as usize).min(g);
+        for tx in 0..n {
+            let xs = (tx as f32 * k) as usize..(((tx + 1) as f32 * k).ceil() as usize).min(g);
+            let mut acc = [0f32; 3];
+            let mut wsum = 0f32;
+            for y in ys.clone() {
+                let wy = overlap(ty, y).max(0.0);
+                for x in xs.clone() {
+                    let w = wy * overlap(tx, x).max(0.0);
+                    for (a, v) in acc.iter_mut().zip(cells[y * g + x]) {
+                        *a += w * v;
+                    }
+                    wsum += w;
+                }
+            }
+            small[ty * n + tx] = acc.map(|a| a / wsum.max(1e-6));
+        }
+    }
+    for y in 0..g {
+        let sy = ((y as f32 + 0.5) / k - 0.5).clamp(0.0, (n - 1) as f32);
+        let (y0, fy) = (sy.floor() as usize, sy.fract());
+        let y1 = (y0 + 1).min(n - 1);
+        for x in 0..g {
+            let sx = ((x as f32 + 0.5) / k - 0.5).clamp(0.0, (n - 1) as f32);
+            let (x0, fx) = (sx.floor() as usize, sx.fract());
+            let x1 = (x0 + 1).min(n - 1);
+            let mut v = [0f32; 3];
+            for (c, o) in v.iter_mut().enumerate() {
+                let top = small[y0 * n + x0][c] * (1.0 - fx) + small[y0 * n + x1][c] * fx;
+                let bot = small[y1 * n + x0][c] * (1.0 - fx) + small[y1 * n + x1][c] * fx;
+                *o = top * (1.0 - fy) + bot * fy;
+            }
+            cells[y * g + x] = v;
         }
     }
 }
@@ -729,24 +830,10 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     let mut best_net: Option<(usize, usize, f64, FaceNet)> = None;
     let select_from = (opts.clf_epochs as f32 * SELECT_FROM) as usize;
     let mut epoch_log = String::new();
+    let mut swa: Option<(FaceNet, usize)> = None;
+    let swa_from = (opts.clf_epochs as f32 * SWA_FROM) as usize;
     let after = |epoch: usize, net: &FaceNet| {
-        let (mut correct, mut nll, mut n) = (0usize, 0f64, 0usize);
-        for (_, feats, class) in &tune_cands {
-            let Some(class) = class else { continue };
-            let mut acc = [0f32; N_CLASSES];
-            for f in feats {
-                let p = probs_of(net, f);
-                for (a, v) in acc.iter_mut().zip(p.0) {
-                    *a += v / feats.len() as f32;
-                }
-            }
-            let arg = (0..N_CLASSES)
-                .max_by(|a, b| acc[*a].total_cmp(&acc[*b]))
-                .unwrap_or(0);
-            correct += (arg == *class) as usize;
-            nll -= (acc[*class].max(1e-6) as f64).ln();
-            n += 1;
-        }
+        let (correct, nll, n) = tune_score(net, &tune_cands);
         let line = format!(
             "  tune after epoch {epoch}: {correct}/{n} candidates right, nll {:.4}",
             nll / n.max(1) as f64
@@ -762,6 +849,17 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         };
         if epoch >= select_from && better {
             best_net = Some((epoch, correct, nll, net.clone()));
+        }
+        if epoch >= swa_from {
+            match &mut swa {
+                None => swa = Some((net.clone(), 1)),
+                Some((sum, k)) => {
+                    for (a, b) in net_params_mut(sum).into_iter().zip(net_params(net)) {
+                        a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    }
+                    *k += 1;
+                }
+            }
         }
     };
     let mut clf = FaceNet::new(N_CROP_FEATURES, CLF_HIDDEN, N_CLASSES, &mut rng);
@@ -800,6 +898,28 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         clf = net;
     } else {
         log(v, &format!("classifier final loss {loss:.4}"), &mut out);
+    }
+    // The weight average of the late epochs competes with the best snapshot
+    // on the same tune criterion.
+    if let Some((mut avg, k)) = swa {
+        for p in net_params_mut(&mut avg) {
+            p.iter_mut().for_each(|x| *x /= k as f32);
+        }
+        let (c_avg, l_avg, n) = tune_score(&avg, &tune_cands);
+        let (c_best, l_best, _) = tune_score(&clf, &tune_cands);
+        let keep = (c_avg, -l_avg) > (c_best, -l_best);
+        log(
+            v,
+            &format!(
+                "weight average of the last {k} epochs: {c_avg}/{n} tune candidates right, nll {:.4}; {}",
+                l_avg / n.max(1) as f64,
+                if keep { "kept" } else { "not kept" }
+            ),
+            &mut out,
+        );
+        if keep {
+            clf = avg;
+        }
     }
     // ---- thresholds on the tune part ----
     let mut model = DiceModel {
@@ -873,6 +993,62 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         held_out: held,
         eval,
     })
+}
+
+/// Tune-part candidates as (image index, the 8 dihedral feature vectors,
+/// class: 0 = not a die, 1-6 = value, `None` = ambiguous, not scored).
+type TuneCands = [(usize, Vec<Vec<f32>>, Option<usize>)];
+
+/// Model-selection score of a classifier on the tune candidates (8-way TTA):
+/// (candidates right, summed negative log-likelihood, candidates scored).
+fn tune_score(net: &FaceNet, tune_cands: &TuneCands) -> (usize, f64, usize) {
+    let (mut correct, mut nll, mut n) = (0usize, 0f64, 0usize);
+    for (_, feats, class) in tune_cands {
+        let Some(class) = class else { continue };
+        let mut acc = [0f32; N_CLASSES];
+        for f in feats {
+            let p = probs_of(net, f);
+            for (a, v) in acc.iter_mut().zip(p.0) {
+                *a += v / feats.len() as f32;
+            }
+        }
+        let arg = (0..N_CLASSES)
+            .max_by(|a, b| acc[*a].total_cmp(&acc[*b]))
+            .unwrap_or(0);
+        correct += (arg == *class) as usize;
+        nll -= (acc[*class].max(1e-6) as f64).ln();
+        n += 1;
+    }
+    (correct, nll, n)
+}
+
+/// The trainable parameter vectors of a classifier (the head's input
+/// standardisation is fixed during training and not included).
+fn net_params(net: &FaceNet) -> [&Vec<f32>; 8] {
+    [
+        &net.conv1.w,
+        &net.conv1.b,
+        &net.conv2.w,
+        &net.conv2.b,
+        &net.head.w1,
+        &net.head.b1,
+        &net.head.w2,
+        &net.head.b2,
+    ]
+}
+
+/// Mutable [`net_params`].
+fn net_params_mut(net: &mut FaceNet) -> [&mut Vec<f32>; 8] {
+    [
+        &mut net.conv1.w,
+        &mut net.conv1.b,
+        &mut net.conv2.w,
+        &mut net.conv2.b,
+        &mut net.head.w1,
+        &mut net.head.b1,
+        &mut net.head.w2,
+        &mut net.head.b2,
+    ]
 }
 
 /// One tune image for [`choose_thresholds`]: its labelled dice and its
@@ -1267,6 +1443,31 @@ mod tests {
         let mid = GRID / 2;
         assert!(c[mid * GRID + mid][0] > 200.0);
         assert_eq!(c[mid * GRID][0], 100.0);
+    }
+
+    #[test]
+    fn shrink_keeps_flat_grids_and_softens_edges() {
+        let mut flat = vec![[80.0f32, 120.0, 200.0]; GRID * GRID];
+        shrink_cells(&mut flat, GRID, SHRINK_CELLS.0);
+        assert!(
+            flat.iter()
+                .flatten()
+                .zip([80.0, 120.0, 200.0].iter().cycle())
+                .all(|(a, b)| (a - b).abs() < 1e-3)
+        );
+        // A one-cell bright line is spread over its neighbours.
+        let mut line: Vec<[f32; 3]> = (0..GRID * GRID)
+            .map(|k| {
+                if k % GRID == GRID / 2 {
+                    [255.0; 3]
+                } else {
+                    [0.0; 3]
+                }
+            })
+            .collect();
+        shrink_cells(&mut line, GRID, SHRINK_CELLS.0);
+        let row = &line[GRID * 3..GRID * 4];
+        assert!(row[GRID / 2][0] < 255.0 && row[GRID / 2 + 1][0] > 0.0);
     }
 
     #[test]

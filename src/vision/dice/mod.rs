@@ -7,7 +7,7 @@
 //!    and regresses the die size; local maxima + NMS give candidates.
 //! 3. [`crop`]: each candidate is cropped at full resolution, rotated so the
 //!    face edges are axis-aligned (gradient orientation), and turned into five
-//!    12x12 maps (polarity-free distance to the face colour, luminance
+//!    16x16 maps (polarity-free distance to the face colour, luminance
 //!    difference, standardised RGB) plus scalar and pip-blob-count features.
 //! 4. [`cnn`] + [`classify`]: a fitted tiny CNN says "not a die" or the value
 //!    1-6 (probabilities averaged over the 8 rotations/flips of the crop,

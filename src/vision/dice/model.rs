@@ -24,7 +24,7 @@ use crate::vision::error::VisionError;
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"ADJDICE\0";
 /// Current format version; bump when the feature definitions change.
-pub const MODEL_VERSION: u32 = 2;
+pub const MODEL_VERSION: u32 = 3;
 /// Output classes of the face classifier: 0 = not a die, 1..=6 = face value.
 pub const N_CLASSES: usize = 7;
 /// Largest layer width accepted when loading (guards against absurd allocations).
