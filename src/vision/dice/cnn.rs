@@ -52,11 +52,36 @@ impl Conv {
             && self.w.iter().chain(&self.b).all(|v| v.is_finite())
     }
 
-    /// ReLU(conv(x)) on `MAP x MAP` maps. The input is copied into a
-    /// zero-padded buffer so every output row is a fixed-length
-    /// multiply-accumulate over `MAP` lanes (vectorised by the compiler); the
-    /// additions per output value happen in the order (input channel, ky, kx).
+    /// ReLU(conv(x)) on `MAP x MAP` maps, with AVX when the CPU has it: the
+    /// same multiplies and adds in the same order, 8 lanes per instruction
+    /// instead of 4 and no fused multiply-add, so the same bits.
     fn forward(&self, x: &[f32], out: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if super::find::has_avx() {
+            // SAFETY: only called when the CPU reports AVX.
+            return unsafe { self.forward_avx(x, out) };
+        }
+        self.forward_portable(x, out)
+    }
+
+    /// [`Self::forward`] compiled for AVX (8-float registers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn forward_avx(&self, x: &[f32], out: &mut [f32]) {
+        self.forward_body(x, out)
+    }
+
+    /// [`Self::forward`] without CPU-specific code (SSE2 on x86_64).
+    fn forward_portable(&self, x: &[f32], out: &mut [f32]) {
+        self.forward_body(x, out)
+    }
+
+    /// The input is copied into a zero-padded buffer so every output row is a
+    /// fixed-length multiply-accumulate over `MAP` lanes (vectorised by the
+    /// compiler); the additions per output value happen in the order (input
+    /// channel, ky, kx).
+    #[inline(always)]
+    fn forward_body(&self, x: &[f32], out: &mut [f32]) {
         const S: usize = MAP;
         const P: usize = MAP + 2;
         let mut pad = vec![0f32; self.cin * P * P];
@@ -497,6 +522,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The AVX convolution gives the portable one's bits exactly (the model
+    /// file is fitted with one and read with the other).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn conv_avx_matches_portable_bit_for_bit() {
+        if !super::super::find::has_avx() {
+            eprintln!("skipped: this CPU has no AVX");
+            return;
+        }
+        let mut rng = XorShift::new(5);
+        let conv = Conv::new(5, 8, &mut rng);
+        let x: Vec<f32> = (0..5 * MAP * MAP).map(|_| rng.normal()).collect();
+        let mut portable = vec![0f32; 8 * MAP * MAP];
+        let mut avx = vec![1f32; 8 * MAP * MAP];
+        conv.forward_portable(&x, &mut portable);
+        // SAFETY: the CPU reports AVX (checked above).
+        unsafe { conv.forward_avx(&x, &mut avx) };
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&portable), bits(&avx));
     }
 
     /// Finite-difference checks of convolution weight gradients.

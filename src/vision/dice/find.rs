@@ -211,8 +211,9 @@ impl DetKernel {
     }
 }
 
-/// Whether the CPU can run [`DetKernel::eval_avx`].
-fn has_avx() -> bool {
+/// Whether the CPU has AVX (for [`DetKernel::eval_avx`] and the CNN's
+/// convolutions).
+pub(crate) fn has_avx() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::is_x86_feature_detected!("avx")
