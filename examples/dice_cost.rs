@@ -9,16 +9,9 @@
 
 use adjutant::vision::dice::DiceReader;
 use adjutant::vision::scan::BUILTIN_DICE_MODEL;
-use image::RgbImage;
-use std::path::PathBuf;
 use std::time::Instant;
 
-/// Photos tiled into the frame (the bench's two held-out photos).
-const PHOTOS: [&str; 2] = ["IMG_20191208_112933.jpg", "IMG_20191208_113019.jpg"];
-
-/// Tile size: each photo fills a 640x720 tile (rows past its 640 repeat the
-/// last one), as in the bench's 1280x720 frame.
-const TILE: (u32, u32) = (640, 720);
+include!("../benches/common/frames.rs");
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -33,21 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(s) => s.parse()?,
         None => 10,
     };
-    let root = std::env::var("ADJUTANT_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
-    let dir = root.join("dice/byler-d6/images");
-    let photos: Vec<RgbImage> = PHOTOS
-        .iter()
-        .map(|n| image::open(dir.join(n)).map(|i| i.to_rgb8()))
-        .collect::<Result<_, _>>()?;
-    let frame = RgbImage::from_fn(w, h, |x, y| {
-        let (tx, ty) = (x / TILE.0, y / TILE.1);
-        let p = &photos[((tx + ty) % 2) as usize];
-        let sx = (x % TILE.0).min(p.width() - 1);
-        let sy = (y % TILE.1).min(p.height() - 1);
-        *p.get_pixel(sx, sy)
-    });
+    let frame = dice_frame(w, h).ok_or("byler-d6 photos not found (set ADJUTANT_DATA)")?;
     let reader = DiceReader::from_model_bytes(BUILTIN_DICE_MODEL)?;
     let mut times = Vec::new();
     let mut n = 0;

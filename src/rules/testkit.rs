@@ -46,6 +46,14 @@ pub fn asking(s: &Session) -> String {
     s.pending().map(|r| r.to_string()).unwrap_or_default()
 }
 
+/// Asserts that the pending request's text contains `text`, printing the
+/// request when it does not.
+#[track_caller]
+pub fn assert_asking(s: &Session, text: &str) {
+    let asked = asking(s);
+    assert!(asked.contains(text), "{asked}");
+}
+
 /// True when some log line contains `text`.
 pub fn logged(s: &Session, text: &str) -> bool {
     s.state().log.iter().any(|l| l.text.contains(text))

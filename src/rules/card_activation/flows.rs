@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, begin_game, feed, logged};
+use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
 
 fn setup() -> GameSetup {
     let side = |name: &str, units: &str| SideSetup {
@@ -61,11 +61,7 @@ fn cards_are_dealt_by_units_and_leadership_and_order_follows_suits_then_ranks() 
         &s,
         "Activation order: Ah Rifles, 2h Militia, 3s Guards, 5s Captain, 9d Scouts"
     ));
-    assert!(
-        asking(&s).contains("Rifles has 2 action(s) left"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Rifles has 2 action(s) left");
 }
 
 #[test]
@@ -108,7 +104,7 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
         &s,
         "Captain charges: +1 in the melee and 1 free melee action(s)"
     ));
-    assert!(asking(&s).contains("Free melee"), "{}", asking(&s));
+    assert_asking(&s, "Free melee");
     feed(&mut s, &["c melee", "c u4"]);
     assert!(logged(
         &s,
@@ -118,7 +114,7 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     assert_eq!(unit(&s, "Militia").soldiers.len(), 4);
     // Scouts end; the turn ends and the players play on.
     feed(&mut s, &["c end"]);
-    assert!(asking(&s).contains("Turn 1 is over"), "{}", asking(&s));
+    assert_asking(&s, "Turn 1 is over");
     feed(&mut s, &["c next"]);
     assert_eq!(s.state().turn, 2);
 }

@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, begin_game, feed, logged};
+use crate::rules::testkit::{assert_asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 /// Red and Blue bands typed as in the app (`Name:profile[:stats]`).
@@ -49,18 +49,10 @@ fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
 #[test]
 fn the_smaller_band_chooses_and_activation_alternates() {
     let mut s = begin();
-    assert!(
-        asking(&s).contains("Red has fewer models"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Red has fewer models");
     feed(&mut s, &["c deploy-second", "ok"]);
     assert!(logged(&s, "Red activates first every turn"));
-    assert!(
-        asking(&s).contains("Red: activate which unit?"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Red: activate which unit?");
     feed(&mut s, &["c Sharpe (0/2 wounds)"]);
     assert!(logged(&s, "Sharpe activates with 3 action point(s)"));
     assert_eq!(unit(&s, "Pierre").wounds_per_soldier, 2);
@@ -88,18 +80,14 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
         "{:?}",
         s.state().log
     );
-    assert!(asking(&s).contains("buy an effect"), "{}", asking(&s));
+    assert_asking(&s, "buy an effect");
     // Three diamonds buy "2 wounds"; Pierre has Spades 1, so the first wound
     // puts him at Death's Door and the second is not taken.
     feed(&mut s, &["c o1", "c u3"]);
     assert_eq!(unit(&s, "Pierre").wounds(), 1);
     assert!(logged(&s, "Pierre is at Death's Door"));
     // Not Multichoice: the 7d left over buys nothing more.
-    assert!(
-        asking(&s).contains("2 action point(s) left"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "2 action point(s) left");
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), 0);
     // The rifle is empty (and Fire is used): no second Fire is offered.
     assert!(!offered(&s).contains("rifle-fire"), "{}", offered(&s));
@@ -146,7 +134,7 @@ fn a_spade_in_the_armour_check_stops_the_wounds_and_aces_pierce() {
         &["c musket-fire", "n 0", "n 0", "k 5d 2h 3c", "c o0", "c u1"],
     );
     // Harper's Armour Check draws 1 card from Red's deck: a spade.
-    assert!(asking(&s).contains("Armour Check"), "{}", asking(&s));
+    assert_asking(&s, "Armour Check");
     feed(&mut s, &["k 8s"]);
     assert!(logged(&s, "Harper's armour stops the wounds (1 spade)"));
     assert_eq!(unit(&s, "Harper").wounds(), 0);
@@ -193,11 +181,7 @@ fn luc_shoots_armoured_harper() -> Session {
     );
     assert!(logged(&s, "draws 5 (2 from diamonds, +3 action points"));
     feed(&mut s, &["c o1", "c u1"]);
-    assert!(
-        asking(&s).contains("Harper's Armour Check"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Harper's Armour Check");
     s
 }
 
@@ -241,11 +225,7 @@ fn checkless_actions_are_paid_over_several_activations() {
     assert!(logged(&s, "Turn 1 is over"));
     assert_eq!(s.state().decks[0].discard_pile.len(), 0);
     feed(&mut s, &["c u0"]);
-    assert!(
-        asking(&s).contains("3 action point(s) left"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "3 action point(s) left");
     assert!(
         offered(&s).contains("2 of 4 point(s) paid"),
         "{}",
@@ -261,26 +241,18 @@ fn checkless_actions_are_paid_over_several_activations() {
 fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
     let mut s = sharpe_up();
     feed(&mut s, &["c rifle-fire", "n 0", "n 0", "k Qd 3h XR As"]);
-    assert!(
-        asking(&s).contains("discard Qd to draw 2 more"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "discard Qd to draw 2 more");
     feed(&mut s, &["c yes", "k 6d 6c"]);
-    assert!(
-        asking(&s).contains("discard As to cancel the Big Joker"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "discard As to cancel the Big Joker");
     feed(&mut s, &["c yes"]);
     assert!(logged(&s, "Red cancels the Big Joker with an Ace"));
     // Left to pay with: 3h 6d 6c; 6d buys "1 wound, pierces 1".
-    assert!(asking(&s).contains("[3h 6d 6c]"), "{}", asking(&s));
+    assert_asking(&s, "[3h 6d 6c]");
     feed(&mut s, &["c o0", "c u2"]);
     assert_eq!(unit(&s, "Jean").wounds(), 1);
     // After the action the Big Joker lets Red look at the top 3 cards and
     // put them back in a new order.
-    assert!(asking(&s).contains("Big Joker"), "{}", asking(&s));
+    assert_asking(&s, "Big Joker");
     feed(&mut s, &["c rearrange", "k 2c 3c 4c"]);
     let top: Vec<String> = s.state().decks[0]
         .draw_pile
@@ -383,11 +355,7 @@ fn red_loses_sharpe() -> Session {
 fn half_the_band_out_of_action_fails_a_rout_check_without_a_club() {
     let mut s = red_loses_sharpe();
     // Turn 2 opens with Red's Rout Check: three cards.
-    assert!(
-        asking(&s).contains("Red draws 3 for Rout Check"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Red draws 3 for Rout Check");
     feed(&mut s, &["k 2h 3d 4s"]);
     assert!(logged(&s, "Red fails its Rout Check and flees"));
     let outcome = s.state().outcome.clone();
@@ -425,11 +393,7 @@ fn a_support_ability_heals_a_friendly_unit() {
         &["c u4", "c command", "n 0", "n 0", "k 5c 2h 3s 4s"],
     );
     feed(&mut s, &["c o1"]);
-    assert!(
-        asking(&s).contains("Heal 1 wound on whom?"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Heal 1 wound on whom?");
     assert!(!offered(&s).contains("Sharpe"), "{}", offered(&s));
     feed(&mut s, &["c u2"]);
     assert!(logged(&s, "Jean heals 1 wound(s)"));

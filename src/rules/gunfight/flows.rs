@@ -4,7 +4,7 @@ use super::{GameSetup, GangSetup, parse_gunmen};
 use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
-use crate::rules::testkit::{asking, begin_game, feed, logged};
+use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 fn gang(name: &str, back: BackColour, men: &str) -> GangSetup {
@@ -55,7 +55,7 @@ fn identical_bids_go_by_back_colour_blue_first() {
         "{:?}",
         s.state().log
     );
-    assert!(asking(&s).contains("Blue's go"), "{}", asking(&s));
+    assert_asking(&s, "Blue's go");
     let order: Vec<usize> = s.state().activation.slots.iter().map(|a| a.side).collect();
     assert_eq!(order, [1, 0]);
 }
@@ -93,11 +93,7 @@ fn a_shot_beats_a_lower_save_and_rolls_damage_to_lives() {
             "c shoot", "c g0", "c g4", "k 9s", "n 1", "c no", "c no", "c no",
         ],
     );
-    assert!(
-        asking(&s).contains("Kid shoots 8 at Wyatt"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Kid shoots 8 at Wyatt");
     feed(&mut s, &["c save", "k 7h", "d 4"]);
     assert!(logged(&s, "Kid hits Wyatt: 8 against save 7h (7)"));
     assert_eq!(lives(&s, "Wyatt"), 2);
@@ -144,11 +140,7 @@ fn a_pistol_fan_shot_fires_twice_at_minus_one() {
             "c shoot", "c g0", "c g6", "k Ts", "n 0", "c no", "c no", "c yes", "k XB",
         ],
     );
-    assert!(
-        asking(&s).contains("Kid shoots 9 at Morgan"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Kid shoots 9 at Morgan");
     feed(&mut s, &["c none", "d 2", "c none", "d 3"]);
     assert_eq!(lives(&s, "Morgan"), 1);
     assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
@@ -161,11 +153,7 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
     feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
     // Wyatt (rifle, so no fan question) fires on overwatch with 8s: 6.
     feed(&mut s, &["c ow-1", "c g4", "k 8s", "n 0", "c no"]);
-    assert!(
-        asking(&s).contains("Wyatt shoots 6 at Kid (8s overwatch -2)"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Wyatt shoots 6 at Kid (8s overwatch -2)");
     feed(&mut s, &["c none", "d 1"]);
     assert!(logged(&s, "Kid stops where he was hit"));
     assert_eq!(lives(&s, "Kid"), 5);
@@ -228,7 +216,7 @@ fn a_new_turn_deals_again_and_bids_again() {
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);
     feed(&mut s, &["c done", "c done"]);
-    assert!(asking(&s).contains("Turn 2"), "{}", asking(&s));
+    assert_asking(&s, "Turn 2");
     assert!(logged(&s, "Turn 1 is over"));
     assert_eq!(s.state().turn, 2);
 }
@@ -282,12 +270,12 @@ fn with_three_gangs_a_joker_cuts_in_between_two_other_goes() {
         .push(gang("Green", BackColour::Other, "A B C D"));
     let mut s = begin(&three);
     feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s", "c done"]);
-    assert!(asking(&s).contains("Who goes next?"), "{}", asking(&s));
+    assert_asking(&s, "Who goes next?");
     feed(&mut s, &["c joker-2", "k XR"]);
     assert!(logged(&s, "Green cuts in with a Joker"));
-    assert!(asking(&s).contains("Green's go"), "{}", asking(&s));
+    assert_asking(&s, "Green's go");
     feed(&mut s, &["c done"]);
-    assert!(asking(&s).contains("Blue's go"), "{}", asking(&s));
+    assert_asking(&s, "Blue's go");
 }
 
 #[test]

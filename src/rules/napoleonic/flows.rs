@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, begin_game, feed, logged};
+use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 fn setup() -> GameSetup {
@@ -65,7 +65,7 @@ fn a_tied_cut_is_cut_again() {
         &s,
         "British cuts higher (13 against 2) and moves first"
     ));
-    assert!(asking(&s).contains("British, step 1"), "{}", asking(&s));
+    assert_asking(&s, "British, step 1");
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn guns_kill_one_man_at_long_range_and_spend_markers_by_cover() {
         "Battery spends 3 shot marker(s) (1 left) and kills 1 of Foot"
     ));
     // No other gun: straight to combats; end the turn.
-    assert!(asking(&s).contains("French, step 3"), "{}", asking(&s));
+    assert_asking(&s, "French, step 3");
     feed(&mut s, &["c none", "c done", "c none", "c none"]);
     // Round 2: the Battery cannot afford a redoubt shot with 1 marker.
     feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
@@ -111,11 +111,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     assert!(!asking(&s).contains("Hussars"), "{}", asking(&s));
     feed(&mut s, &["c none"]);
     // British rally the Foot with a general beside them: 5 in ranks + 1.
-    assert!(
-        asking(&s).contains("cannot move (men in ranks and confused): Foot"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "cannot move (men in ranks and confused): Foot");
     feed(&mut s, &["c rally", "c u3", "c no", "c yes"]);
     assert_eq!(men(&s, "Foot"), (11, 0));
     assert!(logged(

@@ -38,11 +38,7 @@ fn roll_off_rerolls_ties() {
     let mut s = begin(&setup(RED, BLUE, &[], &[]));
     feed(&mut s, &["d 4", "d 4", "d 2", "d 5"]);
     assert_eq!(s.state().initiative, Some(1));
-    assert!(
-        asking(&s).contains("Blue: choose a Toff or Snob"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Blue: choose a Toff or Snob");
 }
 
 #[test]
@@ -65,13 +61,9 @@ fn volley_with_return_fire_and_retreat() {
     assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 8);
     assert!(unit(&s, "Follower 8c").has("fired"));
     feed(&mut s, &["d 3"]);
-    assert!(asking(&s).contains("at least 5\""), "{}", asking(&s));
+    assert_asking(&s, "at least 5\"");
     feed(&mut s, &["c clear"]);
-    assert!(
-        asking(&s).contains("Blue: choose a Toff or Snob"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Blue: choose a Toff or Snob");
 }
 
 #[test]
@@ -83,11 +75,7 @@ fn blunders_on_one_when_ordered_and_on_two_when_unordered() {
     // Remaining Snobs order nobody.
     feed(&mut s, &["c XB", "c none", "c none", "c none"]);
     // Unordered phase, Red first: only 4h is left for Red.
-    assert!(
-        asking(&s).contains("Declare an order for Follower 4h"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Declare an order for Follower 4h");
     feed(&mut s, &["c march", "d 2"]);
     assert!(logged(&s, "Follower 4h blunders on 2"));
 }
@@ -119,11 +107,11 @@ fn artillery_lump_shot_is_unsavable_and_doubles_wounds() {
             "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c no", "c lump",
         ],
     );
-    assert!(asking(&s).contains("roll 3 dice"), "{}", asking(&s));
+    assert_asking(&s, "roll 3 dice");
     feed(&mut s, &["d 5 6 2"]);
     assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 4);
     feed(&mut s, &["d 2"]);
-    assert!(asking(&s).contains("at least 6\""), "{}", asking(&s));
+    assert_asking(&s, "at least 6\"");
 }
 
 #[test]
@@ -138,7 +126,7 @@ fn artillery_misfire_needs_a_second_one() {
             ],
         );
         feed(&mut s, &["d 1 5 6"]);
-        assert!(asking(&s).contains("Misfire check"), "{}", asking(&s));
+        assert_asking(&s, "Misfire check");
         feed(&mut s, &[confirm]);
         assert_eq!(unit(&s, "Artillery 3c").in_play(), survives);
         let lost = if survives { 4 } else { 0 };
@@ -182,37 +170,25 @@ fn charge_with_bowel_loosening_stand_and_shoot_and_melee() {
     feed(&mut s, &["c XR", "c 4h", "c charge", "d 3", "c 6d"]);
     // Panic Test passes with 6 + 0, then must be re-rolled once.
     feed(&mut s, &["d 6"]);
-    assert!(
-        asking(&s).contains("again (Bowel-loosening Charge)"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "again (Bowel-loosening Charge)");
     feed(&mut s, &["d 5"]);
     // Stand and Shoot: 6 dice needing 6+, the charger cannot reply.
-    assert!(asking(&s).contains("Stand and Shoot"), "{}", asking(&s));
+    assert_asking(&s, "Stand and Shoot");
     feed(&mut s, &["d 6 1 1 1 1 1", "d 2"]);
     assert_eq!(unit(&s, "Follower 4h").soldiers.len(), 3);
     // Charge move 3 + 4.
     feed(&mut s, &["d 4"]);
-    assert!(asking(&s).contains("up to 7\""), "{}", asking(&s));
+    assert_asking(&s, "up to 7\"");
     feed(&mut s, &["ok", "c yes"]);
     // Melee: 3 attacks needing 3+ (I 4, melee weapons -1).
-    assert!(
-        asking(&s).contains("roll 3 dice, hits on 3+"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "roll 3 dice, hits on 3+");
     feed(&mut s, &["d 3 4 1", "d 1 6"]);
     // 6d strikes back with 5 dice needing 6+, 4h saves below V4.
-    assert!(
-        asking(&s).contains("roll 5 dice, hits on 6+"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "roll 5 dice, hits on 6+");
     feed(&mut s, &["d 6 6 1 2 3", "d 5 6"]);
     assert!(logged(&s, "Follower 4h wins the melee, 1 wound(s) to 0"));
     feed(&mut s, &["d 1"]);
-    assert!(asking(&s).contains("at least 2\""), "{}", asking(&s));
+    assert_asking(&s, "at least 2\"");
 }
 
 #[test]
@@ -231,7 +207,7 @@ fn panic_fails_above_six_and_fearless_can_save_it() {
             .unwrap_or_else(|e| panic!("{e}"));
         feed(&mut s, &["c 6d", "d 4"]);
         if let Some(d) = fearless {
-            assert!(asking(&s).contains("Fearless"), "{}", asking(&s));
+            assert_asking(&s, "Fearless");
             feed(&mut s, &[d]);
         }
         let a = asking(&s);
@@ -274,15 +250,11 @@ fn improbable_hits_against_skirmishers() {
     let blue = "XB Ad 6d+7c:skirmisher 3c";
     let mut s = game(RED, blue, &[]);
     feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c no"]);
-    assert!(asking(&s).contains("needs 7+"), "{}", asking(&s));
+    assert_asking(&s, "needs 7+");
     feed(&mut s, &["d 6 6 1 2 3 4 5 5"]);
-    assert!(
-        asking(&s).contains("roll 2 dice, hits on 4+"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "roll 2 dice, hits on 4+");
     feed(&mut s, &["d 4 3"]);
-    assert!(asking(&s).contains("rolls 1 die "), "{}", asking(&s));
+    assert_asking(&s, "rolls 1 die ");
 }
 
 /// (terrain, answers to the terrain questions, hit need, save rolls, wounds)
@@ -332,7 +304,7 @@ fn cover_and_defensible_terrain_change_the_numbers() {
 fn march_tells_the_distance_and_tests_dangerous_terrain() {
     let mut s = game(RED, BLUE, &[TerrainKind::Dangerous]);
     feed(&mut s, &["c XR", "c 8c", "c march", "d 4", "d 5"]);
-    assert!(asking(&s).contains("up to 8\""), "{}", asking(&s));
+    assert_asking(&s, "up to 8\"");
     feed(&mut s, &["n 1"]);
     assert!(asking(&s).contains("Dangerous Terrain Test for Follower 8c: roll 8 dice"));
     feed(&mut s, &["d 1 1 2 3 4 5 6 6"]);
@@ -349,11 +321,7 @@ fn dash_moves_after_the_order_and_vanguard_before_the_game() {
         &mut s,
         &["ok", "c XR", "c 4h", "c march", "d 4", "d 2", "ok"],
     );
-    assert!(
-        asking(&s).contains("Dash (its Snob stays put): move Follower 4h up to 3\""),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "Dash (its Snob stays put): move Follower 4h up to 3\"");
 }
 
 #[test]
@@ -375,11 +343,7 @@ fn melee_draws_start_a_new_melee() {
     // Bout 1: nobody hits.
     feed(&mut s, &["d 1 1 1 1", "d 1 1 1 1 1 1"]);
     assert!(logged(&s, "Melee 1 is a draw"));
-    assert!(
-        asking(&s).contains("roll 4 dice, hits on 3+"),
-        "{}",
-        asking(&s)
-    );
+    assert_asking(&s, "roll 4 dice, hits on 3+");
 }
 
 #[test]
@@ -489,7 +453,7 @@ fn objective_markers_are_kings_and_one_jack() {
             }
             None => {
                 assert_eq!(s.state().objectives.len(), cards.len());
-                assert!(asking(&s).contains("initiative"), "{}", asking(&s));
+                assert_asking(&s, "initiative");
             }
         }
     }
