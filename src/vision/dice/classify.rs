@@ -1,6 +1,6 @@
 //! Face classification of a die candidate with the fitted classifier MLP.
 
-use super::cnn::FaceNet;
+use super::cnn::{FaceNet, FaceScratch};
 use super::crop::{aligned_crop, crop_features, face_colour, transform_features};
 use super::find::Candidate;
 use super::mlp::softmax;
@@ -66,9 +66,28 @@ impl FaceProbs {
 /// the full 8-way average on well under 1 % of candidates.
 pub const TTA_EARLY_EXIT: f32 = 0.995;
 
+/// Reusable buffers for classifying many candidates (one per reader call).
+#[derive(Debug, Clone, Default)]
+pub struct ClassifyScratch {
+    net: FaceScratch,
+    logits: Vec<f32>,
+}
+
 /// Crop the candidate from the frame and classify it.
 pub fn classify(rgb: &image::RgbImage, clf: &FaceNet, c: &Candidate) -> FaceProbs {
-    classify_with(rgb, clf, c, TTA_EARLY_EXIT).0
+    classify_scratch(rgb, clf, c, &mut ClassifyScratch::default())
+}
+
+/// [`classify`] with reusable buffers.
+pub fn classify_scratch(
+    rgb: &image::RgbImage,
+    clf: &FaceNet,
+    c: &Candidate,
+    sc: &mut ClassifyScratch,
+) -> FaceProbs {
+    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
+    let f0 = crop_features(&cells, side, 0);
+    probs_tta_with(clf, &f0, TTA_EARLY_EXIT, sc)
 }
 
 /// Classify and also return the estimated face colour (RGB 0-255), with the
@@ -97,14 +116,24 @@ pub fn classify_with(
 
 /// TTA-averaged probabilities for untransformed crop features `f0`.
 pub fn probs_tta(clf: &FaceNet, f0: &[f32], early_exit: f32) -> FaceProbs {
-    let first = probs_of(clf, f0);
+    probs_tta_with(clf, f0, early_exit, &mut ClassifyScratch::default())
+}
+
+/// [`probs_tta`] with reusable buffers.
+pub fn probs_tta_with(
+    clf: &FaceNet,
+    f0: &[f32],
+    early_exit: f32,
+    sc: &mut ClassifyScratch,
+) -> FaceProbs {
+    let first = probs_of_with(clf, f0, sc);
     if first.0.iter().any(|p| *p >= early_exit) {
         return first;
     }
     let mut acc = first.0.map(|v| v / TTA_TRANSFORMS as f32);
     for t in 1..TTA_TRANSFORMS {
         let f = transform_features(f0, t * (8 / TTA_TRANSFORMS));
-        let p = probs_of(clf, &f);
+        let p = probs_of_with(clf, &f, sc);
         for (a, v) in acc.iter_mut().zip(p.0) {
             *a += v / TTA_TRANSFORMS as f32;
         }
@@ -114,10 +143,16 @@ pub fn probs_tta(clf: &FaceNet, f0: &[f32], early_exit: f32) -> FaceProbs {
 
 /// Softmax class probabilities for a crop feature vector.
 pub fn probs_of(clf: &FaceNet, f: &[f32]) -> FaceProbs {
-    let mut o = clf.forward(f);
-    softmax(&mut o);
+    probs_of_with(clf, f, &mut ClassifyScratch::default())
+}
+
+/// [`probs_of`] with reusable buffers.
+pub fn probs_of_with(clf: &FaceNet, f: &[f32], sc: &mut ClassifyScratch) -> FaceProbs {
+    let o = &mut sc.logits;
+    clf.forward_with(f, &mut sc.net, o);
+    softmax(o);
     let mut p = [0f32; N_CLASSES];
-    for (d, s) in p.iter_mut().zip(o) {
+    for (d, s) in p.iter_mut().zip(o.iter().copied()) {
         *d = if s.is_finite() { s } else { 0.0 };
     }
     FaceProbs(p)

@@ -20,6 +20,22 @@ const POOLED: usize = MAP / 2;
 pub const CONV_OUT: usize = C2 * POOLED * POOLED;
 /// Number of map inputs at the start of a crop feature vector.
 pub const MAP_INPUTS: usize = IN_CH * MAP * MAP;
+/// Side of a zero-padded map (one zero cell around `MAP x MAP`), the input
+/// layout of [`Conv::forward_body`].
+const PAD: usize = MAP + 2;
+
+/// Copy `MAP x MAP` planes into the interiors of the `PAD x PAD` planes of
+/// `pad` (the borders are left as they are: zero).
+fn fill_padded(x: &[f32], pad: &mut [f32]) {
+    for (src, dst) in x
+        .chunks_exact(MAP * MAP)
+        .zip(pad.chunks_exact_mut(PAD * PAD))
+    {
+        for (s, d) in src.chunks_exact(MAP).zip(dst[PAD..].chunks_exact_mut(PAD)) {
+            d[1..1 + MAP].copy_from_slice(s);
+        }
+    }
+}
 
 /// A 3x3 convolution with zero padding (same size output).
 #[derive(Debug, Clone, PartialEq)]
@@ -56,66 +72,132 @@ impl Conv {
     /// same multiplies and adds in the same order, 8 lanes per instruction
     /// instead of 4 and no fused multiply-add, so the same bits.
     fn forward(&self, x: &[f32], out: &mut [f32]) {
+        let mut pad = vec![0f32; self.cin * PAD * PAD];
+        fill_padded(x, &mut pad);
         #[cfg(target_arch = "x86_64")]
         if super::find::has_avx() {
             // SAFETY: only called when the CPU reports AVX.
-            return unsafe { self.forward_avx(x, out) };
+            return unsafe { self.forward_avx(&pad, out, MAP, 0) };
         }
-        self.forward_portable(x, out)
+        self.forward_portable(&pad, out)
     }
 
-    /// [`Self::forward`] compiled for AVX (8-float registers).
+    /// [`Self::forward_body`] written with AVX intrinsics (8-float
+    /// registers): two output rows at a time, so each broadcast weight
+    /// serves four registers. Per output value the same multiplies and adds
+    /// in the same order as the portable code (no fused multiply-add), so
+    /// the same bits.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    fn forward_avx(&self, x: &[f32], out: &mut [f32]) {
-        self.forward_body(x, out)
-    }
-
-    /// [`Self::forward`] without CPU-specific code (SSE2 on x86_64).
-    fn forward_portable(&self, x: &[f32], out: &mut [f32]) {
-        self.forward_body(x, out)
-    }
-
-    /// The input is copied into a zero-padded buffer so every output row is a
-    /// fixed-length multiply-accumulate over `MAP` lanes (vectorised by the
-    /// compiler); the additions per output value happen in the order (input
-    /// channel, ky, kx).
-    #[inline(always)]
-    fn forward_body(&self, x: &[f32], out: &mut [f32]) {
+    fn forward_avx(&self, pad: &[f32], out: &mut [f32], stride: usize, off: usize) {
+        use std::arch::x86_64::{
+            _mm256_add_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_mul_ps, _mm256_set1_ps,
+            _mm256_setzero_ps, _mm256_storeu_ps,
+        };
         const S: usize = MAP;
-        const P: usize = MAP + 2;
-        let mut pad = vec![0f32; self.cin * P * P];
-        for c in 0..self.cin {
-            for y in 0..S {
-                let src = &x[c * S * S + y * S..c * S * S + (y + 1) * S];
-                pad[c * P * P + (y + 1) * P + 1..c * P * P + (y + 1) * P + 1 + S]
-                    .copy_from_slice(src);
-            }
+        const _: () = assert!(MAP == 16, "two 8-lane registers per row");
+        let (cin, cout) = (self.cin, self.cout);
+        if pad.len() < cin * PAD * PAD
+            || self.w.len() < cout * cin * 9
+            || self.b.len() < cout
+            || off + S > stride
+            || out.len() < cout * stride * stride
+        {
+            return;
         }
-        for o in 0..self.cout {
-            let wo = &self.w[o * self.cin * 9..(o + 1) * self.cin * 9];
-            for y in 0..S {
-                let mut acc = [self.b[o]; S];
-                for c in 0..self.cin {
-                    let wk = &wo[c * 9..c * 9 + 9];
+        let zero = _mm256_setzero_ps();
+        for o in 0..cout {
+            let bias = _mm256_set1_ps(self.b[o]);
+            let wo = &self.w[o * cin * 9..(o + 1) * cin * 9];
+            for y in (0..S).step_by(2) {
+                let (mut a0, mut a1, mut b0, mut b1) = (bias, bias, bias, bias);
+                for (c, wk) in wo.chunks_exact(9).enumerate() {
                     for ky in 0..3 {
+                        let r0 = c * PAD * PAD + (y + ky) * PAD;
+                        let r1 = r0 + PAD;
                         for kx in 0..3 {
-                            let wv = wk[ky * 3 + kx];
-                            let start = c * P * P + (y + ky) * P + kx;
-                            let row: &[f32; S] = match pad[start..start + S].try_into() {
-                                Ok(r) => r,
-                                Err(_) => continue,
-                            };
-                            for (a, r) in acc.iter_mut().zip(row) {
-                                *a += wv * r;
+                            let w = _mm256_set1_ps(wk[ky * 3 + kx]);
+                            // SAFETY: r1 + kx + 15 <= (cin - 1) PAD^2 +
+                            // (S + 1) PAD + 17 < cin PAD^2 <= pad.len()
+                            // (checked above), so all 8-float loads are in
+                            // bounds.
+                            unsafe {
+                                let p = pad.as_ptr();
+                                a0 = _mm256_add_ps(
+                                    a0,
+                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r0 + kx))),
+                                );
+                                a1 = _mm256_add_ps(
+                                    a1,
+                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r0 + kx + 8))),
+                                );
+                                b0 = _mm256_add_ps(
+                                    b0,
+                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r1 + kx))),
+                                );
+                                b1 = _mm256_add_ps(
+                                    b1,
+                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r1 + kx + 8))),
+                                );
                             }
                         }
                     }
                 }
-                for (d, a) in out[o * S * S + y * S..o * S * S + (y + 1) * S]
-                    .iter_mut()
-                    .zip(acc)
-                {
+                let d0 = o * stride * stride + (y + off) * stride + off;
+                let d1 = d0 + stride;
+                // SAFETY: d1 + 15 < cout stride^2 <= out.len() (checked
+                // above: off + S <= stride).
+                unsafe {
+                    let q = out.as_mut_ptr();
+                    _mm256_storeu_ps(q.add(d0), _mm256_max_ps(a0, zero));
+                    _mm256_storeu_ps(q.add(d0 + 8), _mm256_max_ps(a1, zero));
+                    _mm256_storeu_ps(q.add(d1), _mm256_max_ps(b0, zero));
+                    _mm256_storeu_ps(q.add(d1 + 8), _mm256_max_ps(b1, zero));
+                }
+            }
+        }
+    }
+
+    /// [`Self::forward`] without CPU-specific code (SSE2 on x86_64), on the
+    /// zero-padded input.
+    fn forward_portable(&self, pad: &[f32], out: &mut [f32]) {
+        self.forward_body(pad, out, MAP, 0)
+    }
+
+    /// ReLU(conv) of the zero-padded input planes `pad` (`cin` planes of
+    /// `PAD x PAD`, zero border) into `out`, whose planes are `stride x
+    /// stride` with the `MAP x MAP` result at offset `(off, off)` (so the
+    /// output can land straight in the interior of the next layer's padded
+    /// buffer). Every output row is a fixed-length multiply-accumulate over
+    /// `MAP` lanes held in registers; the additions per output value happen
+    /// in the order (bias, input channel, ky, kx).
+    #[inline(always)]
+    fn forward_body(&self, pad: &[f32], out: &mut [f32], stride: usize, off: usize) {
+        const S: usize = MAP;
+        let cin = self.cin;
+        if pad.len() < cin * PAD * PAD || out.len() < self.cout * stride * stride {
+            return;
+        }
+        for (o, (wo, &bias)) in self.w.chunks_exact(cin * 9).zip(&self.b).enumerate() {
+            for y in 0..S {
+                let mut acc = [bias; S];
+                for (plane, wk) in pad.chunks_exact(PAD * PAD).zip(wo.chunks_exact(9)) {
+                    for ky in 0..3 {
+                        let row: &[f32; PAD] =
+                            match plane[(y + ky) * PAD..(y + ky + 1) * PAD].try_into() {
+                                Ok(r) => r,
+                                Err(_) => return,
+                            };
+                        for kx in 0..3 {
+                            let wv = wk[ky * 3 + kx];
+                            for i in 0..S {
+                                acc[i] += wv * row[kx + i];
+                            }
+                        }
+                    }
+                }
+                let start = o * stride * stride + (y + off) * stride + off;
+                for (d, a) in out[start..start + S].iter_mut().zip(acc) {
                     *d = a.max(0.0);
                 }
             }
@@ -180,6 +262,7 @@ impl Conv {
 }
 
 /// Dot product with 8 independent partial sums (lets the compiler use SIMD).
+#[inline(always)]
 fn dot8(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0f32; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
@@ -222,6 +305,30 @@ impl Scratch {
             a2: vec![0.0; C2 * MAP * MAP],
             arg: vec![0; CONV_OUT],
             hin: vec![0.0; n_head_in],
+        }
+    }
+}
+
+/// Reusable buffers for [`FaceNet::forward_with`] (inference only): the
+/// padded inputs of both convolutions (their borders stay zero), the second
+/// convolution's output, the standardised head input and the hidden layer.
+#[derive(Debug, Clone)]
+pub struct FaceScratch {
+    pad1: Vec<f32>,
+    pad2: Vec<f32>,
+    a2: Vec<f32>,
+    xs: Vec<f32>,
+    hid: Vec<f32>,
+}
+
+impl Default for FaceScratch {
+    fn default() -> Self {
+        Self {
+            pad1: vec![0.0; IN_CH * PAD * PAD],
+            pad2: vec![0.0; C1 * PAD * PAD],
+            a2: vec![0.0; C2 * MAP * MAP],
+            xs: Vec::new(),
+            hid: Vec::new(),
         }
     }
 }
@@ -280,28 +387,98 @@ impl FaceNet {
     }
 
     /// Output logits for a crop feature vector (wrong length -> all zeros).
+    /// Allocates its buffers; [`Self::forward_with`] reuses them.
     pub fn forward(&self, f: &[f32]) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.forward_with(f, &mut FaceScratch::default(), &mut out);
+        out
+    }
+
+    /// [`Self::forward`] into `out`, with reusable buffers `sc`. Uses AVX
+    /// when the CPU has it: the same multiplies and adds in the same order,
+    /// 8 lanes per instruction instead of 4 and no fused multiply-add, so the
+    /// same bits as the portable code.
+    pub fn forward_with(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
+        out.clear();
         if f.len() != self.n_features() {
-            return vec![0.0; self.head.n_out];
+            out.resize(self.head.n_out, 0.0);
+            return;
         }
-        let mut sc = Scratch::new(self.head.n_in);
-        self.conv_part(f, &mut sc);
-        // Head with 8-lane partial sums (vectorisable; equal to
-        // `self.head.forward` up to float rounding).
+        #[cfg(target_arch = "x86_64")]
+        if super::find::has_avx() {
+            // SAFETY: only called when the CPU reports AVX.
+            return unsafe { self.infer_avx(f, sc, out) };
+        }
+        self.infer_portable(f, sc, out)
+    }
+
+    /// [`Self::forward_with`] compiled for AVX (8-float registers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn infer_avx(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
+        fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
+        self.conv1.forward_avx(&sc.pad1, &mut sc.pad2, PAD, 1);
+        self.conv2.forward_avx(&sc.pad2, &mut sc.a2, MAP, 0);
+        self.head_body(f, sc, out)
+    }
+
+    /// [`Self::forward_with`] without CPU-specific code (SSE2 on x86_64).
+    fn infer_portable(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
+        fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
+        self.conv1.forward_body(&sc.pad1, &mut sc.pad2, PAD, 1);
+        self.conv2.forward_body(&sc.pad2, &mut sc.a2, MAP, 0);
+        self.head_body(f, sc, out)
+    }
+
+    /// Pooling and head of the inference pass on a feature vector of the
+    /// right length, after the convolutions (conv1 writes straight into
+    /// conv2's padded input, conv2 into `sc.a2`): the pooled maps are
+    /// standardised as they are pooled (no argmax: that is for training),
+    /// and the head sums with 8-lane partial sums (equal to
+    /// `self.head.forward` up to float rounding).
+    #[inline(always)]
+    fn head_body(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         let h = &self.head;
-        let xs: Vec<f32> = sc
-            .hin
-            .iter()
-            .zip(&h.in_mean)
-            .zip(&h.in_scale)
-            .map(|((x, m), s)| (x - m) * s)
-            .collect();
-        let hid: Vec<f32> = (0..h.n_hidden)
-            .map(|j| (h.b1[j] + dot8(&h.w1[j * h.n_in..(j + 1) * h.n_in], &xs)).max(0.0))
-            .collect();
-        (0..h.n_out)
-            .map(|o| h.b2[o] + dot8(&h.w2[o * h.n_hidden..(o + 1) * h.n_hidden], &hid))
-            .collect()
+        sc.xs.clear();
+        sc.xs.resize(h.n_in, 0.0);
+        let (pooled, scalars) = sc.xs.split_at_mut(CONV_OUT);
+        // 2x2 max-pooling, the first of equal values winning as in
+        // `conv_part` (the same comparisons in the same order).
+        for (k, (x, (m, s))) in pooled
+            .iter_mut()
+            .zip(h.in_mean.iter().zip(&h.in_scale))
+            .enumerate()
+        {
+            let (c, py, px) = (k / (POOLED * POOLED), k / POOLED % POOLED, k % POOLED);
+            let i = c * MAP * MAP + 2 * py * MAP + 2 * px;
+            let mut best = f32::NEG_INFINITY;
+            for v in [sc.a2[i], sc.a2[i + 1], sc.a2[i + MAP], sc.a2[i + MAP + 1]] {
+                if v > best {
+                    best = v;
+                }
+            }
+            *x = (best - m) * s;
+        }
+        let src = &f[MAP_INPUTS..MAP_INPUTS + scalars.len()];
+        for (((x, v), m), s) in scalars
+            .iter_mut()
+            .zip(src)
+            .zip(&h.in_mean[CONV_OUT..])
+            .zip(&h.in_scale[CONV_OUT..])
+        {
+            *x = (v - m) * s;
+        }
+        sc.hid.clear();
+        sc.hid.extend(
+            h.w1.chunks_exact(h.n_in)
+                .zip(&h.b1)
+                .map(|(w, b)| (b + dot8(w, &sc.xs)).max(0.0)),
+        );
+        out.extend(
+            h.w2.chunks_exact(h.n_hidden)
+                .zip(&h.b2)
+                .map(|(w, b)| b + dot8(w, &sc.hid)),
+        );
     }
 
     /// Fit with softmax cross-entropy on `classes`. The head's standardisation
@@ -536,13 +713,66 @@ mod tests {
         let mut rng = XorShift::new(5);
         let conv = Conv::new(5, 8, &mut rng);
         let x: Vec<f32> = (0..5 * MAP * MAP).map(|_| rng.normal()).collect();
+        let mut pad = vec![0f32; 5 * PAD * PAD];
+        fill_padded(&x, &mut pad);
         let mut portable = vec![0f32; 8 * MAP * MAP];
         let mut avx = vec![1f32; 8 * MAP * MAP];
-        conv.forward_portable(&x, &mut portable);
+        conv.forward_portable(&pad, &mut portable);
         // SAFETY: the CPU reports AVX (checked above).
-        unsafe { conv.forward_avx(&x, &mut avx) };
+        unsafe { conv.forward_avx(&pad, &mut avx, MAP, 0) };
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&portable), bits(&avx));
+    }
+
+    /// The whole inference pass: AVX and portable code give the same bits,
+    /// and both equal the training path's convolutions and pooling
+    /// (`conv_part`) followed by the head as written before the inference
+    /// path was split off (scratch reused across calls).
+    #[test]
+    fn inference_matches_reference_bit_for_bit() {
+        let mut rng = XorShift::new(12);
+        let n_feat = MAP_INPUTS + 70;
+        let mut net = FaceNet::new(n_feat, 32, 7, &mut rng);
+        for b in net.conv1.b.iter_mut().chain(net.conv2.b.iter_mut()) {
+            *b = rng.normal() * 0.1;
+        }
+        for (m, s) in net
+            .head
+            .in_mean
+            .iter_mut()
+            .zip(net.head.in_scale.iter_mut())
+        {
+            *m = rng.normal() * 0.1;
+            *s = 1.0 + rng.unit();
+        }
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        let mut sc = FaceScratch::default();
+        for _ in 0..4 {
+            let f: Vec<f32> = (0..n_feat).map(|_| rng.normal()).collect();
+            let mut old = Scratch::new(net.head.n_in);
+            net.conv_part(&f, &mut old);
+            let h = &net.head;
+            let xs: Vec<f32> = old
+                .hin
+                .iter()
+                .zip(&h.in_mean)
+                .zip(&h.in_scale)
+                .map(|((x, m), s)| (x - m) * s)
+                .collect();
+            let hid: Vec<f32> = (0..h.n_hidden)
+                .map(|j| (h.b1[j] + dot8(&h.w1[j * h.n_in..(j + 1) * h.n_in], &xs)).max(0.0))
+                .collect();
+            let want: Vec<f32> = (0..h.n_out)
+                .map(|o| h.b2[o] + dot8(&h.w2[o * h.n_hidden..(o + 1) * h.n_hidden], &hid))
+                .collect();
+            let mut portable = Vec::new();
+            net.infer_portable(&f, &mut sc, &mut portable);
+            assert_eq!(bits(&portable), bits(&want));
+            let mut fast = Vec::new();
+            net.forward_with(&f, &mut sc, &mut fast);
+            assert_eq!(bits(&fast), bits(&want));
+            assert_eq!(bits(&net.forward(&f)), bits(&want));
+        }
     }
 
     /// Finite-difference checks of convolution weight gradients.

@@ -125,8 +125,9 @@ impl DiceReader {
         let p = prep::prepare(rgb);
         let cands = find::find_candidates(&p, &m.detector, m.det_threshold, m.nms_factor);
         let mut scan = DiceScan::default();
+        let mut sc = classify::ClassifyScratch::default();
         for c in cands {
-            let v = classify::classify(rgb, &m.classifier, &c);
+            let v = classify::classify_scratch(rgb, &m.classifier, &c, &mut sc);
             match v.decide(m.read_threshold) {
                 classify::Decision::NotDie => {}
                 classify::Decision::Unread => scan.unread.push(UnreadDie {
