@@ -444,20 +444,22 @@ impl FaceNet {
         let (pooled, scalars) = sc.xs.split_at_mut(CONV_OUT);
         // 2x2 max-pooling, the first of equal values winning as in
         // `conv_part` (the same comparisons in the same order).
-        for (k, (x, (m, s))) in pooled
-            .iter_mut()
-            .zip(h.in_mean.iter().zip(&h.in_scale))
-            .enumerate()
+        let (means, scales) = (&h.in_mean[..CONV_OUT], &h.in_scale[..CONV_OUT]);
+        for (((dst, m), s), (r0, r1)) in pooled
+            .chunks_exact_mut(POOLED)
+            .zip(means.chunks_exact(POOLED))
+            .zip(scales.chunks_exact(POOLED))
+            .zip(sc.a2.chunks_exact(2 * MAP).map(|r| r.split_at(MAP)))
         {
-            let (c, py, px) = (k / (POOLED * POOLED), k / POOLED % POOLED, k % POOLED);
-            let i = c * MAP * MAP + 2 * py * MAP + 2 * px;
-            let mut best = f32::NEG_INFINITY;
-            for v in [sc.a2[i], sc.a2[i + 1], sc.a2[i + MAP], sc.a2[i + MAP + 1]] {
-                if v > best {
-                    best = v;
+            for px in 0..POOLED {
+                let mut best = f32::NEG_INFINITY;
+                for v in [r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]] {
+                    if v > best {
+                        best = v;
+                    }
                 }
+                dst[px] = (best - m[px]) * s[px];
             }
-            *x = (best - m) * s;
         }
         let src = &f[MAP_INPUTS..MAP_INPUTS + scalars.len()];
         for (((x, v), m), s) in scalars
@@ -468,17 +470,26 @@ impl FaceNet {
         {
             *x = (v - m) * s;
         }
+        // Plain loops rather than `extend(map(..))`, so that the dot
+        // products are compiled inline (with AVX in `infer_avx`).
         sc.hid.clear();
-        sc.hid.extend(
-            h.w1.chunks_exact(h.n_in)
-                .zip(&h.b1)
-                .map(|(w, b)| (b + dot8(w, &sc.xs)).max(0.0)),
-        );
-        out.extend(
-            h.w2.chunks_exact(h.n_hidden)
-                .zip(&h.b2)
-                .map(|(w, b)| b + dot8(w, &sc.hid)),
-        );
+        sc.hid.resize(h.n_hidden, 0.0);
+        for ((d, w), b) in sc
+            .hid
+            .iter_mut()
+            .zip(h.w1.chunks_exact(h.n_in.max(1)))
+            .zip(&h.b1)
+        {
+            *d = (b + dot8(w, &sc.xs)).max(0.0);
+        }
+        out.resize(h.n_out, 0.0);
+        for ((d, w), b) in out
+            .iter_mut()
+            .zip(h.w2.chunks_exact(h.n_hidden.max(1)))
+            .zip(&h.b2)
+        {
+            *d = b + dot8(w, &sc.hid);
+        }
     }
 
     /// Fit with softmax cross-entropy on `classes`. The head's standardisation

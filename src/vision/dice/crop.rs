@@ -67,43 +67,87 @@ const BLOB_RING_CELLS: f32 = (8 * BLOB_RING) as f32;
 /// Blob maxima must beat all responses within this Chebyshev radius.
 const BLOB_NMS: i64 = 4;
 
+/// Side of the edge-replicated copy of the contrast map that
+/// [`blob_responses`] reads (the ring reaches [`BLOB_RING`] cells past the
+/// map).
+const PADDED: usize = GRID + 2 * BLOB_RING as usize;
+
+/// First and last grid index within [`PIP_SEARCH_HALF`] of the crop centre
+/// (the same test per index as a scan over the whole grid).
+fn search_range() -> (usize, usize) {
+    let c = (GRID as f32 - 1.0) / 2.0;
+    let inside = |x: usize| (x as f32 - c).abs() <= PIP_SEARCH_HALF;
+    let lo = (0..GRID).find(|x| inside(*x)).unwrap_or(GRID);
+    let hi = (0..GRID).rev().find(|x| inside(*x)).unwrap_or(0);
+    (lo, hi)
+}
+
+/// Centre-surround responses of a `GRID x GRID` contrast map (`-inf` where
+/// not searched or where the ring is not face-like). The map is copied with
+/// its edges replicated (what clamped reads see), and each row of positions
+/// is summed together, term by term in the order of a raster scan of the
+/// window restricted to the centre square and the ring, so every position
+/// gets the same float sums as that scan (tested bit for bit).
+fn blob_responses(d: &[f32]) -> Vec<f32> {
+    let mut resp = vec![f32::NEG_INFINITY; GRID * GRID];
+    if d.len() != GRID * GRID {
+        return resp;
+    }
+    let r = BLOB_RING as usize;
+    let mut pad = [0f32; PADDED * PADDED];
+    for (py, row) in pad.chunks_exact_mut(PADDED).enumerate() {
+        let y = py.saturating_sub(r).min(GRID - 1);
+        for (px, v) in row.iter_mut().enumerate() {
+            *v = d[y * GRID + px.saturating_sub(r).min(GRID - 1)];
+        }
+    }
+    let (lo, hi) = search_range();
+    if lo > hi {
+        return resp;
+    }
+    let n = hi - lo + 1;
+    // `add(acc, row, dx)`: acc[i] += the padded row at x = lo + i + dx.
+    let add = |acc: &mut [f32; GRID], row: &[f32], dx: i64| {
+        let start = (lo as i64 + dx + BLOB_RING) as usize;
+        for (a, v) in acc[..n].iter_mut().zip(&row[start..start + n]) {
+            *a += v;
+        }
+    };
+    let (ni, no) = (BLOB_INNER_CELLS, BLOB_RING_CELLS);
+    for y in lo..=hi {
+        let (mut inner, mut outer) = ([0f32; GRID], [0f32; GRID]);
+        for dy in -BLOB_RING..=BLOB_RING {
+            let py = (y as i64 + dy + BLOB_RING) as usize;
+            let row = &pad[py * PADDED..(py + 1) * PADDED];
+            if dy.abs() == BLOB_RING {
+                for dx in -BLOB_RING..=BLOB_RING {
+                    add(&mut outer, row, dx);
+                }
+                continue;
+            }
+            add(&mut outer, row, -BLOB_RING);
+            if dy.abs() <= BLOB_INNER {
+                for dx in -BLOB_INNER..=BLOB_INNER {
+                    add(&mut inner, row, dx);
+                }
+            }
+            add(&mut outer, row, BLOB_RING);
+        }
+        let out = &mut resp[y * GRID + lo..y * GRID + lo + n];
+        for ((o, i), s) in out.iter_mut().zip(&inner).zip(&outer) {
+            if s / no <= BLOB_RING_MAX {
+                *o = i / ni - s / no;
+            }
+        }
+    }
+    resp
+}
+
 /// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
 /// `GRID x GRID` contrast map, strongest first.
 fn blob_peaks(d: &[f32]) -> Vec<f32> {
     let g = GRID as i64;
-    let at = |x: i64, y: i64| d[(y.clamp(0, g - 1) * g + x.clamp(0, g - 1)) as usize];
-    let mut resp = vec![f32::NEG_INFINITY; GRID * GRID];
-    let c = (GRID as f32 - 1.0) / 2.0;
-    for y in 0..g {
-        for x in 0..g {
-            if (x as f32 - c).abs() > PIP_SEARCH_HALF || (y as f32 - c).abs() > PIP_SEARCH_HALF {
-                continue;
-            }
-            // Only the cells of the centre square and of the ring are
-            // visited, in raster order (the sums are the ones of a full
-            // raster scan of the window that skips the other cells).
-            let (mut inner, mut outer) = (0f32, 0f32);
-            for dy in -BLOB_RING..=BLOB_RING {
-                if dy.abs() == BLOB_RING {
-                    for dx in -BLOB_RING..=BLOB_RING {
-                        outer += at(x + dx, y + dy);
-                    }
-                    continue;
-                }
-                outer += at(x - BLOB_RING, y + dy);
-                if dy.abs() <= BLOB_INNER {
-                    for dx in -BLOB_INNER..=BLOB_INNER {
-                        inner += at(x + dx, y + dy);
-                    }
-                }
-                outer += at(x + BLOB_RING, y + dy);
-            }
-            let (ni, no) = (BLOB_INNER_CELLS, BLOB_RING_CELLS);
-            if outer / no <= BLOB_RING_MAX {
-                resp[(y * g + x) as usize] = inner / ni - outer / no;
-            }
-        }
-    }
+    let resp = blob_responses(d);
     let mut peaks = Vec::new();
     for y in 0..g {
         for x in 0..g {
@@ -150,6 +194,8 @@ const NORM_PERCENTILE: f32 = 0.97;
 const FACE_CORE: f32 = 0.6;
 
 /// Bilinear sample of channel `c` at `(x, y)` (clamped to the image).
+/// The reference for [`Bilinear::at`], which the crop sampler uses.
+#[cfg(test)]
 fn sample(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let x = x.clamp(0.0, (w - 1) as f32);
@@ -169,6 +215,68 @@ fn sample(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
         *o = a * (1.0 - ty) + b * ty;
     }
     out
+}
+
+/// Bilinear sampling of an RGB image, clamped to the image: the same
+/// arithmetic as the reference `sample` (tested bit for bit), without the
+/// `floor` call (the clamped coordinates are non-negative, so truncation
+/// is the floor) and with each pixel's three bytes fetched together.
+struct Bilinear<'a> {
+    raw: &'a [u8],
+    /// Image width in pixels.
+    w: usize,
+    /// Largest pixel index, x and y.
+    last: (usize, usize),
+    /// The same as floats (clamping bounds).
+    last_f: (f32, f32),
+}
+
+impl<'a> Bilinear<'a> {
+    fn new(img: &'a RgbImage) -> Self {
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        let last = (w.saturating_sub(1), h.saturating_sub(1));
+        Self {
+            raw: img.as_raw(),
+            w,
+            last,
+            last_f: (last.0 as f32, last.1 as f32),
+        }
+    }
+
+    /// The three bytes of pixel `(x, y)` as floats (zeros outside the
+    /// buffer, which cannot happen for clamped coordinates of a non-empty
+    /// image).
+    #[inline(always)]
+    fn px(&self, x: usize, y: usize) -> [f32; 3] {
+        let o = (y * self.w + x) * 3;
+        match self.raw.get(o..o + 3) {
+            Some(p) => [p[0] as f32, p[1] as f32, p[2] as f32],
+            None => [0.0; 3],
+        }
+    }
+
+    #[inline(always)]
+    fn at(&self, x: f32, y: f32) -> [f32; 3] {
+        let x = x.clamp(0.0, self.last_f.0);
+        let y = y.clamp(0.0, self.last_f.1);
+        // Non-negative (or NaN, which `floor() as i64` also maps to 0), so
+        // truncation is the floor; i32 converts in one instruction.
+        let (xi, yi) = (x as i32, y as i32);
+        let tx = x - xi as f32;
+        let ty = y - yi as f32;
+        let (x0, y0) = (xi as usize, yi as usize);
+        let x1 = (x0 + 1).min(self.last.0);
+        let y1 = (y0 + 1).min(self.last.1);
+        let (p00, p10) = (self.px(x0, y0), self.px(x1, y0));
+        let (p01, p11) = (self.px(x0, y1), self.px(x1, y1));
+        let mut out = [0f32; 3];
+        for c in 0..3 {
+            let a = p00[c] * (1.0 - tx) + p10[c] * tx;
+            let b = p01[c] * (1.0 - tx) + p11[c] * tx;
+            out[c] = a * (1.0 - ty) + b * ty;
+        }
+        out
+    }
 }
 
 /// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
@@ -217,17 +325,33 @@ pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
 pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> Vec<[f32; 3]> {
     let step = side / GRID as f32;
     let (sn, cs) = angle.sin_cos();
+    // Sub-sample offsets from the crop centre along one axis, for grid index
+    // g and sub-offset 0.25 / 0.75 (the same expression per sample as
+    // before they were tabled).
+    let mut offs = [[0f32; 2]; GRID];
+    for (g, o) in offs.iter_mut().enumerate() {
+        for (d, s) in o.iter_mut().zip([0.25, 0.75]) {
+            *d = (g as f32 + s) * step - side / 2.0;
+        }
+    }
+    let img = Bilinear::new(img);
     let mut out = Vec::with_capacity(GRID * GRID);
-    for gy in 0..GRID {
-        for gx in 0..GRID {
+    if img.raw.is_empty() {
+        out.resize(GRID * GRID, [0.0; 3]);
+        return out;
+    }
+    let at = |u: f32, v: f32| img.at(cx + u * cs - v * sn, cy + u * sn + v * cs);
+    for &[v0, v1] in &offs {
+        for &[u0, u1] in &offs {
+            // Sub-samples in the order (0.25, 0.25), (0.75, 0.25),
+            // (0.25, 0.75), (0.75, 0.75), each added with weight 1/4.
+            let (p0, p1, p2, p3) = (at(u0, v0), at(u1, v0), at(u0, v1), at(u1, v1));
             let mut acc = [0f32; 3];
-            for (sx, sy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
-                let u = (gx as f32 + sx) * step - side / 2.0;
-                let v = (gy as f32 + sy) * step - side / 2.0;
-                let p = sample(img, cx + u * cs - v * sn, cy + u * sn + v * cs);
-                for c in 0..3 {
-                    acc[c] += p[c] * 0.25;
-                }
+            for c in 0..3 {
+                acc[c] += p0[c] * 0.25;
+                acc[c] += p1[c] * 0.25;
+                acc[c] += p2[c] * 0.25;
+                acc[c] += p3[c] * 0.25;
             }
             out.push(acc);
         }
@@ -596,6 +720,48 @@ mod tests {
         let a = estimate_angle(&img, 40.0, 40.0, 50.0);
         // Within 0.1 rad (the crop classifier is fitted with +-0.125 rad jitter).
         assert!((a - t).abs() < 0.1, "{a}");
+    }
+
+    /// The crop sampler gives the reference bilinear samples bit for bit,
+    /// inside, across and outside the image border.
+    #[test]
+    fn sample_crop_matches_reference() {
+        let img = RgbImage::from_fn(37, 29, |x, y| {
+            image::Rgb([
+                (x * 7 % 256) as u8,
+                (y * 9 % 256) as u8,
+                ((x * y * 13) % 256) as u8,
+            ])
+        });
+        for (cx, cy, side, angle) in [
+            (18.0, 14.0, 20.0, 0.3),
+            (2.5, 27.2, 30.0, -0.7),
+            (-40.0, 3.0, 25.0, 0.1),
+            (30.3, 20.7, 41.0, 0.785),
+        ] {
+            let step = side / GRID as f32;
+            let (sn, cs) = f32::sin_cos(angle);
+            let mut want = Vec::new();
+            for gy in 0..GRID {
+                for gx in 0..GRID {
+                    let mut acc = [0f32; 3];
+                    for (sx, sy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
+                        let u = (gx as f32 + sx) * step - side / 2.0;
+                        let v = (gy as f32 + sy) * step - side / 2.0;
+                        let p = sample(&img, cx + u * cs - v * sn, cy + u * sn + v * cs);
+                        for c in 0..3 {
+                            acc[c] += p[c] * 0.25;
+                        }
+                    }
+                    want.push(acc.map(f32::to_bits));
+                }
+            }
+            let got: Vec<[u32; 3]> = sample_crop(&img, cx, cy, side, angle)
+                .iter()
+                .map(|p| p.map(f32::to_bits))
+                .collect();
+            assert_eq!(got, want);
+        }
     }
 
     #[test]
