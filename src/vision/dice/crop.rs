@@ -277,6 +277,135 @@ impl<'a> Bilinear<'a> {
         }
         out
     }
+
+    /// Pixel bits as four floats (R, G, B and an unused fourth lane from
+    /// the next byte): the bytes are exact small integers either way.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn bytes_to_ps(bits: u32) -> std::arch::x86_64::__m128 {
+        use std::arch::x86_64::{
+            _mm_cvtepi32_ps, _mm_cvtsi32_si128, _mm_setzero_si128, _mm_unpacklo_epi8,
+            _mm_unpacklo_epi16,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline (register-only
+        // intrinsics).
+        unsafe {
+            let z = _mm_setzero_si128();
+            let v = _mm_cvtsi32_si128(bits as i32);
+            _mm_cvtepi32_ps(_mm_unpacklo_epi16(_mm_unpacklo_epi8(v, z), z))
+        }
+    }
+
+    /// The 3 bytes at `o` (and a fourth, 0 past the end) as a `u32`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn bits_at(&self, o: usize) -> u32 {
+        match self.raw.get(o..o + 3) {
+            Some(&[a, b, c]) => {
+                u32::from_le_bytes([a, b, c, self.raw.get(o + 3).copied().unwrap_or(0)])
+            }
+            _ => 0,
+        }
+    }
+
+    /// The four corner pixels (top-left, top-right, bottom-left,
+    /// bottom-right) of the bilinear sample whose top-left pixel is at byte
+    /// offset `o`, with the right / lower neighbour `dx` / `dy` bytes further
+    /// (0 at the last column / row, as `min(x0 + 1, w - 1)` gives). Both
+    /// rows are read as one 8-byte word each when the buffer has them.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn corners(&self, o: usize, dx: usize, dy: usize) -> [u32; 4] {
+        let word = |o: usize| {
+            self.raw
+                .get(o..o + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
+        match (word(o), word(o + dy)) {
+            (Some(r0), Some(r1)) => {
+                let sh = 8 * dx as u32;
+                [r0 as u32, (r0 >> sh) as u32, r1 as u32, (r1 >> sh) as u32]
+            }
+            _ => [
+                self.bits_at(o),
+                self.bits_at(o + dx),
+                self.bits_at(o + dy),
+                self.bits_at(o + dy + dx),
+            ],
+        }
+    }
+
+    /// One crop cell with SSE: its four sub-samples at offsets `u = [u0,
+    /// u1]`, `v = [v0, v1]` from the centre `(cx, cy)` along the rotated
+    /// axes (`cs`, `sn`), the coordinates of all four in one register and
+    /// the channels of each in one register. Per sub-sample and channel the
+    /// same coordinate arithmetic, clamping (`max(0, x)` then `min(last,
+    /// x)` select exactly as `f32::clamp`), weights, multiplies and adds as
+    /// [`Self::at`] and the scalar cell sum, so the same values. Needs
+    /// finite coordinates (truncation of NaN differs).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn cell_sse(&self, c: [f32; 2], rot: [f32; 2], u: [f32; 2], v: [f32; 2]) -> [f32; 3] {
+        use std::arch::x86_64::{
+            __m128, _mm_add_ps, _mm_cvtepi32_ps, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps,
+            _mm_mul_ps, _mm_set1_ps, _mm_setr_ps, _mm_setzero_ps, _mm_storeu_ps, _mm_storeu_si128,
+            _mm_sub_ps,
+        };
+        let ([cx, cy], [cs, sn]) = (c, rot);
+        let mut xi = [0i32; 4];
+        let mut yi = [0i32; 4];
+        let (mut tx, mut ty) = ([0f32; 4], [0f32; 4]);
+        let (mut omtx, mut omty) = ([0f32; 4], [0f32; 4]);
+        let mut lanes = [0f32; 4];
+        // SAFETY: SSE2 is part of the x86_64 baseline; every store writes 4
+        // values into a 4-value array.
+        unsafe {
+            // Sub-sample order (u0, v0), (u1, v0), (u0, v1), (u1, v1).
+            let uu = _mm_setr_ps(u[0], u[1], u[0], u[1]);
+            let vv = _mm_setr_ps(v[0], v[0], v[1], v[1]);
+            let (vcs, vsn) = (_mm_set1_ps(cs), _mm_set1_ps(sn));
+            let x = _mm_sub_ps(
+                _mm_add_ps(_mm_set1_ps(cx), _mm_mul_ps(uu, vcs)),
+                _mm_mul_ps(vv, vsn),
+            );
+            let y = _mm_add_ps(
+                _mm_add_ps(_mm_set1_ps(cy), _mm_mul_ps(uu, vsn)),
+                _mm_mul_ps(vv, vcs),
+            );
+            let zero = _mm_setzero_ps();
+            let x = _mm_min_ps(_mm_set1_ps(self.last_f.0), _mm_max_ps(zero, x));
+            let y = _mm_min_ps(_mm_set1_ps(self.last_f.1), _mm_max_ps(zero, y));
+            let (xq, yq) = (_mm_cvttps_epi32(x), _mm_cvttps_epi32(y));
+            let one = _mm_set1_ps(1.0);
+            let fx = _mm_sub_ps(x, _mm_cvtepi32_ps(xq));
+            let fy = _mm_sub_ps(y, _mm_cvtepi32_ps(yq));
+            _mm_storeu_si128(xi.as_mut_ptr().cast(), xq);
+            _mm_storeu_si128(yi.as_mut_ptr().cast(), yq);
+            _mm_storeu_ps(tx.as_mut_ptr(), fx);
+            _mm_storeu_ps(ty.as_mut_ptr(), fy);
+            _mm_storeu_ps(omtx.as_mut_ptr(), _mm_sub_ps(one, fx));
+            _mm_storeu_ps(omty.as_mut_ptr(), _mm_sub_ps(one, fy));
+            let q = _mm_set1_ps(0.25);
+            let mut acc: __m128 = zero;
+            for l in 0..4 {
+                let (x0, y0) = (xi[l] as usize, yi[l] as usize);
+                let dx = if x0 < self.last.0 { 3 } else { 0 };
+                let dy = if y0 < self.last.1 { 3 * self.w } else { 0 };
+                let [b00, b10, b01, b11] = self.corners((y0 * self.w + x0) * 3, dx, dy);
+                let (p00, p10) = (Self::bytes_to_ps(b00), Self::bytes_to_ps(b10));
+                let (p01, p11) = (Self::bytes_to_ps(b01), Self::bytes_to_ps(b11));
+                let (wl, wr) = (_mm_set1_ps(omtx[l]), _mm_set1_ps(tx[l]));
+                let (wt, wb) = (_mm_set1_ps(omty[l]), _mm_set1_ps(ty[l]));
+                let a = _mm_add_ps(_mm_mul_ps(p00, wl), _mm_mul_ps(p10, wr));
+                let b = _mm_add_ps(_mm_mul_ps(p01, wl), _mm_mul_ps(p11, wr));
+                let p = _mm_add_ps(_mm_mul_ps(a, wt), _mm_mul_ps(b, wb));
+                acc = _mm_add_ps(acc, _mm_mul_ps(p, q));
+            }
+            _mm_storeu_ps(lanes.as_mut_ptr(), acc);
+        }
+        [lanes[0], lanes[1], lanes[2]]
+    }
 }
 
 /// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
@@ -340,23 +469,38 @@ pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> V
         out.resize(GRID * GRID, [0.0; 3]);
         return out;
     }
-    let at = |u: f32, v: f32| img.at(cx + u * cs - v * sn, cy + u * sn + v * cs);
-    for &[v0, v1] in &offs {
-        for &[u0, u1] in &offs {
-            // Sub-samples in the order (0.25, 0.25), (0.75, 0.25),
-            // (0.25, 0.75), (0.75, 0.75), each added with weight 1/4.
-            let (p0, p1, p2, p3) = (at(u0, v0), at(u1, v0), at(u0, v1), at(u1, v1));
-            let mut acc = [0f32; 3];
-            for c in 0..3 {
-                acc[c] += p0[c] * 0.25;
-                acc[c] += p1[c] * 0.25;
-                acc[c] += p2[c] * 0.25;
-                acc[c] += p3[c] * 0.25;
+    // The SSE cell needs finite coordinates (bounded inputs keep them so).
+    let finite = [cx, cy, side, angle]
+        .iter()
+        .all(|v| v.is_finite() && v.abs() < 1e6);
+    #[cfg(target_arch = "x86_64")]
+    if finite {
+        for &v in &offs {
+            for &u in &offs {
+                out.push(img.cell_sse([cx, cy], [cs, sn], u, v));
             }
-            out.push(acc);
         }
+        return out;
     }
-    out
+    {
+        let at = |u: f32, v: f32| img.at(cx + u * cs - v * sn, cy + u * sn + v * cs);
+        for &[v0, v1] in &offs {
+            for &[u0, u1] in &offs {
+                // Sub-samples in the order (0.25, 0.25), (0.75, 0.25),
+                // (0.25, 0.75), (0.75, 0.75), each added with weight 1/4.
+                let (p0, p1, p2, p3) = (at(u0, v0), at(u1, v0), at(u0, v1), at(u1, v1));
+                let mut acc = [0f32; 3];
+                for c in 0..3 {
+                    acc[c] += p0[c] * 0.25;
+                    acc[c] += p1[c] * 0.25;
+                    acc[c] += p2[c] * 0.25;
+                    acc[c] += p3[c] * 0.25;
+                }
+                out.push(acc);
+            }
+        }
+        out
+    }
 }
 
 /// Smallest ratio of face side to bounding-box side (a square at 45 degrees
