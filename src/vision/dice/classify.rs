@@ -1,7 +1,7 @@
 //! Face classification of a die candidate with the fitted classifier MLP.
 
 use super::cnn::{FaceNet, FaceScratch};
-use super::crop::{aligned_crop, crop_features, face_colour, transform_features};
+use super::crop::{aligned_crop, crop_features, face_colour, transform_features_into};
 use super::find::Candidate;
 use super::mlp::softmax;
 use super::model::N_CLASSES;
@@ -71,6 +71,8 @@ pub const TTA_EARLY_EXIT: f32 = 0.995;
 pub struct ClassifyScratch {
     net: FaceScratch,
     logits: Vec<f32>,
+    /// Features of the current test-time transform.
+    feats: Vec<f32>,
 }
 
 /// Crop the candidate from the frame and classify it.
@@ -131,13 +133,15 @@ pub fn probs_tta_with(
         return first;
     }
     let mut acc = first.0.map(|v| v / TTA_TRANSFORMS as f32);
+    let mut f = std::mem::take(&mut sc.feats);
     for t in 1..TTA_TRANSFORMS {
-        let f = transform_features(f0, t * (8 / TTA_TRANSFORMS));
+        transform_features_into(f0, t * (8 / TTA_TRANSFORMS), &mut f);
         let p = probs_of_with(clf, &f, sc);
         for (a, v) in acc.iter_mut().zip(p.0) {
             *a += v / TTA_TRANSFORMS as f32;
         }
     }
+    sc.feats = f;
     FaceProbs(acc)
 }
 

@@ -143,16 +143,46 @@ fn blob_responses(d: &[f32]) -> Vec<f32> {
     resp
 }
 
+/// The largest response within Chebyshev radius [`BLOB_NMS`] of each cell
+/// (the cell included, the window clipped to the grid): a max filter along
+/// rows, then along columns.
+fn window_max(resp: &[f32]) -> Vec<f32> {
+    const R: usize = BLOB_NMS as usize;
+    let mut rows = vec![f32::NEG_INFINITY; GRID * GRID];
+    let mut line = [f32::NEG_INFINITY; GRID + 2 * R];
+    for (src, out) in resp.chunks_exact(GRID).zip(rows.chunks_exact_mut(GRID)) {
+        line[R..R + GRID].copy_from_slice(src);
+        for k in 0..=2 * R {
+            for (o, v) in out.iter_mut().zip(&line[k..k + GRID]) {
+                *o = o.max(*v);
+            }
+        }
+    }
+    let mut m = vec![f32::NEG_INFINITY; GRID * GRID];
+    for (y, out) in m.chunks_exact_mut(GRID).enumerate() {
+        for ny in y.saturating_sub(R)..(y + R + 1).min(GRID) {
+            for (o, v) in out.iter_mut().zip(&rows[ny * GRID..(ny + 1) * GRID]) {
+                *o = o.max(*v);
+            }
+        }
+    }
+    m
+}
+
 /// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
 /// `GRID x GRID` contrast map, strongest first.
 fn blob_peaks(d: &[f32]) -> Vec<f32> {
     let g = GRID as i64;
     let resp = blob_responses(d);
+    let wmax = window_max(&resp);
     let mut peaks = Vec::new();
     for y in 0..g {
         for x in 0..g {
             let v = resp[(y * g + x) as usize];
-            if !v.is_finite() || v <= 0.0 {
+            // A larger response nearby rules the cell out at once; only a
+            // cell that equals its window maximum needs the scan below (for
+            // ties, where the first cell wins).
+            if !v.is_finite() || v <= 0.0 || wmax[(y * g + x) as usize] > v {
                 continue;
             }
             let mut is_max = true;
@@ -418,18 +448,32 @@ pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
     let x1 = ((cx + r).ceil() as i64).min(w - 2);
     let y0 = ((cy - r).floor() as i64).max(1);
     let y1 = ((cy + r).ceil() as i64).min(h - 2);
+    if x1 < x0 || y1 < y0 {
+        return 0.0;
+    }
+    // Luminance (R + G + B, an exact integer in f32) of the box and its
+    // one-pixel border, computed once per pixel instead of once per use.
     let raw = img.as_raw();
-    let lum = |x: i64, y: i64| {
-        let o = ((y * w + x) * 3) as usize;
-        raw[o] as f32 + raw[o + 1] as f32 + raw[o + 2] as f32
-    };
+    let (bx0, by0) = (x0 - 1, y0 - 1);
+    let bw = (x1 - x0 + 3) as usize;
+    let bh = (y1 - y0 + 3) as usize;
+    let mut lum = vec![0f32; bw * bh];
+    for (j, row) in lum.chunks_exact_mut(bw).enumerate() {
+        let o = (((by0 + j as i64) * w + bx0) * 3) as usize;
+        for (l, p) in row.iter_mut().zip(raw[o..o + 3 * bw].chunks_exact(3)) {
+            *l = p[0] as f32 + p[1] as f32 + p[2] as f32;
+        }
+    }
     let (mut sc, mut ss) = (0f64, 0f64);
-    let mut y = y0;
-    while y <= y1 {
-        let mut x = x0;
-        while x <= x1 {
-            let gx = lum(x + 1, y) - lum(x - 1, y);
-            let gy = lum(x, y + 1) - lum(x, y - 1);
+    for j in 1..bh - 1 {
+        let (up, row, dn) = (
+            &lum[(j - 1) * bw..j * bw],
+            &lum[j * bw..(j + 1) * bw],
+            &lum[(j + 1) * bw..(j + 2) * bw],
+        );
+        for i in 1..bw - 1 {
+            let gx = row[i + 1] - row[i - 1];
+            let gy = dn[i] - up[i];
             let m2 = gx * gx + gy * gy;
             if m2 > 0.0 {
                 // g^2 = (gx^2 - gy^2, 2 gx gy); g^4 / |g|^2 keeps weight |g|^2.
@@ -438,9 +482,7 @@ pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
                 sc += (c / m2) as f64;
                 ss += (d / m2) as f64;
             }
-            x += 1;
         }
-        y += 1;
     }
     if sc == 0.0 && ss == 0.0 {
         return 0.0;
@@ -542,20 +584,33 @@ pub fn dihedral(t: usize, x: usize, y: usize) -> (usize, usize) {
 /// permuted, the scalars are transform-invariant. Equal to
 /// `crop_features(cells, side, t)` but much cheaper.
 pub fn transform_features(f0: &[f32], t: usize) -> Vec<f32> {
-    let mut out = f0.to_vec();
+    let mut out = Vec::new();
+    transform_features_into(f0, t, &mut out);
+    out
+}
+
+/// [`transform_features`] into a reusable buffer: the map permutation is
+/// tabled once per call and applied to every map.
+pub fn transform_features_into(f0: &[f32], t: usize, out: &mut Vec<f32>) {
+    out.clear();
+    out.extend_from_slice(f0);
     if t == 0 || f0.len() != N_CROP_FEATURES {
-        return out;
+        return;
     }
     let n = MAP * MAP;
-    for m in 0..N_MAPS {
-        for y in 0..MAP {
-            for x in 0..MAP {
-                let (tx, ty) = dihedral(t, x, y);
-                out[m * n + ty * MAP + tx] = f0[m * n + y * MAP + x];
-            }
+    let mut dst = [0usize; MAP * MAP];
+    for (k, d) in dst.iter_mut().enumerate() {
+        let (tx, ty) = dihedral(t, k % MAP, k / MAP);
+        *d = ty * MAP + tx;
+    }
+    for (src, o) in f0[..N_MAPS * n]
+        .chunks_exact(n)
+        .zip(out.chunks_exact_mut(n))
+    {
+        for (v, &d) in src.iter().zip(&dst) {
+            o[d] = *v;
         }
     }
-    out
 }
 
 /// Number of pip-count levels in a crop feature vector (absolute, then
@@ -755,8 +810,15 @@ mod tests {
     #[test]
     fn blob_peaks_match_full_window_scan() {
         let mut rng = crate::vision::dice::mlp::XorShift::new(3);
-        for _ in 0..20 {
-            let d: Vec<f32> = (0..GRID * GRID).map(|_| rng.unit() * 1.3).collect();
+        for round in 0..40 {
+            // Half the maps coarsely quantised, so that equal responses
+            // (ties in the local-maximum test) occur.
+            let d: Vec<f32> = (0..GRID * GRID)
+                .map(|_| match round % 2 {
+                    0 => rng.unit() * 1.3,
+                    _ => (rng.unit() * 3.0).floor() * 0.5,
+                })
+                .collect();
             let c = (GRID as f32 - 1.0) / 2.0;
             let g = GRID as i64;
             let mut want = Vec::new();
@@ -905,6 +967,63 @@ mod tests {
                 .map(|p| p.map(f32::to_bits))
                 .collect();
             assert_eq!(got, want);
+        }
+    }
+
+    /// The angle as computed before the luminance was buffered (four
+    /// luminance sums per pixel): the reference for `estimate_angle`.
+    fn estimate_angle_reference(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+        let (w, h) = (img.width() as i64, img.height() as i64);
+        let r = (side / 2.0).max(1.0);
+        let x0 = ((cx - r).floor() as i64).max(1);
+        let x1 = ((cx + r).ceil() as i64).min(w - 2);
+        let y0 = ((cy - r).floor() as i64).max(1);
+        let y1 = ((cy + r).ceil() as i64).min(h - 2);
+        let raw = img.as_raw();
+        let lum = |x: i64, y: i64| {
+            let o = ((y * w + x) * 3) as usize;
+            raw[o] as f32 + raw[o + 1] as f32 + raw[o + 2] as f32
+        };
+        let (mut sc, mut ss) = (0f64, 0f64);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let gx = lum(x + 1, y) - lum(x - 1, y);
+                let gy = lum(x, y + 1) - lum(x, y - 1);
+                let m2 = gx * gx + gy * gy;
+                if m2 > 0.0 {
+                    let (a, b) = (gx * gx - gy * gy, 2.0 * gx * gy);
+                    let (c, d) = (a * a - b * b, 2.0 * a * b);
+                    sc += (c / m2) as f64;
+                    ss += (d / m2) as f64;
+                }
+            }
+        }
+        if sc == 0.0 && ss == 0.0 {
+            return 0.0;
+        }
+        (ss.atan2(sc) / 4.0) as f32
+    }
+
+    #[test]
+    fn angle_matches_reference_bit_for_bit() {
+        let img = RgbImage::from_fn(41, 33, |x, y| {
+            image::Rgb([
+                (x * 11 % 256) as u8,
+                (y * 23 % 256) as u8,
+                ((x * y * 7) % 256) as u8,
+            ])
+        });
+        for (cx, cy, side) in [
+            (20.0, 16.0, 18.0),
+            (1.0, 2.0, 30.0),
+            (39.5, 31.2, 12.0),
+            (-20.0, 5.0, 10.0),
+            (20.0, 16.0, 200.0),
+        ] {
+            assert_eq!(
+                estimate_angle(&img, cx, cy, side).to_bits(),
+                estimate_angle_reference(&img, cx, cy, side).to_bits()
+            );
         }
     }
 
