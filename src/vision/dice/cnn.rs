@@ -518,7 +518,7 @@ impl FaceNet {
     #[inline(always)]
     fn head_body(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         let h = &self.head;
-        sc.xs.clear();
+        // Every element is overwritten below: no clearing.
         sc.xs.resize(h.n_in, 0.0);
         let (pooled, scalars) = sc.xs.split_at_mut(CONV_OUT);
         // 2x2 max-pooling, the first of equal values winning as in
@@ -551,7 +551,6 @@ impl FaceNet {
         }
         // Plain loops rather than `extend(map(..))`, so that the dot
         // products are compiled inline (with AVX in `infer_avx`).
-        sc.hid.clear();
         sc.hid.resize(h.n_hidden, 0.0);
         for ((d, w), b) in sc
             .hid

@@ -155,9 +155,13 @@ impl Prepared {
 
 /// The element at index `len / 2` of the sorted values (0 if empty), by
 /// histogram (same result as a selection, faster for byte values).
+#[inline(always)]
 fn median_u8(v: &mut [u8]) -> u8 {
     if v.is_empty() {
         return 0;
+    }
+    if v.len() <= SMALL_MEDIAN {
+        return median_small(v);
     }
     if v.len() < 64 {
         let mid = v.len() / 2;
@@ -170,8 +174,39 @@ fn median_u8(v: &mut [u8]) -> u8 {
     hist_median(&hist, v.len() as u32)
 }
 
+/// Longest input of [`median_small`].
+const SMALL_MEDIAN: usize = 32;
+
+/// [`median_u8`] of at most [`SMALL_MEDIAN`] values (the 5x5 block
+/// medians) by ranks: the value with at most `len / 2` values below it and
+/// more than `len / 2` at or below it is the one a selection puts at index
+/// `len / 2`. Each rank is a fixed-width comparison over all lanes, which
+/// vectorises; the first candidate is usually found after a few.
+#[inline(always)]
+fn median_small(v: &[u8]) -> u8 {
+    let n = v.len().min(SMALL_MEDIAN);
+    let mid = (n / 2) as u32;
+    let mut a = [0u8; SMALL_MEDIAN];
+    a[..n].copy_from_slice(&v[..n]);
+    let mut valid = [0u8; SMALL_MEDIAN];
+    valid[..n].iter_mut().for_each(|m| *m = 1);
+    for &x in &a[..n] {
+        let (mut lt, mut le) = (0u32, 0u32);
+        for (&y, &m) in a.iter().zip(&valid) {
+            lt += ((y < x) as u8 & m) as u32;
+            le += ((y <= x) as u8 & m) as u32;
+        }
+        if lt <= mid && mid < le {
+            return x;
+        }
+    }
+    // Unreachable for n >= 1 (the sorted element at `mid` qualifies).
+    0
+}
+
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
 /// values in all; 0 if none): the same value as [`median_u8`] on them.
+#[inline(always)]
 fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     if n == 0 {
         return 0;
@@ -624,11 +659,16 @@ mod tests {
     #[test]
     fn histogram_median_matches_sort() {
         let mut rng = 12345u32;
-        for len in [1usize, 2, 3, 63, 64, 65, 256, 300] {
+        // Small lengths (the rank median) with many and with few distinct
+        // values (ties), then the selection and histogram paths.
+        let lens = [
+            1usize, 2, 3, 4, 9, 15, 20, 25, 31, 32, 33, 63, 64, 65, 256, 300,
+        ];
+        for (len, modulus) in lens.iter().flat_map(|l| [(*l, 256u32), (*l, 3)]) {
             let mut v: Vec<u8> = (0..len)
                 .map(|_| {
                     rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                    (rng >> 16) as u8
+                    ((rng >> 16) % modulus) as u8
                 })
                 .collect();
             let mut sorted = v.clone();
