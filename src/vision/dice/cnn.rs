@@ -181,7 +181,10 @@ impl Conv {
         const S: usize = MAP;
         /// Output rows per pass.
         const ROWS: usize = 4;
-        const _: () = assert!(MAP == 16 && MAP % ROWS == 0, "one 16-lane register per row");
+        const _: () = assert!(
+            MAP == 16 && MAP.is_multiple_of(ROWS),
+            "one 16-lane register per row"
+        );
         let (cin, cout) = (self.cin, self.cout);
         if pad.len() < cin * PAD * PAD
             || self.w.len() < cout * cin * 9
