@@ -177,31 +177,29 @@ fn median_u8(v: &mut [u8]) -> u8 {
 /// Longest input of [`median_small`].
 const SMALL_MEDIAN: usize = 32;
 
-/// [`median_u8`] of at most [`SMALL_MEDIAN`] values (the 5x5 block
-/// medians) by ranks: the value with at most `len / 2` values below it and
-/// more than `len / 2` at or below it is the one a selection puts at index
-/// `len / 2`. Each rank is a fixed-width comparison over all lanes, which
-/// vectorises; the first candidate is usually found after a few.
+/// [`median_u8`] of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
+/// by binary search on the value: the element a selection puts at index
+/// `len / 2` is the smallest `m` with more than `len / 2` values `<= m`.
+/// Each of the 8 steps counts over a fixed-width array padded with 255
+/// (never `<= m` for `m < 255`, and at `m = 255` the count is enough either
+/// way), which vectorises.
 #[inline(always)]
 fn median_small(v: &[u8]) -> u8 {
     let n = v.len().min(SMALL_MEDIAN);
-    let mid = (n / 2) as u32;
-    let mut a = [0u8; SMALL_MEDIAN];
+    let need = (n / 2 + 1) as u8;
+    let mut a = [u8::MAX; SMALL_MEDIAN];
     a[..n].copy_from_slice(&v[..n]);
-    let mut valid = [0u8; SMALL_MEDIAN];
-    valid[..n].iter_mut().for_each(|m| *m = 1);
-    for &x in &a[..n] {
-        let (mut lt, mut le) = (0u32, 0u32);
-        for (&y, &m) in a.iter().zip(&valid) {
-            lt += ((y < x) as u8 & m) as u32;
-            le += ((y <= x) as u8 & m) as u32;
-        }
-        if lt <= mid && mid < le {
-            return x;
+    let (mut lo, mut hi) = (0u8, u8::MAX);
+    while lo < hi {
+        let m = lo + (hi - lo) / 2;
+        let count = a.iter().fold(0u8, |s, &y| s + (y <= m) as u8);
+        if count >= need {
+            hi = m;
+        } else {
+            lo = m + 1;
         }
     }
-    // Unreachable for n >= 1 (the sorted element at `mid` qualifies).
-    0
+    lo
 }
 
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
@@ -422,13 +420,20 @@ fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
     for x in 0..w {
         let (c0, c1, c2) = (bg0[x], bg1[x], bg2[x]);
         let d = (r[x] as f32 - c0).abs() + (g[x] as f32 - c1).abs() + (b[x] as f32 - c2).abs();
-        fg[x] = (d / 3.0) as i32 as u32;
+        // The pixel and background channels are finite and in [0, 255]
+        // (the background interpolates block medians of bytes), so both
+        // quotients below are finite and in [0, 256): the truncating
+        // conversion without the saturation checks of `as` gives the same
+        // integer, and vectorises (with `as`, each lane was converted and
+        // range-checked on its own).
+        // SAFETY: finite and within i32 (see above).
+        fg[x] = unsafe { (d / 3.0).to_int_unchecked::<i32>() } as u32;
         // Darker / brighter than background: `l - bgl` is exactly
         // `-(bgl - l)`, so one division serves both (at most one is
-        // non-zero). All values are finite and in [0, 255]: the i32
-        // casts equal the u32 ones and are cheaper.
+        // non-zero).
         let dark = (c0 + c1 + c2) - lrow[x] as f32;
-        let off = (dark.abs() / 3.0) as i32 as u32;
+        // SAFETY: finite and within i32 (see above).
+        let off = unsafe { (dark.abs() / 3.0).to_int_unchecked::<i32>() } as u32;
         darker[x] = if dark > 0.0 { off } else { 0 };
         brighter[x] = if dark > 0.0 { 0 } else { off };
         sat[x] = (r[x].max(g[x]).max(b[x]) - r[x].min(g[x]).min(b[x])) as u32;
