@@ -323,20 +323,22 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
             }
         }
     }
-    let mut buf: Vec<u8> = Vec::with_capacity((2 * BG_MEDIAN_RADIUS + 1).pow(2));
+    // A fixed array rather than a Vec: no capacity check per value.
+    let mut buf = [0u8; (2 * BG_MEDIAN_RADIUS + 1) * (2 * BG_MEDIAN_RADIUS + 1)];
     let mut bg_block = vec![[0f32; 3]; bw * bh];
     for by in 0..bh {
+        let ys = by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh);
         for bx in 0..bw {
+            let xs = bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw);
             for c in 0..3 {
-                buf.clear();
-                for ny in by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh) {
-                    for nx in
-                        bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw)
-                    {
-                        buf.push(block[ny * bw + nx][c]);
+                let mut k = 0;
+                for ny in ys.clone() {
+                    for b in &block[ny * bw + xs.start..ny * bw + xs.end] {
+                        buf[k] = b[c];
+                        k += 1;
                     }
                 }
-                bg_block[by * bw + bx][c] = median_u8(&mut buf) as f32;
+                bg_block[by * bw + bx][c] = median_u8(&mut buf[..k]) as f32;
             }
         }
     }
