@@ -6,9 +6,10 @@
 //! Ink is thresholded locally (darker than [`INK_LEVEL`] of the brightest pixel
 //! in the surrounding 3x3 blocks of [`BLOCK`] px; again at the stricter
 //! levels of [`BLOB_INK_LEVELS`] where a component was too large for a
-//! glyph), 8-connected components of glyph size are kept, and every rank-glyph candidate is paired with a
-//! plausible suit pip below it *in the pair's own orientation*: the rank -> pip
-//! vector gives the card's long-side direction and its length the card scale.
+//! glyph), 8-connected components of glyph size are kept, and every
+//! rank-glyph candidate is paired with a plausible suit pip below it *in the
+//! pair's own orientation*: the rank -> pip vector gives the card's long-side
+//! direction and its length the card scale.
 //! Each pair becomes a [`CornerFrame`] that the normal index reader then reads
 //! (and rejects, if it is not an index).
 
@@ -181,15 +182,15 @@ pub fn ink_blobs(rgb: &RgbImage, skip: &[Quad]) -> Vec<Blob> {
     // Blocks crossed by an oversized component at the previous level: a
     // stricter level can only find new glyphs there, so only they are
     // scanned again.
-    let mut inked = vec![true; bw * bh];
+    let mut rescan = vec![true; bw * bh];
     for (k, level) in BLOB_INK_LEVELS.into_iter().enumerate() {
         let thr: Vec<u8> = paper
             .iter()
-            .zip(&inked)
+            .zip(&rescan)
             .map(|(&m, &i)| if i { (m as f32 * level) as u8 } else { 0 })
             .collect();
-        let (found, now_inked) = blobs_at_level(rgb, skip, &thr, &geo);
-        inked = now_inked;
+        let (found, oversized_blocks) = blobs_at_level(rgb, skip, &thr, &geo);
+        rescan = oversized_blocks;
         if k == 0 {
             out = found;
             continue;
