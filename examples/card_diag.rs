@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for h in &hyps {
             let f = h.frame;
             let desc = index::sample_patch(&rgb, &f).map(|p| {
-                [index::INK_LEVEL, 0.78]
+                [index::INK_LEVEL, index::INK_LEVEL_STRICT, 0.78]
                     .iter()
                     .map(|&l| match p.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[l]) {
                         None => format!("[{l}: none]"),
