@@ -237,16 +237,6 @@ const BLUR_PROB: f32 = 0.15;
 /// Probability that a jittered crop gets a synthetic specular glint (bright
 /// band), as seen on glossy / translucent dice.
 const GLINT_PROB: f32 = 0.2;
-/// Probability that a jittered crop gets a short specular streak (a bright
-/// capsule a few cells wide, 20-70 % of the crop long, anywhere on the
-/// face): glossy purple and translucent dice show such streaks across or
-/// between their pips, and the full-width band of [`GLINT_PROB`] does not
-/// look like them (on the tune part they caused 6 of the 7 errors).
-const STREAK_PROB: f32 = 0.3;
-/// Range of a streak's length as share of the crop side.
-const STREAK_LEN: (f32, f32) = (0.2, 0.7);
-/// Range of a streak's half-width (cells; a pip is about 4.7 cells wide).
-const STREAK_HALF: (f32, f32) = (0.4, 1.6);
 /// Standard deviation range of added pixel noise (0-255 units).
 const NOISE_MAX: f32 = 3.0;
 /// Model selection: the CNN snapshot scoring best on the tune part after any
@@ -380,10 +370,6 @@ struct CropSpec {
     /// translucent dice), as (angle, offset from the centre in cells,
     /// half-width in cells, strength 0-1); strength 0 = none.
     glint: [f32; 4],
-    /// Specular streak: a bright capsule from `(x0, y0)` to `(x1, y1)`
-    /// (cells from the crop centre) with a half-width in cells and a
-    /// strength 0-1; strength 0 = none.
-    streak: [f32; 6],
     /// Colour channel order (index into [`CHANNEL_ORDERS`]; 0 = unchanged).
     perm: usize,
     /// Simulated crop resolution in cells across (box-downsampled to this
@@ -414,7 +400,6 @@ impl CropSpec {
             noise: 0.0,
             noise_seed: 0,
             glint: [0.0; 4],
-            streak: [0.0; 6],
             perm: 0,
             shrink: 0,
         }
@@ -446,9 +431,6 @@ impl CropSpec {
                 0.6 + 1.4 * rng.unit(),
                 0.4 + 0.5 * rng.unit(),
             ];
-        }
-        if rng.unit() < STREAK_PROB {
-            s.streak = random_streak(rng);
         }
         if rng.unit() < CHANNEL_PERM_PROB {
             s.perm = 1 + rng.below(CHANNEL_ORDERS.len() - 1);
@@ -522,47 +504,11 @@ fn augment_cells(cells: &mut [[f32; 3]], side_cells: usize, spec: &CropSpec) {
             }
         }
     }
-    if spec.streak[5] > 0.0 && cells.len() == side_cells * side_cells {
-        add_streak(cells, side_cells, spec.streak);
-    }
     if spec.noise > 0.0 {
         let mut rng = XorShift::new(spec.noise_seed);
         for p in cells.iter_mut() {
             for c in 0..3 {
                 p[c] = (p[c] + rng.normal() * spec.noise).clamp(0.0, 255.0);
-            }
-        }
-    }
-}
-
-/// A random specular streak for [`CropSpec::streak`]: centre within the
-/// inner face, random direction and length, strength 0.6-1 (nearly white).
-fn random_streak(rng: &mut XorShift) -> [f32; 6] {
-    let g = GRID as f32;
-    let (cx, cy) = ((rng.unit() - 0.5) * 0.6 * g, (rng.unit() - 0.5) * 0.6 * g);
-    let ang = rng.unit() * std::f32::consts::PI;
-    let len = g * (STREAK_LEN.0 + (STREAK_LEN.1 - STREAK_LEN.0) * rng.unit());
-    let (dx, dy) = (0.5 * len * ang.cos(), 0.5 * len * ang.sin());
-    let half = STREAK_HALF.0 + (STREAK_HALF.1 - STREAK_HALF.0) * rng.unit();
-    let strength = 0.6 + 0.4 * rng.unit();
-    [cx - dx, cy - dy, cx + dx, cy + dy, half, strength]
-}
-
-/// Brighten the cells within a capsule (segment plus half-width, one cell of
-/// soft edge) towards white.
-fn add_streak(cells: &mut [[f32; 3]], side_cells: usize, streak: [f32; 6]) {
-    let [x0, y0, x1, y1, half, strength] = streak;
-    let c = (side_cells as f32 - 1.0) / 2.0;
-    let (vx, vy) = (x1 - x0, y1 - y0);
-    let len2 = (vx * vx + vy * vy).max(1e-6);
-    for (k, p) in cells.iter_mut().enumerate() {
-        let (x, y) = ((k % side_cells) as f32 - c, (k / side_cells) as f32 - c);
-        let t = (((x - x0) * vx + (y - y0) * vy) / len2).clamp(0.0, 1.0);
-        let d = ((x - x0 - t * vx).powi(2) + (y - y0 - t * vy).powi(2)).sqrt();
-        if d < half + 1.0 {
-            let w = strength * (half + 1.0 - d).min(1.0);
-            for v in p.iter_mut() {
-                *v += (250.0 - *v) * w;
             }
         }
     }
