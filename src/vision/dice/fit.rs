@@ -214,15 +214,6 @@ const ANGLE_JITTER: f32 = 0.3;
 /// Jittered training crops per labelled die and epoch (online augmentation:
 /// every epoch draws fresh crops, each under one random dihedral transform).
 const JITTERED_PER_DIE: usize = 4;
-/// Hard-example replay: after every epoch each training die position is
-/// classified (plain crop, no augmentation); those whose true value gets a
-/// probability below [`HARD_P`] get this many extra jittered crops in the
-/// next epoch. The reader errs on the training part itself (translucent,
-/// low-contrast and glinting dice), so the network underfits these rather
-/// than overfitting them.
-const HARD_EXTRA: usize = 4;
-/// See [`HARD_EXTRA`].
-const HARD_P: f32 = 0.8;
 /// Table / synthetic-card "not a die" examples drawn (without replacement)
 /// from the fixed pool per epoch; card-photo negatives are all used every
 /// epoch.
@@ -804,36 +795,21 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             tune_cands.push((k, feats, class));
         }
     }
-    // Plain-crop features of every positive position, for hard-example replay.
-    let pos_feats: Vec<Vec<f32>> = pos
-        .iter()
-        .map(|(k, d, _)| match images[*k].as_ref() {
-            Some(img) => {
-                let (cells, side) =
-                    aligned_crop(img, d.center[0], d.center[1], d.size, CROP_SCALE, 0.0);
-                crop_features(&cells, side, 0)
-            }
-            None => Vec::new(),
-        })
-        .collect();
-    let hard = std::cell::RefCell::new(vec![false; pos.len()]);
     let regen = |epoch: usize, rows: &mut Vec<Vec<f32>>, classes: &mut Vec<usize>| {
-        let hard = hard.borrow();
         let mut r = XorShift::new(opts.seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64));
         rows.clear();
         classes.clear();
-        for ((k, d, jitter), is_hard) in pos.iter().zip(hard.iter()) {
+        for (k, d, jitter) in &pos {
             let Some(img) = images[*k].as_ref() else {
                 continue;
             };
             let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(&mut r);
             push_crop(img, &base, &[r.below(8)], rows, classes);
-            let n_jit =
-                if *jitter { JITTERED_PER_DIE } else { 0 } + if *is_hard { HARD_EXTRA } else { 0 };
-            // Hard positions (see `HARD_EXTRA`) get extra jittered crops.
-            for _ in 0..n_jit {
-                let spec = CropSpec::jittered(d, &mut r);
-                push_crop(img, &spec, &[r.below(8)], rows, classes);
+            if *jitter {
+                for _ in 0..JITTERED_PER_DIE {
+                    let spec = CropSpec::jittered(d, &mut r);
+                    push_crop(img, &spec, &[r.below(8)], rows, classes);
+                }
             }
         }
         // Card-photo negatives every epoch (cards on the table are the
@@ -857,10 +833,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     let mut swa: Option<(FaceNet, usize)> = None;
     let swa_from = (opts.clf_epochs as f32 * SWA_FROM) as usize;
     let after = |epoch: usize, net: &FaceNet| {
-        let n_hard = mark_hard(net, &pos, &pos_feats, &mut hard.borrow_mut());
         let (correct, nll, n) = tune_score(net, &tune_cands);
         let line = format!(
-            "  tune after epoch {epoch}: {correct}/{n} candidates right, nll {:.4}; {n_hard} hard training positions",
+            "  tune after epoch {epoch}: {correct}/{n} candidates right, nll {:.4}",
             nll / n.max(1) as f64
         );
         if v {
@@ -1018,22 +993,6 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         held_out: held,
         eval,
     })
-}
-
-/// Flag the positive positions whose plain crop gives the true value a
-/// probability below [`HARD_P`] (see [`HARD_EXTRA`]); returns how many.
-fn mark_hard(
-    net: &FaceNet,
-    pos: &[(usize, LabelledDie, bool)],
-    feats: &[Vec<f32>],
-    hard: &mut [bool],
-) -> usize {
-    let mut n = 0;
-    for ((h, (_, d, _)), f) in hard.iter_mut().zip(pos).zip(feats) {
-        *h = !f.is_empty() && probs_of(net, f).0[d.value as usize] < HARD_P;
-        n += *h as usize;
-    }
-    n
 }
 
 /// Tune-part candidates as (image index, the 8 dihedral feature vectors,
