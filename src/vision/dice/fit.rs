@@ -25,9 +25,7 @@ use image::RgbImage;
 
 use super::classify::{CROP_SCALE, classify, probs_of};
 use super::cnn::FaceNet;
-use super::crop::{
-    GRID, N_CROP_FEATURES, aligned_crop, crop_features, face_colour, transform_features,
-};
+use super::crop::{GRID, N_CROP_FEATURES, aligned_crop, crop_features, transform_features};
 use super::find::{
     Candidate, DET_STRIDE, cell_center, find_candidates_reference, nms, passes_prefilter, to_frame,
 };
@@ -216,17 +214,6 @@ const ANGLE_JITTER: f32 = 0.3;
 /// Jittered training crops per labelled die and epoch (online augmentation:
 /// every epoch draws fresh crops, each under one random dihedral transform).
 const JITTERED_PER_DIE: usize = 4;
-/// Appearance balancing: training dice are binned by face colour (see
-/// [`appearance_bin`]); a die in a bin with fewer dice than the median bin
-/// gets `JITTERED_PER_DIE * (weight - 1)` extra jittered crops per epoch,
-/// weight = median count / its bin's count, at most this. Dice sets that
-/// appear in only a few photos (e.g. the glossy purple set at the end of
-/// the 2019-12-09 training block) are otherwise swamped by the common ones.
-const APPEARANCE_MAX_WEIGHT: f32 = 3.0;
-/// Number of bins of [`appearance_bin`].
-const N_APPEARANCE_BINS: usize = 3 + 16;
-/// Below this saturation a face counts as grey (binned by brightness only).
-const GREY_SATURATION: f32 = 0.25;
 /// Table / synthetic-card "not a die" examples drawn (without replacement)
 /// from the fixed pool per epoch; card-photo negatives are all used every
 /// epoch.
@@ -444,61 +431,6 @@ impl CropSpec {
         }
         s
     }
-}
-
-/// Coarse appearance bin of a face colour (RGB 0-255): 3 brightness bins for
-/// grey faces, else 8 hue sectors of 45 degrees times dark / bright.
-fn appearance_bin(c: [f32; 3]) -> usize {
-    let mx = c[0].max(c[1]).max(c[2]);
-    let mn = c[0].min(c[1]).min(c[2]);
-    let v = mx / 255.0;
-    let sat = if mx > 0.0 { (mx - mn) / mx } else { 0.0 };
-    if sat < GREY_SATURATION {
-        return ((v * 3.0) as usize).min(2);
-    }
-    let d = (mx - mn).max(1e-6);
-    let h = if mx == c[0] {
-        ((c[1] - c[2]) / d).rem_euclid(6.0)
-    } else if mx == c[1] {
-        (c[2] - c[0]) / d + 2.0
-    } else {
-        (c[0] - c[1]) / d + 4.0
-    };
-    let sector = ((h * 60.0 / 45.0) as usize).min(7);
-    3 + sector * 2 + (v >= 0.5) as usize
-}
-
-/// Extra jittered crops per epoch for each positive position (see
-/// [`APPEARANCE_MAX_WEIGHT`]); detector-hit positions get none.
-fn appearance_extra(
-    pos: &[(usize, LabelledDie, bool)],
-    images: &[Option<RgbImage>],
-) -> (Vec<usize>, [usize; N_APPEARANCE_BINS]) {
-    let bins: Vec<Option<usize>> = pos
-        .iter()
-        .map(|(k, d, labelled)| {
-            let img = images[*k].as_ref().filter(|_| *labelled)?;
-            let (cells, side) =
-                aligned_crop(img, d.center[0], d.center[1], d.size, CROP_SCALE, 0.0);
-            Some(appearance_bin(face_colour(&crop_features(&cells, side, 0))))
-        })
-        .collect();
-    let mut counts = [0usize; N_APPEARANCE_BINS];
-    bins.iter().flatten().for_each(|b| counts[*b] += 1);
-    let mut used: Vec<usize> = counts.iter().copied().filter(|c| *c > 0).collect();
-    used.sort_unstable();
-    let median = used.get(used.len() / 2).copied().unwrap_or(1) as f32;
-    let extra = bins
-        .iter()
-        .map(|b| match b {
-            Some(b) => {
-                let w = (median / counts[*b].max(1) as f32).min(APPEARANCE_MAX_WEIGHT);
-                ((w - 1.0).max(0.0) * JITTERED_PER_DIE as f32).round() as usize
-            }
-            None => 0,
-        })
-        .collect();
-    (extra, counts)
 }
 
 /// Apply the photometric part of `spec` to sampled crop cells.
@@ -863,27 +795,18 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             tune_cands.push((k, feats, class));
         }
     }
-    let (extra, bin_counts) = appearance_extra(&pos, &images);
-    log(
-        v,
-        &format!(
-            "appearance bins (grey dark/mid/light, then hue sectors dark/bright): {bin_counts:?}; {} extra jittered crops per epoch",
-            extra.iter().sum::<usize>()
-        ),
-        &mut out,
-    );
     let regen = |epoch: usize, rows: &mut Vec<Vec<f32>>, classes: &mut Vec<usize>| {
         let mut r = XorShift::new(opts.seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64));
         rows.clear();
         classes.clear();
-        for ((k, d, jitter), n_extra) in pos.iter().zip(&extra) {
+        for (k, d, jitter) in &pos {
             let Some(img) = images[*k].as_ref() else {
                 continue;
             };
             let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(&mut r);
             push_crop(img, &base, &[r.below(8)], rows, classes);
             if *jitter {
-                for _ in 0..JITTERED_PER_DIE + n_extra {
+                for _ in 0..JITTERED_PER_DIE {
                     let spec = CropSpec::jittered(d, &mut r);
                     push_crop(img, &spec, &[r.below(8)], rows, classes);
                 }
@@ -1565,19 +1488,6 @@ mod tests {
         shrink_cells(&mut line, GRID, SHRINK_CELLS.0);
         let row = &line[GRID * 3..GRID * 4];
         assert!(row[GRID / 2][0] < 255.0 && row[GRID / 2 + 1][0] > 0.0);
-    }
-
-    #[test]
-    fn appearance_bins() {
-        // Greys by brightness, colours by hue sector and brightness.
-        assert_eq!(appearance_bin([30.0, 30.0, 35.0]), 0);
-        assert_eq!(appearance_bin([230.0, 228.0, 220.0]), 2);
-        let red = appearance_bin([200.0, 30.0, 40.0]);
-        let purple = appearance_bin([120.0, 40.0, 160.0]);
-        let blue = appearance_bin([30.0, 40.0, 160.0]);
-        assert!(red >= 3 && purple >= 3 && blue >= 3);
-        assert!(red != purple && purple != blue && red != blue);
-        assert!((0..N_APPEARANCE_BINS).contains(&appearance_bin([255.0, 0.0, 1.0])));
     }
 
     #[test]
