@@ -155,6 +155,10 @@ enum Cmd {
         /// A folder of card photos used only as "not a die" examples.
         #[arg(long, value_name = "DIR")]
         cards: Option<PathBuf>,
+        /// Random seed of the fit (the shipped model uses the default); other
+        /// seeds show how much a choice depends on the luck of one fit.
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -245,7 +249,12 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                     .transpose()?,
             },
         ),
-        Some(Cmd::FitDice { set, out, cards }) => vision_cli::fit_dice(set, out, cards.as_deref()),
+        Some(Cmd::FitDice {
+            set,
+            out,
+            cards,
+            seed,
+        }) => vision_cli::fit_dice(set, out, cards.as_deref(), *seed),
     }
 }
 

@@ -422,9 +422,10 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn fit_dice(set: &Path, out: &Path, cards: Option<&Path>) -> Result<ExitCode> {
+pub fn fit_dice(set: &Path, out: &Path, cards: Option<&Path>, seed: u64) -> Result<ExitCode> {
     let mut opts = FitOptions::new(set.to_path_buf());
     opts.card_dir = cards.map(Path::to_path_buf);
+    opts.seed = seed;
     let outcome = fit(&opts)?;
     adjutant::files::write_atomic(out, &outcome.model.to_bytes())?;
     println!("{}", outcome.log);

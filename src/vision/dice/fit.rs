@@ -832,6 +832,10 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     let mut epoch_log = String::new();
     let mut swa: Option<(FaceNet, usize)> = None;
     let swa_from = (opts.clf_epochs as f32 * SWA_FROM) as usize;
+    // Sums of the per-candidate tune nll and of the right candidates over the
+    // late epochs, and their count: a variant's level that moves much less
+    // between fits than the chosen snapshot's count (see `fit`'s log).
+    let mut late_nll = (0f64, 0f64, 0usize);
     let after = |epoch: usize, net: &FaceNet| {
         let (correct, nll, n) = tune_score(net, &tune_cands);
         let line = format!(
@@ -851,6 +855,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             best_net = Some((epoch, correct, nll, net.clone()));
         }
         if epoch >= swa_from {
+            late_nll.0 += nll / n.max(1) as f64;
+            late_nll.1 += correct as f64;
+            late_nll.2 += 1;
             match &mut swa {
                 None => swa = Some((net.clone(), 1)),
                 Some((sum, k)) => {
@@ -898,6 +905,19 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         clf = net;
     } else {
         log(v, &format!("classifier final loss {loss:.4}"), &mut out);
+    }
+    if late_nll.2 > 0 {
+        let k = late_nll.2 as f64;
+        log(
+            v,
+            &format!(
+                "mean over the last {} epochs: tune nll {:.4}, {:.1} tune candidates right (compare fit variants by these)",
+                late_nll.2,
+                late_nll.0 / k,
+                late_nll.1 / k
+            ),
+            &mut out,
+        );
     }
     // The weight average of the late epochs competes with the best snapshot
     // on the same tune criterion.
