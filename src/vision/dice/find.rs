@@ -228,7 +228,7 @@ pub(crate) fn has_avx() -> bool {
 pub fn passes_prefilter(p: &Prepared, cx: i64, cy: i64) -> bool {
     let r = PREFILTER_RADIUS;
     // One box, all channels (equal to the per-channel `box_mean`).
-    let m = p.box_means(cx - r, cy - r, cx + r + 1, cy + r + 1);
+    let m = p.box_means_fast(cx - r, cy - r, cx + r + 1, cy + r + 1);
     m[0] >= PREFILTER_MIN || m[1] >= PREFILTER_MIN
 }
 

@@ -139,6 +139,77 @@ impl Prepared {
         out
     }
 
+    /// [`Self::box_means_inside`] with all five channels in one AVX2
+    /// register (masked loads of the 20-byte entries; the masked-off lanes
+    /// read nothing and are never stored). Same integer sums, same float
+    /// conversion and division per lane, so the same values as the SSE2 and
+    /// scalar versions (see `avx2_features_match_portable`).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, and the box must be non-empty and inside the
+    /// frame (`x0 < x1 <= w`, `y0 < y1 <= h`): the four corner entries are
+    /// read without bounds checks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn box_means_inside_avx2(
+        &self,
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+    ) -> [f32; N_CHANNELS] {
+        use std::arch::x86_64::{
+            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskload_epi32,
+            _mm256_set1_ps, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_epi32,
+        };
+        let s = self.w + 1;
+        let ii = &self.integrals;
+        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
+        debug_assert!(ii.len() == s * (self.h + 1));
+        // SAFETY: the caller guarantees the box is inside the frame, so every
+        // corner index is at most `h * s + w < ii.len()`.
+        let (a, b, c, d) = unsafe {
+            (
+                ii.get_unchecked(y1 * s + x1),
+                ii.get_unchecked(y0 * s + x0),
+                ii.get_unchecked(y0 * s + x1),
+                ii.get_unchecked(y1 * s + x0),
+            )
+        };
+        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        let mut lanes = [0f32; 8];
+        // SAFETY: AVX2 is enabled for this function (the caller checked the
+        // CPU); each masked load reads exactly the five `u32` of one entry
+        // (lanes 5-7 are masked off: no memory access, value 0).
+        unsafe {
+            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
+            let ld = |v: &[u32; N_CHANNELS]| _mm256_maskload_epi32(v.as_ptr() as *const i32, mask);
+            let sum = _mm256_sub_epi32(
+                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
+                ld(d),
+            );
+            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
+            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+        }
+        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
+    }
+
+    /// [`Self::box_means`] of the box; for a non-empty box inside the frame
+    /// without clamping (the same values: same integer sums, same
+    /// conversion and division).
+    #[inline(always)]
+    pub fn box_means_fast(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        if 0 <= x0 && x0 < x1 && x1 <= self.w as i64 && 0 <= y0 && y0 < y1 && y1 <= self.h as i64 {
+            let u = |v: i64| v as usize;
+            #[cfg(target_arch = "x86_64")]
+            return self.box_means_inside_sse2(u(x0), u(y0), u(x1), u(y1));
+            #[cfg(not(target_arch = "x86_64"))]
+            return self.box_means_inside(u(x0), u(y0), u(x1), u(y1));
+        }
+        self.box_means(x0, y0, x1, y1)
+    }
+
     /// Whether every detection feature box of the cell centred at `(cx, cy)`
     /// lies inside the frame (then no box needs clamping).
     fn holds_feature_boxes(&self, cx: i64, cy: i64) -> bool {
@@ -563,6 +634,13 @@ pub const N_DET_FEATURES: usize = N_CHANNELS * RADII.len() + 2 * 2 * ASYM_RADII.
 pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
     if p.holds_feature_boxes(cx, cy) {
         // All boxes inside: the same means without clamping (most cells).
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was checked just above, the boxes by
+            // `holds_feature_boxes`.
+            unsafe { features_inside_avx2(p, cx, cy, out) };
+            return;
+        }
         features_from(&Inside(p), cx, cy, out);
     } else {
         features_from(&Clamped(p), cx, cy, out);
@@ -599,6 +677,34 @@ impl BoxMeans for Inside<'_> {
         #[cfg(not(target_arch = "x86_64"))]
         self.0.box_means_inside(u(x0), u(y0), u(x1), u(y1))
     }
+}
+
+/// [`Prepared::box_means_inside_avx2`]: only for boxes known to be non-empty
+/// and inside the frame, and only inside [`features_inside_avx2`].
+#[cfg(target_arch = "x86_64")]
+struct InsideAvx2<'a>(&'a Prepared);
+
+#[cfg(target_arch = "x86_64")]
+impl BoxMeans for InsideAvx2<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        let u = |v: i64| v as usize;
+        // SAFETY: only constructed in `features_inside_avx2`, which runs
+        // only on CPUs with AVX2 and for cells whose feature boxes are all
+        // non-empty and inside the frame (`holds_feature_boxes`).
+        unsafe { self.0.box_means_inside_avx2(u(x0), u(y0), u(x1), u(y1)) }
+    }
+}
+
+/// [`det_features`] of a cell whose boxes are all inside the frame, with
+/// the five-channel AVX2 box means (same values as [`Inside`]).
+///
+/// # Safety
+/// The CPU must have AVX2 and `p.holds_feature_boxes(cx, cy)` must hold.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    features_from(&InsideAvx2(p), cx, cy, out);
 }
 
 /// [`det_features`] with the box means of `m`.
@@ -913,6 +1019,56 @@ mod tests {
             }
         }
         assert!(inside > 0);
+    }
+
+    #[test]
+    fn avx2_features_match_portable() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            let img = RgbImage::from_fn(97, 83, |x, y| {
+                image::Rgb([
+                    (x * 11 % 256) as u8,
+                    (y * 13 % 256) as u8,
+                    ((x + 3) * (y + 5) % 256) as u8,
+                ])
+            });
+            let p = prepare(&img);
+            let (mut a, mut b) = ([0f32; N_DET_FEATURES], [0f32; N_DET_FEATURES]);
+            let mut inside = 0;
+            for cy in 0..p.h as i64 {
+                for cx in 0..p.w as i64 {
+                    if !p.holds_feature_boxes(cx, cy) {
+                        continue;
+                    }
+                    inside += 1;
+                    // SAFETY: AVX2 and the boxes were checked above.
+                    unsafe { features_inside_avx2(&p, cx, cy, &mut a) };
+                    features_from(&Inside(&p), cx, cy, &mut b);
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
+                }
+            }
+            assert!(inside > 0);
+        }
+    }
+
+    #[test]
+    fn fast_box_means_match_clamped() {
+        let img = RgbImage::from_fn(61, 47, |x, y| {
+            image::Rgb([(x * 9 % 256) as u8, (y * 5 % 256) as u8, (x ^ y) as u8])
+        });
+        let p = prepare(&img);
+        let bits = |v: [f32; N_CHANNELS]| v.map(f32::to_bits);
+        for (x0, y0) in [(-5i64, -5i64), (0, 0), (3, 7), (20, 10), (25, 18)] {
+            for (dx, dy) in [(1i64, 1i64), (9, 9), (6, 11), (40, 40)] {
+                let (x1, y1) = (x0 + dx, y0 + dy);
+                assert_eq!(
+                    bits(p.box_means_fast(x0, y0, x1, y1)),
+                    bits(p.box_means(x0, y0, x1, y1)),
+                    "{x0} {y0} {x1} {y1}"
+                );
+            }
+        }
     }
 
     #[test]
