@@ -89,7 +89,10 @@ fn nearest(samples: &[Sample], feat: &[f32], allow: &dyn Fn(u8) -> bool) -> Opti
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PackedSet {
     dim: usize,
-    labels: Vec<u8>,
+    /// Distinct labels in first-seen order (the order of [`per_label`]).
+    order: Vec<u8>,
+    /// Per row: its label's index in `order` (no label search per row).
+    label_idx: Vec<usize>,
     scales: Vec<f32>,
     data: Vec<i16>,
 }
@@ -108,19 +111,29 @@ fn quantise(v: &[f32], out: &mut Vec<i16>) -> f32 {
 /// Integer dot product of two quantised rows (|value| <= 127, so a 400-D
 /// sum stays far inside `i32`). Integer addition is exact, so every
 /// implementation gives the same value.
-#[inline(never)]
-fn dot_i8(a: &[i16], b: &[i16]) -> i32 {
+type DotI8 = fn(&[i16], &[i16]) -> i32;
+
+/// The fastest [`DotI8`] this CPU supports, chosen at run time (the crate is
+/// built for the x86_64 baseline, which has only SSE2). All give the same
+/// integers, so the choice never changes a read.
+fn dot_i8_best() -> DotI8 {
     #[cfg(target_arch = "x86_64")]
     {
-        dot_i8_sse2(a, b)
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            return dot_i8_avx512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return dot_i8_avx2;
+        }
+        dot_i8_sse2
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        dot_i8_scalar(a, b)
+        dot_i8_scalar
     }
 }
 
-/// Portable [`dot_i8`] (also the reference in the tests).
+/// Portable dot product of quantised rows (also the reference in the tests).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn dot_i8_scalar(a: &[i16], b: &[i16]) -> i32 {
     a.iter().zip(b).map(|(&x, &y)| x as i32 * y as i32).sum()
@@ -129,8 +142,14 @@ fn dot_i8_scalar(a: &[i16], b: &[i16]) -> i32 {
 /// `i16` values per SSE2 register.
 #[cfg(target_arch = "x86_64")]
 const SSE_I16_LANES: usize = 8;
+/// `i16` values per AVX2 register.
+#[cfg(target_arch = "x86_64")]
+const AVX2_I16_LANES: usize = 16;
+/// `i16` values per AVX-512 register.
+#[cfg(target_arch = "x86_64")]
+const AVX512_I16_LANES: usize = 32;
 
-/// [`dot_i8`] with the SSE2 16-bit multiply-add (`pmaddwd`: 8 products,
+/// Dot product with the SSE2 16-bit multiply-add (`pmaddwd`: 8 products,
 /// summed in pairs, per instruction). The compiler does not emit it for the
 /// plain widening reduction (it compiled to scalar 32-bit multiplies), and
 /// this search is most of the classification time. SSE2 is part of the
@@ -163,6 +182,88 @@ fn dot_i8_sse2(a: &[i16], b: &[i16]) -> i32 {
     }
 }
 
+/// [`dot_i8_sse2`] on 16 lanes (AVX2 `vpmaddwd`); the remainder goes to the
+/// SSE2 version. Only returned by [`dot_i8_best`] after AVX2 was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot_i8_avx2(a: &[i16], b: &[i16]) -> i32 {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx2")` returned true.
+    unsafe { dot_i8_avx2_impl(a, b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_i8_avx2_impl(a: &[i16], b: &[i16]) -> i32 {
+    use std::arch::x86_64::{
+        __m256i, _mm_add_epi32, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256,
+    };
+    let n = a.len().min(b.len());
+    let (ca, cb) = (
+        a[..n].chunks_exact(AVX2_I16_LANES),
+        b[..n].chunks_exact(AVX2_I16_LANES),
+    );
+    let tail = dot_i8_sse2(ca.remainder(), cb.remainder());
+    let mut acc = _mm256_setzero_si256();
+    for (x, y) in ca.zip(cb) {
+        // SAFETY: each load reads exactly one 16 x i16 chunk of a slice
+        // (unaligned loads allow any address).
+        let (vx, vy) = unsafe {
+            (
+                _mm256_loadu_si256(x.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(y.as_ptr() as *const __m256i),
+            )
+        };
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(vx, vy));
+    }
+    let half = _mm_add_epi32(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256(acc, 1),
+    );
+    let mut lanes = [0i32; 4];
+    // SAFETY: `lanes` is 16 bytes, the size of one 128-bit store.
+    unsafe { std::arch::x86_64::_mm_storeu_si128(lanes.as_mut_ptr().cast(), half) };
+    lanes.iter().sum::<i32>() + tail
+}
+
+/// [`dot_i8_sse2`] on 32 lanes (AVX-512BW `vpmaddwd`); the remainder goes to
+/// the AVX2 version (every AVX-512BW CPU has AVX2). Only returned by
+/// [`dot_i8_best`] after AVX-512BW was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot_i8_avx512(a: &[i16], b: &[i16]) -> i32 {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx512bw")` returned true.
+    unsafe { dot_i8_avx512_impl(a, b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx2")]
+fn dot_i8_avx512_impl(a: &[i16], b: &[i16]) -> i32 {
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_reduce_add_epi32,
+        _mm512_setzero_si512,
+    };
+    let n = a.len().min(b.len());
+    let (ca, cb) = (
+        a[..n].chunks_exact(AVX512_I16_LANES),
+        b[..n].chunks_exact(AVX512_I16_LANES),
+    );
+    let tail = dot_i8_avx2_impl(ca.remainder(), cb.remainder());
+    let mut acc = _mm512_setzero_si512();
+    for (x, y) in ca.zip(cb) {
+        // SAFETY: each load reads exactly one 32 x i16 chunk of a slice
+        // (unaligned loads allow any address).
+        let (vx, vy) = unsafe {
+            (
+                _mm512_loadu_si512(x.as_ptr() as *const __m512i),
+                _mm512_loadu_si512(y.as_ptr() as *const __m512i),
+            )
+        };
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(vx, vy));
+    }
+    _mm512_reduce_add_epi32(acc) + tail
+}
+
 impl PackedSet {
     /// Packs samples of one dimension (rows of another length are skipped).
     pub fn new(samples: &[Sample]) -> Self {
@@ -172,7 +273,14 @@ impl PackedSet {
             ..Default::default()
         };
         for s in samples.iter().filter(|s| s.feat.len() == dim) {
-            p.labels.push(s.label);
+            let k = match p.order.iter().position(|&l| l == s.label) {
+                Some(k) => k,
+                None => {
+                    p.order.push(s.label);
+                    p.order.len() - 1
+                }
+            };
+            p.label_idx.push(k);
             let sc = quantise(&s.feat, &mut p.data);
             p.scales.push(sc);
         }
@@ -181,19 +289,25 @@ impl PackedSet {
 
     /// As [`per_label`] over the packed rows.
     fn per_label(&self, feat: &[f32]) -> Vec<(u8, f32)> {
-        let mut out: Vec<(u8, f32)> = Vec::new();
         if feat.len() != self.dim || self.dim == 0 {
-            return out;
+            return Vec::new();
         }
         let mut q = Vec::with_capacity(self.dim);
         let qs = quantise(feat, &mut q);
-        for (i, row) in self.data.chunks_exact(self.dim).enumerate() {
-            let l = self.labels[i];
-            let d = 1.0 - dot_i8(row, &q) as f32 * self.scales[i] * qs;
-            match out.iter_mut().find(|(x, _)| *x == l) {
-                Some(e) => e.1 = e.1.min(d),
-                None => out.push((l, d)),
-            }
+        let dot_i8 = dot_i8_best();
+        // Every label has a row, so each minimum below is replaced by a
+        // finite distance (distances are never NaN: finite integer dot
+        // products times finite scales).
+        let mut out: Vec<(u8, f32)> = self.order.iter().map(|&l| (l, f32::INFINITY)).collect();
+        for ((row, &k), &sc) in self
+            .data
+            .chunks_exact(self.dim)
+            .zip(&self.label_idx)
+            .zip(&self.scales)
+        {
+            let d = 1.0 - dot_i8(row, &q) as f32 * sc * qs;
+            let e = &mut out[k].1;
+            *e = e.min(d);
         }
         out
     }
@@ -359,11 +473,28 @@ mod tests {
 
     #[test]
     fn dot_i8_matches_scalar() {
-        // Lengths around the 8-lane blocks, with extreme values.
-        for n in [0, 1, 7, 8, 9, 16, 37, 400] {
+        let mut variants: Vec<(&str, DotI8)> = vec![("best", dot_i8_best())];
+        #[cfg(target_arch = "x86_64")]
+        {
+            variants.push(("sse2", dot_i8_sse2));
+            if std::arch::is_x86_feature_detected!("avx2") {
+                variants.push(("avx2", dot_i8_avx2));
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                variants.push(("avx512", dot_i8_avx512));
+            }
+        }
+        // Lengths around the 8/16/32-lane blocks, with extreme values.
+        for n in [
+            0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 37, 63, 64, 65, 256, 400,
+        ] {
             let a: Vec<i16> = (0..n).map(|i| ((i * 37) % 255) as i16 - 127).collect();
             let b: Vec<i16> = (0..n).map(|i| 127 - ((i * 91) % 255) as i16).collect();
-            assert_eq!(dot_i8(&a, &b), dot_i8_scalar(&a, &b), "n = {n}");
+            let full: Vec<i16> = vec![-127; n];
+            for (name, f) in &variants {
+                assert_eq!(f(&a, &b), dot_i8_scalar(&a, &b), "{name} n = {n}");
+                assert_eq!(f(&full, &full), 127 * 127 * n as i32, "{name} n = {n}");
+            }
         }
     }
 
