@@ -89,7 +89,10 @@ fn nearest(samples: &[Sample], feat: &[f32], allow: &dyn Fn(u8) -> bool) -> Opti
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PackedSet {
     dim: usize,
-    labels: Vec<u8>,
+    /// Distinct labels in first-seen order (the order of [`per_label`]).
+    order: Vec<u8>,
+    /// Per row: its label's index in `order` (no label search per row).
+    label_idx: Vec<usize>,
     scales: Vec<f32>,
     data: Vec<i16>,
 }
@@ -108,19 +111,63 @@ fn quantise(v: &[f32], out: &mut Vec<i16>) -> f32 {
 /// Integer dot product of two quantised rows (|value| <= 127, so a 400-D
 /// sum stays far inside `i32`). Integer addition is exact, so every
 /// implementation gives the same value.
-#[inline(never)]
-fn dot_i8(a: &[i16], b: &[i16]) -> i32 {
+type DotI8 = fn(&[i16], &[i16]) -> i32;
+
+/// Dot products of one quantised query (second argument) with the 4
+/// consecutive rows of the query's length in the first argument: the query
+/// is loaded once for 4 rows.
+type DotI8x4 = fn(&[i16], &[i16]) -> [i32; 4];
+
+/// The fastest [`DotI8`] and [`DotI8x4`] this CPU supports, chosen at run
+/// time (the crate is built for the x86_64 baseline, which has only SSE2).
+/// All give the same integers, so the choice never changes a read.
+fn dot_i8_best() -> (DotI8, DotI8x4) {
     #[cfg(target_arch = "x86_64")]
     {
-        dot_i8_sse2(a, b)
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            return (dot_i8_avx512, dot4_i8_avx512);
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return (dot_i8_avx2, dot4_i8_avx2);
+        }
+        (dot_i8_sse2, dot4_i8_sse2)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        dot_i8_scalar(a, b)
+        (dot_i8_scalar, dot4_i8_scalar)
     }
 }
 
-/// Portable [`dot_i8`] (also the reference in the tests).
+/// [`DotI8x4`] from four single-row dot products.
+fn dot4_by_rows(dot: DotI8, rows: &[i16], q: &[i16]) -> [i32; 4] {
+    let n = q.len();
+    let mut out = [0i32; 4];
+    for (o, row) in out.iter_mut().zip(rows.chunks_exact(n.max(1))) {
+        *o = dot(row, q);
+    }
+    out
+}
+
+/// Portable [`DotI8x4`] (also the reference in the tests).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn dot4_i8_scalar(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    dot4_by_rows(dot_i8_scalar, rows, q)
+}
+
+/// [`DotI8x4`] on SSE2 (the baseline has few registers to share the query).
+#[cfg(target_arch = "x86_64")]
+fn dot4_i8_sse2(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    dot4_by_rows(dot_i8_sse2, rows, q)
+}
+
+/// The 4 rows of `rows` (each `n` long; missing rows are empty).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn four_rows(rows: &[i16], n: usize) -> [&[i16]; 4] {
+    let row = |k: usize| rows.get(k * n..(k + 1) * n).unwrap_or(&[]);
+    [row(0), row(1), row(2), row(3)]
+}
+
+/// Portable dot product of quantised rows (also the reference in the tests).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn dot_i8_scalar(a: &[i16], b: &[i16]) -> i32 {
     a.iter().zip(b).map(|(&x, &y)| x as i32 * y as i32).sum()
@@ -129,8 +176,14 @@ fn dot_i8_scalar(a: &[i16], b: &[i16]) -> i32 {
 /// `i16` values per SSE2 register.
 #[cfg(target_arch = "x86_64")]
 const SSE_I16_LANES: usize = 8;
+/// `i16` values per AVX2 register.
+#[cfg(target_arch = "x86_64")]
+const AVX2_I16_LANES: usize = 16;
+/// `i16` values per AVX-512 register.
+#[cfg(target_arch = "x86_64")]
+const AVX512_I16_LANES: usize = 32;
 
-/// [`dot_i8`] with the SSE2 16-bit multiply-add (`pmaddwd`: 8 products,
+/// Dot product with the SSE2 16-bit multiply-add (`pmaddwd`: 8 products,
 /// summed in pairs, per instruction). The compiler does not emit it for the
 /// plain widening reduction (it compiled to scalar 32-bit multiplies), and
 /// this search is most of the classification time. SSE2 is part of the
@@ -163,6 +216,182 @@ fn dot_i8_sse2(a: &[i16], b: &[i16]) -> i32 {
     }
 }
 
+/// [`dot_i8_sse2`] on 16 lanes (AVX2 `vpmaddwd`); the remainder goes to the
+/// SSE2 version. Only returned by [`dot_i8_best`] after AVX2 was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot_i8_avx2(a: &[i16], b: &[i16]) -> i32 {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx2")` returned true.
+    unsafe { dot_i8_avx2_impl(a, b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_i8_avx2_impl(a: &[i16], b: &[i16]) -> i32 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256,
+    };
+    let n = a.len().min(b.len());
+    let (ca, cb) = (
+        a[..n].chunks_exact(AVX2_I16_LANES),
+        b[..n].chunks_exact(AVX2_I16_LANES),
+    );
+    let tail = dot_i8_sse2(ca.remainder(), cb.remainder());
+    let mut acc = _mm256_setzero_si256();
+    for (x, y) in ca.zip(cb) {
+        // SAFETY: each load reads exactly one 16 x i16 chunk of a slice
+        // (unaligned loads allow any address).
+        let (vx, vy) = unsafe {
+            (
+                _mm256_loadu_si256(x.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(y.as_ptr() as *const __m256i),
+            )
+        };
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(vx, vy));
+    }
+    hsum_avx2(acc) + tail
+}
+
+/// Sum of the eight `i32` lanes of `acc`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn hsum_avx2(acc: std::arch::x86_64::__m256i) -> i32 {
+    use std::arch::x86_64::{
+        _mm_add_epi32, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+    };
+    let half = _mm_add_epi32(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256(acc, 1),
+    );
+    let mut lanes = [0i32; 4];
+    // SAFETY: `lanes` is 16 bytes, the size of one 128-bit store.
+    unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), half) };
+    lanes.iter().sum()
+}
+
+/// [`dot_i8_avx2`] for 4 rows at once (see [`DotI8x4`]). Only returned by
+/// [`dot_i8_best`] after AVX2 was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot4_i8_avx2(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx2")` returned true.
+    unsafe { dot4_i8_avx2_impl(rows, q) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot4_i8_avx2_impl(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256,
+    };
+    let n = q.len();
+    let r = four_rows(rows, n);
+    if r.iter().any(|x| x.len() != n) {
+        return dot4_by_rows(dot_i8_avx2, rows, q);
+    }
+    let blocks = n / AVX2_I16_LANES;
+    let mut acc = [_mm256_setzero_si256(); 4];
+    for b in 0..blocks {
+        let j = b * AVX2_I16_LANES;
+        // SAFETY: j + 16 <= n, the length of `q` and of every row (checked
+        // above); unaligned loads allow any address.
+        unsafe {
+            let vq = _mm256_loadu_si256(q.as_ptr().add(j) as *const __m256i);
+            for (a, row) in acc.iter_mut().zip(&r) {
+                let vr = _mm256_loadu_si256(row.as_ptr().add(j) as *const __m256i);
+                *a = _mm256_add_epi32(*a, _mm256_madd_epi16(vr, vq));
+            }
+        }
+    }
+    let t = blocks * AVX2_I16_LANES;
+    let mut out = [0i32; 4];
+    for ((o, a), row) in out.iter_mut().zip(acc).zip(&r) {
+        *o = hsum_avx2(a) + dot_i8_sse2(&row[t..], &q[t..]);
+    }
+    out
+}
+
+/// [`dot_i8_sse2`] on 32 lanes (AVX-512BW `vpmaddwd`); the remainder goes to
+/// the AVX2 version (every AVX-512BW CPU has AVX2). Only returned by
+/// [`dot_i8_best`] after AVX-512BW was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot_i8_avx512(a: &[i16], b: &[i16]) -> i32 {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx512bw")` returned true.
+    unsafe { dot_i8_avx512_impl(a, b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx2")]
+fn dot_i8_avx512_impl(a: &[i16], b: &[i16]) -> i32 {
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_reduce_add_epi32,
+        _mm512_setzero_si512,
+    };
+    let n = a.len().min(b.len());
+    let (ca, cb) = (
+        a[..n].chunks_exact(AVX512_I16_LANES),
+        b[..n].chunks_exact(AVX512_I16_LANES),
+    );
+    let tail = dot_i8_avx2_impl(ca.remainder(), cb.remainder());
+    let mut acc = _mm512_setzero_si512();
+    for (x, y) in ca.zip(cb) {
+        // SAFETY: each load reads exactly one 32 x i16 chunk of a slice
+        // (unaligned loads allow any address).
+        let (vx, vy) = unsafe {
+            (
+                _mm512_loadu_si512(x.as_ptr() as *const __m512i),
+                _mm512_loadu_si512(y.as_ptr() as *const __m512i),
+            )
+        };
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(vx, vy));
+    }
+    _mm512_reduce_add_epi32(acc) + tail
+}
+
+/// [`dot_i8_avx512`] for 4 rows at once (see [`DotI8x4`]). Only returned by
+/// [`dot_i8_best`] after AVX-512BW was detected.
+#[cfg(target_arch = "x86_64")]
+fn dot4_i8_avx512(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    // SAFETY: only called (through `dot_i8_best` or the tests) after
+    // `is_x86_feature_detected!("avx512bw")` returned true.
+    unsafe { dot4_i8_avx512_impl(rows, q) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx2")]
+fn dot4_i8_avx512_impl(rows: &[i16], q: &[i16]) -> [i32; 4] {
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_madd_epi16, _mm512_reduce_add_epi32,
+        _mm512_setzero_si512,
+    };
+    let n = q.len();
+    let r = four_rows(rows, n);
+    if r.iter().any(|x| x.len() != n) {
+        return dot4_by_rows(dot_i8_avx512, rows, q);
+    }
+    let blocks = n / AVX512_I16_LANES;
+    let mut acc = [_mm512_setzero_si512(); 4];
+    for b in 0..blocks {
+        let j = b * AVX512_I16_LANES;
+        // SAFETY: j + 32 <= n, the length of `q` and of every row (checked
+        // above); unaligned loads allow any address.
+        unsafe {
+            let vq = _mm512_loadu_si512(q.as_ptr().add(j) as *const __m512i);
+            for (a, row) in acc.iter_mut().zip(&r) {
+                let vr = _mm512_loadu_si512(row.as_ptr().add(j) as *const __m512i);
+                *a = _mm512_add_epi32(*a, _mm512_madd_epi16(vr, vq));
+            }
+        }
+    }
+    let t = blocks * AVX512_I16_LANES;
+    let mut out = [0i32; 4];
+    for ((o, a), row) in out.iter_mut().zip(acc).zip(&r) {
+        *o = _mm512_reduce_add_epi32(a) + dot_i8_avx2_impl(&row[t..], &q[t..]);
+    }
+    out
+}
+
 impl PackedSet {
     /// Packs samples of one dimension (rows of another length are skipped).
     pub fn new(samples: &[Sample]) -> Self {
@@ -172,7 +401,14 @@ impl PackedSet {
             ..Default::default()
         };
         for s in samples.iter().filter(|s| s.feat.len() == dim) {
-            p.labels.push(s.label);
+            let k = match p.order.iter().position(|&l| l == s.label) {
+                Some(k) => k,
+                None => {
+                    p.order.push(s.label);
+                    p.order.len() - 1
+                }
+            };
+            p.label_idx.push(k);
             let sc = quantise(&s.feat, &mut p.data);
             p.scales.push(sc);
         }
@@ -181,19 +417,27 @@ impl PackedSet {
 
     /// As [`per_label`] over the packed rows.
     fn per_label(&self, feat: &[f32]) -> Vec<(u8, f32)> {
-        let mut out: Vec<(u8, f32)> = Vec::new();
         if feat.len() != self.dim || self.dim == 0 {
-            return out;
+            return Vec::new();
         }
         let mut q = Vec::with_capacity(self.dim);
         let qs = quantise(feat, &mut q);
-        for (i, row) in self.data.chunks_exact(self.dim).enumerate() {
-            let l = self.labels[i];
-            let d = 1.0 - dot_i8(row, &q) as f32 * self.scales[i] * qs;
-            match out.iter_mut().find(|(x, _)| *x == l) {
-                Some(e) => e.1 = e.1.min(d),
-                None => out.push((l, d)),
-            }
+        let (dot1, dot4) = dot_i8_best();
+        let mut dots: Vec<i32> = Vec::with_capacity(self.scales.len());
+        let blocks = self.data.chunks_exact(4 * self.dim);
+        let rest = blocks.remainder();
+        for b in blocks {
+            dots.extend(dot4(b, &q));
+        }
+        dots.extend(rest.chunks_exact(self.dim).map(|row| dot1(row, &q)));
+        // Every label has a row, so each minimum below is replaced by a
+        // finite distance (distances are never NaN: finite integer dot
+        // products times finite scales).
+        let mut out: Vec<(u8, f32)> = self.order.iter().map(|&l| (l, f32::INFINITY)).collect();
+        for ((&dp, &k), &sc) in dots.iter().zip(&self.label_idx).zip(&self.scales) {
+            let d = 1.0 - dp as f32 * sc * qs;
+            let e = &mut out[k].1;
+            *e = e.min(d);
         }
         out
     }
@@ -359,11 +603,53 @@ mod tests {
 
     #[test]
     fn dot_i8_matches_scalar() {
-        // Lengths around the 8-lane blocks, with extreme values.
-        for n in [0, 1, 7, 8, 9, 16, 37, 400] {
+        let mut variants: Vec<(&str, DotI8)> = vec![("best", dot_i8_best().0)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            variants.push(("sse2", dot_i8_sse2));
+            if std::arch::is_x86_feature_detected!("avx2") {
+                variants.push(("avx2", dot_i8_avx2));
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                variants.push(("avx512", dot_i8_avx512));
+            }
+        }
+        // Lengths around the 8/16/32-lane blocks, with extreme values.
+        for n in [
+            0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 37, 63, 64, 65, 256, 400,
+        ] {
             let a: Vec<i16> = (0..n).map(|i| ((i * 37) % 255) as i16 - 127).collect();
             let b: Vec<i16> = (0..n).map(|i| 127 - ((i * 91) % 255) as i16).collect();
-            assert_eq!(dot_i8(&a, &b), dot_i8_scalar(&a, &b), "n = {n}");
+            let full: Vec<i16> = vec![-127; n];
+            for (name, f) in &variants {
+                assert_eq!(f(&a, &b), dot_i8_scalar(&a, &b), "{name} n = {n}");
+                assert_eq!(f(&full, &full), 127 * 127 * n as i32, "{name} n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn dot4_i8_matches_scalar() {
+        let mut variants: Vec<(&str, DotI8x4)> = vec![("best", dot_i8_best().1)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            variants.push(("sse2", dot4_i8_sse2));
+            if std::arch::is_x86_feature_detected!("avx2") {
+                variants.push(("avx2", dot4_i8_avx2));
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                variants.push(("avx512", dot4_i8_avx512));
+            }
+        }
+        for n in [0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 256, 400] {
+            let rows: Vec<i16> = (0..4 * n).map(|i| ((i * 37) % 255) as i16 - 127).collect();
+            let q: Vec<i16> = (0..n).map(|i| 127 - ((i * 91) % 255) as i16).collect();
+            let want: Vec<i32> = (0..4)
+                .map(|k| dot_i8_scalar(&rows[k * n..(k + 1) * n], &q))
+                .collect();
+            for (name, f) in &variants {
+                assert_eq!(f(&rows, &q).to_vec(), want, "{name} n = {n}");
+            }
         }
     }
 
