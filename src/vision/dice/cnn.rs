@@ -90,6 +90,17 @@ impl Conv {
         self.forward_portable(&pad, out)
     }
 
+    /// Whether the buffers hold what the SIMD kernels index without bounds
+    /// checks (they skip the work rather than read out of range).
+    fn simd_shapes_ok(&self, pad: &[f32], out: &[f32], stride: usize, off: usize) -> bool {
+        let (cin, cout) = (self.cin, self.cout);
+        pad.len() >= cin * PAD * PAD
+            && self.w.len() >= cout * cin * 9
+            && self.b.len() >= cout
+            && off + MAP <= stride
+            && out.len() >= cout * stride * stride
+    }
+
     /// [`Self::forward_body`] written with AVX intrinsics (8-float
     /// registers): two output rows at a time, so each broadcast weight
     /// serves four registers. Per output value the same multiplies and adds
@@ -105,12 +116,7 @@ impl Conv {
         const S: usize = MAP;
         const _: () = assert!(MAP == 16, "two 8-lane registers per row");
         let (cin, cout) = (self.cin, self.cout);
-        if pad.len() < cin * PAD * PAD
-            || self.w.len() < cout * cin * 9
-            || self.b.len() < cout
-            || off + S > stride
-            || out.len() < cout * stride * stride
-        {
+        if !self.simd_shapes_ok(pad, out, stride, off) {
             return;
         }
         let zero = _mm256_setzero_ps();
@@ -186,12 +192,7 @@ impl Conv {
             "one 16-lane register per row"
         );
         let (cin, cout) = (self.cin, self.cout);
-        if pad.len() < cin * PAD * PAD
-            || self.w.len() < cout * cin * 9
-            || self.b.len() < cout
-            || off + S > stride
-            || out.len() < cout * stride * stride
-        {
+        if !self.simd_shapes_ok(pad, out, stride, off) {
             return;
         }
         let zero = _mm512_setzero_ps();
