@@ -87,9 +87,14 @@ pub fn classify_scratch(
     c: &Candidate,
     sc: &mut ClassifyScratch,
 ) -> FaceProbs {
+    probs_tta_with(clf, &candidate_features(rgb, c), TTA_EARLY_EXIT, sc)
+}
+
+/// Untransformed crop features of a candidate: its face-aligned crop, as the
+/// classifier takes it.
+fn candidate_features(rgb: &image::RgbImage, c: &Candidate) -> Vec<f32> {
     let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
-    let f0 = crop_features(&cells, side, 0);
-    probs_tta_with(clf, &f0, TTA_EARLY_EXIT, sc)
+    crop_features(&cells, side, 0)
 }
 
 /// Classify and also return the estimated face colour (RGB 0-255), with the
@@ -110,8 +115,7 @@ pub fn classify_with(
     c: &Candidate,
     early_exit: f32,
 ) -> (FaceProbs, [f32; 3]) {
-    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
-    let f0 = crop_features(&cells, side, 0);
+    let f0 = candidate_features(rgb, c);
     let face = face_colour(&f0);
     (probs_tta(clf, &f0, early_exit), face)
 }

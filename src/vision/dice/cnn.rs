@@ -409,6 +409,36 @@ impl Default for FaceScratch {
 }
 
 impl FaceNet {
+    /// The trainable parameter vectors, weights and biases alternating (the
+    /// head's input standardisation is fixed during training and not
+    /// included).
+    pub(crate) fn params(&self) -> [&Vec<f32>; 8] {
+        [
+            &self.conv1.w,
+            &self.conv1.b,
+            &self.conv2.w,
+            &self.conv2.b,
+            &self.head.w1,
+            &self.head.b1,
+            &self.head.w2,
+            &self.head.b2,
+        ]
+    }
+
+    /// Mutable [`Self::params`], in the same order.
+    pub(crate) fn params_mut(&mut self) -> [&mut Vec<f32>; 8] {
+        [
+            &mut self.conv1.w,
+            &mut self.conv1.b,
+            &mut self.conv2.w,
+            &mut self.conv2.b,
+            &mut self.head.w1,
+            &mut self.head.b1,
+            &mut self.head.w2,
+            &mut self.head.b2,
+        ]
+    }
+
     /// Randomly initialised network for crop vectors of length `n_features`.
     pub fn new(n_features: usize, hidden: usize, n_out: usize, rng: &mut XorShift) -> Self {
         let n_scalars = n_features.saturating_sub(MAP_INPUTS);
@@ -729,17 +759,7 @@ impl FaceNet {
                     );
                 }
                 let scale = 1.0 / batch.len() as f32;
-                let params: [&mut Vec<f32>; 8] = [
-                    &mut self.conv1.w,
-                    &mut self.conv1.b,
-                    &mut self.conv2.w,
-                    &mut self.conv2.b,
-                    &mut self.head.w1,
-                    &mut self.head.b1,
-                    &mut self.head.w2,
-                    &mut self.head.b2,
-                ];
-                for (k, p) in params.into_iter().enumerate() {
+                for (k, p) in self.params_mut().into_iter().enumerate() {
                     let decay = if k % 2 == 0 { opts.weight_decay } else { 0.0 };
                     for ((w, v), g) in p.iter_mut().zip(vels[k].iter_mut()).zip(&grads[k]) {
                         *v = opts.momentum * *v - lr * (g * scale + decay * *w);

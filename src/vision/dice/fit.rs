@@ -861,7 +861,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             match &mut swa {
                 None => swa = Some((net.clone(), 1)),
                 Some((sum, k)) => {
-                    for (a, b) in net_params_mut(sum).into_iter().zip(net_params(net)) {
+                    for (a, b) in sum.params_mut().into_iter().zip(net.params()) {
                         a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
                     }
                     *k += 1;
@@ -922,7 +922,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     // The weight average of the late epochs competes with the best snapshot
     // on the same tune criterion.
     if let Some((mut avg, k)) = swa {
-        for p in net_params_mut(&mut avg) {
+        for p in avg.params_mut() {
             p.iter_mut().for_each(|x| *x /= k as f32);
         }
         let (c_avg, l_avg, n) = tune_score(&avg, &tune_cands);
@@ -1040,35 +1040,6 @@ fn tune_score(net: &FaceNet, tune_cands: &TuneCands) -> (usize, f64, usize) {
         n += 1;
     }
     (correct, nll, n)
-}
-
-/// The trainable parameter vectors of a classifier (the head's input
-/// standardisation is fixed during training and not included).
-fn net_params(net: &FaceNet) -> [&Vec<f32>; 8] {
-    [
-        &net.conv1.w,
-        &net.conv1.b,
-        &net.conv2.w,
-        &net.conv2.b,
-        &net.head.w1,
-        &net.head.b1,
-        &net.head.w2,
-        &net.head.b2,
-    ]
-}
-
-/// Mutable [`net_params`].
-fn net_params_mut(net: &mut FaceNet) -> [&mut Vec<f32>; 8] {
-    [
-        &mut net.conv1.w,
-        &mut net.conv1.b,
-        &mut net.conv2.w,
-        &mut net.conv2.b,
-        &mut net.head.w1,
-        &mut net.head.b1,
-        &mut net.head.w2,
-        &mut net.head.b2,
-    ]
 }
 
 /// One tune image for [`choose_thresholds`]: its labelled dice and its
