@@ -300,6 +300,47 @@ fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     255
 }
 
+/// Values in one background block.
+const BLOCK_PX: usize = BG_BLOCK * BG_BLOCK;
+
+/// Lanes of [`count_at_most`]'s byte counters (one AVX2 register).
+const COUNT_LANES: usize = 32;
+
+/// The element at index `n / 2` of the sorted first `n` values of `vals`
+/// (`1 <= n <= BLOCK_PX`; the rest must be 255): the same value as
+/// [`hist_median`] on their histogram, found as the smallest `m` with more
+/// than `n / 2` values `<= m` by an 8-step binary search. The 255 padding is
+/// never `<= m` for `m < 255`, and at `m = 255` the count is enough either
+/// way. Replaces a 256-bin histogram per block and channel, whose
+/// increments of the same bin stall on each other.
+#[inline(always)]
+fn block_median(vals: &[u8; BLOCK_PX], n: usize) -> u8 {
+    let need = (n.min(BLOCK_PX) / 2 + 1) as u32;
+    let (mut lo, mut hi) = (0u8, u8::MAX);
+    while lo < hi {
+        let m = lo + (hi - lo) / 2;
+        if count_at_most(vals, m) >= need {
+            hi = m;
+        } else {
+            lo = m + 1;
+        }
+    }
+    lo
+}
+
+/// How many of `vals` are `<= m`: byte counters per lane (at most
+/// `BLOCK_PX / COUNT_LANES` = 8 each, no overflow), which vectorise.
+#[inline(always)]
+fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
+    let mut lanes = [0u8; COUNT_LANES];
+    for chunk in vals.chunks_exact(COUNT_LANES) {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l += (v <= m) as u8;
+        }
+    }
+    lanes.iter().map(|&c| c as u32).sum()
+}
+
 /// Bins per group in [`hist_median`]'s coarse pass.
 const HIST_GROUP: usize = 16;
 
@@ -369,7 +410,8 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
 }
 
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
-/// median of the block (by histogram, the value [`median_u8`] would select),
+/// median of the block (by [`block_median`], the value [`median_u8`] would
+/// select),
 /// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks. Returns the
 /// blocks per row, per column and the `[bw * bh]` colours.
 #[inline(always)]
@@ -382,15 +424,16 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
         let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
         for bx in 0..bw {
             let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
-            let n = (ys.len() * (x1 - x0)) as u32;
+            let n = ys.len() * (x1 - x0);
             for (c, plane) in pl.c.iter().enumerate() {
-                let mut hist = [0u32; 256];
-                for y in ys.clone() {
-                    for &v in &plane[y * w + x0..y * w + x1] {
-                        hist[v as usize] += 1;
-                    }
+                // The block's values packed row after row, padded with 255
+                // (see `block_median`).
+                let mut vals = [u8::MAX; BLOCK_PX];
+                for (k, y) in ys.clone().enumerate() {
+                    let dst = k * (x1 - x0);
+                    vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
                 }
-                block[by * bw + bx][c] = hist_median(&hist, n);
+                block[by * bw + bx][c] = block_median(&vals, n);
             }
         }
     }
@@ -570,7 +613,12 @@ fn prepare_body(img: &RgbImage) -> Prepared {
     let (omt, tx, runs) = column_weights(w, bw);
     let half = BG_BLOCK as f32 / 2.0;
     let s = w + 1;
-    let mut integrals = vec![[0u32; N_CHANNELS]; s * (h + 1)];
+    // Filled row by row (no zeroing pass over the whole, several-MB array
+    // first); each row is built in `row`, which also serves as the row
+    // above for the next one.
+    let mut integrals = Vec::with_capacity(s * (h + 1));
+    let mut row = vec![[0u32; N_CHANNELS]; s];
+    integrals.extend_from_slice(&row);
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
@@ -599,22 +647,19 @@ fn prepare_body(img: &RgbImage) -> Prepared {
             }
         }
         channel_row(&pl, &lum, y, &mut sc);
-        // Running row sums added to the integral row above.
-        let (top, bottom) = (y * s, (y + 1) * s);
-        let (prev, cur) = integrals.split_at_mut(bottom);
-        let above = &prev[top + 1..top + 1 + w];
+        // Running row sums added to the integral row above (in place: `row`
+        // holds the row above until overwritten). Entry 0 stays zero.
         let mut acc = [0u32; N_CHANNELS];
         let [v0, v1, v2, v3, v4] = &sc.vals;
         // Zipped (not indexed) so the loop has no bounds checks.
         let vals = v0.iter().zip(v1).zip(v2).zip(v3).zip(v4);
-        for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in
-            cur[1..1 + w].iter_mut().zip(above).zip(vals)
-        {
+        for (d, ((((&c0, &c1), &c2), &c3), &c4)) in row[1..].iter_mut().zip(vals) {
             for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
                 acc[c] = acc[c].wrapping_add(v);
-                d[c] = a[c].wrapping_add(acc[c]);
+                d[c] = d[c].wrapping_add(acc[c]);
             }
         }
+        integrals.extend_from_slice(&row);
     }
     Prepared { w, h, integrals }
 }
@@ -787,6 +832,23 @@ mod tests {
             let mut sorted = v.clone();
             sorted.sort_unstable();
             assert_eq!(median_u8(&mut v), sorted[len / 2], "len {len}");
+        }
+    }
+
+    #[test]
+    fn block_median_matches_sort() {
+        let mut rng = 777u32;
+        for n in [1usize, 2, 3, 16, 17, 100, 128, 129, 255, 256] {
+            for modulus in [256u32, 2] {
+                let mut vals = [u8::MAX; BLOCK_PX];
+                for v in vals.iter_mut().take(n) {
+                    rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    *v = ((rng >> 16) % modulus) as u8;
+                }
+                let mut sorted = vals[..n].to_vec();
+                sorted.sort_unstable();
+                assert_eq!(block_median(&vals, n), sorted[n / 2], "n {n}");
+            }
         }
     }
 
