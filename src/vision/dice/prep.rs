@@ -195,6 +195,61 @@ impl Prepared {
         [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
     }
 
+    /// [`Self::box_means_inside_avx2`] with AVX-512 masked loads (a mask
+    /// register instead of `vpmaskmovd`, which is slow on some CPUs); the
+    /// same integer sums, conversion and division, so the same values.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and AVX-512VL, and the box must be
+    /// non-empty and inside the frame (as for the AVX2 version).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    #[inline]
+    unsafe fn box_means_inside_avx512(
+        &self,
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+    ) -> [f32; N_CHANNELS] {
+        use std::arch::x86_64::{
+            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskz_loadu_epi32,
+            _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_epi32,
+        };
+        let s = self.w + 1;
+        let ii = &self.integrals;
+        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
+        debug_assert!(ii.len() == s * (self.h + 1));
+        // SAFETY: the caller guarantees the box is inside the frame, so every
+        // corner index is at most `h * s + w < ii.len()`.
+        let (a, b, c, d) = unsafe {
+            (
+                ii.get_unchecked(y1 * s + x1),
+                ii.get_unchecked(y0 * s + x0),
+                ii.get_unchecked(y0 * s + x1),
+                ii.get_unchecked(y1 * s + x0),
+            )
+        };
+        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        let mut lanes = [0f32; 8];
+        /// Lanes 0-4: the five `u32` of one entry.
+        const MASK: u8 = (1 << N_CHANNELS) - 1;
+        // SAFETY: AVX-512F/VL are enabled for this function (the caller
+        // checked the CPU); each masked load reads exactly the five `u32`
+        // of one entry (lanes 5-7 are masked off: no memory access, value 0).
+        unsafe {
+            let ld =
+                |v: &[u32; N_CHANNELS]| _mm256_maskz_loadu_epi32(MASK, v.as_ptr() as *const i32);
+            let sum = _mm256_sub_epi32(
+                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
+                ld(d),
+            );
+            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
+            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+        }
+        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
+    }
+
     /// [`Self::box_means`] of the box; for a non-empty box inside the frame
     /// without clamping (the same values: same integer sums, same
     /// conversion and division).
@@ -680,6 +735,13 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
     if p.holds_feature_boxes(cx, cy) {
         // All boxes inside: the same means without clamping (most cells).
         #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
+            // SAFETY: AVX-512F/VL were checked just above, the boxes by
+            // `holds_feature_boxes`.
+            unsafe { features_inside_avx512(p, cx, cy, out) };
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 was checked just above, the boxes by
             // `holds_feature_boxes`.
@@ -750,6 +812,35 @@ impl BoxMeans for InsideAvx2<'_> {
 #[target_feature(enable = "avx2")]
 unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
     features_from(&InsideAvx2(p), cx, cy, out);
+}
+
+/// [`Prepared::box_means_inside_avx512`]: only for boxes known to be
+/// non-empty and inside the frame, and only inside
+/// [`features_inside_avx512`].
+#[cfg(target_arch = "x86_64")]
+struct InsideAvx512<'a>(&'a Prepared);
+
+#[cfg(target_arch = "x86_64")]
+impl BoxMeans for InsideAvx512<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        let u = |v: i64| v as usize;
+        // SAFETY: only constructed in `features_inside_avx512`, which runs
+        // only on CPUs with AVX-512F/VL and for cells whose feature boxes
+        // are all non-empty and inside the frame (`holds_feature_boxes`).
+        unsafe { self.0.box_means_inside_avx512(u(x0), u(y0), u(x1), u(y1)) }
+    }
+}
+
+/// [`features_inside_avx2`] with AVX-512 masked loads (same values).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512VL and
+/// `p.holds_feature_boxes(cx, cy)` must hold.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn features_inside_avx512(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    features_from(&InsideAvx512(p), cx, cy, out);
 }
 
 /// [`det_features`] with the box means of `m`.
@@ -1108,6 +1199,13 @@ mod tests {
                     features_from(&Inside(&p), cx, cy, &mut b);
                     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
+                    if std::is_x86_feature_detected!("avx512f")
+                        && std::is_x86_feature_detected!("avx512vl")
+                    {
+                        // SAFETY: AVX-512F/VL and the boxes were checked.
+                        unsafe { features_inside_avx512(&p, cx, cy, &mut a) };
+                        assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
+                    }
                 }
             }
             assert!(inside > 0);
