@@ -3,7 +3,7 @@
 //! Pipeline (see `REPORT.md` of the experimental crate for figures):
 //! 1. [`prep`]: half-resolution colour planes, local background, foreground
 //!    channels and integral images.
-//! 2. [`find`]: a fitted MLP scores grid cells (stride 4 px) for "die centre"
+//! 2. [`find`]: a fitted MLP scores grid cells (stride 4 px, coarse to fine) for "die centre"
 //!    and regresses the die size; local maxima + NMS give candidates.
 //! 3. [`crop`]: each candidate is cropped at full resolution, rotated so the
 //!    face edges are axis-aligned (gradient orientation), and turned into five
@@ -12,7 +12,8 @@
 //! 4. [`cnn`] + [`classify`]: a fitted tiny CNN says "not a die" or the value
 //!    1-6 (probabilities averaged over the 8 rotations/flips of the crop,
 //!    unless the plain crop alone is at least
-//!    [`classify::TTA_EARLY_EXIT`] sure).
+//!    [`classify::TTA_EARLY_EXIT`] sure, or the plain crop and its mirror
+//!    image together [`classify::TTA_PAIR_EXIT`] sure).
 //! 5. Candidates classified as dice but below the read threshold are reported
 //!    as unread rather than guessed.
 //!
