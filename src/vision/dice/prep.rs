@@ -668,12 +668,11 @@ fn prepare_body(img: &RgbImage) -> Prepared {
     let (omt, tx, runs) = column_weights(w, bw);
     let half = BG_BLOCK as f32 / 2.0;
     let s = w + 1;
-    // Filled row by row (no zeroing pass over the whole, several-MB array
-    // first); each row is built in `row`, which also serves as the row
-    // above for the next one.
+    // Grown one zeroed row at a time (not zeroed as a whole first: the
+    // several-MB array would then be written twice, the second time after
+    // it has left the cache).
     let mut integrals = Vec::with_capacity(s * (h + 1));
-    let mut row = vec![[0u32; N_CHANNELS]; s];
-    integrals.extend_from_slice(&row);
+    integrals.resize(s, [0u32; N_CHANNELS]);
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
@@ -702,19 +701,23 @@ fn prepare_body(img: &RgbImage) -> Prepared {
             }
         }
         channel_row(&pl, &lum, y, &mut sc);
-        // Running row sums added to the integral row above (in place: `row`
-        // holds the row above until overwritten). Entry 0 stays zero.
+        // Running row sums added to the integral row above.
+        let (top, bottom) = (y * s, (y + 1) * s);
+        integrals.resize(bottom + s, [0u32; N_CHANNELS]);
+        let (prev, cur) = integrals.split_at_mut(bottom);
+        let above = &prev[top + 1..top + 1 + w];
         let mut acc = [0u32; N_CHANNELS];
         let [v0, v1, v2, v3, v4] = &sc.vals;
         // Zipped (not indexed) so the loop has no bounds checks.
         let vals = v0.iter().zip(v1).zip(v2).zip(v3).zip(v4);
-        for (d, ((((&c0, &c1), &c2), &c3), &c4)) in row[1..].iter_mut().zip(vals) {
+        for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in
+            cur[1..1 + w].iter_mut().zip(above).zip(vals)
+        {
             for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
                 acc[c] = acc[c].wrapping_add(v);
-                d[c] = d[c].wrapping_add(acc[c]);
+                d[c] = a[c].wrapping_add(acc[c]);
             }
         }
-        integrals.extend_from_slice(&row);
     }
     Prepared { w, h, integrals }
 }
