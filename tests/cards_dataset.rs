@@ -71,13 +71,12 @@ fn general_model_on_edje_test() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("edje test: precision {p:.3} recall {r:.3}");
-    // Reached: precision 0.993, recall 0.944 (README "How well it reads").
-    // The floor was 0.95 (recall 0.951 before): the stricter index-first blob
-    // level, chosen on the development split of train_* (474 -> 482 of 525
-    // correct), reads one fewer of these 143 cards (135 instead of 136).
-    // Lowered openly to the measured figure; nothing was tuned on these images.
+    // Reached: precision 0.993, recall 0.951 (README "How well it reads"),
+    // with the faint red glyph pass chosen on the development split of
+    // train_* (482 -> 486 of 525 correct). The floor was lowered to 0.94 when
+    // the stricter blob level read 135 of 143 (0.944); it is back at 0.95.
     assert!(p >= 0.98, "precision {p}");
-    assert!(r >= 0.94, "recall {r}");
+    assert!(r >= 0.95, "recall {r}");
 }
 
 #[test]

@@ -171,7 +171,7 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
         let Some(rgb) = checked_rgb(&img)? else {
             continue;
         };
-        let cands = candidates(&rgb);
+        let cands = candidates(&rgb, false);
         let clear: Vec<_> = cands.singles.iter().filter(|(_, amb)| !amb).collect();
         for (quad, _) in &clear {
             let code = if item.cards.len() == 1 && clear.len() == 1 && item.boxes.len() <= 1 {

@@ -78,6 +78,14 @@ pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 /// 470 -> 474 correct at 0.84-0.86, 473 at 0.82, 470 at 0.88; wrong reads 2.
 pub const OUTLINE_FAINTEST_INK_LEVEL: f32 = 0.84;
 
+/// Last ink level tried on an index-first hypothesis, after
+/// [`INDEX_FAINT_INK_LEVEL`]: pink rank glyphs that only the faint red blob
+/// pass (`glyphs::FAINT_RED_INK_LEVEL`) found are too faint for 0.78 too.
+/// Development split (fold models as documented): 485 -> 486 correct at
+/// 0.80-0.86 (0.9: 485), wrong reads 2 throughout, so the clutter this
+/// level could split did not turn into reads.
+pub const INDEX_FAINTEST_INK_LEVEL: f32 = OUTLINE_FAINTEST_INK_LEVEL;
+
 /// At most this many index-first hypotheses per frame (most plausible first)
 /// get the faint-ink retry. Was 4 (to bound the time when an unread card's
 /// centre pips make many hypotheses); every hypothesis read now gets it: on
@@ -175,10 +183,51 @@ pub(crate) fn checked_rgb(
     Ok(Some(prep::as_rgb8(image)))
 }
 
-/// Finds candidate cards in an RGB frame.
-pub(crate) fn candidates(rgb: &RgbImage) -> Candidates {
+/// How many times the paper scores above the threshold are split again
+/// (Otsu among them) to look for whole cards inside merged blobs, when the
+/// frame gave no whole card at all (webcam frames on light wood grain or
+/// unevenly lit paper). 4-fold development split (edje `train_*`, 525 cards,
+/// reading only): 486 correct / 2 wrong with 0 or 1 splits, 488 / 2 with 2,
+/// 3 or 4.
+pub const STRICTER_SPLITS: usize = 2;
+
+/// Whole cards hidden in merged blobs because the paper threshold also took
+/// light table (wood grain, a lit patch): the mask at the next stricter
+/// threshold separates the whiter cards; outlines not already found are added.
+fn add_stricter_singles(
+    work: &prep::WorkImage,
+    t: u8,
+    hulls: &[Quad],
+    singles: &mut Vec<(Quad, bool)>,
+) {
+    let mut t = t;
+    for _ in 0..STRICTER_SPLITS {
+        let Some(t2) = prep::stricter_threshold(work, t) else {
+            return;
+        };
+        t = t2;
+        let mask = prep::mask_above(work, t);
+        for c in find::find_candidates(&mask, work, 0.0, false) {
+            if let Candidate::Single { quad, ambiguous } = c {
+                let ctr = quad.centre();
+                if hulls.iter().any(|h| h.contains(ctr))
+                    && !singles.iter().any(|(q, _)| q.contains(ctr))
+                {
+                    singles.push((quad, ambiguous));
+                }
+            }
+        }
+    }
+}
+
+/// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
+/// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
+/// when no whole card was found (reading only: the fitted samples come from
+/// the plain outlines, and refitting with them was noisier on the split).
+pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
     let work = prep::work_image(rgb);
-    let mask = prep::paper_mask(&work);
+    let t = prep::paper_threshold(&work);
+    let mask = prep::mask_above(&work, t);
     let mut singles: Vec<(Quad, bool)> = Vec::new();
     let mut merged = Vec::new();
     for c in find::find_candidates(&mask, &work, 0.0, true) {
@@ -201,6 +250,10 @@ pub(crate) fn candidates(rgb: &RgbImage) -> Candidates {
                 }
             }
         }
+    }
+    if stricter && singles.is_empty() && !merged.is_empty() {
+        let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
+        add_stricter_singles(&work, t, &hulls, &mut singles);
     }
     let mut widths: Vec<f32> = singles
         .iter()
@@ -390,7 +443,7 @@ impl CardReader {
             return Ok(CardScan::default());
         };
         let rgb: &RgbImage = &rgb;
-        let cands = candidates(rgb);
+        let cands = candidates(rgb, true);
         let mut scan = CardScan::default();
         // (read, card width, trusted): whole-card reads; trusted when at least
         // [`TRUSTED_OUTLINE_READS`] corners agreed.
@@ -487,7 +540,8 @@ impl CardReader {
             let mut read = read_at(&[index::INK_LEVEL, index::INK_LEVEL_STRICT]);
             if read.is_none() && faint_budget > 0 {
                 faint_budget -= 1;
-                read = read_at(&[INDEX_FAINT_INK_LEVEL]);
+                read = read_at(&[INDEX_FAINT_INK_LEVEL])
+                    .or_else(|| read_at(&[INDEX_FAINTEST_INK_LEVEL]));
             }
             let Some((r, f)) = read else {
                 continue;
@@ -552,7 +606,7 @@ impl CardReader {
 /// Debug / overlay view of the finder: whole-card quads, merged-blob corner
 /// hypotheses (width unset) and the working-resolution paper mask.
 pub fn debug_candidates(rgb: &RgbImage) -> (Vec<Quad>, Vec<Vec<CornerFrame>>, image::GrayImage) {
-    let c = candidates(rgb);
+    let c = candidates(rgb, true);
     let work = prep::work_image(rgb);
     let mask = prep::paper_mask(&work);
     (

@@ -127,25 +127,56 @@ pub fn otsu(hist: &[u32; 256]) -> u8 {
 /// 472 correct / 3 wrong without, 474 / 2 at 0.35-0.45, 475 / 3 at 0.5.
 pub const RETHRESHOLD_PAPER_SHARE: f32 = 0.4;
 
-/// Binary paper mask (255 = paper) of the working image, cleaned by a 3x3
-/// opening (drops table speckle) then a 5x5 closing (re-joins card borders cut
-/// by index glyphs close to the edge).
-pub fn paper_mask(work: &WorkImage) -> GrayImage {
+/// Histogram of the working image's paper scores.
+fn score_histogram(work: &WorkImage) -> [u32; 256] {
     let mut hist = [0u32; 256];
     for p in work.score.pixels() {
         hist[p.0[0] as usize] += 1;
     }
-    let mut t = otsu(&hist).max(MIN_PAPER_THRESHOLD);
+    hist
+}
+
+/// Otsu threshold among the scores above `t` (never below `t`).
+fn split_above(hist: &[u32; 256], t: u8) -> u8 {
+    let mut h2 = [0u32; 256];
+    h2[t as usize + 1..].copy_from_slice(&hist[t as usize + 1..]);
+    otsu(&h2).max(t)
+}
+
+/// Paper threshold of the working image (scores above it are paper).
+pub fn paper_threshold(work: &WorkImage) -> u8 {
+    let hist = score_histogram(work);
+    let t = otsu(&hist).max(MIN_PAPER_THRESHOLD);
     let total: u32 = hist.iter().sum();
     let above: u32 = hist[t as usize + 1..].iter().sum();
     // A light table counted as paper (the first split only separated it from
     // shadow): split again among the "paper" scores, so that the cards,
     // whiter than the table, get outlines of their own.
     if above as f32 > RETHRESHOLD_PAPER_SHARE * total as f32 {
-        let mut h2 = [0u32; 256];
-        h2[t as usize + 1..].copy_from_slice(&hist[t as usize + 1..]);
-        t = otsu(&h2).max(t);
+        split_above(&hist, t)
+    } else {
+        t
     }
+}
+
+/// The next, stricter paper threshold after `t`: Otsu among the scores above
+/// it (cards whiter than light wood grain or a lit table patch that the first
+/// split counted as paper). `None` when no stricter split exists.
+pub fn stricter_threshold(work: &WorkImage, t: u8) -> Option<u8> {
+    let t2 = split_above(&score_histogram(work), t);
+    (t2 > t).then_some(t2)
+}
+
+/// Binary paper mask (255 = paper) of the working image at
+/// [`paper_threshold`].
+pub fn paper_mask(work: &WorkImage) -> GrayImage {
+    mask_above(work, paper_threshold(work))
+}
+
+/// Binary mask of the scores above `t`, cleaned by a 3x3 opening (drops table
+/// speckle) then a 5x5 closing (re-joins card borders cut by index glyphs
+/// close to the edge).
+pub fn mask_above(work: &WorkImage, t: u8) -> GrayImage {
     let (w, h) = work.score.dimensions();
     let mut m: Vec<bool> = work.score.as_raw().iter().map(|&v| v > t).collect();
     let (w, h) = (w as usize, h as usize);
