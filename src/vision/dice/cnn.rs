@@ -704,14 +704,7 @@ impl FaceNet {
                     softmax(&mut out);
                     let t = classes[r];
                     total -= (out[t].max(1e-7) as f64).ln();
-                    // Now d_out = p - target.
-                    if opts.label_smoothing > 0.0 {
-                        let e = opts.label_smoothing / no as f32;
-                        out.iter_mut().for_each(|v| *v -= e);
-                        out[t] -= 1.0 - opts.label_smoothing;
-                    } else {
-                        out[t] -= 1.0;
-                    }
+                    out[t] -= 1.0; // now d_out
                     // Head backward.
                     for o in 0..no {
                         grads[7][o] += out[o];
@@ -998,7 +991,6 @@ mod tests {
             momentum: 0.9,
             weight_decay: 0.0,
             seed: 1,
-            label_smoothing: 0.0,
             verbose: false,
         };
         let loss = net.train(&rows, &classes, &opts);

@@ -189,10 +189,6 @@ const CARD_LONG_SIDES: [u32; 3] = [640, 960, 1280];
 const DET_HIDDEN: usize = 24;
 /// Initial learning rate of the classifier (decays linearly).
 const CLF_LR: f32 = 0.02;
-/// Label smoothing of the classifier's training targets: the jittered crops
-/// include some that no longer show their value clearly (heavy glare, low
-/// resolution), so fully confident targets overfit them.
-const CLF_LABEL_SMOOTHING: f32 = 0.05;
 /// Hidden units of the classifier MLP.
 const CLF_HIDDEN: usize = 32;
 /// A cell is a positive detector example within this share of the die size of
@@ -232,20 +228,6 @@ const BLUR_PROB: f32 = 0.15;
 /// Probability that a jittered crop gets a synthetic specular glint (bright
 /// band), as seen on glossy / translucent dice.
 const GLINT_PROB: f32 = 0.2;
-/// Largest curvature (1/cells, either way) of a synthetic glint band: glossy
-/// dice with rounded faces show curved specular streaks; 0.15 bends a band
-/// by about a pip's width over a third of the crop.
-const GLINT_CURVATURE: f32 = 0.15;
-/// Probability that a jittered crop gets a faint, blurred, mirrored copy of
-/// another die's face blended in: the back pips seen through translucent
-/// plastic.
-const GHOST_PROB: f32 = 0.25;
-/// Range of the ghost's blend weight (share of the other face's deviation
-/// from its face colour).
-const GHOST_STRENGTH: (f32, f32) = (0.15, 0.45);
-/// Range of the size factor of the ghost's source crop (a larger crop shows
-/// the far face's pips smaller, as seen through the die).
-const GHOST_ZOOM: (f32, f32) = (1.0, 1.3);
 /// Standard deviation range of added pixel noise (0-255 units).
 const NOISE_MAX: f32 = 3.0;
 /// Model selection: the CNN snapshot scoring best on the tune part after any
@@ -377,10 +359,8 @@ struct CropSpec {
     noise_seed: u64,
     /// Specular glint: a bright band across the crop (glossy and
     /// translucent dice), as (angle, offset from the centre in cells,
-    /// half-width in cells, strength 0-1, curvature in 1/cells: the band
-    /// follows a circle of that inverse radius, 0 = straight); strength 0 =
-    /// none.
-    glint: [f32; 5],
+    /// half-width in cells, strength 0-1); strength 0 = none.
+    glint: [f32; 4],
     /// Colour channel order (index into [`CHANNEL_ORDERS`]; 0 = unchanged).
     perm: usize,
     /// Simulated crop resolution in cells across (box-downsampled to this
@@ -410,7 +390,7 @@ impl CropSpec {
             blur: false,
             noise: 0.0,
             noise_seed: 0,
-            glint: [0.0; 5],
+            glint: [0.0; 4],
             perm: 0,
             shrink: 0,
         }
@@ -441,7 +421,6 @@ impl CropSpec {
                 (rng.unit() - 0.5) * GRID as f32 * 0.6,
                 0.6 + 1.4 * rng.unit(),
                 0.4 + 0.5 * rng.unit(),
-                (rng.unit() - 0.5) * 2.0 * GLINT_CURVATURE,
             ];
         }
         if rng.unit() < CHANNEL_PERM_PROB {
@@ -502,20 +481,12 @@ fn augment_cells(cells: &mut [[f32; 3]], side_cells: usize, spec: &CropSpec) {
         }
     }
     if spec.glint[3] > 0.0 && cells.len() == side_cells * side_cells {
-        let [ang, off, half, strength, curv] = spec.glint;
+        let [ang, off, half, strength] = spec.glint;
         let (sn, cs) = ang.sin_cos();
         let c = (side_cells as f32 - 1.0) / 2.0;
         for (k, p) in cells.iter_mut().enumerate() {
             let (x, y) = ((k % side_cells) as f32 - c, (k / side_cells) as f32 - c);
-            // Across (u) and along (w) the band; a curved band is the circle
-            // of radius 1/curv whose centre lies on the band's normal.
-            let (u, w) = (x * cs + y * sn - off, y * cs - x * sn);
-            let d = if curv.abs() > 1e-4 {
-                let r = 1.0 / curv;
-                ((u - r).hypot(w) - r.abs()).abs()
-            } else {
-                u.abs()
-            };
+            let d = (x * cs + y * sn - off).abs();
             if d < half + 1.0 {
                 let w = strength * (half + 1.0 - d).min(1.0);
                 for v in p.iter_mut() {
@@ -585,97 +556,10 @@ fn shrink_cells(cells: &mut [[f32; 3]], g: usize, n: usize) {
     }
 }
 
-/// Blend a ghost of another die's crop `src` into `cells` (both `GRID x
-/// GRID`): the other face's deviation from its core colour, blurred twice,
-/// mirrored (dihedral transform `t`, which includes a reflection when
-/// `t & 4 != 0`), faded out towards the crop border (the source's table
-/// background) and scaled by `strength`.
-// Index loops over several parallel arrays read clearer than zipped iterators here.
-#[allow(clippy::needless_range_loop)]
-fn blend_ghost(cells: &mut [[f32; 3]], src: &[[f32; 3]], t: usize, strength: f32) {
-    let g = GRID;
-    if cells.len() != g * g || src.len() != g * g {
-        return;
-    }
-    let (lo, hi) = (g / 4, g - g / 4);
-    let mut face = [0f32; 3];
-    for y in lo..hi {
-        for x in lo..hi {
-            for c in 0..3 {
-                face[c] += src[y * g + x][c];
-            }
-        }
-    }
-    let n = ((hi - lo) * (hi - lo)) as f32;
-    let mut dev: Vec<[f32; 3]> = src
-        .iter()
-        .map(|p| [p[0] - face[0] / n, p[1] - face[1] / n, p[2] - face[2] / n])
-        .collect();
-    for _ in 0..2 {
-        let prev = dev.clone();
-        let at = |x: i64, y: i64| {
-            let gi = g as i64;
-            prev[(y.clamp(0, gi - 1) * gi + x.clamp(0, gi - 1)) as usize]
-        };
-        for y in 0..g as i64 {
-            for x in 0..g as i64 {
-                let mut acc = [0f32; 3];
-                for (dy, wy) in [(-1i64, 1.0f32), (0, 2.0), (1, 1.0)] {
-                    for (dx, wx) in [(-1i64, 1.0f32), (0, 2.0), (1, 1.0)] {
-                        let p = at(x + dx, y + dy);
-                        for c in 0..3 {
-                            acc[c] += p[c] * wx * wy / 16.0;
-                        }
-                    }
-                }
-                dev[y as usize * g + x as usize] = acc;
-            }
-        }
-    }
-    let m = (g - 1) as f32 / 2.0;
-    for y in 0..g {
-        for x in 0..g {
-            // Source position under the transform (same group as `dihedral`).
-            let (xs, ys) = if t & 4 != 0 { (g - 1 - x, y) } else { (x, y) };
-            let (xs, ys) = match t & 3 {
-                0 => (xs, ys),
-                1 => (g - 1 - ys, xs),
-                2 => (g - 1 - xs, g - 1 - ys),
-                _ => (ys, g - 1 - xs),
-            };
-            // Full weight inside the central 70 %, none beyond 90 %.
-            let r = ((xs as f32 - m).abs().max((ys as f32 - m).abs())) / m;
-            let w = strength * ((0.9 - r) / 0.2).clamp(0.0, 1.0);
-            if w == 0.0 {
-                continue;
-            }
-            let d = dev[ys * g + xs];
-            let p = &mut cells[y * g + x];
-            for c in 0..3 {
-                p[c] = (p[c] + w * d[c]).clamp(0.0, 255.0);
-            }
-        }
-    }
-}
-
 /// Add the crop under the given dihedral transforms.
 fn push_crop(
     img: &RgbImage,
     spec: &CropSpec,
-    transforms: &[usize],
-    rows: &mut Vec<Vec<f32>>,
-    classes: &mut Vec<usize>,
-) {
-    push_crop_ghost(img, spec, None, transforms, rows, classes);
-}
-
-/// [`push_crop`] with an optional ghost (source cells, transform, strength;
-/// see [`blend_ghost`]) blended in before the photometric jitter, so the
-/// ghost is lit and coloured like the rest of the die.
-fn push_crop_ghost(
-    img: &RgbImage,
-    spec: &CropSpec,
-    ghost: Option<(&[[f32; 3]], usize, f32)>,
     transforms: &[usize],
     rows: &mut Vec<Vec<f32>>,
     classes: &mut Vec<usize>,
@@ -688,40 +572,11 @@ fn push_crop_ghost(
         CROP_SCALE,
         spec.angle,
     );
-    if let Some((src, t, strength)) = ghost {
-        blend_ghost(&mut cells, src, t, strength);
-    }
     augment_cells(&mut cells, GRID, spec);
     for &t in transforms {
         rows.push(crop_features(&cells, side, t));
         classes.push(spec.class);
     }
-}
-
-/// A ghost for [`blend_ghost`]: the crop of a random training die (usually
-/// another value) at a random zoom, a mirroring transform and a strength.
-fn ghost_source(
-    pos: &[(usize, LabelledDie, bool)],
-    images: &[Option<RgbImage>],
-    rng: &mut XorShift,
-) -> Option<(Vec<[f32; 3]>, usize, f32)> {
-    if pos.is_empty() {
-        return None;
-    }
-    let (k, d, _) = pos[rng.below(pos.len())];
-    let zoom = GHOST_ZOOM.0 + (GHOST_ZOOM.1 - GHOST_ZOOM.0) * rng.unit();
-    let t = 4 + rng.below(4);
-    let strength = GHOST_STRENGTH.0 + (GHOST_STRENGTH.1 - GHOST_STRENGTH.0) * rng.unit();
-    let img = images.get(k)?.as_ref()?;
-    let (cells, _) = aligned_crop(
-        img,
-        d.center[0],
-        d.center[1],
-        d.size * zoom,
-        CROP_SCALE,
-        0.0,
-    );
-    Some((cells, t, strength))
 }
 
 fn random_transforms(rng: &mut XorShift, n: usize) -> Vec<usize> {
@@ -792,7 +647,6 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         momentum: 0.9,
         weight_decay: 1e-5,
         seed: opts.seed + 1,
-        label_smoothing: 0.0,
         verbose: v,
     };
     let loss = det.train(&rows, &topts, |i, o, d| {
@@ -954,13 +808,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             if *jitter {
                 for _ in 0..JITTERED_PER_DIE {
                     let spec = CropSpec::jittered(d, &mut r);
-                    let ghost = if r.unit() < GHOST_PROB {
-                        ghost_source(&pos, &images, &mut r)
-                    } else {
-                        None
-                    };
-                    let g = ghost.as_ref().map(|(c, t, s)| (c.as_slice(), *t, *s));
-                    push_crop_ghost(img, &spec, g, &[r.below(8)], rows, classes);
+                    push_crop(img, &spec, &[r.below(8)], rows, classes);
                 }
             }
         }
@@ -1029,7 +877,6 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         momentum: 0.9,
         weight_decay: 1e-4,
         seed: opts.seed + 2,
-        label_smoothing: CLF_LABEL_SMOOTHING,
         verbose: v,
     };
     // Initial sample set (for the scalar standardisation).
@@ -1581,42 +1428,12 @@ mod tests {
         }
         // A glint brightens the band through the centre and nothing far off.
         let mut g = CropSpec::plain([0.0; 2], 40.0, 1);
-        g.glint = [0.0, 0.0, 1.0, 0.8, 0.0];
+        g.glint = [0.0, 0.0, 1.0, 0.8];
         let mut c = vec![[100.0f32; 3]; GRID * GRID];
         augment_cells(&mut c, GRID, &g);
         let mid = GRID / 2;
         assert!(c[mid * GRID + mid][0] > 200.0);
         assert_eq!(c[mid * GRID][0], 100.0);
-    }
-
-    #[test]
-    fn curved_glint_and_ghost_stay_local() {
-        // A curved band (radius 10 cells) brightens the centre and bends away
-        // from the straight line: 8 cells along it, it is ~3 cells off.
-        let mut g = CropSpec::plain([0.0; 2], 40.0, 1);
-        g.glint = [0.0, 0.0, 0.8, 0.8, 0.1];
-        let mut c = vec![[100.0f32; 3]; GRID * GRID];
-        augment_cells(&mut c, GRID, &g);
-        let mid = GRID / 2;
-        assert!(c[mid * GRID + mid][0] > 200.0);
-        assert!(c[(mid + 8) * GRID + mid][0] < 150.0);
-        // A flat source adds nothing; a dark spot in the source darkens the
-        // mirrored spot faintly and leaves the border alone.
-        let flat = vec![[180.0f32; 3]; GRID * GRID];
-        let mut cells = vec![[120.0f32; 3]; GRID * GRID];
-        blend_ghost(&mut cells, &flat, 4, 0.4);
-        assert!(cells.iter().flatten().all(|v| (*v - 120.0).abs() < 1e-3));
-        let mut spot = flat.clone();
-        for y in 10..13 {
-            for x in 10..13 {
-                spot[y * GRID + x] = [20.0; 3];
-            }
-        }
-        blend_ghost(&mut cells, &spot, 4, 0.4);
-        let mirrored = cells[11 * GRID + (GRID - 1 - 11)][0];
-        assert!(mirrored < 110.0 && mirrored > 60.0, "{mirrored}");
-        assert!((cells[11 * GRID + 11][0] - 120.0).abs() < 3.0);
-        assert!((cells[0][0] - 120.0).abs() < 1e-3);
     }
 
     #[test]

@@ -273,10 +273,6 @@ pub struct TrainOptions {
     pub weight_decay: f32,
     /// Shuffle seed.
     pub seed: u64,
-    /// Label smoothing of the softmax targets (share of the target mass
-    /// spread evenly over all classes; 0 = one-hot). Used by
-    /// [`super::cnn::FaceNet::train_with`] only.
-    pub label_smoothing: f32,
     /// Print the loss after every epoch to stderr.
     pub verbose: bool,
 }
@@ -322,7 +318,6 @@ mod tests {
             momentum: 0.9,
             weight_decay: 0.0,
             seed: 1,
-            label_smoothing: 0.0,
             verbose: false,
         };
         m.train(&rows, &opts, |i, out, d| {
