@@ -200,11 +200,7 @@ pub fn ink_blobs(rgb: &RgbImage, skip: &[Quad]) -> Vec<Blob> {
     // scanned again.
     let mut rescan = vec![true; bw * bh];
     for (k, level) in BLOB_INK_LEVELS.into_iter().enumerate() {
-        let thr: Vec<u8> = paper
-            .iter()
-            .zip(&rescan)
-            .map(|(&m, &i)| if i { (m as f32 * level) as u8 } else { 0 })
-            .collect();
+        let thr = level_thresholds(&paper, &rescan, level);
         let (found, oversized_blocks) = blobs_at_level(rgb, skip, &thr, &geo);
         rescan = oversized_blocks;
         if k == 0 {
@@ -213,16 +209,10 @@ pub fn ink_blobs(rgb: &RgbImage, skip: &[Quad]) -> Vec<Blob> {
         }
         // A stricter level adds only glyphs the looser one did not already
         // give (the same glyph shrinks a little at a stricter level).
-        let first = out.len();
-        for b in found {
-            let dup = out[..first].iter().any(|o| {
-                dist(o.c, b.c) < DUPLICATE_BLOB_DIST * o.size().max(b.size())
-                    && b.size() > DUPLICATE_BLOB_SIZE * o.size()
-            });
-            if !dup && out.len() < MAX_BLOBS {
-                out.push(b);
-            }
-        }
+        add_new_blobs(&mut out, found, |o, b| {
+            dist(o.c, b.c) < DUPLICATE_BLOB_DIST * o.size().max(b.size())
+                && b.size() > DUPLICATE_BLOB_SIZE * o.size()
+        });
     }
     add_faint_red_glyphs(rgb, skip, &paper, &geo, &mut out);
     out
@@ -264,26 +254,33 @@ fn add_faint_red_glyphs(
     if !any {
         return;
     }
-    let thr: Vec<u8> = paper
-        .iter()
-        .zip(&mark)
-        .map(|(&m, &i)| {
-            if i {
-                (m as f32 * FAINT_RED_INK_LEVEL) as u8
-            } else {
-                0
-            }
-        })
-        .collect();
+    let thr = level_thresholds(paper, &mark, FAINT_RED_INK_LEVEL);
     let (found, _) = blobs_at_level(rgb, skip, &thr, geo);
+    // A fainter level grows glyphs: the same glyph is a blob of similar
+    // size at the same place; a larger one made of fragments is new.
+    add_new_blobs(out, found, |o, b| {
+        let (lo, hi) = (o.size().min(b.size()), o.size().max(b.size()));
+        dist(o.c, b.c) < DUPLICATE_BLOB_DIST * hi && lo > DUPLICATE_BLOB_SIZE * hi
+    });
+}
+
+/// Per-block ink thresholds at `level` of the block's paper level, in the
+/// blocks `scan` marks (0 elsewhere: nothing there is ink).
+fn level_thresholds(paper: &[u8], scan: &[bool], level: f32) -> Vec<u8> {
+    paper
+        .iter()
+        .zip(scan)
+        .map(|(&m, &i)| if i { (m as f32 * level) as u8 } else { 0 })
+        .collect()
+}
+
+/// Appends the blobs of another ink level that `same` does not match with
+/// a blob already in `out` (compared with those only, not with each other),
+/// up to [`MAX_BLOBS`].
+fn add_new_blobs(out: &mut Vec<Blob>, found: Vec<Blob>, same: impl Fn(&Blob, &Blob) -> bool) {
     let first = out.len();
     for b in found {
-        // A fainter level grows glyphs: the same glyph is a blob of similar
-        // size at the same place; a larger one made of fragments is new.
-        let dup = out[..first].iter().any(|o| {
-            let (lo, hi) = (o.size().min(b.size()), o.size().max(b.size()));
-            dist(o.c, b.c) < DUPLICATE_BLOB_DIST * hi && lo > DUPLICATE_BLOB_SIZE * hi
-        });
+        let dup = out[..first].iter().any(|o| same(o, &b));
         if !dup && out.len() < MAX_BLOBS {
             out.push(b);
         }

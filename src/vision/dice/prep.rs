@@ -139,6 +139,37 @@ impl Prepared {
         out
     }
 
+    /// The integral entries at the corners of a box, in the order `a + b - c
+    /// - d` sums them, and the box's pixel count, for the AVX box means.
+    ///
+    /// # Safety
+    /// The box must be non-empty and inside the frame (`x0 < x1 <= w`,
+    /// `y0 < y1 <= h`): the entries are read without bounds checks.
+    #[inline(always)]
+    unsafe fn corners_unchecked(
+        &self,
+        x0: usize,
+        y0: usize,
+        x1: usize,
+        y1: usize,
+    ) -> ([&[u32; N_CHANNELS]; 4], f32) {
+        let s = self.w + 1;
+        let ii = &self.integrals;
+        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
+        debug_assert!(ii.len() == s * (self.h + 1));
+        // SAFETY: the caller guarantees the box is inside the frame, so every
+        // corner index is at most `h * s + w < ii.len()`.
+        let corners = unsafe {
+            [
+                ii.get_unchecked(y1 * s + x1),
+                ii.get_unchecked(y0 * s + x0),
+                ii.get_unchecked(y0 * s + x1),
+                ii.get_unchecked(y1 * s + x0),
+            ]
+        };
+        (corners, ((x1 - x0) * (y1 - y0)) as u32 as f32)
+    }
+
     /// [`Self::box_means_inside`] with all five channels in one AVX2
     /// register (masked loads of the 20-byte entries; the masked-off lanes
     /// read nothing and are never stored). Same integer sums, same float
@@ -163,21 +194,8 @@ impl Prepared {
             _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskload_epi32,
             _mm256_set1_ps, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_epi32,
         };
-        let s = self.w + 1;
-        let ii = &self.integrals;
-        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
-        debug_assert!(ii.len() == s * (self.h + 1));
-        // SAFETY: the caller guarantees the box is inside the frame, so every
-        // corner index is at most `h * s + w < ii.len()`.
-        let (a, b, c, d) = unsafe {
-            (
-                ii.get_unchecked(y1 * s + x1),
-                ii.get_unchecked(y0 * s + x0),
-                ii.get_unchecked(y0 * s + x1),
-                ii.get_unchecked(y1 * s + x0),
-            )
-        };
-        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        // SAFETY: the caller guarantees the box is non-empty and inside.
+        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
         let mut lanes = [0f32; 8];
         // SAFETY: AVX2 is enabled for this function (the caller checked the
         // CPU); each masked load reads exactly the five `u32` of one entry
@@ -216,21 +234,8 @@ impl Prepared {
             _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskz_loadu_epi32,
             _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_epi32,
         };
-        let s = self.w + 1;
-        let ii = &self.integrals;
-        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
-        debug_assert!(ii.len() == s * (self.h + 1));
-        // SAFETY: the caller guarantees the box is inside the frame, so every
-        // corner index is at most `h * s + w < ii.len()`.
-        let (a, b, c, d) = unsafe {
-            (
-                ii.get_unchecked(y1 * s + x1),
-                ii.get_unchecked(y0 * s + x0),
-                ii.get_unchecked(y0 * s + x1),
-                ii.get_unchecked(y1 * s + x0),
-            )
-        };
-        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        // SAFETY: the caller guarantees the box is non-empty and inside.
+        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
         let mut lanes = [0f32; 8];
         /// Lanes 0-4: the five `u32` of one entry.
         const MASK: u8 = (1 << N_CHANNELS) - 1;
