@@ -93,9 +93,11 @@ fn general_model_on_sarm_scenes() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("sarm scenes, general model: precision {p:.3} recall {r:.3}");
-    // Reached: precision 1.000, recall 0.981 (README "How well it reads").
+    // Reached: precision 1.000, recall 1.000 (README "How well it reads";
+    // 0.981 before the index-first mid ink level). The floor leaves room for
+    // one missed card of 53.
     assert!(p >= 0.98, "precision {p}");
-    assert!(r >= 0.96, "recall {r}");
+    assert!(r >= 0.98, "recall {r}");
 }
 
 #[test]
@@ -117,7 +119,9 @@ fn taught_deck_on_sarm_scenes() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("sarm scenes, taught deck: precision {p:.3} recall {r:.3}");
-    // Reached: precision 1.000, recall 0.981 (README "How well it reads").
+    // Reached: precision 1.000, recall 1.000 (README "How well it reads";
+    // 0.981 before the index-first mid ink level). The floor leaves room for
+    // one missed card of 53.
     assert!(p >= 0.98, "precision {p}");
-    assert!(r >= 0.94, "recall {r}");
+    assert!(r >= 0.98, "recall {r}");
 }
