@@ -488,9 +488,13 @@ type PerLabel<'a> = &'a dyn Fn(&[f32]) -> Vec<(u8, f32)>;
 
 /// Classifies one corner; `None` when unsure (never guesses).
 pub fn classify_corner(model: &CardModel, f: &IndexFeatures) -> Option<CornerRead> {
-    decide(model, f, &|x| per_label(&model.rank, x), &|x| {
-        per_label(&model.suit, x)
-    })
+    decide(
+        model,
+        f,
+        MIN_CONTRAST,
+        &|x| per_label(&model.rank, x),
+        &|x| per_label(&model.suit, x),
+    )
 }
 
 /// [`classify_corner`] searching the packed samples (same decisions up to
@@ -500,18 +504,35 @@ pub fn classify_packed(
     packed: &PackedModel,
     f: &IndexFeatures,
 ) -> Option<CornerRead> {
-    decide(model, f, &|x| packed.rank.per_label(x), &|x| {
-        packed.suit.per_label(x)
-    })
+    classify_packed_with_contrast(model, packed, f, MIN_CONTRAST)
+}
+
+/// [`classify_packed`] with another ink contrast floor than [`MIN_CONTRAST`]
+/// (for glyphs split at a very faint ink level, whose mean contrast is low
+/// by construction).
+pub fn classify_packed_with_contrast(
+    model: &CardModel,
+    packed: &PackedModel,
+    f: &IndexFeatures,
+    min_contrast: f32,
+) -> Option<CornerRead> {
+    decide(
+        model,
+        f,
+        min_contrast,
+        &|x| packed.rank.per_label(x),
+        &|x| packed.suit.per_label(x),
+    )
 }
 
 fn decide(
     model: &CardModel,
     f: &IndexFeatures,
+    min_contrast: f32,
     rank_nn: PerLabel,
     suit_nn: PerLabel,
 ) -> Option<CornerRead> {
-    if f.contrast < MIN_CONTRAST {
+    if f.contrast < min_contrast {
         return None;
     }
     let (rank, rd, rother) = pick(&rank_nn(&f.rank), &|_| true)?;

@@ -23,7 +23,7 @@ pub use model::CardModel;
 
 use crate::vision::error::VisionError;
 use crate::vision::geometry::{Quad, dist};
-use classify::{CornerRead, PackedModel, classify_packed, combine};
+use classify::{CornerRead, PackedModel, classify_packed, classify_packed_with_contrast, combine};
 use find::{Candidate, CornerFrame, quad_frames};
 use image::{DynamicImage, RgbImage};
 
@@ -77,6 +77,25 @@ pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 /// cross-validation on edje train_*: with [`prep::RETHRESHOLD_PAPER_SHARE`]
 /// 470 -> 474 correct at 0.84-0.86, 473 at 0.82, 470 at 0.88; wrong reads 2.
 pub const OUTLINE_FAINTEST_INK_LEVEL: f32 = 0.84;
+
+/// Last ink level tried at a whole-card corner (confident reads only): the
+/// pink rank glyphs of overexposed webcam frames have strokes at 88-94% of
+/// the paper level, so at [`OUTLINE_FAINTEST_INK_LEVEL`] the pip is taken for
+/// the rank; at 0.95 the glyph is whole and its nearest sample is near (e.g.
+/// K at 0.07, J at 0.05), but its mean contrast (~0.2, the split takes in the
+/// glyph's pale rim) is under [`classify::MIN_CONTRAST`], hence
+/// [`OUTLINE_PALE_MIN_CONTRAST`]. Outline corners only: their position and
+/// scale are known. Development split (fold models as documented, reading
+/// only, contrast floor 0.15): 492 -> 497 / 498 / 498 / 499 / 496 / 493
+/// correct at 0.92 / 0.94 / 0.95 / 0.96 / 0.97 / 0.98, also 497-499 with two
+/// or three levels between 0.88 and 0.97; wrong reads 2 throughout.
+pub const OUTLINE_PALE_INK_LEVEL: f32 = 0.95;
+
+/// Ink contrast floor of a read at [`OUTLINE_PALE_INK_LEVEL`] (the usual
+/// floor is [`classify::MIN_CONTRAST`]). Development split at level 0.95:
+/// 498 correct at 0.1 and 0.15, 493 at 0.2 (at 0.3 nothing is gained); wrong
+/// reads 2.
+pub const OUTLINE_PALE_MIN_CONTRAST: f32 = 0.1;
 
 /// Last ink level tried on an index-first hypothesis, after
 /// [`INDEX_FAINT_INK_LEVEL`]: pink rank glyphs that only the faint red blob
@@ -337,6 +356,23 @@ impl CardReader {
             .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
             .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
+            .or_else(|| {
+                patch
+                    .read(
+                        index::MIN_RANK_HEIGHT,
+                        index::MAX_RANK_HEIGHT,
+                        &[OUTLINE_PALE_INK_LEVEL],
+                    )
+                    .and_then(|x| {
+                        classify_packed_with_contrast(
+                            &self.model,
+                            &self.packed,
+                            &x,
+                            OUTLINE_PALE_MIN_CONTRAST,
+                        )
+                    })
+                    .filter(confident)
+            })
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
