@@ -32,7 +32,8 @@ pub const RED_UNSURE: f32 = 12.0;
 /// one more correct read at 20-40, none wrong.
 pub const RED_CLEAR: f32 = 30.0;
 /// Index ink must be at least this dark relative to paper (0..1); fainter blobs
-/// are shadows or blur.
+/// are shadows or blur. The one exception is the pale last try at whole-card
+/// corners (`OUTLINE_PALE_MIN_CONTRAST` in the parent module).
 pub const MIN_CONTRAST: f32 = 0.3;
 
 /// The outcome of reading one corner index.
