@@ -154,8 +154,8 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
         img,
         &[at(0, 0), at(pw - 1, 0), at(0, ph - 1), at(pw - 1, ph - 1)],
     );
-    let mut rgb = vec![[0f32; 3]; pw * ph];
-    let mut lum = vec![0f32; pw * ph];
+    let mut rgb = Vec::with_capacity(pw * ph);
+    let mut lum = Vec::with_capacity(pw * ph);
     // `f.at(u, v)` is `origin + width * (u * r + v * d)`: the `u` and `v`
     // products are taken once per column and row, and each point adds them
     // in the same order, so every point has the same bits as `at(x, y)`.
@@ -163,24 +163,23 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
     let ur: Vec<[f32; 2]> = (0..pw)
         .map(|x| [coord(x) * f.r[0], coord(x) * f.r[1]])
         .collect();
-    for ((y, rgb_row), lum_row) in rgb
-        .chunks_exact_mut(pw)
-        .enumerate()
-        .zip(lum.chunks_exact_mut(pw))
-    {
+    for y in 0..ph {
         let v = coord(y);
         let vd = [v * f.d[0], v * f.d[1]];
-        for ((c, l), u) in rgb_row.iter_mut().zip(lum_row.iter_mut()).zip(&ur) {
+        for u in &ur {
             let p = [
                 f.origin[0] + f.width * (u[0] + vd[0]),
                 f.origin[1] + f.width * (u[1] + vd[1]),
             ];
-            *c = if inside {
-                sample_rgb_inside(img, p[0], p[1])
+            let (c, l) = if inside {
+                let c = sample_rgb_inside(img, p[0], p[1]);
+                (c, min3_finite(c))
             } else {
-                sample_rgb(img, p[0], p[1])
+                let c = sample_rgb(img, p[0], p[1]);
+                (c, c[0].min(c[1]).min(c[2]))
             };
-            *l = c[0].min(c[1]).min(c[2]);
+            rgb.push(c);
+            lum.push(l);
         }
     }
     // Paper level: 85th percentile of the patch.
@@ -208,6 +207,14 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
         lum,
         paper,
     })
+}
+
+/// Smallest channel of a sample with finite, non-negative channels (what
+/// `f32::min` gives there, without its NaN handling).
+#[inline]
+fn min3_finite(c: [f32; 3]) -> f32 {
+    let m = if c[1] < c[0] { c[1] } else { c[0] };
+    if c[2] < m { c[2] } else { m }
 }
 
 /// A rank glyph found at a later (stricter) ink level this much smaller than
