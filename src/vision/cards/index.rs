@@ -429,7 +429,7 @@ fn glyph_feature(
     pw: usize,
     bb: &Part,
     side: usize,
-    darkness: impl Fn(f32) -> f32,
+    darkness: &impl Fn(f32) -> f32,
 ) -> Vec<f32> {
     // Stretch the bbox to the square: tolerant of perspective foreshortening.
     let (sw, sh) = (bb.w() as f32, bb.h() as f32);
