@@ -166,20 +166,27 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
     for y in 0..ph {
         let v = coord(y);
         let vd = [v * f.d[0], v * f.d[1]];
-        for u in &ur {
-            let p = [
+        let point = |u: &[f32; 2]| {
+            [
                 f.origin[0] + f.width * (u[0] + vd[0]),
                 f.origin[1] + f.width * (u[1] + vd[1]),
-            ];
-            let (c, l) = if inside {
-                let c = sample_rgb_inside(img, p[0], p[1]);
-                (c, min3_finite(c))
-            } else {
-                let c = sample_rgb(img, p[0], p[1]);
-                (c, c[0].min(c[1]).min(c[2]))
-            };
-            rgb.push(c);
-            lum.push(l);
+            ]
+        };
+        // Whole rows at a time (exact-size extends, no capacity check per
+        // sample).
+        let row = rgb.len();
+        if inside {
+            rgb.extend(ur.iter().map(|u| {
+                let p = point(u);
+                sample_rgb_inside(img, p[0], p[1])
+            }));
+            lum.extend(rgb[row..].iter().map(|&c| min3_finite(c)));
+        } else {
+            rgb.extend(ur.iter().map(|u| {
+                let p = point(u);
+                sample_rgb(img, p[0], p[1])
+            }));
+            lum.extend(rgb[row..].iter().map(|c| c[0].min(c[1]).min(c[2])));
         }
     }
     // Paper level: 85th percentile of the patch.

@@ -351,22 +351,28 @@ fn sample_rgb_inside_sse2(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
         _mm_setzero_si128, _mm_storeu_ps, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
     };
     let w = img.width() as usize;
-    let x0 = x as usize;
-    let y0 = y as usize;
-    let fx = x - x0 as f32;
-    let fy = y - y0 as f32;
+    // Inside the frame the coordinates are positive and far below 2^31, so
+    // the i32 truncation (cheaper than usize's) is the same floor.
+    let (xi, yi) = (x as i32, y as i32);
+    let fx = x - xi as f32;
+    let fy = y - yi as f32;
     let raw = img.as_raw();
-    let a = (y0 * w + x0) * 3;
+    let a = (yi as usize * w + xi as usize) * 3;
     let c = a + w * 3;
-    // Four bytes from `i` (the pixel's three channels and the next one,
-    // unused; a pixel inside has a row below it, so the fourth byte exists).
-    let bytes = |i: usize| -> i32 {
-        match raw.get(i..i + 4) {
-            Some(&[p, q, r, s]) => i32::from_le_bytes([p, q, r, s]),
-            _ => i32::from_le_bytes([raw[i], raw[i + 1], raw[i + 2], 0]),
-        }
+    // Eight bytes from `i`: the pixel, its right neighbour and two more
+    // (a pixel inside has two more in its row); each four-byte half holds
+    // one pixel's three channels and an unused byte.
+    let halves = |i: usize| -> (i32, i32) {
+        let v = match raw.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            Some(b) => u64::from_le_bytes(b),
+            None => raw[i..i + 6]
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)),
+        };
+        (v as u32 as i32, (v >> 24) as u32 as i32)
     };
-    let (tl, tr, bl, br) = (bytes(a), bytes(a + 3), bytes(c), bytes(c + 3));
+    let ((tl, tr), (bl, br)) = (halves(a), halves(c));
     let mut out = [0f32; 4];
     // SAFETY: SSE2 is part of the x86_64 baseline; the only memory access
     // is the store into `out`, four f32, the size of one unaligned 128-bit
