@@ -518,7 +518,9 @@ fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
         return (labels, Vec::new());
     }
     // Pass 1: each ink pixel takes the provisional label of an 8-neighbour
-    // already visited (left, or the three above), joining the others'.
+    // already visited (left, or the three above), joining the others'. The
+    // above neighbour touches the other three, so it was joined with them
+    // already; the left one touches the two left of the above one.
     let mut parent: Vec<u32> = Vec::new();
     let mut prov = vec![u32::MAX; w * h];
     for y in 0..h {
@@ -527,67 +529,66 @@ fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
             if !ink[i] {
                 continue;
             }
-            let mut l = u32::MAX;
-            let mut join = |n: u32, l: &mut u32| {
-                if n == u32::MAX {
-                    return;
-                }
-                if *l == u32::MAX {
-                    *l = n;
-                } else if n != *l {
-                    union_roots(&mut parent, *l, n);
+            let get = |ok: bool, j: usize| if ok { prov[j] } else { u32::MAX };
+            let up = get(y > 0, i.wrapping_sub(w));
+            let l = if up != u32::MAX {
+                up
+            } else {
+                let left = get(x > 0, i.wrapping_sub(1));
+                let up_left = get(x > 0 && y > 0, i.wrapping_sub(w + 1));
+                let up_right = get(x + 1 < w && y > 0, (i + 1).wrapping_sub(w));
+                let l = if left != u32::MAX { left } else { up_left };
+                match (l, up_right) {
+                    (u32::MAX, u32::MAX) => {
+                        parent.push(parent.len() as u32);
+                        parent.len() as u32 - 1
+                    }
+                    (u32::MAX, r) => r,
+                    (l, u32::MAX) => l,
+                    (l, r) => {
+                        union_roots(&mut parent, l, r);
+                        l
+                    }
                 }
             };
-            if x > 0 {
-                join(prov[i - 1], &mut l);
-            }
-            if y > 0 {
-                let up = i - w;
-                if x > 0 {
-                    join(prov[up - 1], &mut l);
-                }
-                join(prov[up], &mut l);
-                if x + 1 < w {
-                    join(prov[up + 1], &mut l);
-                }
-            }
-            if l == u32::MAX {
-                l = parent.len() as u32;
-                parent.push(l);
-            }
             prov[i] = l;
         }
     }
     // Pass 2: final numbers in first-pixel raster order, and the part boxes.
     let mut number = vec![usize::MAX; parent.len()];
     let mut parts: Vec<Part> = Vec::new();
-    for (i, (&p, label)) in prov.iter().zip(labels.iter_mut()).enumerate() {
-        if p == u32::MAX {
-            continue;
-        }
-        let root = root_of(&mut parent, p) as usize;
-        if number[root] == usize::MAX {
-            number[root] = parts.len();
-            parts.push(Part {
-                x0: usize::MAX,
-                y0: usize::MAX,
-                x1: 0,
-                y1: 0,
-                area: 0,
-                touches: false,
-            });
-        }
-        let id = number[root];
-        *label = id;
-        let (x, y) = (i % w, i / w);
-        let part = &mut parts[id];
-        part.x0 = part.x0.min(x);
-        part.x1 = part.x1.max(x);
-        part.y0 = part.y0.min(y);
-        part.y1 = part.y1.max(y);
-        part.area += 1;
-        if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
-            part.touches = true;
+    for (y, (prow, lrow)) in prov
+        .chunks_exact(w)
+        .zip(labels.chunks_exact_mut(w))
+        .enumerate()
+    {
+        for (x, (&p, label)) in prow.iter().zip(lrow.iter_mut()).enumerate() {
+            if p == u32::MAX {
+                continue;
+            }
+            let root = root_of(&mut parent, p) as usize;
+            if number[root] == usize::MAX {
+                number[root] = parts.len();
+                parts.push(Part {
+                    x0: usize::MAX,
+                    y0: usize::MAX,
+                    x1: 0,
+                    y1: 0,
+                    area: 0,
+                    touches: false,
+                });
+            }
+            let id = number[root];
+            *label = id;
+            let part = &mut parts[id];
+            part.x0 = part.x0.min(x);
+            part.x1 = part.x1.max(x);
+            part.y0 = part.y0.min(y);
+            part.y1 = part.y1.max(y);
+            part.area += 1;
+            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                part.touches = true;
+            }
         }
     }
     (labels, parts)
