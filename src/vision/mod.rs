@@ -3,6 +3,7 @@
 //!
 //! - [`cards`]: finds playing cards and reads their corner indices and backs.
 //! - [`dice`]: finds d6 and reads their up faces.
+//! - [`contours`]: border following on binary masks.
 //! - [`scan`]: both readers over one image, in the `scan --json` shape.
 //! - [`eval`]: scoring against labelled photo sets.
 //! - [`frame_source`] / `camera`: where frames come from.
@@ -10,6 +11,7 @@
 #[cfg(feature = "camera")]
 pub mod camera;
 pub mod cards;
+pub mod contours;
 pub mod dice;
 pub mod error;
 pub mod eval;

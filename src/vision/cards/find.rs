@@ -1,9 +1,10 @@
 //! Finding card outlines and card corners in the paper mask.
 
 use super::prep::WorkImage;
+use crate::vision::contours::find_contours;
 use crate::vision::geometry::{Point, Quad, cross, dist, sub};
 use image::GrayImage;
-use imageproc::contours::{BorderType, find_contours};
+use imageproc::contours::BorderType;
 
 /// Height / width of a standard card (88 x 63 mm poker and bridge-ish decks).
 pub const CARD_ASPECT: f32 = 1.4;
@@ -104,7 +105,7 @@ pub fn find_candidates(
     with_merged: bool,
 ) -> Vec<Candidate> {
     let s = work.factor as f32;
-    let contours = find_contours::<i32>(mask);
+    let contours = find_contours(mask);
     let mut out = Vec::new();
     for c in contours.iter() {
         if c.border_type != BorderType::Outer || c.points.len() < 8 {

@@ -340,10 +340,6 @@ fn blobs_at_level(
     let (fw, fh) = rgb.dimensions();
     let raw = rgb.as_raw();
     let fwu = fw as usize;
-    let lum_at = |x: usize, y: usize| {
-        let i = (y * step * fwu + x * step) * 3;
-        raw[i].min(raw[i + 1]).min(raw[i + 2])
-    };
     // Ink runs per row, joined 8-connectedly with union-find over runs.
     let short = fw.min(fh) as f32;
     let max_size = (MAX_GLYPH_SHARE * short).max(MIN_GLYPH_PX as f32 * 2.0);
@@ -366,20 +362,17 @@ fn blobs_at_level(
                 }
                 continue;
             }
-            for x in xs..xe {
-                let ink = lum_at(x, y) < t;
-                match (ink, start) {
-                    (true, None) => start = Some(x),
-                    (false, Some(s0)) => {
-                        runs.push(Run {
-                            y,
-                            x0: s0,
-                            x1: x - 1,
-                        });
-                        start = None;
-                    }
-                    _ => {}
-                }
+            // The block's sampled pixels as an iterator over the row (at
+            // full resolution, most frames, exact 3-byte chunks): no index
+            // arithmetic or bounds check per pixel.
+            let row = &raw[(y * step * fwu + xs * step) * 3..(y * step * fwu + fwu) * 3];
+            let lum = |p: &[u8]| p[0].min(p[1]).min(p[2]);
+            if step == 1 {
+                let px = row[..(xe - xs) * 3].chunks_exact(3).map(lum);
+                push_runs(px, xs, t, y, &mut start, &mut runs);
+            } else {
+                let px = row.chunks(3 * step).take(xe - xs).map(lum);
+                push_runs(px, xs, t, y, &mut start, &mut runs);
             }
         }
         if let Some(s0) = start {
@@ -502,6 +495,32 @@ fn blobs_at_level(
         b.red /= b.area.max(1) as f32;
     }
     (out, joined)
+}
+
+/// Extends the ink runs of row `y` over sampled pixels `x0..` with minimum
+/// channel values `lum`: ink is below `t`; `start` is the open run's start.
+fn push_runs(
+    lum: impl Iterator<Item = u8>,
+    x0: usize,
+    t: u8,
+    y: usize,
+    start: &mut Option<usize>,
+    runs: &mut Vec<Run>,
+) {
+    for (x, l) in (x0..).zip(lum) {
+        match (l < t, *start) {
+            (true, None) => *start = Some(x),
+            (false, Some(s0)) => {
+                runs.push(Run {
+                    y,
+                    x0: s0,
+                    x1: x - 1,
+                });
+                *start = None;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A horizontal ink run (sampled px, inclusive).

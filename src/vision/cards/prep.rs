@@ -60,31 +60,60 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
         let score = GrayImage::from_raw(w, h, raw).unwrap_or_else(|| GrayImage::new(w, h));
         return WorkImage { factor, score };
     }
-    // Each working pixel averages a 2x2 subset of its f x f block (offsets f/4
-    // and 3f/4): enough to smooth JPEG noise at a fraction of the cost.
-    let raw = full.as_raw();
-    let stride = w as usize * 3;
-    let f = factor as usize;
-    let offs = [f / 4, (3 * f) / 4];
-    let mut out = vec![0u8; ww as usize * wh as usize];
-    for y in 0..wh as usize {
-        let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
-        let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
-        let dst = &mut out[y * ww as usize..(y + 1) * ww as usize];
-        let (o0, o1) = (offs[0] * 3, offs[1] * 3);
-        for ((d, b0), b1) in dst
-            .iter_mut()
-            .zip(r0.chunks_exact(3 * f))
-            .zip(r1.chunks_exact(3 * f))
-        {
-            let (a, b) = (&b0[o0..o0 + 3], &b0[o1..o1 + 3]);
-            let (c, e) = (&b1[o0..o0 + 3], &b1[o1..o1 + 3]);
-            let px = |k: usize| ((a[k] as u32 + b[k] as u32 + c[k] as u32 + e[k] as u32) / 4) as u8;
-            *d = paper_score(px(0), px(1), px(2));
-        }
-    }
+    let out = block_scores(
+        full.as_raw(),
+        w as usize,
+        ww as usize,
+        wh as usize,
+        factor as usize,
+    );
     let score = GrayImage::from_raw(ww, wh, out).unwrap_or_else(|| GrayImage::new(ww, wh));
     WorkImage { factor, score }
+}
+
+/// Paper scores of the `ww` x `wh` working image of the RGB rows `raw`
+/// (`w` px wide) at downscale `f` >= 2. Each working pixel averages a 2x2
+/// subset of its f x f block (offsets f/4 and 3f/4): enough to smooth JPEG
+/// noise at a fraction of the cost. The two rows are summed first, then the
+/// two columns, then [`paper_score`] is taken, whole rows at a time (the
+/// loops vectorise); integer arithmetic, so the order changes no value.
+fn block_scores(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
+    let stride = w * 3;
+    let offs = [f / 4, (3 * f) / 4];
+    // Channel distance between the two sampled columns of a block.
+    let gap = (offs[1] - offs[0]) * 3;
+    let mut out = vec![0u8; ww * wh];
+    let mut rows = vec![0u16; stride];
+    let mut cols = vec![0u16; stride];
+    let (mut lo, mut hi) = (vec![0u16; stride], vec![0u16; stride]);
+    for (y, dst) in out.chunks_exact_mut(ww).enumerate() {
+        let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
+        let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
+        for ((s, &a), &b) in rows.iter_mut().zip(r0).zip(r1) {
+            *s = a as u16 + b as u16;
+        }
+        for ((c, &a), &b) in cols.iter_mut().zip(&rows).zip(&rows[gap..]) {
+            *c = a + b;
+        }
+        // Channel minimum and maximum at every channel position (only every
+        // 3f-th is used, but whole-row passes vectorise); the quarter of a
+        // minimum of sums is the minimum of the quarters.
+        let n = stride - 2;
+        for (((l, h), (&a, &b)), &c) in lo[..n]
+            .iter_mut()
+            .zip(&mut hi[..n])
+            .zip(cols.iter().zip(&cols[1..]))
+            .zip(&cols[2..])
+        {
+            *l = a.min(b).min(c);
+            *h = a.max(b).max(c);
+        }
+        for (d, k) in dst.iter_mut().zip((offs[0] * 3..).step_by(3 * f)) {
+            let (mn, mx) = ((lo[k] / 4) as i32, (hi[k] / 4) as i32);
+            *d = (mn - (mx - mn)).clamp(0, 255) as u8;
+        }
+    }
+    out
 }
 
 /// Otsu threshold of a histogram.
@@ -278,6 +307,20 @@ pub fn sample_rgb(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
 /// hence so is the result.
 #[inline]
 pub fn sample_rgb_inside(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sample_rgb_inside_sse2(img, x, y)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        sample_rgb_inside_scalar(img, x, y)
+    }
+}
+
+/// Portable [`sample_rgb_inside`] (also the reference in the tests).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn sample_rgb_inside_scalar(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
     let w = img.width() as usize;
     let x0 = x as usize;
     let y0 = y as usize;
@@ -294,6 +337,63 @@ pub fn sample_rgb_inside(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
         *o = t * (1.0 - fy) + b * fy;
     }
     out
+}
+
+/// [`sample_rgb_inside`] with the three channels in one SSE2 register (part
+/// of the x86_64 baseline): each lane does the scalar version's multiplies
+/// and adds in the same order, without fused multiply-adds, so the result
+/// has the same bits (unit test `inside_sampling_sse2_matches_scalar`).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn sample_rgb_inside_sse2(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
+    use std::arch::x86_64::{
+        __m128, _mm_add_ps, _mm_cvtepi32_ps, _mm_cvtsi32_si128, _mm_mul_ps, _mm_set1_ps,
+        _mm_setzero_si128, _mm_storeu_ps, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    };
+    let w = img.width() as usize;
+    // Inside the frame the coordinates are positive and far below 2^31, so
+    // the i32 truncation (cheaper than usize's) is the same floor.
+    let (xi, yi) = (x as i32, y as i32);
+    let fx = x - xi as f32;
+    let fy = y - yi as f32;
+    let raw = img.as_raw();
+    let a = (yi as usize * w + xi as usize) * 3;
+    let c = a + w * 3;
+    // Eight bytes from `i`: the pixel, its right neighbour and two more
+    // (a pixel inside has two more in its row); each four-byte half holds
+    // one pixel's three channels and an unused byte.
+    let halves = |i: usize| -> (i32, i32) {
+        let v = match raw.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            Some(b) => u64::from_le_bytes(b),
+            None => raw[i..i + 6]
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)),
+        };
+        (v as u32 as i32, (v >> 24) as u32 as i32)
+    };
+    let ((tl, tr), (bl, br)) = (halves(a), halves(c));
+    let mut out = [0f32; 4];
+    // SAFETY: SSE2 is part of the x86_64 baseline; the only memory access
+    // is the store into `out`, four f32, the size of one unaligned 128-bit
+    // store.
+    unsafe {
+        // The four bytes as four f32 lanes.
+        let lanes = |v: i32| -> __m128 {
+            let z = _mm_setzero_si128();
+            _mm_cvtepi32_ps(_mm_unpacklo_epi16(
+                _mm_unpacklo_epi8(_mm_cvtsi32_si128(v), z),
+                z,
+            ))
+        };
+        let (gx, hx) = (_mm_set1_ps(1.0 - fx), _mm_set1_ps(fx));
+        let (gy, hy) = (_mm_set1_ps(1.0 - fy), _mm_set1_ps(fy));
+        let t = _mm_add_ps(_mm_mul_ps(lanes(tl), gx), _mm_mul_ps(lanes(tr), hx));
+        let b = _mm_add_ps(_mm_mul_ps(lanes(bl), gx), _mm_mul_ps(lanes(br), hx));
+        let o = _mm_add_ps(_mm_mul_ps(t, gy), _mm_mul_ps(b, hy));
+        _mm_storeu_ps(out.as_mut_ptr(), o);
+    }
+    [out[0], out[1], out[2]]
 }
 
 /// Margin (px) kept from the frame's last row and column by
@@ -334,6 +434,27 @@ mod tests {
     }
 
     #[test]
+    fn inside_sampling_sse2_matches_scalar() {
+        let mut seed = 99u32;
+        let img = RgbImage::from_fn(37, 23, |_, _| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let v = seed >> 8;
+            image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8])
+        });
+        // Positions over the whole inside range, including its last column
+        // and row, with fractions of every size.
+        for j in 0..=200 {
+            for i in 0..=300 {
+                let x = 1.0 + 33.0 * i as f32 / 300.0;
+                let y = 1.0 + 19.0 * j as f32 / 200.0;
+                let s = sample_rgb_inside(&img, x, y);
+                let r = sample_rgb_inside_scalar(&img, x, y);
+                assert_eq!(s.map(f32::to_bits), r.map(f32::to_bits), "{x} {y}");
+            }
+        }
+    }
+
+    #[test]
     fn paper_score_prefers_white() {
         assert!(paper_score(240, 240, 235) > 200);
         assert!(paper_score(200, 160, 120) < 100);
@@ -365,6 +486,54 @@ mod tests {
         let edge = vec![true; w * h];
         let e2 = morph(&edge, w, h, 1, false);
         assert!(!e2[0] && e2[w + 1]);
+    }
+
+    /// The former per-pixel downscale: the reference for [`block_scores`].
+    fn block_scores_per_pixel(full: &RgbImage, f: usize) -> Vec<u8> {
+        let (w, h) = full.dimensions();
+        let (ww, wh) = ((w as usize) / f, (h as usize) / f);
+        let raw = full.as_raw();
+        let stride = w as usize * 3;
+        let offs = [f / 4, (3 * f) / 4];
+        let mut out = vec![0u8; ww * wh];
+        for y in 0..wh {
+            let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
+            let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
+            let dst = &mut out[y * ww..(y + 1) * ww];
+            let (o0, o1) = (offs[0] * 3, offs[1] * 3);
+            for ((d, b0), b1) in dst
+                .iter_mut()
+                .zip(r0.chunks_exact(3 * f))
+                .zip(r1.chunks_exact(3 * f))
+            {
+                let (a, b) = (&b0[o0..o0 + 3], &b0[o1..o1 + 3]);
+                let (c, e) = (&b1[o0..o0 + 3], &b1[o1..o1 + 3]);
+                let px =
+                    |k: usize| ((a[k] as u32 + b[k] as u32 + c[k] as u32 + e[k] as u32) / 4) as u8;
+                *d = paper_score(px(0), px(1), px(2));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn block_scores_match_per_pixel() {
+        let mut seed = 7u32;
+        for (w, h) in [(641, 400), (1280, 720), (1300, 1950), (2000, 7)] {
+            let img = RgbImage::from_fn(w, h, |_, _| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let v = seed >> 8;
+                image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8])
+            });
+            let work = work_image(&img);
+            let f = work.factor as usize;
+            assert!(f >= 2);
+            assert_eq!(
+                work.score.as_raw(),
+                &block_scores_per_pixel(&img, f),
+                "{w}x{h}"
+            );
+        }
     }
 
     #[test]
