@@ -2,6 +2,7 @@
 //! half-resolution frame, local maxima above threshold become candidates, and
 //! overlapping candidates are suppressed.
 
+use super::cpu::Cpu;
 use super::mlp::{Mlp, sigmoid};
 use super::prep::{DETECT_DOWNSAMPLE, N_DET_FEATURES, Prepared, det_features};
 
@@ -77,15 +78,23 @@ pub struct DetKernel {
     /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
     w2: [Vec<f32>; 2],
     b2: [f32; 2],
-    /// Whether [`Self::eval`] may use AVX (checked once, at construction).
+    /// Whether [`Self::eval`] may use AVX (from the [`Cpu`] given at
+    /// construction).
     avx: bool,
-    /// Whether [`Self::eval2`] may use AVX-512F and AVX-512VL (checked once).
+    /// Whether [`Self::eval2`] may use AVX-512F and AVX-512VL.
     avx512: bool,
 }
 
 impl DetKernel {
-    /// Rearrange `det` (any shape; missing outputs read as 0).
+    /// Rearrange `det` (any shape; missing outputs read as 0), for this
+    /// CPU's SIMD paths.
     pub fn new(det: &Mlp) -> Self {
+        Self::with_cpu(det, Cpu::detect())
+    }
+
+    /// [`Self::new`] on the SIMD paths `cpu` allows (at most what the CPU
+    /// has).
+    pub fn with_cpu(det: &Mlp, cpu: Cpu) -> Self {
         let (ni, nh) = (det.n_in, det.n_hidden);
         let mut w1t = vec![0f32; ni * nh];
         let mut b1 = det.b1.clone();
@@ -122,8 +131,8 @@ impl DetKernel {
             b1,
             w2: [row(0), row(1)],
             b2: [bias(0), bias(1)],
-            avx: has_avx(),
-            avx512: has_avx512vl(),
+            avx: cpu.avx,
+            avx512: cpu.avx512,
         }
     }
 
@@ -358,31 +367,6 @@ impl DetKernel {
     }
 }
 
-/// Whether the CPU has AVX (for [`DetKernel::eval_avx`] and the CNN's
-/// convolutions).
-pub(crate) fn has_avx() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Whether the CPU has AVX-512F and AVX-512VL (for [`DetKernel::eval2`]).
-fn has_avx512vl() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Whether the cheap pre-filter lets the cell at half-res `(cx, cy)` through.
 pub fn passes_prefilter(p: &Prepared, cx: i64, cy: i64) -> bool {
     let r = PREFILTER_RADIUS;
@@ -454,7 +438,7 @@ fn find_impl(
     let mut sc = CellScorer {
         p,
         det,
-        kernel: DetKernel::new(det),
+        kernel: DetKernel::with_cpu(det, p.cpu),
         fast,
         gw,
         prob: vec![f32::NEG_INFINITY; gw * gh],
@@ -691,7 +675,7 @@ mod tests {
                 .map(bits);
             assert_eq!(got, want);
             #[cfg(target_arch = "x86_64")]
-            if has_avx() {
+            if Cpu::detect().avx {
                 // SAFETY: AVX checked just above.
                 let got = unsafe { k.eval2_avx(&pair[0], &pair[1], &mut hid, &mut hid2) };
                 assert_eq!(got.map(bits), want);

@@ -22,6 +22,7 @@
 
 pub mod classify;
 pub mod cnn;
+pub mod cpu;
 pub mod crop;
 pub mod find;
 pub mod fit;
@@ -123,10 +124,12 @@ impl DiceReader {
     /// Read an 8-bit RGB frame (caller guarantees the size checks of [`Self::read`]).
     pub fn read_rgb(&self, rgb: &image::RgbImage) -> DiceScan {
         let m = &self.model;
-        let p = prep::prepare(rgb);
+        // The SIMD paths, chosen once for all stages of this read.
+        let cpu = cpu::Cpu::detect();
+        let p = prep::prepare_with(rgb, cpu);
         let cands = find::find_candidates(&p, &m.detector, m.det_threshold, m.nms_factor);
         let mut scan = DiceScan::default();
-        let mut sc = classify::ClassifyScratch::default();
+        let mut sc = classify::ClassifyScratch::with_cpu(cpu);
         for c in cands {
             let v = classify::classify_scratch(rgb, &m.classifier, &c, &mut sc);
             match v.decide(m.read_threshold) {

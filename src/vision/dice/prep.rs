@@ -1,6 +1,7 @@
 //! Pre-processing shared by the detector: half-resolution colour planes, a local
 //! background estimate, foreground channels and their integral images.
 
+use super::cpu::Cpu;
 use image::RgbImage;
 
 /// Detection runs at this down-sampling factor of the input frame (dice of
@@ -34,6 +35,9 @@ pub struct Prepared {
     /// 32 bits (boxes here are at most 41x41 values of at most 510 each).
     /// Stored interleaved: `integrals[y * (w + 1) + x][channel]`.
     pub integrals: Vec<[u32; N_CHANNELS]>,
+    /// SIMD paths of this read (detected once by [`prepare`]), for the
+    /// detector's features and MLP.
+    pub cpu: Cpu,
 }
 
 impl Prepared {
@@ -489,9 +493,21 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
                 // The block's values packed row after row, padded with 255
                 // (see `block_median`).
                 let mut vals = [u8::MAX; BLOCK_PX];
-                for (k, y) in ys.clone().enumerate() {
-                    let dst = k * (x1 - x0);
-                    vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
+                if x1 - x0 == BG_BLOCK {
+                    // Full-width block: fixed-length row copies (a copy of
+                    // variable length was a `memcpy` call per 16 bytes).
+                    let dst = vals.chunks_exact_mut(BG_BLOCK);
+                    for (d, y) in dst.zip(ys.clone()) {
+                        let src = &plane[y * w + x0..y * w + x0 + BG_BLOCK];
+                        for (o, &v) in d.iter_mut().zip(src) {
+                            *o = v;
+                        }
+                    }
+                } else {
+                    for (k, y) in ys.clone().enumerate() {
+                        let dst = k * (x1 - x0);
+                        vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
+                    }
                 }
                 block[by * bw + bx][c] = block_median(&vals, n);
             }
@@ -568,6 +584,30 @@ fn column_weights(w: usize, bw: usize) -> (Vec<f32>, Vec<f32>, Vec<ColumnRun>) {
     (omt, t, runs)
 }
 
+/// Lanes per step of [`blend_run`] (one AVX register of `f32`).
+const BLEND_LANES: usize = 8;
+
+/// `o[i] = l * a[i] + r * t[i]` over a run of columns (the shorter of the
+/// slices), [`BLEND_LANES`] columns per step with a fixed-length body: runs
+/// are 8-24 columns, so a loop of variable length spent more instructions
+/// on its set-up and tail than on the blend. Same operations per column.
+#[inline(always)]
+fn blend_run(l: f32, r: f32, a: &[f32], t: &[f32], o: &mut [f32]) {
+    let n = o.len().min(a.len()).min(t.len());
+    let (a, t, o) = (&a[..n], &t[..n], &mut o[..n]);
+    let mut oc = o.chunks_exact_mut(BLEND_LANES);
+    let (mut ac, mut tc) = (a.chunks_exact(BLEND_LANES), t.chunks_exact(BLEND_LANES));
+    for ((o8, a8), t8) in (&mut oc).zip(&mut ac).zip(&mut tc) {
+        // A fixed-size array: one vector multiply-multiply-add.
+        let v: [f32; BLEND_LANES] = std::array::from_fn(|k| l * a8[k] + r * t8[k]);
+        o8.copy_from_slice(&v);
+    }
+    let tail = oc.into_remainder().iter_mut().zip(ac.remainder());
+    for ((o1, &a1), &t1) in tail.zip(tc.remainder()) {
+        *o1 = l * a1 + r * t1;
+    }
+}
+
 /// Row scratch of [`prepare`]: the background colour per column and the five
 /// channel values per column.
 struct RowScratch {
@@ -636,24 +676,37 @@ fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
 /// order, more lanes per instruction (no fused multiply-add), so the planes
 /// are bit for bit those of [`prepare_portable`].
 pub fn prepare(img: &RgbImage) -> Prepared {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was checked just above.
-        return unsafe { prepare_avx2(img) };
-    }
-    prepare_portable(img)
+    prepare_with(img, Cpu::detect())
 }
 
-/// [`prepare`] compiled for AVX2.
+/// [`prepare`] on the SIMD paths `cpu` allows (which must be at most what
+/// the CPU has).
+pub fn prepare_with(img: &RgbImage, cpu: Cpu) -> Prepared {
+    #[cfg(target_arch = "x86_64")]
+    if cpu.avx2 {
+        // SAFETY: `cpu.avx2` says the CPU has AVX2 and POPCNT.
+        return Prepared {
+            cpu,
+            ..unsafe { prepare_avx2(img) }
+        };
+    }
+    Prepared {
+        cpu,
+        ..prepare_body(img)
+    }
+}
+
+/// [`prepare`] compiled for AVX2, with POPCNT (the median searches count
+/// compare masks; without it each count was a dozen-instruction bit trick).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 fn prepare_avx2(img: &RgbImage) -> Prepared {
     prepare_body(img)
 }
 
 /// [`prepare`] without CPU-specific code (SSE2 on x86_64).
 pub fn prepare_portable(img: &RgbImage) -> Prepared {
-    prepare_body(img)
+    prepare_with(img, Cpu::portable())
 }
 
 /// The body of [`prepare`], inlined into each variant (with its helpers) so
@@ -694,14 +747,11 @@ fn prepare_body(img: &RgbImage) -> Prepared {
                 *v = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
             }
         }
-        for (br, out) in bg_row.iter().zip(sc.bg.iter_mut()) {
-            for run in &runs {
-                let (l, r) = (br[run.b0], br[run.b1]);
-                let span = run.start..run.end;
-                let cols = out[span.clone()].iter_mut().zip(&omt[span.clone()]);
-                for ((o, &a), &t) in cols.zip(&tx[span]) {
-                    *o = l * a + r * t;
-                }
+        for run in &runs {
+            let span = run.start..run.end;
+            let (a, t) = (&omt[span.clone()], &tx[span.clone()]);
+            for (br, out) in bg_row.iter().zip(sc.bg.iter_mut()) {
+                blend_run(br[run.b0], br[run.b1], a, t, &mut out[span.clone()]);
             }
         }
         channel_row(&pl, &lum, y, &mut sc);
@@ -722,7 +772,12 @@ fn prepare_body(img: &RgbImage) -> Prepared {
             }
         }
     }
-    Prepared { w, h, integrals }
+    Prepared {
+        w,
+        h,
+        integrals,
+        cpu: Cpu::portable(),
+    }
 }
 
 /// Box half-widths (half-resolution px) at which detection features are taken;
@@ -741,16 +796,16 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
     if p.holds_feature_boxes(cx, cy) {
         // All boxes inside: the same means without clamping (most cells).
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
-            // SAFETY: AVX-512F/VL were checked just above, the boxes by
-            // `holds_feature_boxes`.
+        if p.cpu.avx512 {
+            // SAFETY: `cpu.avx512` says the CPU has AVX-512F/VL; the boxes
+            // were checked by `holds_feature_boxes`.
             unsafe { features_inside_avx512(p, cx, cy, out) };
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was checked just above, the boxes by
-            // `holds_feature_boxes`.
+        if p.cpu.avx2 {
+            // SAFETY: `cpu.avx2` says the CPU has AVX2; the boxes were
+            // checked by `holds_feature_boxes`.
             unsafe { features_inside_avx2(p, cx, cy, out) };
             return;
         }
@@ -1127,7 +1182,12 @@ mod tests {
                 }
             }
         }
-        Prepared { w, h, integrals }
+        Prepared {
+            w,
+            h,
+            integrals,
+            cpu: Cpu::portable(),
+        }
     }
 
     #[test]
@@ -1183,7 +1243,7 @@ mod tests {
     #[test]
     fn avx2_features_match_portable() {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
+        if Cpu::detect().avx2 {
             let img = RgbImage::from_fn(97, 83, |x, y| {
                 image::Rgb([
                     (x * 11 % 256) as u8,
@@ -1205,9 +1265,7 @@ mod tests {
                     features_from(&Inside(&p), cx, cy, &mut b);
                     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
-                    if std::is_x86_feature_detected!("avx512f")
-                        && std::is_x86_feature_detected!("avx512vl")
-                    {
+                    if p.cpu.avx512 {
                         // SAFETY: AVX-512F/VL and the boxes were checked.
                         unsafe { features_inside_avx512(&p, cx, cy, &mut a) };
                         assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
