@@ -692,7 +692,7 @@ pub fn prepare_with(img: &RgbImage, cpu: Cpu) -> Prepared {
     }
     Prepared {
         cpu,
-        ..prepare_body(img)
+        ..prepare_body::<false>(img)
     }
 }
 
@@ -701,7 +701,7 @@ pub fn prepare_with(img: &RgbImage, cpu: Cpu) -> Prepared {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn prepare_avx2(img: &RgbImage) -> Prepared {
-    prepare_body(img)
+    prepare_body::<true>(img)
 }
 
 /// [`prepare`] without CPU-specific code (SSE2 on x86_64).
@@ -710,9 +710,10 @@ pub fn prepare_portable(img: &RgbImage) -> Prepared {
 }
 
 /// The body of [`prepare`], inlined into each variant (with its helpers) so
-/// that each is compiled for its instruction set.
+/// that each is compiled for its instruction set; `AVX2` (only in
+/// [`prepare_avx2`]) also fills the integral rows with AVX2 intrinsics.
 #[inline(always)]
-fn prepare_body(img: &RgbImage) -> Prepared {
+fn prepare_body<const AVX2: bool>(img: &RgbImage) -> Prepared {
     let pl = downsample(img, DETECT_DOWNSAMPLE as usize);
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
@@ -750,8 +751,27 @@ fn prepare_body(img: &RgbImage) -> Prepared {
         for run in &runs {
             let span = run.start..run.end;
             let (a, t) = (&omt[span.clone()], &tx[span.clone()]);
-            for (br, out) in bg_row.iter().zip(sc.bg.iter_mut()) {
-                blend_run(br[run.b0], br[run.b1], a, t, &mut out[span.clone()]);
+            let [o0, o1, o2] = &mut sc.bg;
+            let outs = [
+                &mut o0[span.clone()],
+                &mut o1[span.clone()],
+                &mut o2[span.clone()],
+            ];
+            let ends = bg_row.each_ref().map(|br| (br[run.b0], br[run.b1]));
+            // Inner runs are one block wide: fixed-size arrays, no loop.
+            if let (Ok(a), Ok(t)) = (
+                <&[f32; BG_BLOCK]>::try_from(a),
+                <&[f32; BG_BLOCK]>::try_from(t),
+            ) {
+                for (o, (l, r)) in outs.into_iter().zip(ends) {
+                    if let Ok(o) = <&mut [f32; BG_BLOCK]>::try_from(o) {
+                        *o = std::array::from_fn(|k| l * a[k] + r * t[k]);
+                    }
+                }
+                continue;
+            }
+            for (o, (l, r)) in outs.into_iter().zip(ends) {
+                blend_run(l, r, a, t, o);
             }
         }
         channel_row(&pl, &lum, y, &mut sc);
@@ -759,18 +779,15 @@ fn prepare_body(img: &RgbImage) -> Prepared {
         let (top, bottom) = (y * s, (y + 1) * s);
         let (prev, cur) = integrals.split_at_mut(bottom);
         let above = &prev[top + 1..top + 1 + w];
-        let mut acc = [0u32; N_CHANNELS];
-        let [v0, v1, v2, v3, v4] = &sc.vals;
-        // Zipped (not indexed) so the loop has no bounds checks.
-        let vals = v0.iter().zip(v1).zip(v2).zip(v3).zip(v4);
-        for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in
-            cur[1..1 + w].iter_mut().zip(above).zip(vals)
-        {
-            for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
-                acc[c] = acc[c].wrapping_add(v);
-                d[c] = a[c].wrapping_add(acc[c]);
-            }
+        let out = &mut cur[1..1 + w];
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is only set by `prepare_avx2`, which runs only
+            // on CPUs with AVX2.
+            unsafe { integral_row_avx2(&sc.vals, above, out) };
+            continue;
         }
+        integral_row(&sc.vals, above, out, 0, [0; N_CHANNELS]);
     }
     Prepared {
         w,
@@ -778,6 +795,122 @@ fn prepare_body(img: &RgbImage) -> Prepared {
         integrals,
         cpu: Cpu::portable(),
     }
+}
+
+/// Integral row from the row's channel values, from column `start` on with
+/// running sums `acc` of the columns before it: `out[x][c] = above[x][c] +
+/// sum(vals[c][..=x])`, wrapping.
+#[inline(always)]
+fn integral_row(
+    vals: &[Vec<u32>; N_CHANNELS],
+    above: &[[u32; N_CHANNELS]],
+    out: &mut [[u32; N_CHANNELS]],
+    start: usize,
+    mut acc: [u32; N_CHANNELS],
+) {
+    let [v0, v1, v2, v3, v4] = vals;
+    let vals = from(v0, start)
+        .iter()
+        .zip(from(v1, start))
+        .zip(from(v2, start))
+        .zip(from(v3, start))
+        .zip(from(v4, start));
+    let out = out.get_mut(start..).unwrap_or(&mut []);
+    let cells = out.iter_mut().zip(from(above, start));
+    // Zipped (not indexed) so the loop has no bounds checks.
+    for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in cells.zip(vals) {
+        for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
+            acc[c] = acc[c].wrapping_add(v);
+            d[c] = a[c].wrapping_add(acc[c]);
+        }
+    }
+}
+
+/// `v[start..]`, empty if `start` is past the end.
+#[inline(always)]
+fn from<T>(v: &[T], start: usize) -> &[T] {
+    v.get(start..).unwrap_or(&[])
+}
+
+/// Pixels per step of [`integral_row_avx2`] (one 8 x 8 transpose).
+const ROW_STEP: usize = 8;
+
+/// [`integral_row`] from column 0 with AVX2: the channel rows of 8 pixels
+/// are transposed into one register per pixel (five channels and three zero
+/// lanes), then each pixel is one add to the running sums, one add of the
+/// entry above and one 32-byte store. Same wrapping integer sums per
+/// channel, so the same entries. The 32-byte loads and stores overlap the
+/// next entry by 12 bytes: the store's extra lanes are overwritten by the
+/// next pixel's store, so pixels are taken this way only while a next
+/// entry exists; the rest go through [`integral_row`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn integral_row_avx2(
+    vals: &[Vec<u32>; N_CHANNELS],
+    above: &[[u32; N_CHANNELS]],
+    out: &mut [[u32; N_CHANNELS]],
+) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permute2x128_si256,
+        _mm256_setzero_si256, _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    };
+    let n = vals
+        .iter()
+        .map(Vec::len)
+        .fold(out.len().min(above.len()), usize::min);
+    let mut x = 0;
+    let mut acc = _mm256_setzero_si256();
+    let z = _mm256_setzero_si256();
+    // Steps whose every pixel has a next entry (`x + ROW_STEP < n`), so the
+    // 32-byte accesses stay inside `above` and `out`.
+    while x + ROW_STEP < n {
+        // SAFETY: AVX2 is enabled for this function; the loads read 8 values
+        // of each channel row at `x..x + 8 <= n`, and each pixel's 32-byte
+        // access covers entry `x + j` and 12 bytes of entry `x + j + 1 < n`.
+        unsafe {
+            let ld = |v: &Vec<u32>| _mm256_loadu_si256(v.as_ptr().add(x) as *const __m256i);
+            let [r0, r1, r2, r3, r4] = [
+                ld(&vals[0]),
+                ld(&vals[1]),
+                ld(&vals[2]),
+                ld(&vals[3]),
+                ld(&vals[4]),
+            ];
+            let (t0, t1) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
+            let (t4, t5) = (_mm256_unpacklo_epi32(r4, z), _mm256_unpackhi_epi32(r4, z));
+            // Lane halves: pixels 0-3 low, 4-7 high.
+            let u = [
+                (_mm256_unpacklo_epi64(t0, t2), _mm256_unpacklo_epi64(t4, z)),
+                (_mm256_unpackhi_epi64(t0, t2), _mm256_unpackhi_epi64(t4, z)),
+                (_mm256_unpacklo_epi64(t1, t3), _mm256_unpacklo_epi64(t5, z)),
+                (_mm256_unpackhi_epi64(t1, t3), _mm256_unpackhi_epi64(t5, z)),
+            ];
+            let mut px = [z; ROW_STEP];
+            for (j, &(a, e)) in u.iter().enumerate() {
+                px[j] = _mm256_permute2x128_si256::<0x20>(a, e);
+                px[j + 4] = _mm256_permute2x128_si256::<0x31>(a, e);
+            }
+            for (j, p) in px.into_iter().enumerate() {
+                acc = _mm256_add_epi32(acc, p);
+                let a = _mm256_loadu_si256(above.as_ptr().add(x + j) as *const __m256i);
+                _mm256_storeu_si256(
+                    out.as_mut_ptr().add(x + j) as *mut __m256i,
+                    _mm256_add_epi32(acc, a),
+                );
+            }
+        }
+        x += ROW_STEP;
+    }
+    let mut lanes = [0u32; ROW_STEP];
+    // SAFETY: AVX2 is enabled; the store writes the 8 lanes of `lanes`.
+    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
+    let acc = [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]];
+    integral_row(vals, above, out, x, acc);
 }
 
 /// Box half-widths (half-resolution px) at which detection features are taken;
