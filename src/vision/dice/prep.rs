@@ -38,6 +38,8 @@ pub struct Prepared {
     /// SIMD paths of this read (detected once by [`prepare`]), for the
     /// detector's features and MLP.
     pub cpu: Cpu,
+    /// The detection feature boxes at this frame width.
+    pub boxes: FeatureBoxes,
 }
 
 impl Prepared {
@@ -141,122 +143,6 @@ impl Prepared {
             .wrapping_sub(d[k]);
         out[k] = sum as i32 as f32 / n;
         out
-    }
-
-    /// The integral entries at the corners of a box, in the order `a + b - c
-    /// - d` sums them, and the box's pixel count, for the AVX box means.
-    ///
-    /// # Safety
-    /// The box must be non-empty and inside the frame (`x0 < x1 <= w`,
-    /// `y0 < y1 <= h`): the entries are read without bounds checks.
-    #[inline(always)]
-    unsafe fn corners_unchecked(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> ([&[u32; N_CHANNELS]; 4], f32) {
-        let s = self.w + 1;
-        let ii = &self.integrals;
-        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
-        debug_assert!(ii.len() == s * (self.h + 1));
-        // SAFETY: the caller guarantees the box is inside the frame, so every
-        // corner index is at most `h * s + w < ii.len()`.
-        let corners = unsafe {
-            [
-                ii.get_unchecked(y1 * s + x1),
-                ii.get_unchecked(y0 * s + x0),
-                ii.get_unchecked(y0 * s + x1),
-                ii.get_unchecked(y1 * s + x0),
-            ]
-        };
-        (corners, ((x1 - x0) * (y1 - y0)) as u32 as f32)
-    }
-
-    /// [`Self::box_means_inside`] with all five channels in one AVX2
-    /// register (masked loads of the 20-byte entries; the masked-off lanes
-    /// read nothing and are never stored). Same integer sums, same float
-    /// conversion and division per lane, so the same values as the SSE2 and
-    /// scalar versions (see `avx2_features_match_portable`).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2, and the box must be non-empty and inside the
-    /// frame (`x0 < x1 <= w`, `y0 < y1 <= h`): the four corner entries are
-    /// read without bounds checks.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn box_means_inside_avx2(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> [f32; N_CHANNELS] {
-        use std::arch::x86_64::{
-            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskload_epi32,
-            _mm256_set1_ps, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_epi32,
-        };
-        // SAFETY: the caller guarantees the box is non-empty and inside.
-        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
-        let mut lanes = [0f32; 8];
-        // SAFETY: AVX2 is enabled for this function (the caller checked the
-        // CPU); each masked load reads exactly the five `u32` of one entry
-        // (lanes 5-7 are masked off: no memory access, value 0).
-        unsafe {
-            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
-            let ld = |v: &[u32; N_CHANNELS]| _mm256_maskload_epi32(v.as_ptr() as *const i32, mask);
-            let sum = _mm256_sub_epi32(
-                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
-                ld(d),
-            );
-            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
-            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
-        }
-        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
-    }
-
-    /// [`Self::box_means_inside_avx2`] with AVX-512 masked loads (a mask
-    /// register instead of `vpmaskmovd`, which is slow on some CPUs); the
-    /// same integer sums, conversion and division, so the same values.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F and AVX-512VL, and the box must be
-    /// non-empty and inside the frame (as for the AVX2 version).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    #[inline]
-    unsafe fn box_means_inside_avx512(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> [f32; N_CHANNELS] {
-        use std::arch::x86_64::{
-            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskz_loadu_epi32,
-            _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_epi32,
-        };
-        // SAFETY: the caller guarantees the box is non-empty and inside.
-        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
-        let mut lanes = [0f32; 8];
-        /// Lanes 0-4: the five `u32` of one entry.
-        const MASK: u8 = (1 << N_CHANNELS) - 1;
-        // SAFETY: AVX-512F/VL are enabled for this function (the caller
-        // checked the CPU); each masked load reads exactly the five `u32`
-        // of one entry (lanes 5-7 are masked off: no memory access, value 0).
-        unsafe {
-            let ld =
-                |v: &[u32; N_CHANNELS]| _mm256_maskz_loadu_epi32(MASK, v.as_ptr() as *const i32);
-            let sum = _mm256_sub_epi32(
-                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
-                ld(d),
-            );
-            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
-            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
-        }
-        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
     }
 
     /// [`Self::box_means`] of the box; for a non-empty box inside the frame
@@ -794,6 +680,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage) -> Prepared {
         h,
         integrals,
         cpu: Cpu::portable(),
+        boxes: FeatureBoxes::new(w),
     }
 }
 
@@ -980,53 +867,196 @@ impl BoxMeans for Inside<'_> {
     }
 }
 
-/// [`Prepared::box_means_inside_avx2`]: only for boxes known to be non-empty
-/// and inside the frame, and only inside [`features_inside_avx2`].
-#[cfg(target_arch = "x86_64")]
-struct InsideAvx2<'a>(&'a Prepared);
+/// Boxes per detector cell: one per radius in [`RADII`], then left, right,
+/// top and bottom halves per radius in [`ASYM_RADII`] (the order of
+/// [`features_from`]).
+const N_BOXES: usize = RADII.len() + 4 * ASYM_RADII.len();
 
-#[cfg(target_arch = "x86_64")]
-impl BoxMeans for InsideAvx2<'_> {
-    #[inline(always)]
-    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
-        let u = |v: i64| v as usize;
-        // SAFETY: only constructed in `features_inside_avx2`, which runs
-        // only on CPUs with AVX2 and for cells whose feature boxes are all
-        // non-empty and inside the frame (`holds_feature_boxes`).
-        unsafe { self.0.box_means_inside_avx2(u(x0), u(y0), u(x1), u(y1)) }
+/// The detection feature boxes of a cell relative to its centre entry of
+/// the integral image: byte offsets of each box's corner entries (in the
+/// order `a + b - c - d` sums them) and its pixel count. They depend only
+/// on the frame width, so they are worked out once per frame instead of per
+/// cell and box.
+#[derive(Debug, Clone)]
+pub struct FeatureBoxes {
+    corners: [[isize; 4]; N_BOXES],
+    area: [f32; N_BOXES],
+}
+
+impl FeatureBoxes {
+    /// The boxes for a half-resolution frame `w` pixels wide.
+    fn new(w: usize) -> Self {
+        let mut rel = Vec::with_capacity(N_BOXES);
+        for &r in &RADII {
+            rel.push((-r, -r, r + 1, r + 1));
+        }
+        for &ri in &ASYM_RADII {
+            let r = RADII[ri];
+            rel.push((-r, -r, 0, r + 1));
+            rel.push((1, -r, r + 1, r + 1));
+            rel.push((-r, -r, r + 1, 0));
+            rel.push((-r, 1, r + 1, r + 1));
+        }
+        let s = (w + 1) as isize;
+        let entry = std::mem::size_of::<[u32; N_CHANNELS]>() as isize;
+        let at = |x: i64, y: i64| (y as isize * s + x as isize) * entry;
+        let mut corners = [[0isize; 4]; N_BOXES];
+        let mut area = [0f32; N_BOXES];
+        for (k, &(x0, y0, x1, y1)) in rel.iter().enumerate().take(N_BOXES) {
+            corners[k] = [at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1)];
+            // As `box_means_inside` converts it.
+            area[k] = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        }
+        Self { corners, area }
     }
 }
 
-/// [`det_features`] of a cell whose boxes are all inside the frame, with
-/// the five-channel AVX2 box means (same values as [`Inside`]).
+/// A masked load of the five `u32` of one integral entry into lanes 0-4 of
+/// an AVX register (lanes 5-7: zero, no memory access).
+#[cfg(target_arch = "x86_64")]
+trait EntryLoad {
+    /// # Safety
+    /// `p` must point at an entry of the integral image, and the CPU must
+    /// have the load's instruction set (see the implementations).
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i;
+}
+
+/// `vpmaskmovd` (AVX2); only used inside [`features_inside_avx2`].
+#[cfg(target_arch = "x86_64")]
+struct MaskLoadAvx2;
+
+#[cfg(target_arch = "x86_64")]
+impl EntryLoad for MaskLoadAvx2 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::{_mm256_maskload_epi32, _mm256_setr_epi32};
+        // SAFETY: the caller guarantees AVX2 and an entry at `p`; the mask
+        // reads exactly its five `u32`.
+        unsafe {
+            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
+            _mm256_maskload_epi32(p as *const i32, mask)
+        }
+    }
+}
+
+/// AVX-512VL masked load (a mask register instead of `vpmaskmovd`, which is
+/// slow on some CPUs); only used inside [`features_inside_avx512`].
+#[cfg(target_arch = "x86_64")]
+struct MaskLoadAvx512;
+
+#[cfg(target_arch = "x86_64")]
+impl EntryLoad for MaskLoadAvx512 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::_mm256_maskz_loadu_epi32;
+        /// Lanes 0-4: the five `u32` of one entry.
+        const MASK: u8 = (1 << N_CHANNELS) - 1;
+        // SAFETY: the caller guarantees AVX-512F/VL and an entry at `p`;
+        // the mask reads exactly its five `u32`.
+        unsafe { _mm256_maskz_loadu_epi32(MASK, p as *const i32) }
+    }
+}
+
+/// [`det_features`] of a cell whose boxes are all inside the frame: each
+/// box's corners are read at the frame's fixed offsets from the centre
+/// entry ([`FeatureBoxes`]), all five channels in one AVX register. The
+/// same integer sums, float conversion and division per lane as
+/// [`Prepared::box_means_inside`], so the same values (see
+/// `avx2_features_match_portable`).
+///
+/// # Safety
+/// The CPU must have AVX2 (and what `L` needs), and
+/// `p.holds_feature_boxes(cx, cy)` must hold: every corner is then an entry
+/// of the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn features_table<L: EntryLoad>(
+    p: &Prepared,
+    cx: i64,
+    cy: i64,
+    out: &mut [f32; N_DET_FEATURES],
+) {
+    debug_assert!(p.holds_feature_boxes(cx, cy));
+    let centre = cy as usize * (p.w + 1) + cx as usize;
+    debug_assert!(centre < p.integrals.len());
+    // SAFETY: the centre entry is inside the frame (see above).
+    let base = unsafe { p.integrals.as_ptr().add(centre) } as *const u8;
+    let fb = &p.boxes;
+    // `box_mean_at` is called directly, never from a closure: a closure is
+    // not compiled for the caller's instruction set.
+    for ri in 0..RADII.len() {
+        // SAFETY: the caller guarantees the instruction sets, and that the
+        // cell's boxes are inside the frame, so each corner offset leads to
+        // an entry of the integral image.
+        let m = unsafe { box_mean_at::<L>(base, &fb.corners[ri], fb.area[ri]) };
+        for (c, v) in m.iter().take(N_CHANNELS).enumerate() {
+            out[c * RADII.len() + ri] = *v;
+        }
+    }
+    let first = N_CHANNELS * RADII.len();
+    for j in 0..ASYM_RADII.len() {
+        let k0 = RADII.len() + 4 * j;
+        // SAFETY: as above.
+        let [l, rr, t, b] = unsafe {
+            [
+                box_mean_at::<L>(base, &fb.corners[k0], fb.area[k0]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 1], fb.area[k0 + 1]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 2], fb.area[k0 + 2]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 3], fb.area[k0 + 3]),
+            ]
+        };
+        for c in 0..2 {
+            let k = first + c * 2 * ASYM_RADII.len() + 2 * j;
+            out[k] = (l[c] - rr[c]).abs();
+            out[k + 1] = (t[c] - b[c]).abs();
+        }
+    }
+}
+
+/// The means of the box whose corner entries are at byte offsets `corners`
+/// from `base` (lanes 0-4: the channels), as [`features_table`] takes them.
+/// A function, not a closure, so that it is inlined into the SIMD variants
+/// (a closure is not compiled for their instruction sets).
+///
+/// # Safety
+/// As for [`features_table`]: every `base + corners[i]` must be an entry of
+/// the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn box_mean_at<L: EntryLoad>(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
+    use std::arch::x86_64::{
+        _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_set1_ps, _mm256_storeu_ps,
+        _mm256_sub_epi32,
+    };
+    let [a, b, c, d] = *corners;
+    let mut lanes = [0f32; 8];
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let sum = _mm256_sub_epi32(
+            _mm256_sub_epi32(
+                _mm256_add_epi32(L::load(base.offset(a)), L::load(base.offset(b))),
+                L::load(base.offset(c)),
+            ),
+            L::load(base.offset(d)),
+        );
+        let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(area));
+        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+    }
+    lanes
+}
+
+/// [`features_table`] with AVX2 masked loads.
 ///
 /// # Safety
 /// The CPU must have AVX2 and `p.holds_feature_boxes(cx, cy)` must hold.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    features_from(&InsideAvx2(p), cx, cy, out);
+    // SAFETY: forwarded from the caller.
+    unsafe { features_table::<MaskLoadAvx2>(p, cx, cy, out) }
 }
 
-/// [`Prepared::box_means_inside_avx512`]: only for boxes known to be
-/// non-empty and inside the frame, and only inside
-/// [`features_inside_avx512`].
-#[cfg(target_arch = "x86_64")]
-struct InsideAvx512<'a>(&'a Prepared);
-
-#[cfg(target_arch = "x86_64")]
-impl BoxMeans for InsideAvx512<'_> {
-    #[inline(always)]
-    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
-        let u = |v: i64| v as usize;
-        // SAFETY: only constructed in `features_inside_avx512`, which runs
-        // only on CPUs with AVX-512F/VL and for cells whose feature boxes
-        // are all non-empty and inside the frame (`holds_feature_boxes`).
-        unsafe { self.0.box_means_inside_avx512(u(x0), u(y0), u(x1), u(y1)) }
-    }
-}
-
-/// [`features_inside_avx2`] with AVX-512 masked loads (same values).
+/// [`features_table`] with AVX-512VL masked loads (same values).
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512VL and
@@ -1034,7 +1064,8 @@ impl BoxMeans for InsideAvx512<'_> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn features_inside_avx512(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    features_from(&InsideAvx512(p), cx, cy, out);
+    // SAFETY: forwarded from the caller.
+    unsafe { features_table::<MaskLoadAvx512>(p, cx, cy, out) }
 }
 
 /// [`det_features`] with the box means of `m`.
@@ -1320,6 +1351,7 @@ mod tests {
             h,
             integrals,
             cpu: Cpu::portable(),
+            boxes: FeatureBoxes::new(w),
         }
     }
 
