@@ -304,8 +304,10 @@ struct Planes {
 
 /// Half-resolution planes by box averaging (`f x f` blocks, partial blocks at
 /// the right and bottom edges averaged over the pixels they have).
+/// `AVX2` (only inside [`prepare_avx2`]) averages the pixel pairs with
+/// AVX2 intrinsics ([`halve_row_avx2`]).
 #[inline(always)]
-fn downsample(img: &RgbImage, f: usize) -> Planes {
+fn downsample<const AVX2: bool>(img: &RgbImage, f: usize) -> Planes {
     let (fw, fh) = (img.width() as usize, img.height() as usize);
     let w = (fw / f).max(1);
     let h = (fh / f).max(1);
@@ -315,7 +317,8 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
         let [pr, pg, pb] = &mut c;
         // Sums of the two source rows over the 2w used pixels (a contiguous,
         // vectorised pass), then of horizontal pixel pairs.
-        let mut vsum = vec![0u16; 6 * w];
+        // Padded for the over-reaching loads of `halve_row_avx2`.
+        let mut vsum = vec![0u16; 6 * w + VSUM_PAD];
         for y in 0..h {
             let r0 = &raw[(2 * y) * fw * 3..(2 * y) * fw * 3 + 6 * w];
             let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 1) * fw * 3 + 6 * w];
@@ -323,10 +326,19 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
                 *v = a as u16 + b as u16;
             }
             let row = y * w..(y + 1) * w;
-            let outs = pr[row.clone()]
+            let (orow, grow, brow) = (&mut pr[row.clone()], &mut pg[row.clone()], &mut pb[row]);
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 {
+                // SAFETY: `AVX2` is only set inside `prepare_avx2`, which
+                // runs only on CPUs with AVX2.
+                done = unsafe { halve_row_avx2(&vsum, orow, grow, brow) };
+            }
+            let outs = orow[done..]
                 .iter_mut()
-                .zip(pg[row.clone()].iter_mut())
-                .zip(pb[row].iter_mut());
+                .zip(grow[done..].iter_mut())
+                .zip(brow[done..].iter_mut());
+            let vsum = &vsum[6 * done..];
             // Pixel-pair chunks: no per-byte bounds checks. At most 4 * 255,
             // so the u16 sums are exact.
             for (((or, og), ob), q) in outs.zip(vsum.chunks_exact(6)) {
@@ -357,6 +369,83 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
         }
     }
     Planes { w, h, c }
+}
+
+/// Padding (in `u16`) after the `6 w` vertical sums of a row: the shifted
+/// loads of [`halve_row_avx2`] read up to 3 values past the last pixel.
+const VSUM_PAD: usize = 16;
+
+/// Output pixels per step of [`halve_row_avx2`].
+const HALVE_STEP: usize = 8;
+
+/// The pixel-pair averages of [`downsample`] with AVX2, 8 output pixels per
+/// step: `(q[6x + c] + q[6x + 3 + c]) / 4` for all lanes at once (two loads
+/// 3 values apart, an add and a shift; at most 1020 / 4, so the 16-bit sums
+/// are exact and packing to bytes does not saturate), then byte shuffles
+/// pick the R, G and B values into their planes. Same integers as the
+/// scalar loop. Returns how many leading pixels it wrote; the caller does
+/// the rest.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_or_si128, _mm_setr_epi8, _mm_shuffle_epi8, _mm_storel_epi64,
+        _mm_unpackhi_epi64, _mm256_add_epi16, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_srli_epi16,
+    };
+    let w = r.len().min(g.len()).min(b.len());
+    let mut x = 0;
+    // Each step reads `vsum[6x .. 6x + 51]`.
+    while x + HALVE_STEP <= w && 6 * x + 51 <= vsum.len() {
+        // SAFETY: AVX2 is enabled for this function; the loads read
+        // `vsum[6x .. 6x + 51]` (checked above) and the stores write
+        // `x .. x + 8 <= w` of each plane.
+        unsafe {
+            let q = vsum.as_ptr().add(6 * x);
+            let ld = |o: usize| _mm256_loadu_si256(q.add(o) as *const __m256i);
+            // h[j] = (q[j] + q[j + 3]) / 4 for j in 0..48.
+            let h = |o: usize| _mm256_srli_epi16::<2>(_mm256_add_epi16(ld(o), ld(o + 3)));
+            let (h0, h1, h2) = (h(0), h(16), h(32));
+            // Bytes h[0..32] in order, then h[32..48].
+            let lo = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(h0, h1));
+            let hi = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(h2, h2));
+            let (x0, x1) = (
+                _mm256_castsi256_si128(lo),
+                _mm256_extracti128_si256::<1>(lo),
+            );
+            let y0 = _mm256_castsi256_si128(hi);
+            // R of pixel k is h[6k], G h[6k + 1], B h[6k + 2]; -1 = zero.
+            let pick = |m0: __m128i, m1: __m128i, m2: __m128i| {
+                _mm_or_si128(
+                    _mm_or_si128(_mm_shuffle_epi8(x0, m0), _mm_shuffle_epi8(x1, m1)),
+                    _mm_shuffle_epi8(y0, m2),
+                )
+            };
+            let rg = pick(
+                _mm_setr_epi8(0, 6, 12, -1, -1, -1, -1, -1, 1, 7, 13, -1, -1, -1, -1, -1),
+                _mm_setr_epi8(-1, -1, -1, 2, 8, 14, -1, -1, -1, -1, -1, 3, 9, 15, -1, -1),
+                _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 4, 10, -1, -1, -1, -1, -1, -1, 5, 11),
+            );
+            let bb = pick(
+                _mm_setr_epi8(2, 8, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+                _mm_setr_epi8(
+                    -1, -1, -1, 4, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                ),
+                _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 6, 12, -1, -1, -1, -1, -1, -1, -1, -1),
+            );
+            _mm_storel_epi64(r.as_mut_ptr().add(x) as *mut __m128i, rg);
+            _mm_storel_epi64(
+                g.as_mut_ptr().add(x) as *mut __m128i,
+                _mm_unpackhi_epi64(rg, rg),
+            );
+            _mm_storel_epi64(b.as_mut_ptr().add(x) as *mut __m128i, bb);
+        }
+        x += HALVE_STEP;
+    }
+    x
 }
 
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
@@ -568,26 +657,52 @@ pub fn prepare(img: &RgbImage) -> Prepared {
 /// [`prepare`] on the SIMD paths `cpu` allows (which must be at most what
 /// the CPU has).
 pub fn prepare_with(img: &RgbImage, cpu: Cpu) -> Prepared {
+    prepare_reusing(img, cpu, None)
+}
+
+/// [`prepare_with`] writing the integral image into the buffer of `spare`
+/// (an earlier result, e.g. the previous frame's) when that is of the same
+/// size and its first row and column are zero: the buffer is then neither
+/// allocated nor zeroed again (4.6 MB per 720p frame), since every other
+/// entry is overwritten and those are never written. Otherwise a fresh
+/// buffer is used. The result is the same either way.
+pub fn prepare_reusing(img: &RgbImage, cpu: Cpu, spare: Option<Prepared>) -> Prepared {
+    let f = DETECT_DOWNSAMPLE as usize;
+    // As `downsample` sizes the planes.
+    let w = (img.width() as usize / f).max(1);
+    let h = (img.height() as usize / f).max(1);
+    let buf = spare
+        .filter(|p| p.w == w && p.h == h && zero_borders(&p.integrals, w, h))
+        .map(|p| p.integrals);
     #[cfg(target_arch = "x86_64")]
     if cpu.avx2 {
         // SAFETY: `cpu.avx2` says the CPU has AVX2 and POPCNT.
         return Prepared {
             cpu,
-            ..unsafe { prepare_avx2(img) }
+            ..unsafe { prepare_avx2(img, buf) }
         };
     }
     Prepared {
         cpu,
-        ..prepare_body::<false>(img)
+        ..prepare_body::<false>(img, buf)
     }
+}
+
+/// Whether `ii` is a `(w + 1) x (h + 1)` integral image buffer whose first
+/// row and first column are zero (as [`prepare_body`] needs and leaves them).
+fn zero_borders(ii: &[[u32; N_CHANNELS]], w: usize, h: usize) -> bool {
+    let s = w + 1;
+    ii.len() == s * (h + 1)
+        && ii[..s].iter().all(|e| *e == [0; N_CHANNELS])
+        && ii.iter().step_by(s).all(|e| *e == [0; N_CHANNELS])
 }
 
 /// [`prepare`] compiled for AVX2, with POPCNT (the median searches count
 /// compare masks; without it each count was a dozen-instruction bit trick).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
-fn prepare_avx2(img: &RgbImage) -> Prepared {
-    prepare_body::<true>(img)
+fn prepare_avx2(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+    prepare_body::<true>(img, buf)
 }
 
 /// [`prepare`] without CPU-specific code (SSE2 on x86_64).
@@ -598,9 +713,11 @@ pub fn prepare_portable(img: &RgbImage) -> Prepared {
 /// The body of [`prepare`], inlined into each variant (with its helpers) so
 /// that each is compiled for its instruction set; `AVX2` (only in
 /// [`prepare_avx2`]) also fills the integral rows with AVX2 intrinsics.
+/// `buf`, if given, must be a `(w + 1) x (h + 1)` buffer with a zero first
+/// row and column (see [`prepare_reusing`]).
 #[inline(always)]
-fn prepare_body<const AVX2: bool>(img: &RgbImage) -> Prepared {
-    let pl = downsample(img, DETECT_DOWNSAMPLE as usize);
+fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+    let pl = downsample::<AVX2>(img, DETECT_DOWNSAMPLE as usize);
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
     // Luminance (sum of R, G, B; at most 765) for the gradient channel.
@@ -615,8 +732,13 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage) -> Prepared {
     let s = w + 1;
     // Zeroed as a whole (one memset) and then filled: cheaper than
     // growing it a row at a time or copying rows in from a buffer (both
-    // tried: more instructions and cache misses under callgrind).
-    let mut integrals = vec![[0u32; N_CHANNELS]; s * (h + 1)];
+    // tried: more instructions and cache misses under callgrind). A reused
+    // buffer needs no zeroing: only the first row and column must be zero,
+    // and they are never written.
+    let mut integrals = match buf {
+        Some(b) if b.len() == s * (h + 1) => b,
+        _ => vec![[0u32; N_CHANNELS]; s * (h + 1)],
+    };
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
@@ -1379,6 +1501,31 @@ mod tests {
                 assert_eq!((a.w, a.h), (b.w, b.h), "{w}x{h}");
                 assert!(a.integrals == b.integrals, "{w}x{h}");
             }
+        }
+    }
+
+    #[test]
+    fn reused_buffer_gives_the_same_planes() {
+        let frame = |seed: u32, w: u32, h: u32| {
+            RgbImage::from_fn(w, h, |x, y| {
+                let v = (x * 7 + y * 13 + seed * 31) % 256;
+                image::Rgb([v as u8, (v * 3 % 256) as u8, ((x ^ y) % 256) as u8])
+            })
+        };
+        let (a, b) = (frame(1, 91, 67), frame(2, 91, 67));
+        let want = prepare(&b);
+        let cpus = [Cpu::detect(), Cpu::portable()];
+        for (cpu, other) in cpus.into_iter().zip(cpus.into_iter().rev()) {
+            // Same size: the buffer is reused (and fully rewritten).
+            let spare = prepare_with(&a, other);
+            let got = prepare_reusing(&b, cpu, Some(spare));
+            assert!(got.integrals == want.integrals);
+            // A non-zero border or another size: a fresh buffer.
+            let mut dirty = prepare_with(&a, other);
+            dirty.integrals[0] = [1; N_CHANNELS];
+            assert!(prepare_reusing(&b, cpu, Some(dirty)).integrals == want.integrals);
+            let small = prepare_with(&frame(3, 40, 30), other);
+            assert!(prepare_reusing(&b, cpu, Some(small)).integrals == want.integrals);
         }
     }
 
