@@ -640,6 +640,19 @@ pub fn face_colour(f: &[f32]) -> [f32; 3] {
     }
 }
 
+/// `f` of the cells of the square `[lo, hi)^2` of the `GRID x GRID` grid
+/// `grid`, row by row: one allocation and a slice per row (collecting a
+/// `flat_map` over the rows cost more than the selection itself).
+fn core_values<T>(grid: &[T], lo: usize, hi: usize, f: impl Fn(&T) -> f32) -> Vec<f32> {
+    let mut v = Vec::with_capacity(hi.saturating_sub(lo).pow(2));
+    for y in lo..hi {
+        if let Some(row) = grid.get(y * GRID + lo..y * GRID + hi) {
+            v.extend(row.iter().map(&f));
+        }
+    }
+    v
+}
+
 /// `x`'s position in [`f32::total_cmp`]'s order as an unsigned key (the
 /// same bit transform `total_cmp` makes, with the sign bit flipped so that
 /// unsigned order is that order).
@@ -696,10 +709,7 @@ pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
     let hi = GRID - lo;
     let mut face = [0f32; 3];
     for (c, f) in face.iter_mut().enumerate() {
-        let v: Vec<f32> = (lo..hi)
-            .flat_map(|y| (lo..hi).map(move |x| (x, y)))
-            .map(|(x, y)| cells[y * GRID + x][c])
-            .collect();
+        let v = core_values(cells, lo, hi, |p| p[c]);
         *f = kth_total_order(&v, v.len() / 2);
     }
     let face_l = (face[0] + face[1] + face[2]) / 3.0;
@@ -714,10 +724,7 @@ pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
         .collect();
     // Contrast normaliser: a high percentile of the distance inside the core,
     // which lands on pips even for the single pip of a 1.
-    let core: Vec<f32> = (lo..hi)
-        .flat_map(|y| (lo..hi).map(move |x| (x, y)))
-        .map(|(x, y)| dist[y * GRID + x])
-        .collect();
+    let core = core_values(&dist, lo, hi, |d| *d);
     let k = ((core.len() as f32 * NORM_PERCENTILE) as usize).min(core.len().saturating_sub(1));
     let norm = kth_total_order(&core, k).max(MIN_CONTRAST);
     let n = MAP * MAP;

@@ -765,7 +765,10 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNE
                 &mut o1[span.clone()],
                 &mut o2[span.clone()],
             ];
-            let ends = bg_row.each_ref().map(|br| (br[run.b0], br[run.b1]));
+            // Spelled out: `array::map` here was an out-of-line call per run
+            // (0.56 M instructions per 720p read).
+            let end = |c: usize| (bg_row[c][run.b0], bg_row[c][run.b1]);
+            let ends = [end(0), end(1), end(2)];
             // Inner runs are one block wide: fixed-size arrays, no loop.
             if let (Ok(a), Ok(t)) = (
                 <&[f32; BG_BLOCK]>::try_from(a),
