@@ -91,6 +91,18 @@ pub struct ClassifyScratch {
     feats: Vec<f32>,
 }
 
+impl ClassifyScratch {
+    /// Buffers for a read on the SIMD paths `cpu` allows (at most what the
+    /// CPU has; `Default` detects them).
+    pub fn with_cpu(cpu: super::cpu::Cpu) -> Self {
+        Self {
+            net: FaceScratch::with_cpu(cpu),
+            logits: Vec::new(),
+            feats: Vec::new(),
+        }
+    }
+}
+
 /// Crop the candidate from the frame and classify it.
 pub fn classify(rgb: &image::RgbImage, clf: &FaceNet, c: &Candidate) -> FaceProbs {
     classify_scratch(rgb, clf, c, &mut ClassifyScratch::default())

@@ -5,6 +5,7 @@
 //! positions, which generalises far better across die styles than a dense
 //! layer on raw maps. Fitting (SGD with momentum) is here too.
 
+use super::cpu::Cpu;
 use super::crop::{MAP, N_MAPS};
 use super::mlp::{Mlp, TrainOptions, XorShift, softmax};
 
@@ -23,14 +24,6 @@ pub const MAP_INPUTS: usize = IN_CH * MAP * MAP;
 /// Side of a zero-padded map (one zero cell around `MAP x MAP`), the input
 /// layout of [`Conv::forward_body`].
 const PAD: usize = MAP + 2;
-
-/// Whether the CPU has AVX-512F (for [`Conv::forward_avx512`]; valgrind
-/// does not emulate it and reports none, so instruction counts measured
-/// there are those of the AVX path).
-#[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-}
 
 /// Copy `MAP x MAP` planes into the interiors of the `PAD x PAD` planes of
 /// `pad` (the borders are left as they are: zero).
@@ -83,7 +76,7 @@ impl Conv {
         let mut pad = vec![0f32; self.cin * PAD * PAD];
         fill_padded(x, &mut pad);
         #[cfg(target_arch = "x86_64")]
-        if super::find::has_avx() {
+        if Cpu::detect().avx {
             // SAFETY: only called when the CPU reports AVX.
             return unsafe { self.forward_avx(&pad, out, MAP, 0) };
         }
@@ -389,6 +382,8 @@ impl Scratch {
 /// convolution's output, the standardised head input and the hidden layer.
 #[derive(Debug, Clone)]
 pub struct FaceScratch {
+    /// SIMD paths (detected once, when the scratch is made).
+    cpu: Cpu,
     pad1: Vec<f32>,
     pad2: Vec<f32>,
     a2: Vec<f32>,
@@ -398,7 +393,16 @@ pub struct FaceScratch {
 
 impl Default for FaceScratch {
     fn default() -> Self {
+        Self::with_cpu(Cpu::detect())
+    }
+}
+
+impl FaceScratch {
+    /// Buffers for a net run on the SIMD paths `cpu` allows (at most what
+    /// the CPU has).
+    pub fn with_cpu(cpu: Cpu) -> Self {
         Self {
+            cpu,
             pad1: vec![0.0; IN_CH * PAD * PAD],
             pad2: vec![0.0; C1 * PAD * PAD],
             a2: vec![0.0; C2 * MAP * MAP],
@@ -510,8 +514,8 @@ impl FaceNet {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if super::find::has_avx() {
-            // SAFETY: only called when the CPU reports AVX.
+        if sc.cpu.avx {
+            // SAFETY: `cpu.avx` says the CPU has AVX.
             return unsafe { self.infer_avx(f, sc, out) };
         }
         self.infer_portable(f, sc, out)
@@ -522,8 +526,8 @@ impl FaceNet {
     #[target_feature(enable = "avx")]
     fn infer_avx(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
-        if has_avx512() {
-            // SAFETY: the CPU reports AVX-512F.
+        if sc.cpu.avx512 {
+            // SAFETY: `cpu.avx512` says the CPU has AVX-512F (and VL).
             unsafe {
                 self.conv1.forward_avx512(&sc.pad1, &mut sc.pad2, PAD, 1);
                 self.conv2.forward_avx512(&sc.pad2, &mut sc.a2, MAP, 0);
@@ -819,7 +823,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn conv_avx_matches_portable_bit_for_bit() {
-        if !super::super::find::has_avx() {
+        let cpu = Cpu::detect();
+        if !cpu.avx {
             eprintln!("skipped: this CPU has no AVX");
             return;
         }
@@ -835,7 +840,7 @@ mod tests {
         unsafe { conv.forward_avx(&pad, &mut avx, MAP, 0) };
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&portable), bits(&avx));
-        if has_avx512() {
+        if cpu.avx512 {
             // Into the interior of a padded buffer, as conv1 writes it.
             let mut wide = vec![1f32; 8 * PAD * PAD];
             // SAFETY: the CPU reports AVX-512F (checked just above).

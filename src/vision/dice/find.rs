@@ -2,6 +2,7 @@
 //! half-resolution frame, local maxima above threshold become candidates, and
 //! overlapping candidates are suppressed.
 
+use super::cpu::Cpu;
 use super::mlp::{Mlp, sigmoid};
 use super::prep::{DETECT_DOWNSAMPLE, N_DET_FEATURES, Prepared, det_features};
 
@@ -77,15 +78,23 @@ pub struct DetKernel {
     /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
     w2: [Vec<f32>; 2],
     b2: [f32; 2],
-    /// Whether [`Self::eval`] may use AVX (checked once, at construction).
+    /// Whether [`Self::eval`] may use AVX (from the [`Cpu`] given at
+    /// construction).
     avx: bool,
-    /// Whether [`Self::eval2`] may use AVX-512F and AVX-512VL (checked once).
+    /// Whether [`Self::eval2`] may use AVX-512F and AVX-512VL.
     avx512: bool,
 }
 
 impl DetKernel {
-    /// Rearrange `det` (any shape; missing outputs read as 0).
+    /// Rearrange `det` (any shape; missing outputs read as 0), for this
+    /// CPU's SIMD paths.
     pub fn new(det: &Mlp) -> Self {
+        Self::with_cpu(det, Cpu::detect())
+    }
+
+    /// [`Self::new`] on the SIMD paths `cpu` allows (at most what the CPU
+    /// has).
+    pub fn with_cpu(det: &Mlp, cpu: Cpu) -> Self {
         let (ni, nh) = (det.n_in, det.n_hidden);
         let mut w1t = vec![0f32; ni * nh];
         let mut b1 = det.b1.clone();
@@ -122,8 +131,8 @@ impl DetKernel {
             b1,
             w2: [row(0), row(1)],
             b2: [bias(0), bias(1)],
-            avx: has_avx(),
-            avx512: has_avx512vl(),
+            avx: cpu.avx,
+            avx512: cpu.avx512,
         }
     }
 
@@ -358,31 +367,6 @@ impl DetKernel {
     }
 }
 
-/// Whether the CPU has AVX (for [`DetKernel::eval_avx`] and the CNN's
-/// convolutions).
-pub(crate) fn has_avx() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Whether the CPU has AVX-512F and AVX-512VL (for [`DetKernel::eval2`]).
-fn has_avx512vl() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Whether the cheap pre-filter lets the cell at half-res `(cx, cy)` through.
 pub fn passes_prefilter(p: &Prepared, cx: i64, cy: i64) -> bool {
     let r = PREFILTER_RADIUS;
@@ -454,7 +438,7 @@ fn find_impl(
     let mut sc = CellScorer {
         p,
         det,
-        kernel: DetKernel::new(det),
+        kernel: DetKernel::with_cpu(det, p.cpu),
         fast,
         gw,
         prob: vec![f32::NEG_INFINITY; gw * gh],
@@ -502,46 +486,77 @@ fn find_impl(
         (t / (1.0 - t)).ln()
     };
     let mut cands = Vec::new();
+    // Most cells are far below the threshold (or skipped, -inf): whole
+    // groups of cells are ruled out with one branch-free test (which
+    // vectorises) before the cells are looked at one by one.
+    let any_above = |g: &[f32]| g.iter().fold(false, |a, &v| a | (v >= thr_logit));
     for gy in 0..gh {
-        for gx in 0..gw {
-            let v = prob[gy * gw + gx];
-            if v.is_nan() || v < thr_logit {
+        let row = &prob[gy * gw..(gy + 1) * gw];
+        for (g, group) in row.chunks(SCAN_GROUP).enumerate() {
+            if !any_above(group) {
                 continue;
             }
-            let mut is_max = true;
-            let (mut sw, mut sx, mut sy) = (0f32, 0f32, 0f32);
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (nx, ny) = (gx as i64 + dx, gy as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= gw as i64 || ny >= gh as i64 {
-                        continue;
-                    }
-                    let k = ny as usize * gw + nx as usize;
-                    let n = prob[k];
-                    // Ties broken by index so a flat plateau yields one maximum.
-                    if n > v || (n == v && k < gy * gw + gx) {
-                        is_max = false;
-                    }
-                    let n = sigmoid(n);
-                    let (ccx, ccy) = cell_center(nx as usize, ny as usize);
-                    sw += n;
-                    sx += n * ccx as f32;
-                    sy += n * ccy as f32;
+            for (i, &v) in group.iter().enumerate() {
+                if v.is_nan() || v < thr_logit {
+                    continue;
+                }
+                let gx = g * SCAN_GROUP + i;
+                if let Some(c) = local_candidate(&prob, &lsize, gw, gh, gx, gy) {
+                    cands.push(c);
                 }
             }
-            if !is_max || sw <= 0.0 {
-                continue;
-            }
-            let size =
-                (lsize[gy * gw + gx].clamp(-10.0, 10.0).exp()).clamp(SIZE_RANGE.0, SIZE_RANGE.1);
-            cands.push(Candidate {
-                center: [to_frame(sx / sw), to_frame(sy / sw)],
-                size,
-                score: sigmoid(v),
-            });
         }
     }
     nms(cands, nms_factor)
+}
+
+/// Cells per group of [`find_impl`]'s threshold scan (one AVX register of
+/// `f32`).
+const SCAN_GROUP: usize = 8;
+
+/// The candidate at grid cell `(gx, gy)` (whose logit is at least the
+/// threshold), if the cell is a local maximum of the logits: centred on the
+/// probability-weighted mean of its 3x3 neighbourhood, sized by its own
+/// size output.
+fn local_candidate(
+    prob: &[f32],
+    lsize: &[f32],
+    gw: usize,
+    gh: usize,
+    gx: usize,
+    gy: usize,
+) -> Option<Candidate> {
+    let v = prob[gy * gw + gx];
+    let mut is_max = true;
+    let (mut sw, mut sx, mut sy) = (0f32, 0f32, 0f32);
+    for dy in -1i64..=1 {
+        for dx in -1i64..=1 {
+            let (nx, ny) = (gx as i64 + dx, gy as i64 + dy);
+            if nx < 0 || ny < 0 || nx >= gw as i64 || ny >= gh as i64 {
+                continue;
+            }
+            let k = ny as usize * gw + nx as usize;
+            let n = prob[k];
+            // Ties broken by index so a flat plateau yields one maximum.
+            if n > v || (n == v && k < gy * gw + gx) {
+                is_max = false;
+            }
+            let n = sigmoid(n);
+            let (ccx, ccy) = cell_center(nx as usize, ny as usize);
+            sw += n;
+            sx += n * ccx as f32;
+            sy += n * ccy as f32;
+        }
+    }
+    if !is_max || sw <= 0.0 {
+        return None;
+    }
+    let size = (lsize[gy * gw + gx].clamp(-10.0, 10.0).exp()).clamp(SIZE_RANGE.0, SIZE_RANGE.1);
+    Some(Candidate {
+        center: [to_frame(sx / sw), to_frame(sy / sw)],
+        size,
+        score: sigmoid(v),
+    })
 }
 
 /// Scores grid cells for [`find_impl`], each at most once: cells that pass
@@ -691,7 +706,7 @@ mod tests {
                 .map(bits);
             assert_eq!(got, want);
             #[cfg(target_arch = "x86_64")]
-            if has_avx() {
+            if Cpu::detect().avx {
                 // SAFETY: AVX checked just above.
                 let got = unsafe { k.eval2_avx(&pair[0], &pair[1], &mut hid, &mut hid2) };
                 assert_eq!(got.map(bits), want);

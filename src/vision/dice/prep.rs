@@ -1,6 +1,7 @@
 //! Pre-processing shared by the detector: half-resolution colour planes, a local
 //! background estimate, foreground channels and their integral images.
 
+use super::cpu::Cpu;
 use image::RgbImage;
 
 /// Detection runs at this down-sampling factor of the input frame (dice of
@@ -34,6 +35,11 @@ pub struct Prepared {
     /// 32 bits (boxes here are at most 41x41 values of at most 510 each).
     /// Stored interleaved: `integrals[y * (w + 1) + x][channel]`.
     pub integrals: Vec<[u32; N_CHANNELS]>,
+    /// SIMD paths of this read (detected once by [`prepare`]), for the
+    /// detector's features and MLP.
+    pub cpu: Cpu,
+    /// The detection feature boxes at this frame width.
+    pub boxes: FeatureBoxes,
 }
 
 impl Prepared {
@@ -137,122 +143,6 @@ impl Prepared {
             .wrapping_sub(d[k]);
         out[k] = sum as i32 as f32 / n;
         out
-    }
-
-    /// The integral entries at the corners of a box, in the order `a + b - c
-    /// - d` sums them, and the box's pixel count, for the AVX box means.
-    ///
-    /// # Safety
-    /// The box must be non-empty and inside the frame (`x0 < x1 <= w`,
-    /// `y0 < y1 <= h`): the entries are read without bounds checks.
-    #[inline(always)]
-    unsafe fn corners_unchecked(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> ([&[u32; N_CHANNELS]; 4], f32) {
-        let s = self.w + 1;
-        let ii = &self.integrals;
-        debug_assert!(x0 < x1 && x1 <= self.w && y0 < y1 && y1 <= self.h);
-        debug_assert!(ii.len() == s * (self.h + 1));
-        // SAFETY: the caller guarantees the box is inside the frame, so every
-        // corner index is at most `h * s + w < ii.len()`.
-        let corners = unsafe {
-            [
-                ii.get_unchecked(y1 * s + x1),
-                ii.get_unchecked(y0 * s + x0),
-                ii.get_unchecked(y0 * s + x1),
-                ii.get_unchecked(y1 * s + x0),
-            ]
-        };
-        (corners, ((x1 - x0) * (y1 - y0)) as u32 as f32)
-    }
-
-    /// [`Self::box_means_inside`] with all five channels in one AVX2
-    /// register (masked loads of the 20-byte entries; the masked-off lanes
-    /// read nothing and are never stored). Same integer sums, same float
-    /// conversion and division per lane, so the same values as the SSE2 and
-    /// scalar versions (see `avx2_features_match_portable`).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2, and the box must be non-empty and inside the
-    /// frame (`x0 < x1 <= w`, `y0 < y1 <= h`): the four corner entries are
-    /// read without bounds checks.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn box_means_inside_avx2(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> [f32; N_CHANNELS] {
-        use std::arch::x86_64::{
-            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskload_epi32,
-            _mm256_set1_ps, _mm256_setr_epi32, _mm256_storeu_ps, _mm256_sub_epi32,
-        };
-        // SAFETY: the caller guarantees the box is non-empty and inside.
-        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
-        let mut lanes = [0f32; 8];
-        // SAFETY: AVX2 is enabled for this function (the caller checked the
-        // CPU); each masked load reads exactly the five `u32` of one entry
-        // (lanes 5-7 are masked off: no memory access, value 0).
-        unsafe {
-            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
-            let ld = |v: &[u32; N_CHANNELS]| _mm256_maskload_epi32(v.as_ptr() as *const i32, mask);
-            let sum = _mm256_sub_epi32(
-                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
-                ld(d),
-            );
-            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
-            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
-        }
-        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
-    }
-
-    /// [`Self::box_means_inside_avx2`] with AVX-512 masked loads (a mask
-    /// register instead of `vpmaskmovd`, which is slow on some CPUs); the
-    /// same integer sums, conversion and division, so the same values.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F and AVX-512VL, and the box must be
-    /// non-empty and inside the frame (as for the AVX2 version).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    #[inline]
-    unsafe fn box_means_inside_avx512(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> [f32; N_CHANNELS] {
-        use std::arch::x86_64::{
-            _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_maskz_loadu_epi32,
-            _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_epi32,
-        };
-        // SAFETY: the caller guarantees the box is non-empty and inside.
-        let ([a, b, c, d], n) = unsafe { self.corners_unchecked(x0, y0, x1, y1) };
-        let mut lanes = [0f32; 8];
-        /// Lanes 0-4: the five `u32` of one entry.
-        const MASK: u8 = (1 << N_CHANNELS) - 1;
-        // SAFETY: AVX-512F/VL are enabled for this function (the caller
-        // checked the CPU); each masked load reads exactly the five `u32`
-        // of one entry (lanes 5-7 are masked off: no memory access, value 0).
-        unsafe {
-            let ld =
-                |v: &[u32; N_CHANNELS]| _mm256_maskz_loadu_epi32(MASK, v.as_ptr() as *const i32);
-            let sum = _mm256_sub_epi32(
-                _mm256_sub_epi32(_mm256_add_epi32(ld(a), ld(b)), ld(c)),
-                ld(d),
-            );
-            let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(n));
-            _mm256_storeu_ps(lanes.as_mut_ptr(), m);
-        }
-        [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]]
     }
 
     /// [`Self::box_means`] of the box; for a non-empty box inside the frame
@@ -414,8 +304,10 @@ struct Planes {
 
 /// Half-resolution planes by box averaging (`f x f` blocks, partial blocks at
 /// the right and bottom edges averaged over the pixels they have).
+/// `AVX2` (only inside [`prepare_avx2`]) averages the pixel pairs with
+/// AVX2 intrinsics ([`halve_row_avx2`]).
 #[inline(always)]
-fn downsample(img: &RgbImage, f: usize) -> Planes {
+fn downsample<const AVX2: bool>(img: &RgbImage, f: usize) -> Planes {
     let (fw, fh) = (img.width() as usize, img.height() as usize);
     let w = (fw / f).max(1);
     let h = (fh / f).max(1);
@@ -425,7 +317,8 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
         let [pr, pg, pb] = &mut c;
         // Sums of the two source rows over the 2w used pixels (a contiguous,
         // vectorised pass), then of horizontal pixel pairs.
-        let mut vsum = vec![0u16; 6 * w];
+        // Padded for the over-reaching loads of `halve_row_avx2`.
+        let mut vsum = vec![0u16; 6 * w + VSUM_PAD];
         for y in 0..h {
             let r0 = &raw[(2 * y) * fw * 3..(2 * y) * fw * 3 + 6 * w];
             let r1 = &raw[(2 * y + 1) * fw * 3..(2 * y + 1) * fw * 3 + 6 * w];
@@ -433,10 +326,19 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
                 *v = a as u16 + b as u16;
             }
             let row = y * w..(y + 1) * w;
-            let outs = pr[row.clone()]
+            let (orow, grow, brow) = (&mut pr[row.clone()], &mut pg[row.clone()], &mut pb[row]);
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 {
+                // SAFETY: `AVX2` is only set inside `prepare_avx2`, which
+                // runs only on CPUs with AVX2.
+                done = unsafe { halve_row_avx2(&vsum, orow, grow, brow) };
+            }
+            let outs = orow[done..]
                 .iter_mut()
-                .zip(pg[row.clone()].iter_mut())
-                .zip(pb[row].iter_mut());
+                .zip(grow[done..].iter_mut())
+                .zip(brow[done..].iter_mut());
+            let vsum = &vsum[6 * done..];
             // Pixel-pair chunks: no per-byte bounds checks. At most 4 * 255,
             // so the u16 sums are exact.
             for (((or, og), ob), q) in outs.zip(vsum.chunks_exact(6)) {
@@ -469,6 +371,83 @@ fn downsample(img: &RgbImage, f: usize) -> Planes {
     Planes { w, h, c }
 }
 
+/// Padding (in `u16`) after the `6 w` vertical sums of a row: the shifted
+/// loads of [`halve_row_avx2`] read up to 3 values past the last pixel.
+const VSUM_PAD: usize = 16;
+
+/// Output pixels per step of [`halve_row_avx2`].
+const HALVE_STEP: usize = 8;
+
+/// The pixel-pair averages of [`downsample`] with AVX2, 8 output pixels per
+/// step: `(q[6x + c] + q[6x + 3 + c]) / 4` for all lanes at once (two loads
+/// 3 values apart, an add and a shift; at most 1020 / 4, so the 16-bit sums
+/// are exact and packing to bytes does not saturate), then byte shuffles
+/// pick the R, G and B values into their planes. Same integers as the
+/// scalar loop. Returns how many leading pixels it wrote; the caller does
+/// the rest.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_or_si128, _mm_setr_epi8, _mm_shuffle_epi8, _mm_storel_epi64,
+        _mm_unpackhi_epi64, _mm256_add_epi16, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_srli_epi16,
+    };
+    let w = r.len().min(g.len()).min(b.len());
+    let mut x = 0;
+    // Each step reads `vsum[6x .. 6x + 51]`.
+    while x + HALVE_STEP <= w && 6 * x + 51 <= vsum.len() {
+        // SAFETY: AVX2 is enabled for this function; the loads read
+        // `vsum[6x .. 6x + 51]` (checked above) and the stores write
+        // `x .. x + 8 <= w` of each plane.
+        unsafe {
+            let q = vsum.as_ptr().add(6 * x);
+            let ld = |o: usize| _mm256_loadu_si256(q.add(o) as *const __m256i);
+            // h[j] = (q[j] + q[j + 3]) / 4 for j in 0..48.
+            let h = |o: usize| _mm256_srli_epi16::<2>(_mm256_add_epi16(ld(o), ld(o + 3)));
+            let (h0, h1, h2) = (h(0), h(16), h(32));
+            // Bytes h[0..32] in order, then h[32..48].
+            let lo = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(h0, h1));
+            let hi = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi16(h2, h2));
+            let (x0, x1) = (
+                _mm256_castsi256_si128(lo),
+                _mm256_extracti128_si256::<1>(lo),
+            );
+            let y0 = _mm256_castsi256_si128(hi);
+            // R of pixel k is h[6k], G h[6k + 1], B h[6k + 2]; -1 = zero.
+            let pick = |m0: __m128i, m1: __m128i, m2: __m128i| {
+                _mm_or_si128(
+                    _mm_or_si128(_mm_shuffle_epi8(x0, m0), _mm_shuffle_epi8(x1, m1)),
+                    _mm_shuffle_epi8(y0, m2),
+                )
+            };
+            let rg = pick(
+                _mm_setr_epi8(0, 6, 12, -1, -1, -1, -1, -1, 1, 7, 13, -1, -1, -1, -1, -1),
+                _mm_setr_epi8(-1, -1, -1, 2, 8, 14, -1, -1, -1, -1, -1, 3, 9, 15, -1, -1),
+                _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 4, 10, -1, -1, -1, -1, -1, -1, 5, 11),
+            );
+            let bb = pick(
+                _mm_setr_epi8(2, 8, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+                _mm_setr_epi8(
+                    -1, -1, -1, 4, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                ),
+                _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 6, 12, -1, -1, -1, -1, -1, -1, -1, -1),
+            );
+            _mm_storel_epi64(r.as_mut_ptr().add(x) as *mut __m128i, rg);
+            _mm_storel_epi64(
+                g.as_mut_ptr().add(x) as *mut __m128i,
+                _mm_unpackhi_epi64(rg, rg),
+            );
+            _mm_storel_epi64(b.as_mut_ptr().add(x) as *mut __m128i, bb);
+        }
+        x += HALVE_STEP;
+    }
+    x
+}
+
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
 /// median of the block (by [`block_median`], the value [`median_u8`] would
 /// select),
@@ -489,9 +468,21 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
                 // The block's values packed row after row, padded with 255
                 // (see `block_median`).
                 let mut vals = [u8::MAX; BLOCK_PX];
-                for (k, y) in ys.clone().enumerate() {
-                    let dst = k * (x1 - x0);
-                    vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
+                if x1 - x0 == BG_BLOCK {
+                    // Full-width block: fixed-length row copies (a copy of
+                    // variable length was a `memcpy` call per 16 bytes).
+                    let dst = vals.chunks_exact_mut(BG_BLOCK);
+                    for (d, y) in dst.zip(ys.clone()) {
+                        let src = &plane[y * w + x0..y * w + x0 + BG_BLOCK];
+                        for (o, &v) in d.iter_mut().zip(src) {
+                            *o = v;
+                        }
+                    }
+                } else {
+                    for (k, y) in ys.clone().enumerate() {
+                        let dst = k * (x1 - x0);
+                        vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
+                    }
                 }
                 block[by * bw + bx][c] = block_median(&vals, n);
             }
@@ -568,6 +559,30 @@ fn column_weights(w: usize, bw: usize) -> (Vec<f32>, Vec<f32>, Vec<ColumnRun>) {
     (omt, t, runs)
 }
 
+/// Lanes per step of [`blend_run`] (one AVX register of `f32`).
+const BLEND_LANES: usize = 8;
+
+/// `o[i] = l * a[i] + r * t[i]` over a run of columns (the shorter of the
+/// slices), [`BLEND_LANES`] columns per step with a fixed-length body: runs
+/// are 8-24 columns, so a loop of variable length spent more instructions
+/// on its set-up and tail than on the blend. Same operations per column.
+#[inline(always)]
+fn blend_run(l: f32, r: f32, a: &[f32], t: &[f32], o: &mut [f32]) {
+    let n = o.len().min(a.len()).min(t.len());
+    let (a, t, o) = (&a[..n], &t[..n], &mut o[..n]);
+    let mut oc = o.chunks_exact_mut(BLEND_LANES);
+    let (mut ac, mut tc) = (a.chunks_exact(BLEND_LANES), t.chunks_exact(BLEND_LANES));
+    for ((o8, a8), t8) in (&mut oc).zip(&mut ac).zip(&mut tc) {
+        // A fixed-size array: one vector multiply-multiply-add.
+        let v: [f32; BLEND_LANES] = std::array::from_fn(|k| l * a8[k] + r * t8[k]);
+        o8.copy_from_slice(&v);
+    }
+    let tail = oc.into_remainder().iter_mut().zip(ac.remainder());
+    for ((o1, &a1), &t1) in tail.zip(tc.remainder()) {
+        *o1 = l * a1 + r * t1;
+    }
+}
+
 /// Row scratch of [`prepare`]: the background colour per column and the five
 /// channel values per column.
 struct RowScratch {
@@ -636,31 +651,73 @@ fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
 /// order, more lanes per instruction (no fused multiply-add), so the planes
 /// are bit for bit those of [`prepare_portable`].
 pub fn prepare(img: &RgbImage) -> Prepared {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was checked just above.
-        return unsafe { prepare_avx2(img) };
-    }
-    prepare_portable(img)
+    prepare_with(img, Cpu::detect())
 }
 
-/// [`prepare`] compiled for AVX2.
+/// [`prepare`] on the SIMD paths `cpu` allows (which must be at most what
+/// the CPU has).
+pub fn prepare_with(img: &RgbImage, cpu: Cpu) -> Prepared {
+    prepare_reusing(img, cpu, None)
+}
+
+/// [`prepare_with`] writing the integral image into the buffer of `spare`
+/// (an earlier result, e.g. the previous frame's) when that is of the same
+/// size and its first row and column are zero: the buffer is then neither
+/// allocated nor zeroed again (4.6 MB per 720p frame), since every other
+/// entry is overwritten and those are never written. Otherwise a fresh
+/// buffer is used. The result is the same either way.
+pub fn prepare_reusing(img: &RgbImage, cpu: Cpu, spare: Option<Prepared>) -> Prepared {
+    let f = DETECT_DOWNSAMPLE as usize;
+    // As `downsample` sizes the planes.
+    let w = (img.width() as usize / f).max(1);
+    let h = (img.height() as usize / f).max(1);
+    let buf = spare
+        .filter(|p| p.w == w && p.h == h && zero_borders(&p.integrals, w, h))
+        .map(|p| p.integrals);
+    #[cfg(target_arch = "x86_64")]
+    if cpu.avx2 {
+        // SAFETY: `cpu.avx2` says the CPU has AVX2 and POPCNT.
+        return Prepared {
+            cpu,
+            ..unsafe { prepare_avx2(img, buf) }
+        };
+    }
+    Prepared {
+        cpu,
+        ..prepare_body::<false>(img, buf)
+    }
+}
+
+/// Whether `ii` is a `(w + 1) x (h + 1)` integral image buffer whose first
+/// row and first column are zero (as [`prepare_body`] needs and leaves them).
+fn zero_borders(ii: &[[u32; N_CHANNELS]], w: usize, h: usize) -> bool {
+    let s = w + 1;
+    ii.len() == s * (h + 1)
+        && ii[..s].iter().all(|e| *e == [0; N_CHANNELS])
+        && ii.iter().step_by(s).all(|e| *e == [0; N_CHANNELS])
+}
+
+/// [`prepare`] compiled for AVX2, with POPCNT (the median searches count
+/// compare masks; without it each count was a dozen-instruction bit trick).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn prepare_avx2(img: &RgbImage) -> Prepared {
-    prepare_body(img)
+#[target_feature(enable = "avx2,popcnt")]
+fn prepare_avx2(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+    prepare_body::<true>(img, buf)
 }
 
 /// [`prepare`] without CPU-specific code (SSE2 on x86_64).
 pub fn prepare_portable(img: &RgbImage) -> Prepared {
-    prepare_body(img)
+    prepare_with(img, Cpu::portable())
 }
 
 /// The body of [`prepare`], inlined into each variant (with its helpers) so
-/// that each is compiled for its instruction set.
+/// that each is compiled for its instruction set; `AVX2` (only in
+/// [`prepare_avx2`]) also fills the integral rows with AVX2 intrinsics.
+/// `buf`, if given, must be a `(w + 1) x (h + 1)` buffer with a zero first
+/// row and column (see [`prepare_reusing`]).
 #[inline(always)]
-fn prepare_body(img: &RgbImage) -> Prepared {
-    let pl = downsample(img, DETECT_DOWNSAMPLE as usize);
+fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+    let pl = downsample::<AVX2>(img, DETECT_DOWNSAMPLE as usize);
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
     // Luminance (sum of R, G, B; at most 765) for the gradient channel.
@@ -675,8 +732,13 @@ fn prepare_body(img: &RgbImage) -> Prepared {
     let s = w + 1;
     // Zeroed as a whole (one memset) and then filled: cheaper than
     // growing it a row at a time or copying rows in from a buffer (both
-    // tried: more instructions and cache misses under callgrind).
-    let mut integrals = vec![[0u32; N_CHANNELS]; s * (h + 1)];
+    // tried: more instructions and cache misses under callgrind). A reused
+    // buffer needs no zeroing: only the first row and column must be zero,
+    // and they are never written.
+    let mut integrals = match buf {
+        Some(b) if b.len() == s * (h + 1) => b,
+        _ => vec![[0u32; N_CHANNELS]; s * (h + 1)],
+    };
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
@@ -694,14 +756,33 @@ fn prepare_body(img: &RgbImage) -> Prepared {
                 *v = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
             }
         }
-        for (br, out) in bg_row.iter().zip(sc.bg.iter_mut()) {
-            for run in &runs {
-                let (l, r) = (br[run.b0], br[run.b1]);
-                let span = run.start..run.end;
-                let cols = out[span.clone()].iter_mut().zip(&omt[span.clone()]);
-                for ((o, &a), &t) in cols.zip(&tx[span]) {
-                    *o = l * a + r * t;
+        for run in &runs {
+            let span = run.start..run.end;
+            let (a, t) = (&omt[span.clone()], &tx[span.clone()]);
+            let [o0, o1, o2] = &mut sc.bg;
+            let outs = [
+                &mut o0[span.clone()],
+                &mut o1[span.clone()],
+                &mut o2[span.clone()],
+            ];
+            // Spelled out: `array::map` here was an out-of-line call per run
+            // (0.56 M instructions per 720p read).
+            let end = |c: usize| (bg_row[c][run.b0], bg_row[c][run.b1]);
+            let ends = [end(0), end(1), end(2)];
+            // Inner runs are one block wide: fixed-size arrays, no loop.
+            if let (Ok(a), Ok(t)) = (
+                <&[f32; BG_BLOCK]>::try_from(a),
+                <&[f32; BG_BLOCK]>::try_from(t),
+            ) {
+                for (o, (l, r)) in outs.into_iter().zip(ends) {
+                    if let Ok(o) = <&mut [f32; BG_BLOCK]>::try_from(o) {
+                        *o = std::array::from_fn(|k| l * a[k] + r * t[k]);
+                    }
                 }
+                continue;
+            }
+            for (o, (l, r)) in outs.into_iter().zip(ends) {
+                blend_run(l, r, a, t, o);
             }
         }
         channel_row(&pl, &lum, y, &mut sc);
@@ -709,20 +790,139 @@ fn prepare_body(img: &RgbImage) -> Prepared {
         let (top, bottom) = (y * s, (y + 1) * s);
         let (prev, cur) = integrals.split_at_mut(bottom);
         let above = &prev[top + 1..top + 1 + w];
-        let mut acc = [0u32; N_CHANNELS];
-        let [v0, v1, v2, v3, v4] = &sc.vals;
-        // Zipped (not indexed) so the loop has no bounds checks.
-        let vals = v0.iter().zip(v1).zip(v2).zip(v3).zip(v4);
-        for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in
-            cur[1..1 + w].iter_mut().zip(above).zip(vals)
-        {
-            for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
-                acc[c] = acc[c].wrapping_add(v);
-                d[c] = a[c].wrapping_add(acc[c]);
-            }
+        let out = &mut cur[1..1 + w];
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is only set by `prepare_avx2`, which runs only
+            // on CPUs with AVX2.
+            unsafe { integral_row_avx2(&sc.vals, above, out) };
+            continue;
+        }
+        integral_row(&sc.vals, above, out, 0, [0; N_CHANNELS]);
+    }
+    Prepared {
+        w,
+        h,
+        integrals,
+        cpu: Cpu::portable(),
+        boxes: FeatureBoxes::new(w),
+    }
+}
+
+/// Integral row from the row's channel values, from column `start` on with
+/// running sums `acc` of the columns before it: `out[x][c] = above[x][c] +
+/// sum(vals[c][..=x])`, wrapping.
+#[inline(always)]
+fn integral_row(
+    vals: &[Vec<u32>; N_CHANNELS],
+    above: &[[u32; N_CHANNELS]],
+    out: &mut [[u32; N_CHANNELS]],
+    start: usize,
+    mut acc: [u32; N_CHANNELS],
+) {
+    let [v0, v1, v2, v3, v4] = vals;
+    let vals = from(v0, start)
+        .iter()
+        .zip(from(v1, start))
+        .zip(from(v2, start))
+        .zip(from(v3, start))
+        .zip(from(v4, start));
+    let out = out.get_mut(start..).unwrap_or(&mut []);
+    let cells = out.iter_mut().zip(from(above, start));
+    // Zipped (not indexed) so the loop has no bounds checks.
+    for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in cells.zip(vals) {
+        for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
+            acc[c] = acc[c].wrapping_add(v);
+            d[c] = a[c].wrapping_add(acc[c]);
         }
     }
-    Prepared { w, h, integrals }
+}
+
+/// `v[start..]`, empty if `start` is past the end.
+#[inline(always)]
+fn from<T>(v: &[T], start: usize) -> &[T] {
+    v.get(start..).unwrap_or(&[])
+}
+
+/// Pixels per step of [`integral_row_avx2`] (one 8 x 8 transpose).
+const ROW_STEP: usize = 8;
+
+/// [`integral_row`] from column 0 with AVX2: the channel rows of 8 pixels
+/// are transposed into one register per pixel (five channels and three zero
+/// lanes), then each pixel is one add to the running sums, one add of the
+/// entry above and one 32-byte store. Same wrapping integer sums per
+/// channel, so the same entries. The 32-byte loads and stores overlap the
+/// next entry by 12 bytes: the store's extra lanes are overwritten by the
+/// next pixel's store, so pixels are taken this way only while a next
+/// entry exists; the rest go through [`integral_row`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn integral_row_avx2(
+    vals: &[Vec<u32>; N_CHANNELS],
+    above: &[[u32; N_CHANNELS]],
+    out: &mut [[u32; N_CHANNELS]],
+) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permute2x128_si256,
+        _mm256_setzero_si256, _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    };
+    let n = vals
+        .iter()
+        .map(Vec::len)
+        .fold(out.len().min(above.len()), usize::min);
+    let mut x = 0;
+    let mut acc = _mm256_setzero_si256();
+    let z = _mm256_setzero_si256();
+    // Steps whose every pixel has a next entry (`x + ROW_STEP < n`), so the
+    // 32-byte accesses stay inside `above` and `out`.
+    while x + ROW_STEP < n {
+        // SAFETY: AVX2 is enabled for this function; the loads read 8 values
+        // of each channel row at `x..x + 8 <= n`, and each pixel's 32-byte
+        // access covers entry `x + j` and 12 bytes of entry `x + j + 1 < n`.
+        unsafe {
+            let ld = |v: &Vec<u32>| _mm256_loadu_si256(v.as_ptr().add(x) as *const __m256i);
+            let [r0, r1, r2, r3, r4] = [
+                ld(&vals[0]),
+                ld(&vals[1]),
+                ld(&vals[2]),
+                ld(&vals[3]),
+                ld(&vals[4]),
+            ];
+            let (t0, t1) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
+            let (t2, t3) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
+            let (t4, t5) = (_mm256_unpacklo_epi32(r4, z), _mm256_unpackhi_epi32(r4, z));
+            // Lane halves: pixels 0-3 low, 4-7 high.
+            let u = [
+                (_mm256_unpacklo_epi64(t0, t2), _mm256_unpacklo_epi64(t4, z)),
+                (_mm256_unpackhi_epi64(t0, t2), _mm256_unpackhi_epi64(t4, z)),
+                (_mm256_unpacklo_epi64(t1, t3), _mm256_unpacklo_epi64(t5, z)),
+                (_mm256_unpackhi_epi64(t1, t3), _mm256_unpackhi_epi64(t5, z)),
+            ];
+            let mut px = [z; ROW_STEP];
+            for (j, &(a, e)) in u.iter().enumerate() {
+                px[j] = _mm256_permute2x128_si256::<0x20>(a, e);
+                px[j + 4] = _mm256_permute2x128_si256::<0x31>(a, e);
+            }
+            for (j, p) in px.into_iter().enumerate() {
+                acc = _mm256_add_epi32(acc, p);
+                let a = _mm256_loadu_si256(above.as_ptr().add(x + j) as *const __m256i);
+                _mm256_storeu_si256(
+                    out.as_mut_ptr().add(x + j) as *mut __m256i,
+                    _mm256_add_epi32(acc, a),
+                );
+            }
+        }
+        x += ROW_STEP;
+    }
+    let mut lanes = [0u32; ROW_STEP];
+    // SAFETY: AVX2 is enabled; the store writes the 8 lanes of `lanes`.
+    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
+    let acc = [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]];
+    integral_row(vals, above, out, x, acc);
 }
 
 /// Box half-widths (half-resolution px) at which detection features are taken;
@@ -741,16 +941,16 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
     if p.holds_feature_boxes(cx, cy) {
         // All boxes inside: the same means without clamping (most cells).
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
-            // SAFETY: AVX-512F/VL were checked just above, the boxes by
-            // `holds_feature_boxes`.
+        if p.cpu.avx512 {
+            // SAFETY: `cpu.avx512` says the CPU has AVX-512F/VL; the boxes
+            // were checked by `holds_feature_boxes`.
             unsafe { features_inside_avx512(p, cx, cy, out) };
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was checked just above, the boxes by
-            // `holds_feature_boxes`.
+        if p.cpu.avx2 {
+            // SAFETY: `cpu.avx2` says the CPU has AVX2; the boxes were
+            // checked by `holds_feature_boxes`.
             unsafe { features_inside_avx2(p, cx, cy, out) };
             return;
         }
@@ -792,53 +992,196 @@ impl BoxMeans for Inside<'_> {
     }
 }
 
-/// [`Prepared::box_means_inside_avx2`]: only for boxes known to be non-empty
-/// and inside the frame, and only inside [`features_inside_avx2`].
-#[cfg(target_arch = "x86_64")]
-struct InsideAvx2<'a>(&'a Prepared);
+/// Boxes per detector cell: one per radius in [`RADII`], then left, right,
+/// top and bottom halves per radius in [`ASYM_RADII`] (the order of
+/// [`features_from`]).
+const N_BOXES: usize = RADII.len() + 4 * ASYM_RADII.len();
 
-#[cfg(target_arch = "x86_64")]
-impl BoxMeans for InsideAvx2<'_> {
-    #[inline(always)]
-    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
-        let u = |v: i64| v as usize;
-        // SAFETY: only constructed in `features_inside_avx2`, which runs
-        // only on CPUs with AVX2 and for cells whose feature boxes are all
-        // non-empty and inside the frame (`holds_feature_boxes`).
-        unsafe { self.0.box_means_inside_avx2(u(x0), u(y0), u(x1), u(y1)) }
+/// The detection feature boxes of a cell relative to its centre entry of
+/// the integral image: byte offsets of each box's corner entries (in the
+/// order `a + b - c - d` sums them) and its pixel count. They depend only
+/// on the frame width, so they are worked out once per frame instead of per
+/// cell and box.
+#[derive(Debug, Clone)]
+pub struct FeatureBoxes {
+    corners: [[isize; 4]; N_BOXES],
+    area: [f32; N_BOXES],
+}
+
+impl FeatureBoxes {
+    /// The boxes for a half-resolution frame `w` pixels wide.
+    fn new(w: usize) -> Self {
+        let mut rel = Vec::with_capacity(N_BOXES);
+        for &r in &RADII {
+            rel.push((-r, -r, r + 1, r + 1));
+        }
+        for &ri in &ASYM_RADII {
+            let r = RADII[ri];
+            rel.push((-r, -r, 0, r + 1));
+            rel.push((1, -r, r + 1, r + 1));
+            rel.push((-r, -r, r + 1, 0));
+            rel.push((-r, 1, r + 1, r + 1));
+        }
+        let s = (w + 1) as isize;
+        let entry = std::mem::size_of::<[u32; N_CHANNELS]>() as isize;
+        let at = |x: i64, y: i64| (y as isize * s + x as isize) * entry;
+        let mut corners = [[0isize; 4]; N_BOXES];
+        let mut area = [0f32; N_BOXES];
+        for (k, &(x0, y0, x1, y1)) in rel.iter().enumerate().take(N_BOXES) {
+            corners[k] = [at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1)];
+            // As `box_means_inside` converts it.
+            area[k] = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+        }
+        Self { corners, area }
     }
 }
 
-/// [`det_features`] of a cell whose boxes are all inside the frame, with
-/// the five-channel AVX2 box means (same values as [`Inside`]).
+/// A masked load of the five `u32` of one integral entry into lanes 0-4 of
+/// an AVX register (lanes 5-7: zero, no memory access).
+#[cfg(target_arch = "x86_64")]
+trait EntryLoad {
+    /// # Safety
+    /// `p` must point at an entry of the integral image, and the CPU must
+    /// have the load's instruction set (see the implementations).
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i;
+}
+
+/// `vpmaskmovd` (AVX2); only used inside [`features_inside_avx2`].
+#[cfg(target_arch = "x86_64")]
+struct MaskLoadAvx2;
+
+#[cfg(target_arch = "x86_64")]
+impl EntryLoad for MaskLoadAvx2 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::{_mm256_maskload_epi32, _mm256_setr_epi32};
+        // SAFETY: the caller guarantees AVX2 and an entry at `p`; the mask
+        // reads exactly its five `u32`.
+        unsafe {
+            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
+            _mm256_maskload_epi32(p as *const i32, mask)
+        }
+    }
+}
+
+/// AVX-512VL masked load (a mask register instead of `vpmaskmovd`, which is
+/// slow on some CPUs); only used inside [`features_inside_avx512`].
+#[cfg(target_arch = "x86_64")]
+struct MaskLoadAvx512;
+
+#[cfg(target_arch = "x86_64")]
+impl EntryLoad for MaskLoadAvx512 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::_mm256_maskz_loadu_epi32;
+        /// Lanes 0-4: the five `u32` of one entry.
+        const MASK: u8 = (1 << N_CHANNELS) - 1;
+        // SAFETY: the caller guarantees AVX-512F/VL and an entry at `p`;
+        // the mask reads exactly its five `u32`.
+        unsafe { _mm256_maskz_loadu_epi32(MASK, p as *const i32) }
+    }
+}
+
+/// [`det_features`] of a cell whose boxes are all inside the frame: each
+/// box's corners are read at the frame's fixed offsets from the centre
+/// entry ([`FeatureBoxes`]), all five channels in one AVX register. The
+/// same integer sums, float conversion and division per lane as
+/// [`Prepared::box_means_inside`], so the same values (see
+/// `avx2_features_match_portable`).
+///
+/// # Safety
+/// The CPU must have AVX2 (and what `L` needs), and
+/// `p.holds_feature_boxes(cx, cy)` must hold: every corner is then an entry
+/// of the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn features_table<L: EntryLoad>(
+    p: &Prepared,
+    cx: i64,
+    cy: i64,
+    out: &mut [f32; N_DET_FEATURES],
+) {
+    debug_assert!(p.holds_feature_boxes(cx, cy));
+    let centre = cy as usize * (p.w + 1) + cx as usize;
+    debug_assert!(centre < p.integrals.len());
+    // SAFETY: the centre entry is inside the frame (see above).
+    let base = unsafe { p.integrals.as_ptr().add(centre) } as *const u8;
+    let fb = &p.boxes;
+    // `box_mean_at` is called directly, never from a closure: a closure is
+    // not compiled for the caller's instruction set.
+    for ri in 0..RADII.len() {
+        // SAFETY: the caller guarantees the instruction sets, and that the
+        // cell's boxes are inside the frame, so each corner offset leads to
+        // an entry of the integral image.
+        let m = unsafe { box_mean_at::<L>(base, &fb.corners[ri], fb.area[ri]) };
+        for (c, v) in m.iter().take(N_CHANNELS).enumerate() {
+            out[c * RADII.len() + ri] = *v;
+        }
+    }
+    let first = N_CHANNELS * RADII.len();
+    for j in 0..ASYM_RADII.len() {
+        let k0 = RADII.len() + 4 * j;
+        // SAFETY: as above.
+        let [l, rr, t, b] = unsafe {
+            [
+                box_mean_at::<L>(base, &fb.corners[k0], fb.area[k0]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 1], fb.area[k0 + 1]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 2], fb.area[k0 + 2]),
+                box_mean_at::<L>(base, &fb.corners[k0 + 3], fb.area[k0 + 3]),
+            ]
+        };
+        for c in 0..2 {
+            let k = first + c * 2 * ASYM_RADII.len() + 2 * j;
+            out[k] = (l[c] - rr[c]).abs();
+            out[k + 1] = (t[c] - b[c]).abs();
+        }
+    }
+}
+
+/// The means of the box whose corner entries are at byte offsets `corners`
+/// from `base` (lanes 0-4: the channels), as [`features_table`] takes them.
+/// A function, not a closure, so that it is inlined into the SIMD variants
+/// (a closure is not compiled for their instruction sets).
+///
+/// # Safety
+/// As for [`features_table`]: every `base + corners[i]` must be an entry of
+/// the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn box_mean_at<L: EntryLoad>(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
+    use std::arch::x86_64::{
+        _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_set1_ps, _mm256_storeu_ps,
+        _mm256_sub_epi32,
+    };
+    let [a, b, c, d] = *corners;
+    let mut lanes = [0f32; 8];
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let sum = _mm256_sub_epi32(
+            _mm256_sub_epi32(
+                _mm256_add_epi32(L::load(base.offset(a)), L::load(base.offset(b))),
+                L::load(base.offset(c)),
+            ),
+            L::load(base.offset(d)),
+        );
+        let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(area));
+        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+    }
+    lanes
+}
+
+/// [`features_table`] with AVX2 masked loads.
 ///
 /// # Safety
 /// The CPU must have AVX2 and `p.holds_feature_boxes(cx, cy)` must hold.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    features_from(&InsideAvx2(p), cx, cy, out);
+    // SAFETY: forwarded from the caller.
+    unsafe { features_table::<MaskLoadAvx2>(p, cx, cy, out) }
 }
 
-/// [`Prepared::box_means_inside_avx512`]: only for boxes known to be
-/// non-empty and inside the frame, and only inside
-/// [`features_inside_avx512`].
-#[cfg(target_arch = "x86_64")]
-struct InsideAvx512<'a>(&'a Prepared);
-
-#[cfg(target_arch = "x86_64")]
-impl BoxMeans for InsideAvx512<'_> {
-    #[inline(always)]
-    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
-        let u = |v: i64| v as usize;
-        // SAFETY: only constructed in `features_inside_avx512`, which runs
-        // only on CPUs with AVX-512F/VL and for cells whose feature boxes
-        // are all non-empty and inside the frame (`holds_feature_boxes`).
-        unsafe { self.0.box_means_inside_avx512(u(x0), u(y0), u(x1), u(y1)) }
-    }
-}
-
-/// [`features_inside_avx2`] with AVX-512 masked loads (same values).
+/// [`features_table`] with AVX-512VL masked loads (same values).
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512VL and
@@ -846,7 +1189,8 @@ impl BoxMeans for InsideAvx512<'_> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn features_inside_avx512(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    features_from(&InsideAvx512(p), cx, cy, out);
+    // SAFETY: forwarded from the caller.
+    unsafe { features_table::<MaskLoadAvx512>(p, cx, cy, out) }
 }
 
 /// [`det_features`] with the box means of `m`.
@@ -1127,7 +1471,13 @@ mod tests {
                 }
             }
         }
-        Prepared { w, h, integrals }
+        Prepared {
+            w,
+            h,
+            integrals,
+            cpu: Cpu::portable(),
+            boxes: FeatureBoxes::new(w),
+        }
     }
 
     #[test]
@@ -1158,6 +1508,31 @@ mod tests {
     }
 
     #[test]
+    fn reused_buffer_gives_the_same_planes() {
+        let frame = |seed: u32, w: u32, h: u32| {
+            RgbImage::from_fn(w, h, |x, y| {
+                let v = (x * 7 + y * 13 + seed * 31) % 256;
+                image::Rgb([v as u8, (v * 3 % 256) as u8, ((x ^ y) % 256) as u8])
+            })
+        };
+        let (a, b) = (frame(1, 91, 67), frame(2, 91, 67));
+        let want = prepare(&b);
+        let cpus = [Cpu::detect(), Cpu::portable()];
+        for (cpu, other) in cpus.into_iter().zip(cpus.into_iter().rev()) {
+            // Same size: the buffer is reused (and fully rewritten).
+            let spare = prepare_with(&a, other);
+            let got = prepare_reusing(&b, cpu, Some(spare));
+            assert!(got.integrals == want.integrals);
+            // A non-zero border or another size: a fresh buffer.
+            let mut dirty = prepare_with(&a, other);
+            dirty.integrals[0] = [1; N_CHANNELS];
+            assert!(prepare_reusing(&b, cpu, Some(dirty)).integrals == want.integrals);
+            let small = prepare_with(&frame(3, 40, 30), other);
+            assert!(prepare_reusing(&b, cpu, Some(small)).integrals == want.integrals);
+        }
+    }
+
+    #[test]
     fn inside_features_match_clamped() {
         let img = RgbImage::from_fn(120, 100, |x, y| {
             image::Rgb([
@@ -1183,7 +1558,7 @@ mod tests {
     #[test]
     fn avx2_features_match_portable() {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
+        if Cpu::detect().avx2 {
             let img = RgbImage::from_fn(97, 83, |x, y| {
                 image::Rgb([
                     (x * 11 % 256) as u8,
@@ -1205,9 +1580,7 @@ mod tests {
                     features_from(&Inside(&p), cx, cy, &mut b);
                     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
-                    if std::is_x86_feature_detected!("avx512f")
-                        && std::is_x86_feature_detected!("avx512vl")
-                    {
+                    if p.cpu.avx512 {
                         // SAFETY: AVX-512F/VL and the boxes were checked.
                         unsafe { features_inside_avx512(&p, cx, cy, &mut a) };
                         assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
