@@ -167,8 +167,12 @@ enum Cmd {
         /// Check the final-fit protocol without the held-out part: as --final
         /// but adding only the earlier half of the tune part to the weights'
         /// images; the later half is logged per epoch and chosen on nothing.
-        #[arg(long, value_name = "SELECT_MODEL")]
+        #[arg(long, value_name = "SELECT_MODEL", conflicts_with = "check_select")]
         check_final: Option<PathBuf>,
+        /// The baseline of --check-final: a selection fit that chooses on the
+        /// earlier half of the tune part only (the later half is left out).
+        #[arg(long)]
+        check_select: bool,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -266,6 +270,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             seed,
             r#final,
             check_final,
+            check_select,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -273,6 +278,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             *seed,
             r#final.as_deref(),
             check_final.as_deref(),
+            *check_select,
         ),
     }
 }

@@ -429,10 +429,14 @@ pub fn fit_dice(
     seed: u64,
     final_from: Option<&Path>,
     check_final_from: Option<&Path>,
+    check_select: bool,
 ) -> Result<ExitCode> {
     let mut opts = FitOptions::new(set.to_path_buf());
     opts.card_dir = cards.map(Path::to_path_buf);
     opts.seed = seed;
+    if check_select {
+        opts.protocol = Protocol::CheckSelect;
+    }
     if let Some(sel) = final_from.or(check_final_from) {
         let m = adjutant::vision::dice::model::DiceModel::from_bytes(
             &std::fs::read(sel).with_context(|| format!("reading {}", sel.display()))?,

@@ -188,6 +188,10 @@ pub enum Protocol {
     /// Weights on the training part; the classifier snapshot and both
     /// thresholds chosen on the tune part.
     Select,
+    /// As [`Protocol::Select`] but choosing on tune half A only; half B is
+    /// left out (as a guard band) and the held-out part is not evaluated. The
+    /// baseline of [`Protocol::CheckFinal`] on half B.
+    CheckSelect,
     /// Weights on the training and tune parts for the fixed epoch count, the
     /// final weights kept (no snapshot choice: the tune part is trained on),
     /// and the given thresholds (from a [`Protocol::Select`] fit).
@@ -213,7 +217,7 @@ impl Protocol {
     /// The fixed thresholds of a final fit (`None` for a selection fit).
     fn fixed_thresholds(self) -> Option<(f32, f32)> {
         match self {
-            Protocol::Select => None,
+            Protocol::Select | Protocol::CheckSelect => None,
             Protocol::Final {
                 det_threshold,
                 read_threshold,
@@ -233,6 +237,9 @@ impl Protocol {
             (Protocol::Final { .. }, Part::Tune) => Part::Train,
             (Protocol::CheckFinal { .. }, Part::Tune) if in_tune_half_a(index) == Some(true) => {
                 Part::Train
+            }
+            (Protocol::CheckSelect, Part::Tune) if in_tune_half_a(index) == Some(false) => {
+                Part::Guard
             }
             _ => p,
         }
@@ -1048,7 +1055,10 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         .collect();
     let mut eval = Evaluation::default();
     // A protocol check must not look at the held-out part.
-    let evaluate = !matches!(protocol, Protocol::CheckFinal { .. });
+    let evaluate = !matches!(
+        protocol,
+        Protocol::CheckFinal { .. } | Protocol::CheckSelect
+    );
     for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
         if let (Part::HeldOut, Some(img), true) = (p, img, evaluate) {
             eval.add(&it.dice, &reader.read_rgb(img));
@@ -1600,6 +1610,8 @@ mod tests {
         assert_eq!(fin.part_of(90), Part::Train);
         assert_eq!(fin.part_of(100), Part::HeldOut);
         assert_eq!(Protocol::Select.part_of(80), Part::Tune);
+        assert_eq!(Protocol::CheckSelect.part_of(80), Part::Tune);
+        assert_eq!(Protocol::CheckSelect.part_of(90), Part::Guard);
     }
 
     #[test]
