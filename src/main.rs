@@ -162,7 +162,7 @@ enum Cmd {
         /// Final fit: weights on the training and tune parts for the fixed
         /// epoch count, the last weights kept, and the two thresholds of this
         /// model (a selection fit, the default protocol). See docs/models.md.
-        #[arg(long, value_name = "SELECT_MODEL", conflicts_with = "check_final")]
+        #[arg(long, value_name = "SELECT_MODEL", conflicts_with_all = ["check_final", "check_select"])]
         r#final: Option<PathBuf>,
         /// Check the final-fit protocol without the held-out part: as --final
         /// but adding only the earlier half of the tune part to the weights'
