@@ -3,14 +3,15 @@
 //! classifier said, and false positives; writes failing crops as PNG.
 //!
 //! `cargo run --release --example dice_diag -- SET_DIR [MODEL] [OUT_DIR] [PART]`
-//! with PART one of `held`, `tune`, `train` (default `held`). Also compares
+//! with PART one of `held`, `tune`, `train`, `tuneA`, `tuneB` (the halves of
+//! the tune part, `fit::in_tune_half_a`; default `held`). Also compares
 //! the decisions with crops at the labelled box ("oracle") and with
 //! probabilities averaged over several crop scales. Candidates are taken down
 //! to a detector score of 0.02 so near-misses of the detector show up.
 
 use adjutant::vision::dice::classify::{Decision, classify};
 use adjutant::vision::dice::find::find_candidates;
-use adjutant::vision::dice::fit::{Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::fit::{Part, in_tune_half_a, load_rgb, load_set, part_of};
 use adjutant::vision::dice::model::DiceModel;
 use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
@@ -23,10 +24,12 @@ fn main() -> anyhow::Result<()> {
     );
     let model_path = a.get(2).cloned().unwrap_or("models/dice.bin".into());
     let out = PathBuf::from(a.get(3).cloned().unwrap_or("/tmp/dice_diag".into()));
-    let part = match a.get(4).map(|s| s.as_str()) {
-        Some("tune") => Part::Tune,
-        Some("train") => Part::Train,
-        _ => Part::HeldOut,
+    let (part, half_a) = match a.get(4).map(|s| s.as_str()) {
+        Some("tune") => (Part::Tune, None),
+        Some("tuneA") => (Part::Tune, Some(true)),
+        Some("tuneB") => (Part::Tune, Some(false)),
+        Some("train") => (Part::Train, None),
+        _ => (Part::HeldOut, None),
     };
     std::fs::create_dir_all(&out)?;
     let m = DiceModel::from_bytes(&std::fs::read(model_path)?)?;
@@ -37,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     let mut size_err = Vec::new();
     let mut alt = [[0usize; 3]; 1 + SCALES.len()];
     for (i, it) in items.iter().enumerate() {
-        if part_of(i) != part {
+        if part_of(i) != part || half_a.is_some_and(|h| in_tune_half_a(i) != Some(h)) {
             continue;
         }
         let img = load_rgb(&it.path)?;

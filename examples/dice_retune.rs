@@ -1,7 +1,10 @@
 //! Re-run the fitter's threshold choice ([`fit::choose_thresholds`]) for a
 //! fitted model on the tune part, without refitting the networks, and
 //! optionally write the model with those thresholds:
-//! `cargo run --release --example dice_retune -- SET_DIR MODEL [OUT]`.
+//! `cargo run --release --example dice_retune -- SET_DIR MODEL [OUT] [HALF]`
+//! (OUT `-` writes nothing; HALF `A` or `B` uses only that half of the tune
+//! part, `fit::in_tune_half_a`). Also prints the score of the model's own
+//! thresholds on the same images.
 use adjutant::vision::dice::classify::classify;
 use adjutant::vision::dice::find::find_candidates_reference;
 use adjutant::vision::dice::fit::{self, Part, load_rgb, load_set, part_of};
@@ -14,13 +17,14 @@ const MINE_THRESHOLD: f32 = 0.1;
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
-    let usage = || anyhow::anyhow!("usage: dice_retune SET_DIR MODEL [OUT]");
+    let usage = || anyhow::anyhow!("usage: dice_retune SET_DIR MODEL [OUT] [A|B]");
+    let half = a.get(4).map(|h| h == "A");
     let set = PathBuf::from(a.get(1).ok_or_else(usage)?);
     let mut m = DiceModel::from_bytes(&std::fs::read(a.get(2).ok_or_else(usage)?)?)?;
     let items = load_set(&set)?;
     let mut tune = Vec::new();
     for (i, it) in items.iter().enumerate() {
-        if part_of(i) != Part::Tune {
+        if part_of(i) != Part::Tune || half.is_some_and(|h| fit::in_tune_half_a(i) != Some(h)) {
             continue;
         }
         let img = load_rgb(&it.path)?;
@@ -37,11 +41,22 @@ fn main() -> anyhow::Result<()> {
         .map(|(d, c)| (d.as_slice(), c.as_slice()))
         .collect();
     let best = fit::choose_thresholds(&pairs);
+    let own = fit::threshold_score(&pairs, m.det_threshold, m.read_threshold);
+    println!(
+        "{} images; own thresholds det {} read {}: score {}, exact {}, tp {}, reads {}",
+        pairs.len(),
+        m.det_threshold,
+        m.read_threshold,
+        own.0,
+        own.1,
+        own.2,
+        own.3
+    );
     println!(
         "was det {} read {}; chosen det {} read {} (score {}, exact {}, tp {})",
         m.det_threshold, m.read_threshold, best.2, best.3, best.0, best.1, best.4
     );
-    if let Some(out) = a.get(3) {
+    if let Some(out) = a.get(3).filter(|o| *o != "-") {
         m.det_threshold = best.2;
         m.read_threshold = best.3;
         std::fs::write(out, m.to_bytes())?;

@@ -159,6 +159,20 @@ enum Cmd {
         /// seeds show how much a choice depends on the luck of one fit.
         #[arg(long, default_value_t = 7)]
         seed: u64,
+        /// Final fit: weights on the training and tune parts for the fixed
+        /// epoch count, the last weights kept, and the two thresholds of this
+        /// model (a selection fit, the default protocol). See docs/models.md.
+        #[arg(long, value_name = "SELECT_MODEL", conflicts_with_all = ["check_final", "check_select"])]
+        r#final: Option<PathBuf>,
+        /// Check the final-fit protocol without the held-out part: as --final
+        /// but adding only the earlier half of the tune part to the weights'
+        /// images; the later half is logged per epoch and chosen on nothing.
+        #[arg(long, value_name = "SELECT_MODEL", conflicts_with = "check_select")]
+        check_final: Option<PathBuf>,
+        /// The baseline of --check-final: a selection fit that chooses on the
+        /// earlier half of the tune part only (the later half is left out).
+        #[arg(long)]
+        check_select: bool,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -254,7 +268,18 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             out,
             cards,
             seed,
-        }) => vision_cli::fit_dice(set, out, cards.as_deref(), *seed),
+            r#final,
+            check_final,
+            check_select,
+        }) => vision_cli::fit_dice(
+            set,
+            out,
+            cards.as_deref(),
+            *seed,
+            r#final.as_deref(),
+            check_final.as_deref(),
+            *check_select,
+        ),
     }
 }
 

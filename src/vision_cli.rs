@@ -3,7 +3,7 @@
 use adjutant::paths;
 use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
 use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
-use adjutant::vision::dice::fit::{FitOptions, Part, fit, part_of};
+use adjutant::vision::dice::fit::{FitOptions, Part, Protocol, fit, part_of};
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
 use adjutant::vision::scan::{Looking, Readers, open_image};
 use anyhow::{Context, Result};
@@ -422,10 +422,38 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn fit_dice(set: &Path, out: &Path, cards: Option<&Path>, seed: u64) -> Result<ExitCode> {
+pub fn fit_dice(
+    set: &Path,
+    out: &Path,
+    cards: Option<&Path>,
+    seed: u64,
+    final_from: Option<&Path>,
+    check_final_from: Option<&Path>,
+    check_select: bool,
+) -> Result<ExitCode> {
     let mut opts = FitOptions::new(set.to_path_buf());
     opts.card_dir = cards.map(Path::to_path_buf);
     opts.seed = seed;
+    if check_select {
+        opts.protocol = Protocol::CheckSelect;
+    }
+    if let Some(sel) = final_from.or(check_final_from) {
+        let m = adjutant::vision::dice::model::DiceModel::from_bytes(
+            &std::fs::read(sel).with_context(|| format!("reading {}", sel.display()))?,
+        )?;
+        let (det_threshold, read_threshold) = (m.det_threshold, m.read_threshold);
+        opts.protocol = if final_from.is_some() {
+            Protocol::Final {
+                det_threshold,
+                read_threshold,
+            }
+        } else {
+            Protocol::CheckFinal {
+                det_threshold,
+                read_threshold,
+            }
+        };
+    }
     let outcome = fit(&opts)?;
     adjutant::files::write_atomic(out, &outcome.model.to_bytes())?;
     println!("{}", outcome.log);

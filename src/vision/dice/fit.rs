@@ -60,6 +60,19 @@ pub fn part_of(index: usize) -> Part {
     }
 }
 
+/// Halves of the tune part by time, used only to check the final-fit protocol
+/// ([`Protocol::CheckFinal`]) without the held-out part: `Some(true)` for
+/// half A (78-85, 200-207), `Some(false)` for the later half B (86-92,
+/// 208-214, which like the held-out part follows what is fitted on), `None`
+/// outside the tune part.
+pub fn in_tune_half_a(index: usize) -> Option<bool> {
+    match index {
+        78..=85 | 200..=207 => Some(true),
+        86..=92 | 208..=214 => Some(false),
+        _ => None,
+    }
+}
+
 /// One labelled die.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LabelledDie {
@@ -165,6 +178,72 @@ pub struct FitOptions {
     pub clf_epochs: usize,
     /// Print progress to stderr.
     pub verbose: bool,
+    /// Which images fit the weights and how the thresholds are set.
+    pub protocol: Protocol,
+}
+
+/// How a fit uses the tune part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Protocol {
+    /// Weights on the training part; the classifier snapshot and both
+    /// thresholds chosen on the tune part.
+    Select,
+    /// As [`Protocol::Select`] but choosing on tune half A only; half B is
+    /// left out (as a guard band) and the held-out part is not evaluated. The
+    /// baseline of [`Protocol::CheckFinal`] on half B.
+    CheckSelect,
+    /// Weights on the training and tune parts for the fixed epoch count, the
+    /// final weights kept (no snapshot choice: the tune part is trained on),
+    /// and the given thresholds (from a [`Protocol::Select`] fit).
+    Final {
+        /// Detector threshold.
+        det_threshold: f32,
+        /// Read threshold.
+        read_threshold: f32,
+    },
+    /// As [`Protocol::Final`] but with only tune half A added to the training
+    /// images ([`in_tune_half_a`]); half B stays the tune part (logged per
+    /// epoch, chosen on nothing) and the held-out part is not evaluated. Checks
+    /// the final protocol against [`Protocol::Select`] on half B.
+    CheckFinal {
+        /// Detector threshold.
+        det_threshold: f32,
+        /// Read threshold.
+        read_threshold: f32,
+    },
+}
+
+impl Protocol {
+    /// The fixed thresholds of a final fit (`None` for a selection fit).
+    fn fixed_thresholds(self) -> Option<(f32, f32)> {
+        match self {
+            Protocol::Select | Protocol::CheckSelect => None,
+            Protocol::Final {
+                det_threshold,
+                read_threshold,
+            }
+            | Protocol::CheckFinal {
+                det_threshold,
+                read_threshold,
+            } => Some((det_threshold, read_threshold)),
+        }
+    }
+
+    /// The part an image takes in this fit: tune images that the protocol
+    /// trains on count as training images.
+    fn part_of(self, index: usize) -> Part {
+        let p = part_of(index);
+        match (self, p) {
+            (Protocol::Final { .. }, Part::Tune) => Part::Train,
+            (Protocol::CheckFinal { .. }, Part::Tune) if in_tune_half_a(index) == Some(true) => {
+                Part::Train
+            }
+            (Protocol::CheckSelect, Part::Tune) if in_tune_half_a(index) == Some(false) => {
+                Part::Guard
+            }
+            _ => p,
+        }
+    }
 }
 
 impl FitOptions {
@@ -177,6 +256,7 @@ impl FitOptions {
             det_epochs: 12,
             clf_epochs: 80,
             verbose: true,
+            protocol: Protocol::Select,
         }
     }
 }
@@ -596,7 +676,8 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         });
     }
     let mut rng = XorShift::new(opts.seed);
-    let parts: Vec<Part> = (0..items.len()).map(part_of).collect();
+    let protocol = opts.protocol;
+    let parts: Vec<Part> = (0..items.len()).map(|i| protocol.part_of(i)).collect();
     let count = |p: Part| parts.iter().filter(|q| **q == p).count();
     log(
         v,
@@ -851,7 +932,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             None => true,
             Some((_, c, l, _)) => (correct, -nll) > (*c, -*l),
         };
-        if epoch >= select_from && better {
+        if epoch >= select_from && better && protocol.fixed_thresholds().is_none() {
             best_net = Some((epoch, correct, nll, net.clone()));
         }
         if epoch >= swa_from {
@@ -920,8 +1001,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         );
     }
     // The weight average of the late epochs competes with the best snapshot
-    // on the same tune criterion.
-    if let Some((mut avg, k)) = swa {
+    // on the same tune criterion (a final fit keeps the last weights: `clf`
+    // after training).
+    if let (Some((mut avg, k)), None) = (swa, protocol.fixed_thresholds()) {
         for p in avg.params_mut() {
             p.iter_mut().for_each(|x| *x /= k as f32);
         }
@@ -949,10 +1031,60 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         read_threshold: 0.0,
         nms_factor: NMS_FACTOR,
     };
-    let tune: Vec<(&LabelledImage, &RgbImage)> = items
+    if let Some((dt, rt)) = protocol.fixed_thresholds() {
+        model.det_threshold = dt;
+        model.read_threshold = rt;
+        log(
+            v,
+            &format!("fixed thresholds: det_threshold {dt} read_threshold {rt}"),
+            &mut out,
+        );
+    } else {
+        let (dt, rt, line) = tune_thresholds(&items, &parts, &images, &model);
+        model.det_threshold = dt;
+        model.read_threshold = rt;
+        log(v, &line, &mut out);
+    }
+    // ---- held-out evaluation ----
+    let reader = DiceReader::from_model(model.clone());
+    let held: Vec<LabelledImage> = items
         .iter()
         .zip(&parts)
-        .zip(&images)
+        .filter(|(_, p)| **p == Part::HeldOut)
+        .map(|(it, _)| it.clone())
+        .collect();
+    let mut eval = Evaluation::default();
+    // A protocol check must not look at the held-out part.
+    let evaluate = !matches!(
+        protocol,
+        Protocol::CheckFinal { .. } | Protocol::CheckSelect
+    );
+    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
+        if let (Part::HeldOut, Some(img), true) = (p, img, evaluate) {
+            eval.add(&it.dice, &reader.read_rgb(img));
+        }
+    }
+    log(v, &eval.summary(), &mut out);
+    Ok(FitOutcome {
+        model,
+        log: out,
+        held_out: held,
+        eval,
+    })
+}
+
+/// Choose both thresholds of a fitted model on the tune images (`parts`):
+/// returns (detector threshold, read threshold, log line).
+fn tune_thresholds(
+    items: &[LabelledImage],
+    parts: &[Part],
+    images: &[Option<RgbImage>],
+    model: &DiceModel,
+) -> (f32, f32, String) {
+    let tune: Vec<(&LabelledImage, &RgbImage)> = items
+        .iter()
+        .zip(parts)
+        .zip(images)
         .filter_map(|((it, p), img)| match (p, img) {
             (Part::Tune, Some(img)) => Some((it, img)),
             _ => None,
@@ -977,42 +1109,16 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         .map(|((it, _), c)| (it.dice.as_slice(), c.as_slice()))
         .collect();
     let best = choose_thresholds(&pairs);
-    model.det_threshold = best.2;
-    model.read_threshold = best.3;
-    log(
-        v,
-        &format!(
-            "tuned on {} tune images: det_threshold {} read_threshold {} (score {}, exact {}, tp {})",
-            tune.len(),
-            best.2,
-            best.3,
-            best.0,
-            best.1,
-            best.4
-        ),
-        &mut out,
+    let line = format!(
+        "tuned on {} tune images: det_threshold {} read_threshold {} (score {}, exact {}, tp {})",
+        tune.len(),
+        best.2,
+        best.3,
+        best.0,
+        best.1,
+        best.4
     );
-    // ---- held-out evaluation ----
-    let reader = DiceReader::from_model(model.clone());
-    let held: Vec<LabelledImage> = items
-        .iter()
-        .zip(&parts)
-        .filter(|(_, p)| **p == Part::HeldOut)
-        .map(|(it, _)| it.clone())
-        .collect();
-    let mut eval = Evaluation::default();
-    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
-        if let (Part::HeldOut, Some(img)) = (p, img) {
-            eval.add(&it.dice, &reader.read_rgb(img));
-        }
-    }
-    log(v, &eval.summary(), &mut out);
-    Ok(FitOutcome {
-        model,
-        log: out,
-        held_out: held,
-        eval,
-    })
+    (best.2, best.3, line)
 }
 
 /// Tune-part candidates as (image index, the 8 dihedral feature vectors,
@@ -1064,24 +1170,7 @@ pub fn choose_thresholds(tune: &[TuneImage]) -> (i64, usize, f32, f32, usize) {
     let mut best = (i64::MIN, 0usize, MINE_THRESHOLD, 0.0f32, 0usize);
     for dt in DET_THRESHOLDS {
         for rt in READ_THRESHOLDS {
-            let mut exact = 0;
-            let mut tp = 0;
-            let mut npred = 0;
-            for (dice, cands) in tune {
-                let reads: Vec<u8> = cands
-                    .iter()
-                    .filter(|(c, _)| c.score >= dt)
-                    .filter_map(|(_, p)| match super::classify::FaceProbs(*p).decide(rt) {
-                        super::classify::Decision::Read { value, .. } => Some(value),
-                        _ => None,
-                    })
-                    .collect();
-                let (t, ex) = multiset_match(dice, &reads);
-                tp += t;
-                npred += reads.len();
-                exact += ex as usize;
-            }
-            let score = tp as i64 - MISREAD_COST * (npred - tp) as i64;
+            let (score, exact, tp, _) = threshold_score(tune, dt, rt);
             let key = (score, exact);
             if key > (best.0, best.1) || (key == (best.0, best.1) && dt > best.2) {
                 best = (score, exact, dt, rt, tp);
@@ -1089,6 +1178,31 @@ pub fn choose_thresholds(tune: &[TuneImage]) -> (i64, usize, f32, f32, usize) {
         }
     }
     best
+}
+
+/// Score of one threshold pair on tune images (as [`choose_thresholds`]):
+/// (matches minus [`MISREAD_COST`] per unmatched read, exact images, matches,
+/// reads).
+pub fn threshold_score(tune: &[TuneImage], dt: f32, rt: f32) -> (i64, usize, usize, usize) {
+    let mut exact = 0;
+    let mut tp = 0;
+    let mut npred = 0;
+    for (dice, cands) in tune {
+        let reads: Vec<u8> = cands
+            .iter()
+            .filter(|(c, _)| c.score >= dt)
+            .filter_map(|(_, p)| match super::classify::FaceProbs(*p).decide(rt) {
+                super::classify::Decision::Read { value, .. } => Some(value),
+                _ => None,
+            })
+            .collect();
+        let (t, ex) = multiset_match(dice, &reads);
+        tp += t;
+        npred += reads.len();
+        exact += ex as usize;
+    }
+    let score = tp as i64 - MISREAD_COST * (npred - tp) as i64;
+    (score, exact, tp, npred)
 }
 
 /// Evaluate a reader on the held-out part of a set (position-matched
@@ -1472,6 +1586,32 @@ mod tests {
                 assert_eq!(parts[i - 1], Part::Guard);
             }
         }
+        // The tune halves cover exactly the tune part; half A comes first.
+        for (i, p) in parts.iter().enumerate() {
+            assert_eq!(in_tune_half_a(i).is_some(), *p == Part::Tune, "{i}");
+        }
+        let a = (0..250)
+            .filter(|i| in_tune_half_a(*i) == Some(true))
+            .count();
+        assert_eq!(a, 16);
+        assert_eq!(in_tune_half_a(85), Some(true));
+        assert_eq!(in_tune_half_a(86), Some(false));
+        // A protocol check trains on half A, a final fit on the whole tune part.
+        let check = Protocol::CheckFinal {
+            det_threshold: 0.7,
+            read_threshold: 0.5,
+        };
+        assert_eq!(check.part_of(80), Part::Train);
+        assert_eq!(check.part_of(90), Part::Tune);
+        let fin = Protocol::Final {
+            det_threshold: 0.7,
+            read_threshold: 0.5,
+        };
+        assert_eq!(fin.part_of(90), Part::Train);
+        assert_eq!(fin.part_of(100), Part::HeldOut);
+        assert_eq!(Protocol::Select.part_of(80), Part::Tune);
+        assert_eq!(Protocol::CheckSelect.part_of(80), Part::Tune);
+        assert_eq!(Protocol::CheckSelect.part_of(90), Part::Guard);
     }
 
     #[test]
