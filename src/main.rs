@@ -162,16 +162,21 @@ enum Cmd {
         /// Final fit: weights on the training and tune parts for the fixed
         /// epoch count, the last weights kept, and the two thresholds of this
         /// model (a selection fit, the default protocol). See docs/models.md.
-        #[arg(long, value_name = "SELECT_MODEL", conflicts_with_all = ["check_final", "check_select"])]
+        #[arg(long, hide = true, value_name = "SELECT_MODEL", conflicts_with_all = ["check_final", "check_select"])]
         r#final: Option<PathBuf>,
         /// Check the final-fit protocol without the held-out part: as --final
         /// but adding only the earlier half of the tune part to the weights'
         /// images; the later half is logged per epoch and chosen on nothing.
-        #[arg(long, value_name = "SELECT_MODEL", conflicts_with = "check_select")]
+        #[arg(
+            long,
+            hide = true,
+            value_name = "SELECT_MODEL",
+            conflicts_with = "check_select"
+        )]
         check_final: Option<PathBuf>,
         /// The baseline of --check-final: a selection fit that chooses on the
         /// earlier half of the tune part only (the later half is left out).
-        #[arg(long)]
+        #[arg(long, hide = true)]
         check_select: bool,
     },
     /// Play a game from a script of answers, printing every request, answer
