@@ -396,7 +396,7 @@ fn blobs_at_level(
                 }
                 let mut k = j;
                 while k < pe && runs[k].x0 <= a1 + 1 {
-                    union(&mut parent, i as u32, k as u32);
+                    union_roots(&mut parent, i as u32, k as u32);
                     k += 1;
                 }
             }
@@ -414,7 +414,7 @@ fn blobs_at_level(
     let mut accs: Vec<Acc> = Vec::new();
     let mut slot = vec![u32::MAX; runs.len()];
     for (i, run) in runs.iter().enumerate() {
-        let r = find(&mut parent, i as u32) as usize;
+        let r = root_of(&mut parent, i as u32) as usize;
         if slot[r] == u32::MAX {
             slot[r] = accs.len() as u32;
             accs.push(Acc {
@@ -472,7 +472,7 @@ fn blobs_at_level(
     // glyph (a smaller or thinner component stays too small).
     let mut joined = vec![false; thr.len()];
     for (i, run) in runs.iter().enumerate() {
-        let r = find(&mut parent, i as u32) as usize;
+        let r = root_of(&mut parent, i as u32) as usize;
         if oversized[slot[r] as usize] {
             let row = (run.y / BLOCK) * bw;
             for b in run.x0 / BLOCK..=run.x1 / BLOCK {
@@ -530,7 +530,8 @@ struct Run {
     x1: usize,
 }
 
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
+/// Root of `i` in the union-find forest `parent` (halving the path on the way).
+pub(super) fn root_of(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let p = parent[parent[i as usize] as usize];
         parent[i as usize] = p;
@@ -539,10 +540,11 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-fn union(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
+/// Joins the sets of `a` and `b`: the lower root becomes the root, which keeps
+/// roots stable in raster order and the trees shallow enough.
+pub(super) fn union_roots(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (root_of(parent, a), root_of(parent, b));
     if ra != rb {
-        // Lower index as root keeps roots stable and the tree shallow enough.
         let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
         parent[hi as usize] = lo;
     }

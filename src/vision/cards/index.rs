@@ -1,6 +1,7 @@
 //! Reading the corner index: sample the corner patch, split rank glyph and suit pip.
 
 use super::find::CornerFrame;
+use super::glyphs::{root_of, union_roots};
 use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
 use image::RgbImage;
 
@@ -592,25 +593,6 @@ fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
         }
     }
     (labels, parts)
-}
-
-/// Root of `i` in the union-find forest `parent` (halving the path).
-fn root_of(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let p = parent[parent[i as usize] as usize];
-        parent[i as usize] = p;
-        i = p;
-    }
-    i
-}
-
-/// Joins the sets of `a` and `b` (the lower root becomes the root).
-fn union_roots(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (root_of(parent, a), root_of(parent, b));
-    if ra != rb {
-        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-        parent[hi as usize] = lo;
-    }
 }
 
 /// The sampled corner patch (debugging aid).
