@@ -342,35 +342,27 @@ impl CardReader {
     /// second opinion (as [`Self::read_strict`]), then a third at
     /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
     /// normal level; only confident reads count) and a fourth at
-    /// [`OUTLINE_FAINTEST_INK_LEVEL`], all on one sampled patch: the tries differ only
-    /// in the ink level, and sampling the photo costs as much as a split.
+    /// [`OUTLINE_FAINTEST_INK_LEVEL`], and a last one at [`OUTLINE_PALE_INK_LEVEL`]
+    /// with the lower contrast floor [`OUTLINE_PALE_MIN_CONTRAST`], all on one
+    /// sampled patch: the tries differ only in the ink level (and floor), and
+    /// sampling the photo costs as much as a split.
     fn read_frame(&self, rgb: &RgbImage, f: &CornerFrame) -> Option<CornerRead> {
         let patch = index::sample_patch(rgb, f)?;
-        let read = |levels: &[f32]| {
+        let read_with_floor = |levels: &[f32], min_contrast: f32| {
             patch
                 .read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
-                .and_then(|x| self.classify(&x))
+                .and_then(|x| {
+                    classify_packed_with_contrast(&self.model, &self.packed, &x, min_contrast)
+                })
         };
+        let read = |levels: &[f32]| read_with_floor(levels, classify::MIN_CONTRAST);
         let confident = |r: &CornerRead| r.confidence >= STRICT_MIN_CONFIDENCE;
         read(&[index::INK_LEVEL, index::INK_LEVEL_STRICT])
             .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
             .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
             .or_else(|| {
-                patch
-                    .read(
-                        index::MIN_RANK_HEIGHT,
-                        index::MAX_RANK_HEIGHT,
-                        &[OUTLINE_PALE_INK_LEVEL],
-                    )
-                    .and_then(|x| {
-                        classify_packed_with_contrast(
-                            &self.model,
-                            &self.packed,
-                            &x,
-                            OUTLINE_PALE_MIN_CONTRAST,
-                        )
-                    })
+                read_with_floor(&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST)
                     .filter(confident)
             })
     }

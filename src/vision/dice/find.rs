@@ -78,11 +78,9 @@ pub struct DetKernel {
     /// Output 0 (objectness) and 1 (ln size) weights over the hidden units.
     w2: [Vec<f32>; 2],
     b2: [f32; 2],
-    /// Whether [`Self::eval`] may use AVX (from the [`Cpu`] given at
-    /// construction).
-    avx: bool,
-    /// Whether [`Self::eval2`] may use AVX-512F and AVX-512VL.
-    avx512: bool,
+    /// The SIMD paths [`Self::eval`] (AVX) and [`Self::eval2`] (AVX-512 or
+    /// AVX) may take: the [`Cpu`] given at construction.
+    cpu: Cpu,
 }
 
 impl DetKernel {
@@ -131,8 +129,7 @@ impl DetKernel {
             b1,
             w2: [row(0), row(1)],
             b2: [bias(0), bias(1)],
-            avx: cpu.avx,
-            avx512: cpu.avx512,
+            cpu,
         }
     }
 
@@ -142,8 +139,8 @@ impl DetKernel {
     /// of 4; no fused multiply-add).
     pub fn eval(&self, f: &[f32], hid: &mut Vec<f32>) -> (f32, f32) {
         #[cfg(target_arch = "x86_64")]
-        if self.avx {
-            // SAFETY: `avx` is only set when the CPU reports AVX.
+        if self.cpu.avx {
+            // SAFETY: `cpu.avx` is only set when the CPU reports AVX.
             return unsafe { self.eval_avx(f, hid) };
         }
         self.eval_portable(f, hid)
@@ -246,14 +243,14 @@ impl DetKernel {
         hb: &mut Vec<f32>,
     ) -> [(f32, f32); 2] {
         #[cfg(target_arch = "x86_64")]
-        if self.avx512 {
-            // SAFETY: `avx512` is only set when the CPU reports AVX-512F and
+        if self.cpu.avx512 {
+            // SAFETY: `cpu.avx512` is only set when the CPU reports AVX-512F and
             // AVX-512VL.
             return unsafe { self.eval2_avx512(fa, fb, ha, hb) };
         }
         #[cfg(target_arch = "x86_64")]
-        if self.avx {
-            // SAFETY: `avx` is only set when the CPU reports AVX.
+        if self.cpu.avx {
+            // SAFETY: `cpu.avx` is only set when the CPU reports AVX.
             return unsafe { self.eval2_avx(fa, fb, ha, hb) };
         }
         self.eval2_portable(fa, fb, ha, hb)
