@@ -12,8 +12,7 @@ pub struct Cpu {
     pub avx: bool,
     /// AVX2 and POPCNT (`prepare`, the detector's box means).
     pub avx2: bool,
-    /// AVX-512F and AVX-512VL (detector box means and MLP pairs, CNN
-    /// convolutions). Valgrind emulates no AVX-512 and reports none, so
+    /// AVX-512F and AVX-512VL (detector MLP pairs, CNN convolutions). Valgrind emulates no AVX-512 and reports none, so
     /// instruction counts measured there are those of the AVX2 paths.
     pub avx512: bool,
 }

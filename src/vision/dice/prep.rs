@@ -21,6 +21,96 @@ const BG_MEDIAN_RADIUS: usize = 2;
 /// Number of foreground channels (see [`Prepared::integrals`]).
 pub const N_CHANNELS: usize = 5;
 
+/// Bits of the two low fields (colour distance, saturation) of an
+/// [`Entry`]'s first lane; the gradient takes the remaining 22 bits.
+const FIELD_BITS: u32 = 21;
+
+/// The low [`FIELD_BITS`] bits of a lane.
+const FIELD_MASK: u64 = (1 << FIELD_BITS) - 1;
+
+/// Position of the saturation field in an [`Entry`]'s first lane.
+const SAT_SHIFT: u32 = FIELD_BITS;
+
+/// Position of the gradient field (the top 22 bits) in an [`Entry`]'s
+/// first lane.
+const GRAD_SHIFT: u32 = 2 * FIELD_BITS;
+
+/// Position of the brighter-than-background field in an [`Entry`]'s second
+/// lane (darker-than-background is the low half).
+const HI_SHIFT: u32 = 32;
+
+/// Largest box (in half-res pixels) whose sums an [`Entry`] difference
+/// holds exactly: each field must hold its box's true sum, and the smallest
+/// fields are 21 bits for values of at most 255 (colour distance,
+/// saturation; `2^21 / 255`) and 22 bits for the gradient (at most 510).
+/// The detector's boxes have at most 41 x 41 = 1681 pixels; larger boxes
+/// are summed in tiles of [`TILE_SIDE`].
+pub const MAX_EXACT_BOX_PX: usize = 8224;
+
+/// Side of the square tiles in which [`Prepared::box_sum`] sums boxes larger
+/// than [`MAX_EXACT_BOX_PX`] (`64 * 64 <= 8224`).
+const TILE_SIDE: usize = 64;
+
+/// One entry of the integral image: the integrals of the five channels
+/// packed into two `u64` lanes, 16 bytes instead of 20 (a fifth less
+/// memory written by `prepare` and read by the detector, and aligned so
+/// that no entry straddles a cache line). Lane 0 holds `fg + sat * 2^21 +
+/// grad * 2^42`, lane 1 `darker + brighter * 2^32` (channel order of
+/// [`Prepared::integrals`]), all modulo 2^64. Since packing is linear
+/// modulo 2^64, the packed integral is the integral of the packed pixel
+/// values, and the wrapping difference `a + b - c - d` of four entries is
+/// the packed box sums; each field then reads back its channel's box sum
+/// exactly as long as that sum fits the field ([`MAX_EXACT_BOX_PX`]). The
+/// fields of a single entry mean nothing on their own (carries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(16))]
+pub struct Entry(pub [u64; 2]);
+
+impl Entry {
+    /// The packed form of five channel values (or integrals), modulo 2^64.
+    #[inline(always)]
+    pub fn pack(v: [u32; N_CHANNELS]) -> Self {
+        let w = |c: usize| v[c] as u64;
+        Self([
+            w(0).wrapping_add(w(2) << SAT_SHIFT)
+                .wrapping_add(w(1) << GRAD_SHIFT),
+            w(3).wrapping_add(w(4) << HI_SHIFT),
+        ])
+    }
+
+    /// Lane-wise wrapping sum.
+    #[inline(always)]
+    pub fn wrapping_add(self, o: Self) -> Self {
+        Self([
+            self.0[0].wrapping_add(o.0[0]),
+            self.0[1].wrapping_add(o.0[1]),
+        ])
+    }
+
+    /// Lane-wise wrapping difference.
+    #[inline(always)]
+    pub fn wrapping_sub(self, o: Self) -> Self {
+        Self([
+            self.0[0].wrapping_sub(o.0[0]),
+            self.0[1].wrapping_sub(o.0[1]),
+        ])
+    }
+
+    /// The five channel fields (of a box sum: its per-channel sums, modulo
+    /// the field widths).
+    #[inline(always)]
+    pub fn fields(self) -> [u32; N_CHANNELS] {
+        let [a, b] = self.0;
+        [
+            (a & FIELD_MASK) as u32,
+            (a >> GRAD_SHIFT) as u32,
+            ((a >> SAT_SHIFT) & FIELD_MASK) as u32,
+            b as u32,
+            (b >> HI_SHIFT) as u32,
+        ]
+    }
+}
+
 /// A frame prepared for detection.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -30,11 +120,11 @@ pub struct Prepared {
     pub h: usize,
     /// Integral images (size `(w+1)*(h+1)`) of the channels: colour distance
     /// to background, gradient magnitude, saturation, darker-than-background,
-    /// brighter-than-background. Sums wrap modulo 2^32: a box sum computed
-    /// with wrapping arithmetic is exact as long as the true box sum fits in
-    /// 32 bits (boxes here are at most 41x41 values of at most 510 each).
-    /// Stored interleaved: `integrals[y * (w + 1) + x][channel]`.
-    pub integrals: Vec<[u32; N_CHANNELS]>,
+    /// brighter-than-background, packed per entry ([`Entry`]):
+    /// `integrals[y * (w + 1) + x]`. Channel values are at most 255 (the
+    /// gradient 510), so a box of at most [`MAX_EXACT_BOX_PX`] pixels has
+    /// exact sums in the entries' wrapping difference.
+    pub integrals: Vec<Entry>,
     /// SIMD paths of this read (detected once by [`prepare`]), for the
     /// detector's features and MLP.
     pub cpu: Cpu,
@@ -43,22 +133,36 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Sum of channel `c` over the half-open box `[x0,x1) x [y0,y1)` (clamped).
+    /// Sum of channel `c` over the half-open box `[x0,x1) x [y0,y1)` (clamped)
+    /// and its pixel count. The sum wraps modulo 2^32 (exact when it fits);
+    /// boxes of more than [`MAX_EXACT_BOX_PX`] pixels are summed in tiles.
     pub fn box_sum(&self, c: usize, x0: i64, y0: i64, x1: i64, y1: i64) -> (u32, u32) {
         let cl = |v: i64, m: usize| v.clamp(0, m as i64) as usize;
         let (x0, x1) = (cl(x0, self.w), cl(x1, self.w));
         let (y0, y1) = (cl(y0, self.h), cl(y1, self.h));
-        if x1 <= x0 || y1 <= y0 {
+        if x1 <= x0 || y1 <= y0 || c >= N_CHANNELS {
             return (0, 0);
         }
+        let mut sum = 0u32;
+        for ty in (y0..y1).step_by(TILE_SIDE) {
+            for tx in (x0..x1).step_by(TILE_SIDE) {
+                let (ex, ey) = ((tx + TILE_SIDE).min(x1), (ty + TILE_SIDE).min(y1));
+                sum = sum.wrapping_add(self.packed_box(tx, ty, ex, ey).fields()[c]);
+            }
+        }
+        (sum, ((x1 - x0) * (y1 - y0)) as u32)
+    }
+
+    /// The packed box sums of `[x0,x1) x [y0,y1)` (`x1 <= w`, `y1 <= h`).
+    #[inline(always)]
+    fn packed_box(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> Entry {
         let s = self.w + 1;
         let ii = &self.integrals;
-        let at = |k: usize| ii.get(k).and_then(|v| v.get(c)).copied().unwrap_or(0);
-        let sum = at(y1 * s + x1)
+        let at = |k: usize| ii.get(k).copied().unwrap_or_default();
+        at(y1 * s + x1)
             .wrapping_add(at(y0 * s + x0))
             .wrapping_sub(at(y0 * s + x1))
-            .wrapping_sub(at(y1 * s + x0));
-        (sum, ((x1 - x0) * (y1 - y0)) as u32)
+            .wrapping_sub(at(y1 * s + x0))
     }
 
     /// Means of all channels over the box (clamped), zeros if empty; equal
@@ -71,95 +175,44 @@ impl Prepared {
         if x1 <= x0 || y1 <= y0 {
             return [0f32; N_CHANNELS];
         }
+        if (x1 - x0) * (y1 - y0) > MAX_EXACT_BOX_PX {
+            let (x0, y0, x1, y1) = (x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+            return std::array::from_fn(|c| self.box_mean(c, x0, y0, x1, y1));
+        }
         self.box_means_inside(x0, y0, x1, y1)
     }
 
     /// [`Self::box_means`] of a non-empty box inside the frame
-    /// (`x0 < x1 <= w`, `y0 < y1 <= h`): no clamping. The detector takes 20
-    /// per scored cell, so this is inlined into the feature loop.
+    /// (`x0 < x1 <= w`, `y0 < y1 <= h`) of at most [`MAX_EXACT_BOX_PX`]
+    /// pixels: no clamping. Inlined into the detector's feature loop and
+    /// pre-filter.
     #[inline(always)]
     fn box_means_inside(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> [f32; N_CHANNELS] {
         let s = self.w + 1;
         let ii = &self.integrals;
-        let (a, b, c, d) = (
-            ii[y1 * s + x1],
-            ii[y0 * s + x0],
-            ii[y0 * s + x1],
-            ii[y1 * s + x0],
-        );
+        let sum = ii[y1 * s + x1]
+            .wrapping_add(ii[y0 * s + x0])
+            .wrapping_sub(ii[y0 * s + x1])
+            .wrapping_sub(ii[y1 * s + x0]);
         let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
-        let mut out = [0f32; N_CHANNELS];
-        for (k, o) in out.iter_mut().enumerate() {
-            let sum = a[k]
-                .wrapping_add(b[k])
-                .wrapping_sub(c[k])
-                .wrapping_sub(d[k]);
-            // True box sums are below 2^31 (see `integrals`), so the i32
-            // conversion equals the u32 one and vectorises.
-            *o = sum as i32 as f32 / n;
-        }
-        out
-    }
-
-    /// [`Self::box_means_inside`] with the first four channels in one SSE2
-    /// register (same integer sums, same float conversion and division per
-    /// lane, so the same values; see `inside_features_match_clamped`).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn box_means_inside_sse2(
-        &self,
-        x0: usize,
-        y0: usize,
-        x1: usize,
-        y1: usize,
-    ) -> [f32; N_CHANNELS] {
-        use std::arch::x86_64::{
-            __m128i, _mm_add_epi32, _mm_cvtepi32_ps, _mm_div_ps, _mm_loadu_si128, _mm_set1_ps,
-            _mm_storeu_ps, _mm_sub_epi32,
-        };
-        let s = self.w + 1;
-        let ii = &self.integrals;
-        let (a, b, c, d) = (
-            &ii[y1 * s + x1],
-            &ii[y0 * s + x0],
-            &ii[y0 * s + x1],
-            &ii[y1 * s + x0],
-        );
-        let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
-        let mut out = [0f32; N_CHANNELS];
-        // SAFETY: SSE2 is part of the x86_64 baseline; each load reads the
-        // first 16 of the 20 bytes of one `[u32; 5]` entry (unaligned loads
-        // allow any address) and the store writes the first 4 of 5 floats.
-        unsafe {
-            let ld = |v: &[u32; N_CHANNELS]| _mm_loadu_si128(v.as_ptr() as *const __m128i);
-            let sum = _mm_sub_epi32(_mm_sub_epi32(_mm_add_epi32(ld(a), ld(b)), ld(c)), ld(d));
-            let m = _mm_div_ps(_mm_cvtepi32_ps(sum), _mm_set1_ps(n));
-            _mm_storeu_ps(out.as_mut_ptr(), m);
-        }
-        let k = N_CHANNELS - 1;
-        let sum = a[k]
-            .wrapping_add(b[k])
-            .wrapping_sub(c[k])
-            .wrapping_sub(d[k]);
-        out[k] = sum as i32 as f32 / n;
-        out
+        // Box sums are below 2^22 (see `MAX_EXACT_BOX_PX`), so the i32
+        // conversion equals the u32 one and vectorises.
+        sum.fields().map(|v| v as i32 as f32 / n)
     }
 
     /// [`Self::box_means`] of the box; for a non-empty box inside the frame
     /// without clamping (the same values: same integer sums, same
-    /// conversion and division).
+    /// conversion and division). Boxes must have at most
+    /// [`MAX_EXACT_BOX_PX`] pixels (the pre-filter's has 81).
     #[inline(always)]
     pub fn box_means_fast(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
         if 0 <= x0 && x0 < x1 && x1 <= self.w as i64 && 0 <= y0 && y0 < y1 && y1 <= self.h as i64 {
+            debug_assert!(((x1 - x0) * (y1 - y0)) as usize <= MAX_EXACT_BOX_PX);
             let u = |v: i64| v as usize;
-            #[cfg(target_arch = "x86_64")]
-            return self.box_means_inside_sse2(u(x0), u(y0), u(x1), u(y1));
-            #[cfg(not(target_arch = "x86_64"))]
             return self.box_means_inside(u(x0), u(y0), u(x1), u(y1));
         }
         self.box_means(x0, y0, x1, y1)
     }
-
     /// Whether every detection feature box of the cell centred at `(cx, cy)`
     /// lies inside the frame (then no box needs clamping).
     fn holds_feature_boxes(&self, cx: i64, cy: i64) -> bool {
@@ -690,18 +743,18 @@ pub fn prepare_reusing(img: &RgbImage, cpu: Cpu, spare: Option<Prepared>) -> Pre
 
 /// Whether `ii` is a `(w + 1) x (h + 1)` integral image buffer whose first
 /// row and first column are zero (as [`prepare_body`] needs and leaves them).
-fn zero_borders(ii: &[[u32; N_CHANNELS]], w: usize, h: usize) -> bool {
+fn zero_borders(ii: &[Entry], w: usize, h: usize) -> bool {
     let s = w + 1;
     ii.len() == s * (h + 1)
-        && ii[..s].iter().all(|e| *e == [0; N_CHANNELS])
-        && ii.iter().step_by(s).all(|e| *e == [0; N_CHANNELS])
+        && ii[..s].iter().all(|e| *e == Entry::default())
+        && ii.iter().step_by(s).all(|e| *e == Entry::default())
 }
 
 /// [`prepare`] compiled for AVX2, with POPCNT (the median searches count
 /// compare masks; without it each count was a dozen-instruction bit trick).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
-fn prepare_avx2(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+fn prepare_avx2(img: &RgbImage, buf: Option<Vec<Entry>>) -> Prepared {
     prepare_body::<true>(img, buf)
 }
 
@@ -716,7 +769,7 @@ pub fn prepare_portable(img: &RgbImage) -> Prepared {
 /// `buf`, if given, must be a `(w + 1) x (h + 1)` buffer with a zero first
 /// row and column (see [`prepare_reusing`]).
 #[inline(always)]
-fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNELS]>>) -> Prepared {
+fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Prepared {
     let pl = downsample::<AVX2>(img, DETECT_DOWNSAMPLE as usize);
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
@@ -737,7 +790,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNE
     // and they are never written.
     let mut integrals = match buf {
         Some(b) if b.len() == s * (h + 1) => b,
-        _ => vec![[0u32; N_CHANNELS]; s * (h + 1)],
+        _ => vec![Entry::default(); s * (h + 1)],
     };
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
@@ -798,7 +851,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNE
             unsafe { integral_row_avx2(&sc.vals, above, out) };
             continue;
         }
-        integral_row(&sc.vals, above, out, 0, [0; N_CHANNELS]);
+        integral_row(&sc.vals, above, out, 0, Entry::default());
     }
     Prepared {
         w,
@@ -810,15 +863,15 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<[u32; N_CHANNE
 }
 
 /// Integral row from the row's channel values, from column `start` on with
-/// running sums `acc` of the columns before it: `out[x][c] = above[x][c] +
-/// sum(vals[c][..=x])`, wrapping.
+/// packed running sums `acc` of the columns before it: `out[x] = above[x] +
+/// sum(pack(vals[..=x]))`, wrapping (see [`Entry`]).
 #[inline(always)]
 fn integral_row(
     vals: &[Vec<u32>; N_CHANNELS],
-    above: &[[u32; N_CHANNELS]],
-    out: &mut [[u32; N_CHANNELS]],
+    above: &[Entry],
+    out: &mut [Entry],
     start: usize,
-    mut acc: [u32; N_CHANNELS],
+    mut acc: Entry,
 ) {
     let [v0, v1, v2, v3, v4] = vals;
     let vals = from(v0, start)
@@ -831,10 +884,8 @@ fn integral_row(
     let cells = out.iter_mut().zip(from(above, start));
     // Zipped (not indexed) so the loop has no bounds checks.
     for ((d, a), ((((&c0, &c1), &c2), &c3), &c4)) in cells.zip(vals) {
-        for (c, v) in [c0, c1, c2, c3, c4].into_iter().enumerate() {
-            acc[c] = acc[c].wrapping_add(v);
-            d[c] = a[c].wrapping_add(acc[c]);
-        }
+        acc = acc.wrapping_add(Entry::pack([c0, c1, c2, c3, c4]));
+        *d = a.wrapping_add(acc);
     }
 }
 
@@ -844,85 +895,77 @@ fn from<T>(v: &[T], start: usize) -> &[T] {
     v.get(start..).unwrap_or(&[])
 }
 
-/// Pixels per step of [`integral_row_avx2`] (one 8 x 8 transpose).
-const ROW_STEP: usize = 8;
+/// Pixels per step of [`integral_row_avx2`].
+const ROW_STEP: usize = 4;
 
-/// [`integral_row`] from column 0 with AVX2: the channel rows of 8 pixels
-/// are transposed into one register per pixel (five channels and three zero
-/// lanes), then each pixel is one add to the running sums, one add of the
-/// entry above and one 32-byte store. Same wrapping integer sums per
-/// channel, so the same entries. The 32-byte loads and stores overlap the
-/// next entry by 12 bytes: the store's extra lanes are overwritten by the
-/// next pixel's store, so pixels are taken this way only while a next
-/// entry exists; the rest go through [`integral_row`].
+/// [`integral_row`] from column 0 with AVX2, [`ROW_STEP`] pixels per step:
+/// the channel values are widened to `u64` and packed ([`Entry::pack`]:
+/// shifts and ors, the fields do not overlap for single pixels' values),
+/// interleaved into one 16-byte entry per pixel, then each pixel is one add
+/// to the running sums, one add of the entry above and one aligned 16-byte
+/// store. Same wrapping sums per lane, so the same entries; the last
+/// pixels go through [`integral_row`].
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn integral_row_avx2(
-    vals: &[Vec<u32>; N_CHANNELS],
-    above: &[[u32; N_CHANNELS]],
-    out: &mut [[u32; N_CHANNELS]],
-) {
+unsafe fn integral_row_avx2(vals: &[Vec<u32>; N_CHANNELS], above: &[Entry], out: &mut [Entry]) {
     use std::arch::x86_64::{
-        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_permute2x128_si256,
-        _mm256_setzero_si256, _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        __m128i, _mm_add_epi64, _mm_load_si128, _mm_loadu_si128, _mm_setzero_si128,
+        _mm_store_si128, _mm_storeu_si128, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_castsi256_si128, _mm256_cvtepu32_epi64,
+        _mm256_extracti128_si256, _mm256_or_si256, _mm256_slli_epi64,
     };
     let n = vals
         .iter()
         .map(Vec::len)
         .fold(out.len().min(above.len()), usize::min);
     let mut x = 0;
-    let mut acc = _mm256_setzero_si256();
-    let z = _mm256_setzero_si256();
-    // Steps whose every pixel has a next entry (`x + ROW_STEP < n`), so the
-    // 32-byte accesses stay inside `above` and `out`.
-    while x + ROW_STEP < n {
-        // SAFETY: AVX2 is enabled for this function; the loads read 8 values
-        // of each channel row at `x..x + 8 <= n`, and each pixel's 32-byte
-        // access covers entry `x + j` and 12 bytes of entry `x + j + 1 < n`.
+    let mut acc = _mm_setzero_si128();
+    while x + ROW_STEP <= n {
+        // SAFETY: AVX2 is enabled for this function; the loads read 4
+        // values of each channel row at `x..x + 4 <= n`, and the entry
+        // accesses are to `above[x..x + 4]` and `out[x..x + 4]` (aligned:
+        // `Entry` is 16-byte aligned).
         unsafe {
-            let ld = |v: &Vec<u32>| _mm256_loadu_si256(v.as_ptr().add(x) as *const __m256i);
-            let [r0, r1, r2, r3, r4] = [
-                ld(&vals[0]),
-                ld(&vals[1]),
-                ld(&vals[2]),
-                ld(&vals[3]),
-                ld(&vals[4]),
+            let ld = |c: usize| _mm_loadu_si128(vals[c].as_ptr().add(x) as *const __m128i);
+            // Lane 0 of the four entries: fg | sat << 21 | grad << 42.
+            let lo = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_cvtepu32_epi64(ld(0)),
+                    _mm256_slli_epi64::<{ SAT_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(2))),
+                ),
+                _mm256_slli_epi64::<{ GRAD_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(1))),
+            );
+            // Lane 1: darker | brighter << 32, i.e. the two interleaved.
+            let (d, b) = (ld(3), ld(4));
+            let (hi01, hi23) = (_mm_unpacklo_epi32(d, b), _mm_unpackhi_epi32(d, b));
+            let (lo01, lo23) = (
+                _mm256_castsi256_si128(lo),
+                _mm256_extracti128_si256::<1>(lo),
+            );
+            let px = [
+                _mm_unpacklo_epi64(lo01, hi01),
+                _mm_unpackhi_epi64(lo01, hi01),
+                _mm_unpacklo_epi64(lo23, hi23),
+                _mm_unpackhi_epi64(lo23, hi23),
             ];
-            let (t0, t1) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
-            let (t2, t3) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
-            let (t4, t5) = (_mm256_unpacklo_epi32(r4, z), _mm256_unpackhi_epi32(r4, z));
-            // Lane halves: pixels 0-3 low, 4-7 high.
-            let u = [
-                (_mm256_unpacklo_epi64(t0, t2), _mm256_unpacklo_epi64(t4, z)),
-                (_mm256_unpackhi_epi64(t0, t2), _mm256_unpackhi_epi64(t4, z)),
-                (_mm256_unpacklo_epi64(t1, t3), _mm256_unpacklo_epi64(t5, z)),
-                (_mm256_unpackhi_epi64(t1, t3), _mm256_unpackhi_epi64(t5, z)),
-            ];
-            let mut px = [z; ROW_STEP];
-            for (j, &(a, e)) in u.iter().enumerate() {
-                px[j] = _mm256_permute2x128_si256::<0x20>(a, e);
-                px[j + 4] = _mm256_permute2x128_si256::<0x31>(a, e);
-            }
             for (j, p) in px.into_iter().enumerate() {
-                acc = _mm256_add_epi32(acc, p);
-                let a = _mm256_loadu_si256(above.as_ptr().add(x + j) as *const __m256i);
-                _mm256_storeu_si256(
-                    out.as_mut_ptr().add(x + j) as *mut __m256i,
-                    _mm256_add_epi32(acc, a),
+                acc = _mm_add_epi64(acc, p);
+                let a = _mm_load_si128(above.as_ptr().add(x + j) as *const __m128i);
+                _mm_store_si128(
+                    out.as_mut_ptr().add(x + j) as *mut __m128i,
+                    _mm_add_epi64(acc, a),
                 );
             }
         }
         x += ROW_STEP;
     }
-    let mut lanes = [0u32; ROW_STEP];
-    // SAFETY: AVX2 is enabled; the store writes the 8 lanes of `lanes`.
-    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
-    let acc = [lanes[0], lanes[1], lanes[2], lanes[3], lanes[4]];
-    integral_row(vals, above, out, x, acc);
+    let mut last = Entry::default();
+    // SAFETY: the store writes the 16 bytes of `last`.
+    unsafe { _mm_storeu_si128(last.0.as_mut_ptr() as *mut __m128i, acc) };
+    integral_row(vals, above, out, x, last);
 }
 
 /// Box half-widths (half-resolution px) at which detection features are taken;
@@ -940,13 +983,6 @@ pub const N_DET_FEATURES: usize = N_CHANNELS * RADII.len() + 2 * 2 * ASYM_RADII.
 pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
     if p.holds_feature_boxes(cx, cy) {
         // All boxes inside: the same means without clamping (most cells).
-        #[cfg(target_arch = "x86_64")]
-        if p.cpu.avx512 {
-            // SAFETY: `cpu.avx512` says the CPU has AVX-512F/VL; the boxes
-            // were checked by `holds_feature_boxes`.
-            unsafe { features_inside_avx512(p, cx, cy, out) };
-            return;
-        }
         #[cfg(target_arch = "x86_64")]
         if p.cpu.avx2 {
             // SAFETY: `cpu.avx2` says the CPU has AVX2; the boxes were
@@ -985,9 +1021,6 @@ impl BoxMeans for Inside<'_> {
     #[inline(always)]
     fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
         let u = |v: i64| v as usize;
-        #[cfg(target_arch = "x86_64")]
-        return self.0.box_means_inside_sse2(u(x0), u(y0), u(x1), u(y1));
-        #[cfg(not(target_arch = "x86_64"))]
         self.0.box_means_inside(u(x0), u(y0), u(x1), u(y1))
     }
 }
@@ -1023,7 +1056,7 @@ impl FeatureBoxes {
             rel.push((-r, 1, r + 1, r + 1));
         }
         let s = (w + 1) as isize;
-        let entry = std::mem::size_of::<[u32; N_CHANNELS]>() as isize;
+        let entry = std::mem::size_of::<Entry>() as isize;
         let at = |x: i64, y: i64| (y as isize * s + x as isize) * entry;
         let mut corners = [[0isize; 4]; N_BOXES];
         let mut area = [0f32; N_BOXES];
@@ -1036,71 +1069,19 @@ impl FeatureBoxes {
     }
 }
 
-/// A masked load of the five `u32` of one integral entry into lanes 0-4 of
-/// an AVX register (lanes 5-7: zero, no memory access).
-#[cfg(target_arch = "x86_64")]
-trait EntryLoad {
-    /// # Safety
-    /// `p` must point at an entry of the integral image, and the CPU must
-    /// have the load's instruction set (see the implementations).
-    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i;
-}
-
-/// `vpmaskmovd` (AVX2); only used inside [`features_inside_avx2`].
-#[cfg(target_arch = "x86_64")]
-struct MaskLoadAvx2;
-
-#[cfg(target_arch = "x86_64")]
-impl EntryLoad for MaskLoadAvx2 {
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
-        use std::arch::x86_64::{_mm256_maskload_epi32, _mm256_setr_epi32};
-        // SAFETY: the caller guarantees AVX2 and an entry at `p`; the mask
-        // reads exactly its five `u32`.
-        unsafe {
-            let mask = _mm256_setr_epi32(-1, -1, -1, -1, -1, 0, 0, 0);
-            _mm256_maskload_epi32(p as *const i32, mask)
-        }
-    }
-}
-
-/// AVX-512VL masked load (a mask register instead of `vpmaskmovd`, which is
-/// slow on some CPUs); only used inside [`features_inside_avx512`].
-#[cfg(target_arch = "x86_64")]
-struct MaskLoadAvx512;
-
-#[cfg(target_arch = "x86_64")]
-impl EntryLoad for MaskLoadAvx512 {
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> std::arch::x86_64::__m256i {
-        use std::arch::x86_64::_mm256_maskz_loadu_epi32;
-        /// Lanes 0-4: the five `u32` of one entry.
-        const MASK: u8 = (1 << N_CHANNELS) - 1;
-        // SAFETY: the caller guarantees AVX-512F/VL and an entry at `p`;
-        // the mask reads exactly its five `u32`.
-        unsafe { _mm256_maskz_loadu_epi32(MASK, p as *const i32) }
-    }
-}
-
-/// [`det_features`] of a cell whose boxes are all inside the frame: each
-/// box's corners are read at the frame's fixed offsets from the centre
-/// entry ([`FeatureBoxes`]), all five channels in one AVX register. The
-/// same integer sums, float conversion and division per lane as
-/// [`Prepared::box_means_inside`], so the same values (see
-/// `avx2_features_match_portable`).
+/// [`det_features`] of a cell whose boxes are all inside the frame, with
+/// AVX2: each box's corners are read at the frame's fixed offsets from the
+/// centre entry ([`FeatureBoxes`]), and its five channel sums are unpacked
+/// into one AVX register. The same integer sums, float conversion and
+/// division per lane as [`Prepared::box_means_inside`], so the same values
+/// (see `avx2_features_match_portable`).
 ///
 /// # Safety
-/// The CPU must have AVX2 (and what `L` needs), and
-/// `p.holds_feature_boxes(cx, cy)` must hold: every corner is then an entry
-/// of the integral image.
+/// The CPU must have AVX2, and `p.holds_feature_boxes(cx, cy)` must hold:
+/// every corner is then an entry of the integral image.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn features_table<L: EntryLoad>(
-    p: &Prepared,
-    cx: i64,
-    cy: i64,
-    out: &mut [f32; N_DET_FEATURES],
-) {
+#[target_feature(enable = "avx2")]
+unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
     debug_assert!(p.holds_feature_boxes(cx, cy));
     let centre = cy as usize * (p.w + 1) + cx as usize;
     debug_assert!(centre < p.integrals.len());
@@ -1110,10 +1091,10 @@ unsafe fn features_table<L: EntryLoad>(
     // `box_mean_at` is called directly, never from a closure: a closure is
     // not compiled for the caller's instruction set.
     for ri in 0..RADII.len() {
-        // SAFETY: the caller guarantees the instruction sets, and that the
-        // cell's boxes are inside the frame, so each corner offset leads to
-        // an entry of the integral image.
-        let m = unsafe { box_mean_at::<L>(base, &fb.corners[ri], fb.area[ri]) };
+        // SAFETY: the caller guarantees AVX2, and that the cell's boxes are
+        // inside the frame, so each corner offset leads to an entry of the
+        // integral image.
+        let m = unsafe { box_mean_at(base, &fb.corners[ri], fb.area[ri]) };
         for (c, v) in m.iter().take(N_CHANNELS).enumerate() {
             out[c * RADII.len() + ri] = *v;
         }
@@ -1124,10 +1105,10 @@ unsafe fn features_table<L: EntryLoad>(
         // SAFETY: as above.
         let [l, rr, t, b] = unsafe {
             [
-                box_mean_at::<L>(base, &fb.corners[k0], fb.area[k0]),
-                box_mean_at::<L>(base, &fb.corners[k0 + 1], fb.area[k0 + 1]),
-                box_mean_at::<L>(base, &fb.corners[k0 + 2], fb.area[k0 + 2]),
-                box_mean_at::<L>(base, &fb.corners[k0 + 3], fb.area[k0 + 3]),
+                box_mean_at(base, &fb.corners[k0], fb.area[k0]),
+                box_mean_at(base, &fb.corners[k0 + 1], fb.area[k0 + 1]),
+                box_mean_at(base, &fb.corners[k0 + 2], fb.area[k0 + 2]),
+                box_mean_at(base, &fb.corners[k0 + 3], fb.area[k0 + 3]),
             ]
         };
         for c in 0..2 {
@@ -1139,60 +1120,47 @@ unsafe fn features_table<L: EntryLoad>(
 }
 
 /// The means of the box whose corner entries are at byte offsets `corners`
-/// from `base` (lanes 0-4: the channels), as [`features_table`] takes them.
-/// A function, not a closure, so that it is inlined into the SIMD variants
-/// (a closure is not compiled for their instruction sets).
+/// from `base` (lanes 0-4: the channels, 5-7: zero), as
+/// [`features_inside_avx2`] takes them: the packed sums `a + b - c - d`
+/// (two 64-bit lanes), then the fields shifted and masked into 32-bit lanes
+/// in channel order ([`Entry::fields`]).
 ///
 /// # Safety
-/// As for [`features_table`]: every `base + corners[i]` must be an entry of
+/// The CPU must have AVX2, and every `base + corners[i]` must be an entry of
 /// the integral image.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn box_mean_at<L: EntryLoad>(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
+unsafe fn box_mean_at(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
     use std::arch::x86_64::{
-        _mm256_add_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_set1_ps, _mm256_storeu_ps,
-        _mm256_sub_epi32,
+        __m128i, _mm_add_epi64, _mm_load_si128, _mm_sub_epi64, _mm256_and_si256,
+        _mm256_castsi128_si256, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_permute4x64_epi64,
+        _mm256_permutevar8x32_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setr_epi64x,
+        _mm256_srlv_epi64, _mm256_storeu_ps,
     };
     let [a, b, c, d] = *corners;
     let mut lanes = [0f32; 8];
-    // SAFETY: forwarded from the caller.
+    /// All 64 bits.
+    const ALL: i64 = -1;
+    // SAFETY: forwarded from the caller; entries are 16-byte aligned.
     unsafe {
-        let sum = _mm256_sub_epi32(
-            _mm256_sub_epi32(
-                _mm256_add_epi32(L::load(base.offset(a)), L::load(base.offset(b))),
-                L::load(base.offset(c)),
-            ),
-            L::load(base.offset(d)),
+        let ld = |o: isize| _mm_load_si128(base.offset(o) as *const __m128i);
+        let sum = _mm_sub_epi64(_mm_sub_epi64(_mm_add_epi64(ld(a), ld(b)), ld(c)), ld(d));
+        // 64-bit lanes [s0, s0, s0, s1] -> [fg, grad, sat, darker | brighter << 32].
+        let v = _mm256_permute4x64_epi64::<0b01_00_00_00>(_mm256_castsi128_si256(sum));
+        let v = _mm256_srlv_epi64(
+            v,
+            _mm256_setr_epi64x(0, GRAD_SHIFT as i64, SAT_SHIFT as i64, 0),
         );
-        let m = _mm256_div_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(area));
+        let m = FIELD_MASK as i64;
+        let v = _mm256_and_si256(v, _mm256_setr_epi64x(m, ALL, m, ALL));
+        // 32-bit lanes [fg, 0, grad, 0, sat, 0, darker, brighter] -> channel
+        // order, zeros after.
+        let v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 7, 1, 1, 1));
+        let m = _mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(area));
         _mm256_storeu_ps(lanes.as_mut_ptr(), m);
     }
     lanes
 }
-
-/// [`features_table`] with AVX2 masked loads.
-///
-/// # Safety
-/// The CPU must have AVX2 and `p.holds_feature_boxes(cx, cy)` must hold.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    // SAFETY: forwarded from the caller.
-    unsafe { features_table::<MaskLoadAvx2>(p, cx, cy, out) }
-}
-
-/// [`features_table`] with AVX-512VL masked loads (same values).
-///
-/// # Safety
-/// The CPU must have AVX-512F and AVX-512VL and
-/// `p.holds_feature_boxes(cx, cy)` must hold.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn features_inside_avx512(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
-    // SAFETY: forwarded from the caller.
-    unsafe { features_table::<MaskLoadAvx512>(p, cx, cy, out) }
-}
-
 /// [`det_features`] with the box means of `m`.
 #[inline(always)]
 fn features_from<M: BoxMeans>(m: &M, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
@@ -1303,6 +1271,20 @@ mod tests {
     /// The scalar, interleaved implementation [`prepare`] replaced (same
     /// output, checked below).
     fn reference_prepare(img: &RgbImage) -> Prepared {
+        let (w, h, integrals) = reference_integrals(img);
+        Prepared {
+            w,
+            h,
+            integrals: integrals.into_iter().map(Entry::pack).collect(),
+            cpu: Cpu::portable(),
+            boxes: FeatureBoxes::new(w),
+        }
+    }
+
+    /// The half-res size and the unpacked integral images (one `u32` per
+    /// channel, as `prepare` stored them before [`Entry`]) of
+    /// [`reference_prepare`].
+    fn reference_integrals(img: &RgbImage) -> (usize, usize, Vec<[u32; N_CHANNELS]>) {
         let f = DETECT_DOWNSAMPLE as usize;
         let (fw, fh) = (img.width() as usize, img.height() as usize);
         let w = (fw / f).max(1);
@@ -1471,12 +1453,61 @@ mod tests {
                 }
             }
         }
-        Prepared {
-            w,
-            h,
-            integrals,
-            cpu: Cpu::portable(),
-            boxes: FeatureBoxes::new(w),
+        (w, h, integrals)
+    }
+
+    /// The packed entries give the box sums of the unpacked integral images
+    /// for every box up to the detector's largest (and, in tiles, for the
+    /// whole frame), on a frame with the largest channel values: saturated
+    /// colours far from a grey background, and a black-white checkerboard
+    /// for the largest gradients.
+    #[test]
+    fn packed_box_sums_match_unpacked() {
+        let img = RgbImage::from_fn(180, 200, |x, y| {
+            if x < 100 && y < 120 {
+                // Half-res cells of 2 x 2: every central difference
+                // spans a black and a white cell.
+                let v = if (x / 4 + y / 4) % 2 == 0 { 0 } else { 255 };
+                image::Rgb([v, v, v])
+            } else if x < 140 {
+                image::Rgb([255, 0, (y % 2 * 255) as u8])
+            } else {
+                image::Rgb([128, 128, 128])
+            }
+        });
+        let (w, h, ii) = reference_integrals(&img);
+        let p = prepare(&img);
+        let s = w + 1;
+        let sum = |c: usize, x0: usize, y0: usize, x1: usize, y1: usize| {
+            ii[y1 * s + x1][c]
+                .wrapping_add(ii[y0 * s + x0][c])
+                .wrapping_sub(ii[y0 * s + x1][c])
+                .wrapping_sub(ii[y1 * s + x0][c])
+        };
+        let side = 2 * RADII[RADII.len() - 1] as usize + 1;
+        let mut biggest = [0u32; N_CHANNELS];
+        for (x0, y0) in [(0usize, 0usize), (3, 5), (10, 20), (40, 50), (60, 80)] {
+            for (bw, bh) in [(1usize, 1usize), (9, 9), (side, side), (side, 7)] {
+                let (x1, y1) = ((x0 + bw).min(w), (y0 + bh).min(h));
+                let m = p.box_means(x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+                let n = ((x1 - x0) * (y1 - y0)) as u32 as f32;
+                for c in 0..N_CHANNELS {
+                    let want = sum(c, x0, y0, x1, y1);
+                    biggest[c] = biggest[c].max(want);
+                    let b = (x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+                    assert_eq!(p.box_sum(c, b.0, b.1, b.2, b.3).0, want, "{c} {b:?}");
+                    assert_eq!(m[c].to_bits(), (want as i32 as f32 / n).to_bits());
+                }
+            }
+        }
+        // The test reaches the large sums the fields must hold.
+        // (The gradient's sum is the largest possible: 41 x 41 x 510.)
+        let most = (side * side) as u32;
+        assert!(biggest[0] > 200_000 && biggest[2] > 250_000, "{biggest:?}");
+        assert_eq!(biggest[1], most * 510, "{biggest:?}");
+        for c in 0..N_CHANNELS {
+            let all = p.box_sum(c, 0, 0, w as i64, h as i64).0;
+            assert_eq!(all, sum(c, 0, 0, w, h), "{c}");
         }
     }
 
@@ -1525,7 +1556,7 @@ mod tests {
             assert!(got.integrals == want.integrals);
             // A non-zero border or another size: a fresh buffer.
             let mut dirty = prepare_with(&a, other);
-            dirty.integrals[0] = [1; N_CHANNELS];
+            dirty.integrals[0] = Entry([1, 1]);
             assert!(prepare_reusing(&b, cpu, Some(dirty)).integrals == want.integrals);
             let small = prepare_with(&frame(3, 40, 30), other);
             assert!(prepare_reusing(&b, cpu, Some(small)).integrals == want.integrals);
@@ -1580,11 +1611,6 @@ mod tests {
                     features_from(&Inside(&p), cx, cy, &mut b);
                     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
-                    if p.cpu.avx512 {
-                        // SAFETY: AVX-512F/VL and the boxes were checked.
-                        unsafe { features_inside_avx512(&p, cx, cy, &mut a) };
-                        assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
-                    }
                 }
             }
             assert!(inside > 0);
