@@ -8,6 +8,14 @@ use image::RgbImage;
 /// Side of the resampled crop grid (pips are about 4.7 cells wide).
 pub const GRID: usize = 32;
 
+// `sample_crop` takes the cells of a row two at a time on AVX2.
+const _: () = assert!(GRID % 2 == 0);
+
+/// Margin (pixels) beyond the crop's exact reach that
+/// `Bilinear::holds_crop` asks for: covers the float rounding of the
+/// sub-sample coordinates, far below a pixel.
+const INTERIOR_MARGIN: f32 = 2.0;
+
 /// Side of the (2x2-averaged) maps fed to the classifier; coarser than
 /// [`GRID`] so the classifier has fewer inputs to overfit on.
 pub const MAP: usize = GRID / 2;
@@ -436,6 +444,155 @@ impl<'a> Bilinear<'a> {
         }
         [lanes[0], lanes[1], lanes[2]]
     }
+
+    /// Two neighbouring crop cells with AVX2 (cells at `u = ua` and `u =
+    /// ub`, both at `v`): [`Self::cell_sse`] with cell `ua` in the low and
+    /// `ub` in the high half of each 8-lane register, so every lane does the
+    /// same operations in the same order as there (the same values), with
+    /// half the arithmetic instructions. `INTERIOR`: every sub-sample of
+    /// the crop is known to be at least [`INTERIOR_MARGIN`] pixels inside
+    /// the image ([`Self::holds_crop`]), so the corner pixels are read
+    /// without bounds checks ([`Self::corners_interior`]; the same bytes).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; coordinates must be finite (as for
+    /// [`Self::cell_sse`]); with `INTERIOR`, [`Self::holds_crop`] must hold
+    /// for the crop the cells belong to.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn cell_pair_avx2<const INTERIOR: bool>(
+        &self,
+        c: [f32; 2],
+        rot: [f32; 2],
+        ua: [f32; 2],
+        ub: [f32; 2],
+        v: [f32; 2],
+    ) -> [[f32; 3]; 2] {
+        use std::arch::x86_64::{
+            __m256, _mm_cvtsi64_si128, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
+            _mm256_cvttps_epi32, _mm256_max_ps, _mm256_min_ps, _mm256_mul_ps, _mm256_permute_ps,
+            _mm256_set1_ps, _mm256_setr_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+            _mm256_storeu_si256, _mm256_sub_ps,
+        };
+        let ([cx, cy], [cs, sn]) = (c, rot);
+        let mut xi = [0i32; 8];
+        let mut yi = [0i32; 8];
+        let mut lanes = [0f32; 8];
+        // SAFETY: AVX2 is enabled for this function; every store writes 8
+        // values into an 8-value array.
+        unsafe {
+            // Per half, sub-sample order (u0, v0), (u1, v0), (u0, v1), (u1, v1).
+            let uu = _mm256_setr_ps(ua[0], ua[1], ua[0], ua[1], ub[0], ub[1], ub[0], ub[1]);
+            let vv = _mm256_setr_ps(v[0], v[0], v[1], v[1], v[0], v[0], v[1], v[1]);
+            let (vcs, vsn) = (_mm256_set1_ps(cs), _mm256_set1_ps(sn));
+            let x = _mm256_sub_ps(
+                _mm256_add_ps(_mm256_set1_ps(cx), _mm256_mul_ps(uu, vcs)),
+                _mm256_mul_ps(vv, vsn),
+            );
+            let y = _mm256_add_ps(
+                _mm256_add_ps(_mm256_set1_ps(cy), _mm256_mul_ps(uu, vsn)),
+                _mm256_mul_ps(vv, vcs),
+            );
+            let zero = _mm256_setzero_ps();
+            let x = _mm256_min_ps(_mm256_set1_ps(self.last_f.0), _mm256_max_ps(zero, x));
+            let y = _mm256_min_ps(_mm256_set1_ps(self.last_f.1), _mm256_max_ps(zero, y));
+            let (xq, yq) = (_mm256_cvttps_epi32(x), _mm256_cvttps_epi32(y));
+            let one = _mm256_set1_ps(1.0);
+            let fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(xq));
+            let fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(yq));
+            _mm256_storeu_si256(xi.as_mut_ptr().cast(), xq);
+            _mm256_storeu_si256(yi.as_mut_ptr().cast(), yq);
+            let (omtx, omty) = (_mm256_sub_ps(one, fx), _mm256_sub_ps(one, fy));
+            let q = _mm256_set1_ps(0.25);
+            let mut acc: __m256 = zero;
+            // Lane `l` of each half: the weights broadcast within the half
+            // (an in-lane permute), the corner pixels of both cells' `l`th
+            // sub-sample widened from one 8-byte word.
+            macro_rules! step {
+                ($l:literal) => {{
+                    const L: i32 = $l * 0b01_01_01_01;
+                    let (a, b) = ((xi[$l], yi[$l]), (xi[$l + 4], yi[$l + 4]));
+                    let ([a00, a10, a01, a11], [b00, b10, b01, b11]) = if INTERIOR {
+                        // Safe by the caller's guarantee (`holds_crop`).
+                        (self.corners_interior(a), self.corners_interior(b))
+                    } else {
+                        (self.corners_at(a), self.corners_at(b))
+                    };
+                    let px = |a: u32, b: u32| {
+                        let w = (a as u64 | (b as u64) << 32) as i64;
+                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(w)))
+                    };
+                    let (p00, p10, p01, p11) =
+                        (px(a00, b00), px(a10, b10), px(a01, b01), px(a11, b11));
+                    let (wl, wr) = (_mm256_permute_ps::<L>(omtx), _mm256_permute_ps::<L>(fx));
+                    let (wt, wb) = (_mm256_permute_ps::<L>(omty), _mm256_permute_ps::<L>(fy));
+                    let a = _mm256_add_ps(_mm256_mul_ps(p00, wl), _mm256_mul_ps(p10, wr));
+                    let b = _mm256_add_ps(_mm256_mul_ps(p01, wl), _mm256_mul_ps(p11, wr));
+                    let p = _mm256_add_ps(_mm256_mul_ps(a, wt), _mm256_mul_ps(b, wb));
+                    acc = _mm256_add_ps(acc, _mm256_mul_ps(p, q));
+                }};
+            }
+            step!(0);
+            step!(1);
+            step!(2);
+            step!(3);
+            _mm256_storeu_ps(lanes.as_mut_ptr(), acc);
+        }
+        [
+            [lanes[0], lanes[1], lanes[2]],
+            [lanes[4], lanes[5], lanes[6]],
+        ]
+    }
+
+    /// [`Self::corners`] of the bilinear sample whose top-left pixel is at
+    /// the (clamped, non-negative) pixel coordinates `(x, y)`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn corners_at(&self, (x, y): (i32, i32)) -> [u32; 4] {
+        let (x0, y0) = (x as usize, y as usize);
+        let dx = if x0 < self.last.0 { 3 } else { 0 };
+        let dy = if y0 < self.last.1 { 3 * self.w } else { 0 };
+        self.corners((y0 * self.w + x0) * 3, dx, dy)
+    }
+
+    /// [`Self::corners_at`] of a sample at least one pixel from the right
+    /// and bottom edges (so its neighbours are the next column and row, and
+    /// both 8-byte words are inside the buffer): two unaligned reads.
+    ///
+    /// # Safety
+    /// `0 <= x < w - 1` and `0 <= y < h - 1`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn corners_interior(&self, (x, y): (i32, i32)) -> [u32; 4] {
+        let (x0, y0) = (x as usize, y as usize);
+        debug_assert!(x0 < self.last.0 && y0 < self.last.1);
+        let o = (y0 * self.w + x0) * 3;
+        // The word of the lower row ends at byte `o + 3 w + 8 <= 3 (y0 + 1)
+        // w + 3 (w - 2) + 8 < 3 (y0 + 2) w <= len`.
+        debug_assert!(o + 3 * self.w + 8 <= self.raw.len());
+        // SAFETY: in bounds by the caller's guarantee (see above).
+        let (r0, r1) = unsafe {
+            let p = self.raw.as_ptr().add(o);
+            (
+                (p as *const u64).read_unaligned(),
+                (p.add(3 * self.w) as *const u64).read_unaligned(),
+            )
+        };
+        [r0 as u32, (r0 >> 24) as u32, r1 as u32, (r1 >> 24) as u32]
+    }
+
+    /// Whether every sub-sample of a crop centred at `c` with rotation `rot`
+    /// and side `side` lies at least [`INTERIOR_MARGIN`] pixels inside the
+    /// image on every side (then no coordinate is clamped and every sample
+    /// has a right and a lower neighbour): sub-sample offsets along each
+    /// rotated axis are within `side / 2`, so coordinates are within `side /
+    /// 2 * (|cos| + |sin|)` of the centre, up to float rounding that the
+    /// margin covers.
+    fn holds_crop(&self, c: [f32; 2], rot: [f32; 2], side: f32) -> bool {
+        let reach = side.abs() / 2.0 * (rot[0].abs() + rot[1].abs()) + INTERIOR_MARGIN;
+        let (lx, ly) = (self.last_f.0 - 1.0, self.last_f.1 - 1.0);
+        c[0] - reach >= 0.0 && c[1] - reach >= 0.0 && c[0] + reach < lx && c[1] + reach < ly
+    }
 }
 
 /// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
@@ -515,6 +672,27 @@ pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> V
     let finite = [cx, cy, side, angle]
         .iter()
         .all(|v| v.is_finite() && v.abs() < 1e6);
+    #[cfg(target_arch = "x86_64")]
+    if finite && super::cpu::Cpu::detect().avx2 {
+        let (c, rot) = ([cx, cy], [cs, sn]);
+        let interior = img.holds_crop(c, rot, side);
+        for &v in &offs {
+            for u in offs.chunks_exact(2) {
+                // SAFETY: AVX2 was checked just above, the coordinates are
+                // finite, and `holds_crop` was checked for the interior
+                // variant.
+                let pair = unsafe {
+                    if interior {
+                        img.cell_pair_avx2::<true>(c, rot, u[0], u[1], v)
+                    } else {
+                        img.cell_pair_avx2::<false>(c, rot, u[0], u[1], v)
+                    }
+                };
+                out.extend_from_slice(&pair);
+            }
+        }
+        return out;
+    }
     #[cfg(target_arch = "x86_64")]
     if finite {
         for &v in &offs {
@@ -1026,12 +1204,46 @@ mod tests {
                 ((x * y * 13) % 256) as u8,
             ])
         });
-        for (cx, cy, side, angle) in [
+        let cases = [
             (18.0, 14.0, 20.0, 0.3),
             (2.5, 27.2, 30.0, -0.7),
             (-40.0, 3.0, 25.0, 0.1),
             (30.3, 20.7, 41.0, 0.785),
-        ] {
+        ];
+        check_sample_crop(&img, &cases);
+        // A larger image: crops well inside it (the AVX2 path's unchecked
+        // reads), just inside and just outside the interior margin.
+        let big = RgbImage::from_fn(90, 70, |x, y| {
+            image::Rgb([
+                (x * 5 % 256) as u8,
+                (y * 11 % 256) as u8,
+                ((x * y * 7) % 256) as u8,
+            ])
+        });
+        let b = Bilinear::new(&big);
+        let inner = [
+            (45.0, 35.0, 30.0, 0.3),
+            (44.6, 34.2, 41.0, -0.785),
+            (20.0, 20.0, 28.0, 0.0),
+        ];
+        for &(cx, cy, side, angle) in &inner {
+            let (sn, cs) = f32::sin_cos(angle);
+            assert!(b.holds_crop([cx, cy], [cs, sn], side), "{cx} {cy}");
+        }
+        check_sample_crop(&big, &inner);
+        // At the bottom-right edge: not interior.
+        let edge = [(75.0, 55.0, 26.0, 0.0), (86.0, 66.0, 20.0, 0.4)];
+        for &(cx, cy, side, angle) in &edge {
+            let (sn, cs) = f32::sin_cos(angle);
+            assert!(!b.holds_crop([cx, cy], [cs, sn], side), "{cx} {cy}");
+        }
+        check_sample_crop(&big, &edge);
+    }
+
+    /// `sample_crop` equals the reference sampling bit for bit for each
+    /// `(cx, cy, side, angle)`.
+    fn check_sample_crop(img: &RgbImage, cases: &[(f32, f32, f32, f32)]) {
+        for &(cx, cy, side, angle) in cases {
             let step = side / GRID as f32;
             let (sn, cs) = f32::sin_cos(angle);
             let mut want = Vec::new();
@@ -1049,7 +1261,7 @@ mod tests {
                     want.push(acc.map(f32::to_bits));
                 }
             }
-            let got: Vec<[u32; 3]> = sample_crop(&img, cx, cy, side, angle)
+            let got: Vec<[u32; 3]> = sample_crop(img, cx, cy, side, angle)
                 .iter()
                 .map(|p| p.map(f32::to_bits))
                 .collect();
