@@ -44,7 +44,7 @@ const MIN_SIDE: u32 = 16;
 thread_local! {
     /// The last prepared frame read on this thread: the next read of a frame
     /// of the same size writes its integral image into the same buffer
-    /// instead of allocating and zeroing 4.6 MB (at 720p) again. Holds that
+    /// instead of allocating and zeroing 3.7 MB (at 720p) again. Holds that
     /// much memory per reading thread between reads.
     static SPARE_PREPARED: std::cell::Cell<Option<prep::Prepared>> =
         const { std::cell::Cell::new(None) };
