@@ -9,7 +9,7 @@ use image::RgbImage;
 pub const GRID: usize = 32;
 
 // `sample_crop` takes the cells of a row two at a time on AVX2.
-const _: () = assert!(GRID % 2 == 0);
+const _: () = assert!(GRID.is_multiple_of(2));
 
 /// Margin (pixels) beyond the crop's exact reach that
 /// `Bilinear::holds_crop` asks for: covers the float rounding of the
@@ -1253,7 +1253,7 @@ mod tests {
                     for (sx, sy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
                         let u = (gx as f32 + sx) * step - side / 2.0;
                         let v = (gy as f32 + sy) * step - side / 2.0;
-                        let p = sample(&img, cx + u * cs - v * sn, cy + u * sn + v * cs);
+                        let p = sample(img, cx + u * cs - v * sn, cy + u * sn + v * cs);
                         for c in 0..3 {
                             acc[c] += p[c] * 0.25;
                         }
