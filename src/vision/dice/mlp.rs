@@ -275,6 +275,9 @@ pub struct TrainOptions {
     pub seed: u64,
     /// Print the loss after every epoch to stderr.
     pub verbose: bool,
+    /// Scale down outlier batch gradients (the face classifier's
+    /// `FaceNet::train_with` only; [`Mlp::train`] ignores it).
+    pub clip_gradients: bool,
 }
 
 /// Numerically safe logistic function.
@@ -319,6 +322,7 @@ mod tests {
             weight_decay: 0.0,
             seed: 1,
             verbose: false,
+            clip_gradients: false,
         };
         m.train(&rows, &opts, |i, out, d| {
             let p = sigmoid(out[0]);
