@@ -15,6 +15,7 @@ pub mod glyphs;
 pub mod index;
 pub mod learn;
 pub mod model;
+pub mod pips;
 pub mod prep;
 
 pub use backs::BackColour;
@@ -159,6 +160,11 @@ pub const REREAD_SHIFTS: [f32; 1] = [-0.03];
 /// A whole-card outline hides its inside from the index-first search only when
 /// at least this many of its corners gave agreeing reads.
 pub const TRUSTED_OUTLINE_READS: usize = 2;
+
+/// A card read from its centre pips must have at least this suit
+/// confidence (as [`STRICT_MIN_CONFIDENCE`]: only outlines whose indices
+/// gave nothing get this read, i.e. the hard ones).
+pub const PIP_MIN_CONFIDENCE: f32 = STRICT_MIN_CONFIDENCE;
 
 /// A card read from its index.
 #[derive(Debug, Clone, PartialEq)]
@@ -415,6 +421,23 @@ impl CardReader {
         best
     }
 
+    /// Last try on a whole-card outline none of whose corners gave a read:
+    /// the centre pips ([`pips::read_pips`]). The pip count must be a rank
+    /// the model knows (a pinochle deck has no 2-8), and the pips' suit must
+    /// be at least [`PIP_MIN_CONFIDENCE`] confident.
+    pub fn read_pips(&self, rgb: &RgbImage, quad: &Quad) -> Option<CornerRead> {
+        let p = pips::read_pips(rgb, quad)?;
+        if !self.model.rank.iter().any(|s| s.label == p.rank) {
+            return None;
+        }
+        let (suit, confidence) =
+            classify::classify_pips(&self.model, &self.packed, &p.pips, p.redness)?;
+        (confidence >= PIP_MIN_CONFIDENCE).then(|| CornerRead {
+            code: format!("{}{}", p.rank as char, suit as char),
+            confidence,
+        })
+    }
+
     /// Second try on a whole-card outline none of whose corners gave a read:
     /// each corner is re-read with its origin shifted by [`REREAD_SHIFTS`] and
     /// the card width taken from the rank glyph found there (as for corners of
@@ -508,7 +531,10 @@ impl CardReader {
             // nothing get the shifted re-read.
             let read = match combine(&reads) {
                 Some(r) => Some((r, reads.len() >= TRUSTED_OUTLINE_READS)),
-                None if reads.is_empty() => self.reread_outline(rgb, &frames).map(|r| (r, false)),
+                None if reads.is_empty() => self
+                    .reread_outline(rgb, &frames)
+                    .or_else(|| self.read_pips(rgb, quad))
+                    .map(|r| (r, false)),
                 None => None,
             };
             if let Some((r, trusted)) = read {
