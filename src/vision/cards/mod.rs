@@ -267,6 +267,34 @@ fn add_stricter_singles(
     }
 }
 
+/// How many times the paper scores below the threshold are split again
+/// (Otsu among them) to look for cards in shade.
+pub const DIM_SPLITS: usize = 2;
+
+/// Whole cards in shade, greyer than the paper threshold: the masks at the
+/// dim thresholds ([`prep::dim_threshold`], [`DIM_SPLITS`] times down) give
+/// outlines; those outside every blob already found are added.
+fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut Vec<(Quad, bool)>) {
+    let mut t = t;
+    for _ in 0..DIM_SPLITS {
+        let Some(t2) = prep::dim_threshold(work, t) else {
+            return;
+        };
+        t = t2;
+        let mask = prep::mask_above(work, t);
+        for c in find::find_candidates(&mask, work, 0.0, false) {
+            if let Candidate::Single { quad, ambiguous } = c {
+                let ctr = quad.centre();
+                if !hulls.iter().any(|h| h.contains(ctr))
+                    && !singles.iter().any(|(q, _)| q.contains(ctr))
+                {
+                    singles.push((quad, ambiguous));
+                }
+            }
+        }
+    }
+}
+
 /// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
 /// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
 /// when no whole card was found (reading only: the fitted samples come from
@@ -297,6 +325,10 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
                 }
             }
         }
+    }
+    if stricter {
+        let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
+        add_dim_singles(&work, t, &hulls, &mut singles);
     }
     if stricter && singles.is_empty() && !merged.is_empty() {
         let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
