@@ -297,8 +297,10 @@ fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut 
 
 /// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
 /// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
-/// when no whole card was found (reading only: the fitted samples come from
-/// the plain outlines, and refitting with them was noisier on the split).
+/// when no whole card was found, and the whole cards in shade of the dim pass
+/// ([`add_dim_singles`]) (reading only: the fitted samples come from the
+/// plain outlines, and refitting with the stricter ones was noisier on the
+/// split).
 pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
     let work = prep::work_image(rgb);
     let t = prep::paper_threshold(&work);
@@ -851,6 +853,45 @@ mod tests {
         let blank = RgbImage::from_pixel(300, 300, Rgb([232, 232, 230]));
         let scan = reader.read(&DynamicImage::ImageRgb8(blank)).unwrap();
         assert!(scan.cards.is_empty());
+    }
+
+    #[test]
+    fn centre_pips_read_a_ten_of_a_known_rank_only() {
+        let (img, quad) = pips::tests::card(&pips::tests::layout(b'T'), Rgb([20, 20, 20]));
+        let p = pips::read_pips(&img, &quad).expect("pips");
+        // Suit samples: the drawn (square) pip as clubs, a diagonal stroke
+        // as spades.
+        let mut diagonal = vec![0f32; index::SUIT_SIDE * index::SUIT_SIDE];
+        for i in 0..index::SUIT_SIDE {
+            diagonal[i * index::SUIT_SIDE + i] = 1.0;
+        }
+        index::normalise(&mut diagonal);
+        let mut model = empty_model();
+        model.suit.push(model::Sample {
+            label: b'c',
+            feat: p.pips[0].clone(),
+        });
+        model.suit.push(model::Sample {
+            label: b's',
+            feat: diagonal,
+        });
+        // Without a ten among the model's ranks (a deck without tens) the
+        // pip count is not trusted.
+        let reader = CardReader::from_model(model.clone());
+        assert_eq!(reader.read_pips(&img, &quad), None);
+        model.rank.push(model::Sample {
+            label: b'T',
+            feat: vec![0.0; index::RANK_SIDE * index::RANK_SIDE],
+        });
+        let reader = CardReader::from_model(model);
+        let r = reader.read_pips(&img, &quad).expect("read");
+        assert_eq!(r.code, "Tc");
+        assert!(r.confidence >= PIP_MIN_CONFIDENCE);
+        // Through the whole reader: the outline is found, its indices (bars
+        // unknown to the model) give nothing, the pips read the card.
+        let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
+        let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["Tc"], "{scan:?}");
     }
 
     #[test]

@@ -305,7 +305,7 @@ fn layout_rank(pips: &[Pip]) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use image::Rgb;
 
@@ -313,10 +313,10 @@ mod tests {
     const W: f32 = 150.0;
 
     /// A white card (width [`W`], top-left at (40, 30)) on a dark table with
-    /// solid square "pips" of side 0.16 W at the given centres (card widths),
+    /// solid diamond "pips" 0.18 W across at the given centres (card widths),
     /// ink `ink`; plus a small corner index (rank bar and pip) at the top
     /// left and bottom right.
-    fn card(centres: &[[f32; 2]], ink: Rgb<u8>) -> (RgbImage, Quad) {
+    pub(crate) fn card(centres: &[[f32; 2]], ink: Rgb<u8>) -> (RgbImage, Quad) {
         let (ox, oy) = (40.0, 30.0);
         let h = W * CARD_ASPECT;
         let mut img = RgbImage::from_pixel(260, 300, Rgb([40, 45, 40]));
@@ -328,9 +328,17 @@ mod tests {
             }
         };
         fill(&mut img, 0.0, 0.0, 1.0, CARD_ASPECT, Rgb([235, 235, 230]));
-        let s = 0.08;
+        // Diamond pips (a solid square would give a flat, shapeless feature).
+        let s = 0.09;
         for c in centres {
-            fill(&mut img, c[0] - s, c[1] - s, c[0] + s, c[1] + s, ink);
+            let (cx, cy) = (ox + c[0] * W, oy + c[1] * W);
+            for y in (cy - s * W) as u32..=(cy + s * W) as u32 {
+                for x in (cx - s * W) as u32..=(cx + s * W) as u32 {
+                    if (x as f32 - cx).abs() + (y as f32 - cy).abs() <= s * W {
+                        img.put_pixel(x, y, ink);
+                    }
+                }
+            }
         }
         // Corner indices: rank bar and pip, and their half-turned copies.
         fill(&mut img, 0.06, 0.05, 0.12, 0.16, ink);
@@ -343,7 +351,7 @@ mod tests {
     }
 
     /// Standard pip centres (card widths) for a 9 or a 10.
-    fn layout(rank: u8) -> Vec<[f32; 2]> {
+    pub(crate) fn layout(rank: u8) -> Vec<[f32; 2]> {
         let mut v = Vec::new();
         for row in [0.25, 0.55, 0.85, 1.15] {
             v.push([0.3, row]);
