@@ -553,24 +553,58 @@ fn decide(
         });
     }
     let sf = f.suit.as_ref()?;
-    let allow = |l: u8| unsure || is_red_suit(l) == red;
-    // The pip's nearest suit over all four must be of the ink colour too:
-    // a dull red diamond judged black must not become the nearest black suit.
-    let suits = suit_nn(sf);
-    let (any, _, _) = pick(&suits, &|_| true)?;
-    let clear = (f.redness - model.red_threshold).abs() >= RED_CLEAR;
-    if !allow(any) && !clear {
-        return None;
-    }
-    let (suit, sd, sother) = pick(&suits, &allow)?;
-    if sd > SUIT_MAX_DIST || sother - sd < SUIT_MIN_MARGIN {
-        return None;
-    }
-    let suit_conf = conf(sd, sother, SUIT_MAX_DIST, SUIT_CONF_MARGIN);
+    let (suit, suit_conf) = decide_suit(model, &suit_nn(sf), f.redness)?;
     Some(CornerRead {
         code: format!("{}{}", rank as char, suit as char),
         confidence: rank_conf.min(suit_conf),
     })
+}
+
+/// The suit of a pip from its distance per suit label (`suits`, as
+/// [`per_label`]) and its ink's redness: (suit, confidence), `None` when
+/// unsure.
+fn decide_suit(model: &CardModel, suits: &[(u8, f32)], redness: f32) -> Option<(u8, f32)> {
+    let red = redness > model.red_threshold;
+    let unsure = (redness - model.red_threshold).abs() < RED_UNSURE;
+    let allow = |l: u8| unsure || is_red_suit(l) == red;
+    // The pip's nearest suit over all four must be of the ink colour too:
+    // a dull red diamond judged black must not become the nearest black suit.
+    let (any, _, _) = pick(suits, &|_| true)?;
+    let clear = (redness - model.red_threshold).abs() >= RED_CLEAR;
+    if !allow(any) && !clear {
+        return None;
+    }
+    let (suit, sd, sother) = pick(suits, &allow)?;
+    if sd > SUIT_MAX_DIST || sother - sd < SUIT_MIN_MARGIN {
+        return None;
+    }
+    Some((suit, conf(sd, sother, SUIT_MAX_DIST, SUIT_CONF_MARGIN)))
+}
+
+/// The suit of several pips of one card (centre pips): their distances per
+/// suit label are averaged, then decided as one index pip is ([`SUIT_MAX_DIST`],
+/// margins, colour); (suit, confidence).
+pub fn classify_pips(
+    model: &CardModel,
+    packed: &PackedModel,
+    pips: &[Vec<f32>],
+    redness: f32,
+) -> Option<(u8, f32)> {
+    let mut sum: Vec<(u8, f32)> = Vec::new();
+    for p in pips {
+        for (l, d) in packed.suit.per_label(p) {
+            match sum.iter_mut().find(|(k, _)| *k == l) {
+                Some(e) => e.1 += d,
+                None => sum.push((l, d)),
+            }
+        }
+    }
+    if pips.is_empty() || sum.is_empty() {
+        return None;
+    }
+    let n = pips.len() as f32;
+    let mean: Vec<(u8, f32)> = sum.into_iter().map(|(l, d)| (l, d / n)).collect();
+    decide_suit(model, &mean, redness)
 }
 
 /// Confidence from distance and margin: 1 for a perfect, well-separated match,

@@ -63,21 +63,23 @@ pub struct IndexFeatures {
     pub rank_centre: [f32; 2],
 }
 
+/// One connected ink part of a sampled patch (pixel box, inclusive).
 #[derive(Debug, Clone, Copy)]
-struct Part {
-    x0: usize,
-    y0: usize,
-    x1: usize,
-    y1: usize,
-    area: usize,
-    touches: bool,
+pub(super) struct Part {
+    pub x0: usize,
+    pub y0: usize,
+    pub x1: usize,
+    pub y1: usize,
+    pub area: usize,
+    /// Whether the part touches the patch border.
+    pub touches: bool,
 }
 
 impl Part {
-    fn h(&self) -> usize {
+    pub fn h(&self) -> usize {
         self.y1 - self.y0 + 1
     }
-    fn w(&self) -> usize {
+    pub fn w(&self) -> usize {
         self.x1 - self.x0 + 1
     }
 }
@@ -430,7 +432,7 @@ fn analyse(
 }
 
 /// Crops the bbox of the given parts into a centred square and resamples it.
-fn glyph_feature(
+pub(super) fn glyph_feature(
     lum: &[f32],
     labels: &[usize],
     parts: &[usize],
@@ -513,7 +515,7 @@ pub fn normalise(v: &mut [f32]) {
 /// order a flood fill from each unlabelled pixel in turn gives). Two passes
 /// over the patch: provisional labels joined with union-find, then final
 /// numbers and part boxes (a flood fill cost ~5x more per ink pixel).
-fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
+pub(super) fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<Part>) {
     let mut labels = vec![usize::MAX; w * h];
     if w == 0 || ink.len() < w * h {
         return (labels, Vec::new());

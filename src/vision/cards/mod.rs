@@ -15,6 +15,7 @@ pub mod glyphs;
 pub mod index;
 pub mod learn;
 pub mod model;
+pub mod pips;
 pub mod prep;
 
 pub use backs::BackColour;
@@ -160,6 +161,11 @@ pub const REREAD_SHIFTS: [f32; 1] = [-0.03];
 /// at least this many of its corners gave agreeing reads.
 pub const TRUSTED_OUTLINE_READS: usize = 2;
 
+/// A card read from its centre pips must have at least this suit
+/// confidence (as [`STRICT_MIN_CONFIDENCE`]: only outlines whose indices
+/// gave nothing get this read, i.e. the hard ones).
+pub const PIP_MIN_CONFIDENCE: f32 = STRICT_MIN_CONFIDENCE;
+
 /// A card read from its index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CardRead {
@@ -261,10 +267,40 @@ fn add_stricter_singles(
     }
 }
 
+/// How many times the paper scores below the threshold are split again
+/// (Otsu among them) to look for cards in shade.
+pub const DIM_SPLITS: usize = 2;
+
+/// Whole cards in shade, greyer than the paper threshold: the masks at the
+/// dim thresholds ([`prep::dim_threshold`], [`DIM_SPLITS`] times down) give
+/// outlines; those outside every blob already found are added.
+fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut Vec<(Quad, bool)>) {
+    let mut t = t;
+    for _ in 0..DIM_SPLITS {
+        let Some(t2) = prep::dim_threshold(work, t) else {
+            return;
+        };
+        t = t2;
+        let mask = prep::mask_above(work, t);
+        for c in find::find_candidates(&mask, work, 0.0, false) {
+            if let Candidate::Single { quad, ambiguous } = c {
+                let ctr = quad.centre();
+                if !hulls.iter().any(|h| h.contains(ctr))
+                    && !singles.iter().any(|(q, _)| q.contains(ctr))
+                {
+                    singles.push((quad, ambiguous));
+                }
+            }
+        }
+    }
+}
+
 /// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
 /// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
-/// when no whole card was found (reading only: the fitted samples come from
-/// the plain outlines, and refitting with them was noisier on the split).
+/// when no whole card was found, and the whole cards in shade of the dim pass
+/// ([`add_dim_singles`]) (reading only: the fitted samples come from the
+/// plain outlines, and refitting with the stricter ones was noisier on the
+/// split).
 pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
     let work = prep::work_image(rgb);
     let t = prep::paper_threshold(&work);
@@ -291,6 +327,10 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
                 }
             }
         }
+    }
+    if stricter {
+        let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
+        add_dim_singles(&work, t, &hulls, &mut singles);
     }
     if stricter && singles.is_empty() && !merged.is_empty() {
         let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
@@ -415,6 +455,23 @@ impl CardReader {
         best
     }
 
+    /// Last try on a whole-card outline none of whose corners gave a read:
+    /// the centre pips ([`pips::read_pips`]). The pip count must be a rank
+    /// the model knows (a pinochle deck has no 2-8), and the pips' suit must
+    /// be at least [`PIP_MIN_CONFIDENCE`] confident.
+    pub fn read_pips(&self, rgb: &RgbImage, quad: &Quad) -> Option<CornerRead> {
+        let p = pips::read_pips(rgb, quad)?;
+        if !self.model.rank.iter().any(|s| s.label == p.rank) {
+            return None;
+        }
+        let (suit, confidence) =
+            classify::classify_pips(&self.model, &self.packed, &p.pips, p.redness)?;
+        (confidence >= PIP_MIN_CONFIDENCE).then(|| CornerRead {
+            code: format!("{}{}", p.rank as char, suit as char),
+            confidence,
+        })
+    }
+
     /// Second try on a whole-card outline none of whose corners gave a read:
     /// each corner is re-read with its origin shifted by [`REREAD_SHIFTS`] and
     /// the card width taken from the rank glyph found there (as for corners of
@@ -508,7 +565,10 @@ impl CardReader {
             // nothing get the shifted re-read.
             let read = match combine(&reads) {
                 Some(r) => Some((r, reads.len() >= TRUSTED_OUTLINE_READS)),
-                None if reads.is_empty() => self.reread_outline(rgb, &frames).map(|r| (r, false)),
+                None if reads.is_empty() => self
+                    .reread_outline(rgb, &frames)
+                    .or_else(|| self.read_pips(rgb, quad))
+                    .map(|r| (r, false)),
                 None => None,
             };
             if let Some((r, trusted)) = read {
@@ -793,6 +853,45 @@ mod tests {
         let blank = RgbImage::from_pixel(300, 300, Rgb([232, 232, 230]));
         let scan = reader.read(&DynamicImage::ImageRgb8(blank)).unwrap();
         assert!(scan.cards.is_empty());
+    }
+
+    #[test]
+    fn centre_pips_read_a_ten_of_a_known_rank_only() {
+        let (img, quad) = pips::tests::card(&pips::tests::layout(b'T'), Rgb([20, 20, 20]));
+        let p = pips::read_pips(&img, &quad).expect("pips");
+        // Suit samples: the drawn (square) pip as clubs, a diagonal stroke
+        // as spades.
+        let mut diagonal = vec![0f32; index::SUIT_SIDE * index::SUIT_SIDE];
+        for i in 0..index::SUIT_SIDE {
+            diagonal[i * index::SUIT_SIDE + i] = 1.0;
+        }
+        index::normalise(&mut diagonal);
+        let mut model = empty_model();
+        model.suit.push(model::Sample {
+            label: b'c',
+            feat: p.pips[0].clone(),
+        });
+        model.suit.push(model::Sample {
+            label: b's',
+            feat: diagonal,
+        });
+        // Without a ten among the model's ranks (a deck without tens) the
+        // pip count is not trusted.
+        let reader = CardReader::from_model(model.clone());
+        assert_eq!(reader.read_pips(&img, &quad), None);
+        model.rank.push(model::Sample {
+            label: b'T',
+            feat: vec![0.0; index::RANK_SIDE * index::RANK_SIDE],
+        });
+        let reader = CardReader::from_model(model);
+        let r = reader.read_pips(&img, &quad).expect("read");
+        assert_eq!(r.code, "Tc");
+        assert!(r.confidence >= PIP_MIN_CONFIDENCE);
+        // Through the whole reader: the outline is found, its indices (bars
+        // unknown to the model) give nothing, the pips read the card.
+        let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
+        let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["Tc"], "{scan:?}");
     }
 
     #[test]

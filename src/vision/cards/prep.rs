@@ -188,6 +188,22 @@ pub fn paper_threshold(work: &WorkImage) -> u8 {
     }
 }
 
+/// Lowest paper threshold of the dim pass ([`dim_threshold`]): a card in
+/// deep shade still scores ~65 where a brown table scores under 20.
+pub const MIN_DIM_THRESHOLD: u8 = 25;
+
+/// A paper threshold for cards in shade: Otsu among the scores at or below
+/// `t` (the dim cards against the table), at least [`MIN_DIM_THRESHOLD`].
+/// `None` when no such split exists.
+pub fn dim_threshold(work: &WorkImage, t: u8) -> Option<u8> {
+    let mut h = score_histogram(work);
+    for v in h[t as usize + 1..].iter_mut() {
+        *v = 0;
+    }
+    let t0 = otsu(&h);
+    (t0 >= MIN_DIM_THRESHOLD && t0 < t).then_some(t0)
+}
+
 /// The next, stricter paper threshold after `t`: Otsu among the scores above
 /// it (cards whiter than light wood grain or a lit table patch that the first
 /// split counted as paper). `None` when no stricter split exists.
