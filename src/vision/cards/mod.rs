@@ -238,46 +238,46 @@ pub(crate) fn checked_rgb(
 /// 3 or 4.
 pub const STRICTER_SPLITS: usize = 2;
 
-/// Whole cards hidden in merged blobs because the paper threshold also took
-/// light table (wood grain, a lit patch): the mask at the next stricter
-/// threshold separates the whiter cards; outlines not already found are added.
-fn add_stricter_singles(
-    work: &prep::WorkImage,
-    t: u8,
-    hulls: &[Quad],
-    singles: &mut Vec<(Quad, bool)>,
-) {
-    let mut t = t;
-    for _ in 0..STRICTER_SPLITS {
-        let Some(t2) = prep::stricter_threshold(work, t) else {
-            return;
-        };
-        t = t2;
-        let mask = prep::mask_above(work, t);
-        for c in find::find_candidates(&mask, work, 0.0, false) {
-            if let Candidate::Single { quad, ambiguous } = c {
-                let ctr = quad.centre();
-                if hulls.iter().any(|h| h.contains(ctr))
-                    && !singles.iter().any(|(q, _)| q.contains(ctr))
-                {
-                    singles.push((quad, ambiguous));
-                }
-            }
-        }
-    }
-}
-
 /// How many times the paper scores below the threshold are split again
 /// (Otsu among them) to look for cards in shade.
 pub const DIM_SPLITS: usize = 2;
 
-/// Whole cards in shade, greyer than the paper threshold: the masks at the
-/// dim thresholds ([`prep::dim_threshold`], [`DIM_SPLITS`] times down) give
-/// outlines; those outside every blob already found are added.
-fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut Vec<(Quad, bool)>) {
+/// Which extra split of the paper scores [`add_split_singles`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SplitPass {
+    /// Whole cards hidden in merged blobs because the paper threshold also
+    /// took light table (wood grain, a lit patch): the masks at the stricter
+    /// thresholds ([`prep::stricter_threshold`], [`STRICTER_SPLITS`] times
+    /// up) separate the whiter cards; outlines inside a merged blob count.
+    Stricter,
+    /// Whole cards in shade, greyer than the paper threshold: the masks at
+    /// the dim thresholds ([`prep::dim_threshold`], [`DIM_SPLITS`] times
+    /// down); outlines outside every merged blob count.
+    Dim,
+}
+
+/// Adds the whole-card outlines that the masks of `pass`'s thresholds give
+/// (starting from the paper threshold `t`) and that no outline in `singles`
+/// already covers; `hulls` are the merged blobs' outlines.
+fn add_split_singles(
+    work: &prep::WorkImage,
+    t: u8,
+    hulls: &[Quad],
+    singles: &mut Vec<(Quad, bool)>,
+    pass: SplitPass,
+) {
+    let splits = match pass {
+        SplitPass::Stricter => STRICTER_SPLITS,
+        SplitPass::Dim => DIM_SPLITS,
+    };
+    let want_inside = pass == SplitPass::Stricter;
     let mut t = t;
-    for _ in 0..DIM_SPLITS {
-        let Some(t2) = prep::dim_threshold(work, t) else {
+    for _ in 0..splits {
+        let next = match pass {
+            SplitPass::Stricter => prep::stricter_threshold(work, t),
+            SplitPass::Dim => prep::dim_threshold(work, t),
+        };
+        let Some(t2) = next else {
             return;
         };
         t = t2;
@@ -285,7 +285,7 @@ fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut 
         for c in find::find_candidates(&mask, work, 0.0, false) {
             if let Candidate::Single { quad, ambiguous } = c {
                 let ctr = quad.centre();
-                if !hulls.iter().any(|h| h.contains(ctr))
+                if hulls.iter().any(|h| h.contains(ctr)) == want_inside
                     && !singles.iter().any(|(q, _)| q.contains(ctr))
                 {
                     singles.push((quad, ambiguous));
@@ -298,7 +298,7 @@ fn add_dim_singles(work: &prep::WorkImage, t: u8, hulls: &[Quad], singles: &mut 
 /// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
 /// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
 /// when no whole card was found, and the whole cards in shade of the dim pass
-/// ([`add_dim_singles`]) (reading only: the fitted samples come from the
+/// ([`SplitPass::Dim`]) (reading only: the fitted samples come from the
 /// plain outlines, and refitting with the stricter ones was noisier on the
 /// split).
 pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
@@ -330,11 +330,11 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
     }
     if stricter {
         let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
-        add_dim_singles(&work, t, &hulls, &mut singles);
-    }
-    if stricter && singles.is_empty() && !merged.is_empty() {
-        let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
-        add_stricter_singles(&work, t, &hulls, &mut singles);
+        add_split_singles(&work, t, &hulls, &mut singles, SplitPass::Dim);
+        // Only when the frame still has no whole card (cards in shade count).
+        if singles.is_empty() && !merged.is_empty() {
+            add_split_singles(&work, t, &hulls, &mut singles, SplitPass::Stricter);
+        }
     }
     let mut widths: Vec<f32> = singles
         .iter()
