@@ -75,6 +75,9 @@ enum Cmd {
         /// Ignore learned decks and use the built-in card model.
         #[arg(long)]
         general: bool,
+        /// Use this dice model file instead of the built-in one.
+        #[arg(long, value_name = "FILE")]
+        dice_model: Option<PathBuf>,
         /// The photos.
         #[arg(required = true)]
         images: Vec<PathBuf>,
@@ -152,9 +155,12 @@ enum Cmd {
         /// Where to write the model (e.g. models/dice.bin).
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
-        /// A folder of card photos used only as "not a die" examples.
-        #[arg(long, value_name = "DIR")]
-        cards: Option<PathBuf>,
+        /// Card photos used only as "not a die" examples (repeatable).
+        /// `DIR`: all its photos but `single_*`, at three sizes, every epoch.
+        /// `DIR:PREFIX`: the photos whose name starts with PREFIX, at their
+        /// own size, a fresh sample of them each epoch.
+        #[arg(long, value_name = "DIR[:PREFIX]")]
+        cards: Vec<String>,
         /// Random seed of the fit (the shipped model uses the default); other
         /// seeds show how much a choice depends on the luck of one fit.
         #[arg(long, default_value_t = 7)]
@@ -224,8 +230,15 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             json,
             card_model,
             general,
+            dice_model,
             images,
-        }) => vision_cli::scan(images, *json, card_model.as_deref(), *general),
+        }) => vision_cli::scan(
+            images,
+            *json,
+            card_model.as_deref(),
+            *general,
+            dice_model.as_deref(),
+        ),
         Some(Cmd::Eval {
             json,
             card_model,
@@ -279,7 +292,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
         }) => vision_cli::fit_dice(
             set,
             out,
-            cards.as_deref(),
+            cards,
             *seed,
             r#final.as_deref(),
             check_final.as_deref(),

@@ -51,8 +51,14 @@ pub fn scan(
     json: bool,
     card_model: Option<&Path>,
     general: bool,
+    dice_model: Option<&Path>,
 ) -> Result<ExitCode> {
-    let readers = readers(card_model, general)?;
+    let mut readers = readers(card_model, general)?;
+    if let Some(p) = dice_model {
+        eprintln!("using dice model {}", p.display());
+        let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+        readers.dice = adjutant::vision::dice::DiceReader::from_model_bytes(&bytes)?;
+    }
     let mut failed = 0;
     for path in images {
         let name = path.display().to_string();
@@ -422,17 +428,36 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Splits a `fit-dice --cards` value `DIR[:PREFIX]` at its last `:` when
+/// what follows is a plain file-name prefix (no path separator), so that a
+/// plain directory (even `C:\cards`) keeps its meaning.
+fn split_card_set(arg: &str) -> (PathBuf, Option<String>) {
+    match arg.rsplit_once(':') {
+        Some((dir, prefix))
+            if !dir.is_empty() && !prefix.is_empty() && !prefix.contains(['/', '\\']) =>
+        {
+            (PathBuf::from(dir), Some(prefix.to_string()))
+        }
+        _ => (PathBuf::from(arg), None),
+    }
+}
+
 pub fn fit_dice(
     set: &Path,
     out: &Path,
-    cards: Option<&Path>,
+    cards: &[String],
     seed: u64,
     final_from: Option<&Path>,
     check_final_from: Option<&Path>,
     check_select: bool,
 ) -> Result<ExitCode> {
     let mut opts = FitOptions::new(set.to_path_buf());
-    opts.card_dir = cards.map(Path::to_path_buf);
+    for c in cards {
+        match split_card_set(c) {
+            (dir, None) => opts.card_dirs.push(dir),
+            (dir, Some(prefix)) => opts.sampled_card_sets.push((dir, prefix)),
+        }
+    }
     opts.seed = seed;
     if check_select {
         opts.protocol = Protocol::CheckSelect;

@@ -168,8 +168,13 @@ pub fn load_rgb(path: &Path) -> Result<RgbImage, VisionError> {
 pub struct FitOptions {
     /// Dice set directory (with labels.json).
     pub set_dir: PathBuf,
-    /// Optional directory of card photos used only as "not a die" examples.
-    pub card_dir: Option<PathBuf>,
+    /// Directories of card photos used only as "not a die" examples: all
+    /// their photos but `single_*`, at [`CARD_LONG_SIDES`], every epoch.
+    pub card_dirs: Vec<PathBuf>,
+    /// Further card photo sets (directory, file-name prefix) used only as
+    /// "not a die" examples: the photos whose name starts with the prefix, at
+    /// their own size, [`SAMPLED_CARD_NEG_PER_EPOCH`] of them drawn per epoch.
+    pub sampled_card_sets: Vec<(PathBuf, String)>,
     /// Random seed.
     pub seed: u64,
     /// Detector epochs.
@@ -251,7 +256,8 @@ impl FitOptions {
     pub fn new(set_dir: PathBuf) -> Self {
         Self {
             set_dir,
-            card_dir: None,
+            card_dirs: Vec::new(),
+            sampled_card_sets: Vec::new(),
             seed: 7,
             det_epochs: 12,
             clf_epochs: 80,
@@ -264,6 +270,19 @@ impl FitOptions {
 /// Card photos are resized to these long sides (px) before mining "not a die"
 /// examples: cards then span roughly 150-400 px, as at webcam distances.
 const CARD_LONG_SIDES: [u32; 3] = [640, 960, 1280];
+
+/// "Not a die" examples drawn per epoch (without replacement) from the pool
+/// mined on [`FitOptions::sampled_card_sets`]: cluttered phone photos (text,
+/// carpet, card faces) give thousands of candidates; a fixed-size draw keeps
+/// the epoch cost bounded while every epoch sees a fresh part of them.
+pub const SAMPLED_CARD_NEG_PER_EPOCH: usize = 2000;
+/// Random dihedral transforms per candidate mined on the sampled card sets
+/// (fewer than the 4 of the every-epoch card photos: the pool is larger and
+/// the crop positions matter more than their rotations).
+const SAMPLED_CARD_TRANSFORMS: usize = 2;
+/// Seed offset of the generators used only for the sampled card sets, so that
+/// a fit without them draws exactly the same numbers as before they existed.
+const SAMPLED_CARD_SEED: u64 = 0x5A4D_0C4D;
 
 /// Hidden units of the detector MLP.
 const DET_HIDDEN: usize = 24;
@@ -837,11 +856,23 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     );
     let mut card_negs = 0;
     let n_table_negs = rows.len();
-    if let Some(cd) = &opts.card_dir {
-        card_negs = card_negatives(cd, &det, &mut rng, &mut rows, &mut classes)?;
+    for cd in &opts.card_dirs {
+        card_negs += card_negatives(cd, &det, &mut rng, &mut rows, &mut classes)?;
     }
     log(v, &format!("card-photo negatives: {card_negs}"), &mut out);
     let neg_pool = rows;
+    let sampled_pool = sampled_card_negatives(&opts.sampled_card_sets, &det, opts.seed)?;
+    if !opts.sampled_card_sets.is_empty() {
+        log(
+            v,
+            &format!(
+                "sampled card-photo negatives: {} in the pool, {} per epoch",
+                sampled_pool.len(),
+                SAMPLED_CARD_NEG_PER_EPOCH.min(sampled_pool.len())
+            ),
+            &mut out,
+        );
+    }
     log(
         v,
         &format!(
@@ -908,6 +939,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             rows.push(neg_pool[idx[i]].clone());
             classes.push(0);
         }
+        push_sampled(&sampled_pool, opts.seed, epoch, rows, classes);
     };
     let mut best_net: Option<(usize, usize, f64, FaceNet)> = None;
     let select_from = (opts.clf_epochs as f32 * SELECT_FROM) as usize;
@@ -1364,23 +1396,8 @@ fn card_negatives(
     rows: &mut Vec<Vec<f32>>,
     classes: &mut Vec<usize>,
 ) -> Result<usize, VisionError> {
-    let rd = std::fs::read_dir(dir).map_err(|source| VisionError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut paths: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
-            !n.starts_with("single_") && (n.ends_with(".jpg") || n.ends_with(".png"))
-        })
-        .collect();
-    paths.sort();
     let mut n = 0;
-    for p in paths {
+    for p in photo_paths(dir, "")? {
         let img = load_rgb(&p)?;
         for long_side in CARD_LONG_SIDES {
             let (w, h) = (img.width().max(1), img.height().max(1));
@@ -1408,6 +1425,89 @@ fn card_negatives(
         }
     }
     Ok(n)
+}
+
+/// Appends this epoch's draw of [`SAMPLED_CARD_NEG_PER_EPOCH`] rows of the
+/// sampled card-photo pool (nothing, and no random numbers, when it is empty).
+fn push_sampled(
+    pool: &[Vec<f32>],
+    seed: u64,
+    epoch: usize,
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) {
+    if pool.is_empty() {
+        return;
+    }
+    let mut r = XorShift::new(
+        seed.wrapping_mul(1_000_003)
+            .wrapping_add(epoch as u64)
+            .wrapping_add(SAMPLED_CARD_SEED),
+    );
+    let mut idx: Vec<usize> = (0..pool.len()).collect();
+    let take = SAMPLED_CARD_NEG_PER_EPOCH.min(idx.len());
+    for i in 0..take {
+        let j = i + r.below(idx.len() - i);
+        idx.swap(i, j);
+        rows.push(pool[idx[i]].clone());
+        classes.push(0);
+    }
+}
+
+/// Image files in `dir` whose name starts with `prefix` (never `single_*`,
+/// kept for the card test), sorted by name.
+fn photo_paths(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, VisionError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| VisionError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            n.starts_with(prefix)
+                && !n.starts_with("single_")
+                && (n.ends_with(".jpg") || n.ends_with(".png"))
+        })
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// Mines "not a die" rows on the sampled card sets: every detector candidate
+/// of each photo at its own size (as `scan` sees it), under
+/// [`SAMPLED_CARD_TRANSFORMS`] random dihedral transforms.
+fn sampled_card_negatives(
+    sets: &[(PathBuf, String)],
+    det: &Mlp,
+    seed: u64,
+) -> Result<Vec<Vec<f32>>, VisionError> {
+    let mut rng = XorShift::new(seed.wrapping_add(SAMPLED_CARD_SEED));
+    let (mut rows, mut classes) = (Vec::new(), Vec::new());
+    for (dir, prefix) in sets {
+        for p in photo_paths(dir, prefix)? {
+            let img = load_rgb(&p)?;
+            let pr = prepare(&img);
+            let cands = nms(
+                find_candidates_reference(&pr, det, MINE_THRESHOLD, NMS_FACTOR, 1),
+                NMS_FACTOR,
+            );
+            for c in cands {
+                let tr = random_transforms(&mut rng, SAMPLED_CARD_TRANSFORMS);
+                push_crop(
+                    &img,
+                    &CropSpec::plain(c.center, c.size, 0),
+                    &tr,
+                    &mut rows,
+                    &mut classes,
+                );
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// Multiset match of labelled values and read values: (matches, exact).
