@@ -485,3 +485,23 @@ pub fn fit_dice(
     println!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_set_prefix_split() {
+        let d = "../shared/data/cards/edje-pinochle-phone/images";
+        assert_eq!(split_card_set(d), (PathBuf::from(d), None));
+        assert_eq!(
+            split_card_set(&format!("{d}:train_")),
+            (PathBuf::from(d), Some("train_".to_string()))
+        );
+        assert_eq!(
+            split_card_set(r"C:\cards"),
+            (PathBuf::from(r"C:\cards"), None)
+        );
+        assert_eq!(split_card_set("cards:"), (PathBuf::from("cards:"), None));
+    }
+}

@@ -1615,6 +1615,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sampled_card_draw_is_bounded_and_deterministic() {
+        let (mut rows, mut classes) = (Vec::new(), Vec::new());
+        push_sampled(&[], 7, 0, &mut rows, &mut classes);
+        assert!(rows.is_empty() && classes.is_empty());
+        let pool: Vec<Vec<f32>> = (0..SAMPLED_CARD_NEG_PER_EPOCH + 10)
+            .map(|i| vec![i as f32])
+            .collect();
+        push_sampled(&pool, 7, 3, &mut rows, &mut classes);
+        assert_eq!(rows.len(), SAMPLED_CARD_NEG_PER_EPOCH);
+        assert!(classes.iter().all(|&c| c == 0));
+        let (mut again, mut c2) = (Vec::new(), Vec::new());
+        push_sampled(&pool, 7, 3, &mut again, &mut c2);
+        assert_eq!(rows, again);
+        let mut distinct: Vec<i64> = rows.iter().map(|r| r[0] as i64).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), rows.len(), "drawn without replacement");
+    }
+
+    #[test]
     fn augmentation_is_deterministic_and_bounded() {
         let d = LabelledDie {
             value: 4,
