@@ -20,7 +20,8 @@ const MIN_EXACT: f64 = 0.75;
 
 #[test]
 fn held_out_quality() {
-    let root = std::env::var("ADJUTANT_DATA").unwrap_or_else(|_| "/work/shared/data".into());
+    let root = std::env::var("ADJUTANT_DATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
     let set = PathBuf::from(root).join("dice/byler-d6");
     if !set.join("labels.json").exists() {
         println!("skipped: {} not found (set ADJUTANT_DATA)", set.display());

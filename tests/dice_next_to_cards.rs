@@ -154,7 +154,8 @@ fn synthetic_card_is_not_a_die() {
 
 #[test]
 fn card_photos_give_no_dice() {
-    let root = std::env::var("ADJUTANT_DATA").unwrap_or_else(|_| "/work/shared/data".into());
+    let root = std::env::var("ADJUTANT_DATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
     let dir = PathBuf::from(root).join("cards/sarm-slate-phone/images");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         println!(
@@ -227,7 +228,8 @@ const MAX_EDJE_TEST_FALSE_DICE: usize = 280;
 
 #[test]
 fn cluttered_card_photos_give_few_dice() {
-    let root = std::env::var("ADJUTANT_DATA").unwrap_or_else(|_| "/work/shared/data".into());
+    let root = std::env::var("ADJUTANT_DATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
     let dir = PathBuf::from(root).join("cards/edje-pinochle-phone/images");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         println!(
