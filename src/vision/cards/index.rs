@@ -76,6 +76,28 @@ pub(super) struct Part {
 }
 
 impl Part {
+    /// A part with no pixels yet.
+    const EMPTY: Part = Part {
+        x0: usize::MAX,
+        y0: usize::MAX,
+        x1: 0,
+        y1: 0,
+        area: 0,
+        touches: false,
+    };
+
+    /// Adds pixel (`x`, `y`) of a `w` x `h` patch.
+    fn add(&mut self, x: usize, y: usize, w: usize, h: usize) {
+        self.x0 = self.x0.min(x);
+        self.x1 = self.x1.max(x);
+        self.y0 = self.y0.min(y);
+        self.y1 = self.y1.max(y);
+        self.area += 1;
+        if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+            self.touches = true;
+        }
+    }
+
     pub fn h(&self) -> usize {
         self.y1 - self.y0 + 1
     }
@@ -572,26 +594,11 @@ pub(super) fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<P
             let root = root_of(&mut parent, p) as usize;
             if number[root] == usize::MAX {
                 number[root] = parts.len();
-                parts.push(Part {
-                    x0: usize::MAX,
-                    y0: usize::MAX,
-                    x1: 0,
-                    y1: 0,
-                    area: 0,
-                    touches: false,
-                });
+                parts.push(Part::EMPTY);
             }
             let id = number[root];
             *label = id;
-            let part = &mut parts[id];
-            part.x0 = part.x0.min(x);
-            part.x1 = part.x1.max(x);
-            part.y0 = part.y0.min(y);
-            part.y1 = part.y1.max(y);
-            part.area += 1;
-            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
-                part.touches = true;
-            }
+            parts[id].add(x, y, w, h);
         }
     }
     (labels, parts)
@@ -633,26 +640,12 @@ mod tests {
                 continue;
             }
             let id = parts.len();
-            let mut p = Part {
-                x0: usize::MAX,
-                y0: usize::MAX,
-                x1: 0,
-                y1: 0,
-                area: 0,
-                touches: false,
-            };
+            let mut p = Part::EMPTY;
             labels[start] = id;
             stack.push(start);
             while let Some(i) = stack.pop() {
                 let (x, y) = (i % w, i / w);
-                p.x0 = p.x0.min(x);
-                p.x1 = p.x1.max(x);
-                p.y0 = p.y0.min(y);
-                p.y1 = p.y1.max(y);
-                p.area += 1;
-                if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
-                    p.touches = true;
-                }
+                p.add(x, y, w, h);
                 for dy in -1i64..=1 {
                     for dx in -1i64..=1 {
                         let (nx, ny) = (x as i64 + dx, y as i64 + dy);

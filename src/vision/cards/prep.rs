@@ -35,6 +35,23 @@ pub struct WorkImage {
     pub factor: u32,
     /// Paper score at working resolution.
     pub score: GrayImage,
+    /// Histogram of `score`, counted once: the paper threshold and every
+    /// further split (stricter, dim) start from it.
+    hist: [u32; 256],
+}
+
+impl WorkImage {
+    fn new(factor: u32, score: GrayImage) -> Self {
+        let mut hist = [0u32; 256];
+        for p in score.pixels() {
+            hist[p.0[0] as usize] += 1;
+        }
+        Self {
+            factor,
+            score,
+            hist,
+        }
+    }
 }
 
 /// Paper score of `full` downscaled by an integer box filter so the longest side is <= [`WORK_MAX_SIDE`].
@@ -46,10 +63,7 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
     let wh = h / factor;
     if ww == 0 || wh == 0 {
         // A sliver thinner than one working pixel cannot hold a card.
-        return WorkImage {
-            factor,
-            score: GrayImage::new(1, 1),
-        };
+        return WorkImage::new(factor, GrayImage::new(1, 1));
     }
     if factor == 1 {
         let raw: Vec<u8> = full
@@ -58,7 +72,7 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
             .map(|p| paper_score(p[0], p[1], p[2]))
             .collect();
         let score = GrayImage::from_raw(w, h, raw).unwrap_or_else(|| GrayImage::new(w, h));
-        return WorkImage { factor, score };
+        return WorkImage::new(factor, score);
     }
     let out = block_scores(
         full.as_raw(),
@@ -68,7 +82,7 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
         factor as usize,
     );
     let score = GrayImage::from_raw(ww, wh, out).unwrap_or_else(|| GrayImage::new(ww, wh));
-    WorkImage { factor, score }
+    WorkImage::new(factor, score)
 }
 
 /// Paper scores of the `ww` x `wh` working image of the RGB rows `raw`
@@ -156,15 +170,6 @@ pub fn otsu(hist: &[u32; 256]) -> u8 {
 /// 472 correct / 3 wrong without, 474 / 2 at 0.35-0.45, 475 / 3 at 0.5.
 pub const RETHRESHOLD_PAPER_SHARE: f32 = 0.4;
 
-/// Histogram of the working image's paper scores.
-fn score_histogram(work: &WorkImage) -> [u32; 256] {
-    let mut hist = [0u32; 256];
-    for p in work.score.pixels() {
-        hist[p.0[0] as usize] += 1;
-    }
-    hist
-}
-
 /// Otsu threshold among the scores above `t` (never below `t`).
 fn split_above(hist: &[u32; 256], t: u8) -> u8 {
     let mut h2 = [0u32; 256];
@@ -174,7 +179,7 @@ fn split_above(hist: &[u32; 256], t: u8) -> u8 {
 
 /// Paper threshold of the working image (scores above it are paper).
 pub fn paper_threshold(work: &WorkImage) -> u8 {
-    let hist = score_histogram(work);
+    let hist = work.hist;
     let t = otsu(&hist).max(MIN_PAPER_THRESHOLD);
     let total: u32 = hist.iter().sum();
     let above: u32 = hist[t as usize + 1..].iter().sum();
@@ -196,7 +201,7 @@ pub const MIN_DIM_THRESHOLD: u8 = 25;
 /// `t` (the dim cards against the table), at least [`MIN_DIM_THRESHOLD`].
 /// `None` when no such split exists.
 pub fn dim_threshold(work: &WorkImage, t: u8) -> Option<u8> {
-    let mut h = score_histogram(work);
+    let mut h = work.hist;
     for v in h[t as usize + 1..].iter_mut() {
         *v = 0;
     }
@@ -208,7 +213,7 @@ pub fn dim_threshold(work: &WorkImage, t: u8) -> Option<u8> {
 /// it (cards whiter than light wood grain or a lit table patch that the first
 /// split counted as paper). `None` when no stricter split exists.
 pub fn stricter_threshold(work: &WorkImage, t: u8) -> Option<u8> {
-    let t2 = split_above(&score_histogram(work), t);
+    let t2 = split_above(&work.hist, t);
     (t2 > t).then_some(t2)
 }
 

@@ -931,14 +931,13 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             rows.push(f.clone());
             classes.push(0);
         }
-        let mut idx: Vec<usize> = (0..n_table_negs).collect();
-        let take = NEG_PER_EPOCH.min(idx.len());
-        for i in 0..take {
-            let j = i + r.below(idx.len() - i);
-            idx.swap(i, j);
-            rows.push(neg_pool[idx[i]].clone());
-            classes.push(0);
-        }
+        push_draw(
+            &neg_pool[..n_table_negs],
+            NEG_PER_EPOCH,
+            &mut r,
+            rows,
+            classes,
+        );
         push_sampled(&sampled_pool, opts.seed, epoch, rows, classes);
     };
     let mut best_net: Option<(usize, usize, f64, FaceNet)> = None;
@@ -1444,9 +1443,20 @@ fn push_sampled(
             .wrapping_add(epoch as u64)
             .wrapping_add(SAMPLED_CARD_SEED),
     );
+    push_draw(pool, SAMPLED_CARD_NEG_PER_EPOCH, &mut r, rows, classes);
+}
+
+/// Appends `take` rows of `pool` (all when it has fewer) drawn without
+/// replacement, as "not a die" examples (a partial Fisher-Yates shuffle).
+fn push_draw(
+    pool: &[Vec<f32>],
+    take: usize,
+    r: &mut XorShift,
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) {
     let mut idx: Vec<usize> = (0..pool.len()).collect();
-    let take = SAMPLED_CARD_NEG_PER_EPOCH.min(idx.len());
-    for i in 0..take {
+    for i in 0..take.min(idx.len()) {
         let j = i + r.below(idx.len() - i);
         idx.swap(i, j);
         rows.push(pool[idx[i]].clone());
