@@ -305,6 +305,13 @@ impl Patch {
     }
 }
 
+/// Paper level of sampled card luminances: their 85th percentile (paper is
+/// most of a card, ink a small share); sorts `lum`. `None` when empty.
+pub(super) fn paper_level(lum: &mut [f32]) -> Option<f32> {
+    lum.sort_by(|a, b| a.total_cmp(b));
+    lum.get(lum.len() * 85 / 100).copied()
+}
+
 /// Cheap pre-check on a sparse grid: an index corner is bright paper with
 /// less than [`MAX_INK_SHARE`] of ink.
 fn mostly_paper(img: &RgbImage, f: &CornerFrame) -> bool {
@@ -321,8 +328,7 @@ fn mostly_paper(img: &RgbImage, f: &CornerFrame) -> bool {
             lum[j * NU + i] = c[0].min(c[1]).min(c[2]);
         }
     }
-    lum.sort_by(|a, b| a.total_cmp(b));
-    let paper = lum[(lum.len() * 85) / 100];
+    let paper = paper_level(&mut lum).unwrap_or(0.0);
     if paper < MIN_PAPER_LEVEL {
         return false;
     }

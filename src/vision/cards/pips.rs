@@ -14,7 +14,7 @@ use super::find::CARD_ASPECT;
 use super::index::{
     INK_LEVEL, INK_LEVEL_STRICT, MIN_INK_DARKNESS, MIN_PAPER_LEVEL, REDNESS_SCALE, SUIT_SIDE,
 };
-use super::index::{Part, components, glyph_feature};
+use super::index::{Part, components, glyph_feature, paper_level};
 use super::prep::sample_rgb;
 use crate::vision::geometry::{Homography, Point, Quad};
 use image::RgbImage;
@@ -163,11 +163,7 @@ pub fn read_pips(rgb: &RgbImage, quad: &Quad) -> Option<PipCard> {
         .filter(|&i| inside(i))
         .map(|i| g.lum[i])
         .collect();
-    if lums.is_empty() {
-        return None;
-    }
-    lums.sort_by(|a, b| a.total_cmp(b));
-    let paper = lums[lums.len() * 85 / 100];
+    let paper = paper_level(&mut lums)?;
     if paper < MIN_PAPER_LEVEL {
         return None;
     }
