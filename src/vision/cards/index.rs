@@ -306,10 +306,14 @@ impl Patch {
 }
 
 /// Paper level of sampled card luminances: their 85th percentile (paper is
-/// most of a card, ink a small share); sorts `lum`. `None` when empty.
+/// most of a card, ink a small share); reorders `lum` (a selection, not a
+/// full sort: the same value). `None` when empty.
 pub(super) fn paper_level(lum: &mut [f32]) -> Option<f32> {
-    lum.sort_by(|a, b| a.total_cmp(b));
-    lum.get(lum.len() * 85 / 100).copied()
+    let k = lum.len() * 85 / 100;
+    if k >= lum.len() {
+        return None;
+    }
+    Some(*lum.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1)
 }
 
 /// Cheap pre-check on a sparse grid: an index corner is bright paper with
@@ -634,6 +638,24 @@ mod tests {
         normalise(&mut v);
         let n: f32 = v.iter().map(|x| x * x).sum();
         assert!((n - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn paper_level_is_the_sorted_85th_percentile() {
+        assert_eq!(paper_level(&mut []), None);
+        let mut seed = 7u32;
+        for n in [1usize, 2, 7, 100, 1001] {
+            let v: Vec<f32> = (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    (seed >> 16) as f32 / 300.0
+                })
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_by(|a, b| a.total_cmp(b));
+            let mut sel = v;
+            assert_eq!(paper_level(&mut sel), Some(sorted[n * 85 / 100]), "n {n}");
+        }
     }
 
     /// The former flood-fill labelling: the reference for [`components`].

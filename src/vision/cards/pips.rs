@@ -15,7 +15,7 @@ use super::index::{
     INK_LEVEL, INK_LEVEL_STRICT, MIN_INK_DARKNESS, MIN_PAPER_LEVEL, REDNESS_SCALE, SUIT_SIDE,
 };
 use super::index::{Part, components, glyph_feature, paper_level};
-use super::prep::sample_rgb;
+use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
 use crate::vision::geometry::{Homography, Point, Quad};
 use image::RgbImage;
 
@@ -123,13 +123,21 @@ fn rectify(rgb: &RgbImage, quad: &Quad) -> Option<Grid> {
         lum: Vec::with_capacity(w * gh),
     };
     let px = GRID_PX_PER_WIDTH as f32;
+    // Every sample lies inside the outline (the grid spans the card, which
+    // the homography maps onto the quad), so when the quad is inside the
+    // frame the unclamped sampling applies (same arithmetic, same values).
+    let sample = if inside_for_bilinear(rgb, &quad.0) {
+        sample_rgb_inside
+    } else {
+        sample_rgb
+    };
     for y in 0..gh {
         for x in 0..w {
             let p = h.apply([(x as f32 + 0.5) / px, (y as f32 + 0.5) / px])?;
             if !(p[0].is_finite() && p[1].is_finite()) {
                 return None;
             }
-            let c = sample_rgb(rgb, p[0], p[1]);
+            let c = sample(rgb, p[0], p[1]);
             out.rgb.push(c);
             out.lum.push(c[0].min(c[1]).min(c[2]));
         }
@@ -154,24 +162,28 @@ fn in_index_zone(p: &Part, w: usize, h: usize) -> bool {
 pub fn read_pips(rgb: &RgbImage, quad: &Quad) -> Option<PipCard> {
     let g = rectify(rgb, quad)?;
     let inset = (BORDER_INSET * GRID_PX_PER_WIDTH as f32).ceil() as usize;
-    let inside = |i: usize| {
-        let (x, y) = (i % g.w, i / g.w);
-        x >= inset && y >= inset && x + inset < g.w && y + inset < g.h
-    };
+    let (xs, ys) = (
+        inset..g.w.saturating_sub(inset),
+        inset..g.h.saturating_sub(inset),
+    );
     // Paper level: 85th percentile inside the inset border.
-    let mut lums: Vec<f32> = (0..g.w * g.h)
-        .filter(|&i| inside(i))
-        .map(|i| g.lum[i])
+    let mut lums: Vec<f32> = ys
+        .clone()
+        .flat_map(|y| g.lum[y * g.w + xs.start..y * g.w + xs.end].iter().copied())
         .collect();
     let paper = paper_level(&mut lums)?;
     if paper < MIN_PAPER_LEVEL {
         return None;
     }
+    let mut ink = vec![false; g.w * g.h];
     PIP_INK_LEVELS.iter().find_map(|&level| {
         let thr = paper * level;
-        let ink: Vec<bool> = (0..g.w * g.h)
-            .map(|i| inside(i) && g.lum[i] < thr)
-            .collect();
+        for y in ys.clone() {
+            let row = y * g.w;
+            for x in xs.clone() {
+                ink[row + x] = g.lum[row + x] < thr;
+            }
+        }
         read_split(&g, paper, &ink)
     })
 }
