@@ -76,8 +76,10 @@ fn general_model_on_edje_test() {
     // train_* (482 -> 486 of 525 correct). The floor was lowered to 0.94 when
     // the stricter blob level read 135 of 143 (0.944); it is back at 0.95.
     // Since the dim outline pass and centre pips (docs/models.md): precision
-    // 0.986 (one more wrong read), recall 0.951; floors unchanged.
-    assert!(p >= 0.98, "precision {p}");
+    // 0.986 (one more wrong read), recall 0.951; floors unchanged. Since the
+    // pip check of number cards: precision 0.993 (136 of 137; the wrong one is
+    // the Kd label we believe wrong), recall 0.951; precision floor raised.
+    assert!(p >= 0.99, "precision {p}");
     assert!(r >= 0.95, "recall {r}");
 }
 
