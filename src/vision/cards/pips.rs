@@ -126,18 +126,18 @@ fn rectify(rgb: &RgbImage, quad: &Quad) -> Option<Grid> {
     // Every sample lies inside the outline (the grid spans the card, which
     // the homography maps onto the quad), so when the quad is inside the
     // frame the unclamped sampling applies (same arithmetic, same values).
-    let sample = if inside_for_bilinear(rgb, &quad.0) {
-        sample_rgb_inside
-    } else {
-        sample_rgb
-    };
+    let inside = inside_for_bilinear(rgb, &quad.0);
     for y in 0..gh {
         for x in 0..w {
             let p = h.apply([(x as f32 + 0.5) / px, (y as f32 + 0.5) / px])?;
             if !(p[0].is_finite() && p[1].is_finite()) {
                 return None;
             }
-            let c = sample(rgb, p[0], p[1]);
+            let c = if inside {
+                sample_rgb_inside(rgb, p[0], p[1])
+            } else {
+                sample_rgb(rgb, p[0], p[1])
+            };
             out.rgb.push(c);
             out.lum.push(c[0].min(c[1]).min(c[2]));
         }
