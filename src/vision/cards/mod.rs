@@ -920,6 +920,16 @@ mod tests {
         let r = reader.read_pips(&img, &quad).expect("read");
         assert_eq!(r.code, "Tc");
         assert!(r.confidence >= PIP_MIN_CONFIDENCE);
+        // The pip check of corner reads: another suit or rank is vetoed, the
+        // same code passes, a court card (no pip layout) is not checked.
+        let corner = |code: &str| CornerRead {
+            code: code.into(),
+            confidence: 0.9,
+        };
+        assert!(reader.pips_disagree(&img, &quad, &corner("Ts")));
+        assert!(reader.pips_disagree(&img, &quad, &corner("9c")));
+        assert!(!reader.pips_disagree(&img, &quad, &corner("Tc")));
+        assert!(!reader.pips_disagree(&img, &quad, &corner("Ks")));
         // Through the whole reader: the outline is found, its indices (bars
         // unknown to the model) give nothing, the pips read the card.
         let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
