@@ -753,7 +753,35 @@ impl<'a> Bilinear<'a> {
 /// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
 /// face around `(cx, cy)` within a box of side `side`: the 4th power of the
 /// gradient vector averages away round pips and keeps the square's edges.
+///
+/// Compiled for AVX when the CPU has it (8 divisions per instruction
+/// instead of 4; the same operations per pixel and the same sums in the
+/// same order, no fused multiply-add, so the same bits as
+/// [`estimate_angle_portable`]).
 pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx {
+        // SAFETY: the CPU reports AVX.
+        return unsafe { estimate_angle_avx(img, cx, cy, side) };
+    }
+    estimate_angle_portable(img, cx, cy, side)
+}
+
+/// [`estimate_angle`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn estimate_angle_avx(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    estimate_angle_body(img, cx, cy, side)
+}
+
+/// [`estimate_angle`] without CPU-specific code (SSE2 on x86_64).
+pub fn estimate_angle_portable(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    estimate_angle_body(img, cx, cy, side)
+}
+
+/// The body of [`estimate_angle`], inlined into each variant.
+#[inline(always)]
+fn estimate_angle_body(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let r = (side / 2.0).max(1.0);
     let x0 = ((cx - r).floor() as i64).max(1);
@@ -1044,7 +1072,34 @@ fn kth_total_order(v: &[f32], k: usize) -> f32 {
 
 /// Crop features from a sampled crop (see [`sample_crop`]), after applying the
 /// dihedral transform `t` (0 = identity; others are for training augmentation).
+///
+/// Compiled for AVX when the CPU has it (wider vector loops; the same float
+/// operations in the same order, no fused multiply-add, so the same bits as
+/// [`crop_features_portable`]).
 pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx {
+        // SAFETY: the CPU reports AVX.
+        return unsafe { crop_features_avx(cells, side, t) };
+    }
+    crop_features_portable(cells, side, t)
+}
+
+/// [`crop_features`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn crop_features_avx(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    crop_features_body(cells, side, t)
+}
+
+/// [`crop_features`] without CPU-specific code (SSE2 on x86_64).
+pub fn crop_features_portable(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    crop_features_body(cells, side, t)
+}
+
+/// The body of [`crop_features`], inlined into each variant.
+#[inline(always)]
+fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
     let mut out = vec![0f32; N_CROP_FEATURES];
     if cells.len() != GRID * GRID {
         return out;
@@ -1237,6 +1292,46 @@ mod tests {
             }
         }
         (inner / ni - outer / no, outer / no)
+    }
+
+    /// The AVX-compiled crop features and face angle equal the portable
+    /// ones bit for bit (random crops, flat and noisy, every transform).
+    #[test]
+    fn avx_crop_features_and_angle_match_portable() {
+        if !crate::vision::dice::cpu::Cpu::detect().avx {
+            eprintln!("skipped: this CPU has no AVX");
+            return;
+        }
+        let mut rng = crate::vision::dice::mlp::XorShift::new(17);
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for round in 0..12 {
+            let cells: Vec<[f32; 3]> = (0..GRID * GRID)
+                .map(|_| match round % 3 {
+                    0 => [rng.unit() * 255.0, rng.unit() * 255.0, rng.unit() * 255.0],
+                    1 => [200.0, 190.0, 180.0],
+                    _ => {
+                        let v = if rng.unit() < 0.2 { 30.0 } else { 220.0 };
+                        [v, v * 0.9, v * 0.8]
+                    }
+                })
+                .collect();
+            for t in 0..8 {
+                let want = crop_features_portable(&cells, 37.0, t);
+                // SAFETY: the CPU reports AVX (checked above).
+                let got = unsafe { crop_features_avx(&cells, 37.0, t) };
+                assert_eq!(bits(&want), bits(&got), "round {round} transform {t}");
+            }
+        }
+        let img = RgbImage::from_fn(96, 80, |x, y| {
+            let v = ((x * 7 + y * 13) % 50) as u8 + if (x / 9 + y / 11) % 2 == 0 { 150 } else { 0 };
+            image::Rgb([v, v.wrapping_mul(3), 255 - v])
+        });
+        for (cx, cy, side) in [(40.0, 40.0, 30.0), (10.5, 70.2, 50.0), (90.0, 5.0, 12.0)] {
+            let want = estimate_angle_portable(&img, cx, cy, side);
+            // SAFETY: the CPU reports AVX (checked above).
+            let got = unsafe { estimate_angle_avx(&img, cx, cy, side) };
+            assert_eq!(want.to_bits(), got.to_bits());
+        }
     }
 
     /// The AVX window maxima equal the portable ones bit for bit.
