@@ -415,6 +415,132 @@ fn dot8(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// 2x2 max-pooling of the second convolution's output `a2` (`C2` planes of
+/// `MAP x MAP`) into `pooled`, standardised with `means` and `scales` (all
+/// `CONV_OUT` long). The first of equal values wins, as in
+/// `FaceNet::conv_part` (the same comparisons in the same order).
+#[inline(always)]
+fn pool_portable(a2: &[f32], means: &[f32], scales: &[f32], pooled: &mut [f32]) {
+    for (((dst, m), s), (r0, r1)) in pooled
+        .chunks_exact_mut(POOLED)
+        .zip(means.chunks_exact(POOLED))
+        .zip(scales.chunks_exact(POOLED))
+        .zip(a2.chunks_exact(2 * MAP).map(|r| r.split_at(MAP)))
+    {
+        for px in 0..POOLED {
+            let mut best = f32::NEG_INFINITY;
+            for v in [r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]] {
+                if v > best {
+                    best = v;
+                }
+            }
+            dst[px] = (best - m[px]) * s[px];
+        }
+    }
+}
+
+/// [`pool_portable`] with AVX, one pooled row of 8 per register: the even
+/// and odd columns of both input rows are separated by lane permutes and
+/// shuffles, then `best = max(v, best)` over the four in the same order
+/// as the scalar `if v > best { best = v }` (`maxps` returns its first
+/// operand exactly when it is greater, so the same value, NaN and signed
+/// zeros included), then the same subtraction and multiplication.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn pool_avx(a2: &[f32], means: &[f32], scales: &[f32], pooled: &mut [f32]) {
+    use std::arch::x86_64::{
+        __m256, _mm256_loadu_ps, _mm256_max_ps, _mm256_mul_ps, _mm256_permute2f128_ps,
+        _mm256_set1_ps, _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_sub_ps,
+    };
+    const _: () = assert!(POOLED == 8 && MAP == 16, "one register per pooled row");
+    let rows = CONV_OUT / POOLED;
+    if a2.len() < rows * 2 * MAP
+        || means.len() < CONV_OUT
+        || scales.len() < CONV_OUT
+        || pooled.len() < CONV_OUT
+    {
+        return;
+    }
+    /// Even and odd columns of the 16 values at `p`, in column order.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be readable; the CPU must have AVX.
+    #[inline(always)]
+    unsafe fn even_odd(p: *const f32) -> (__m256, __m256) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            let (a, b) = (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
+            // [0..4 | 8..12] and [4..8 | 12..16].
+            let (lo, hi) = (
+                _mm256_permute2f128_ps::<0x20>(a, b),
+                _mm256_permute2f128_ps::<0x31>(a, b),
+            );
+            (
+                _mm256_shuffle_ps::<0b10_00_10_00>(lo, hi),
+                _mm256_shuffle_ps::<0b11_01_11_01>(lo, hi),
+            )
+        }
+    }
+    let lowest = _mm256_set1_ps(f32::NEG_INFINITY);
+    for k in 0..rows {
+        let o = k * POOLED;
+        // SAFETY: AVX is enabled; the loads read a2[2 MAP k..2 MAP (k + 1)]
+        // and means / scales / pooled [o..o + 8], all in bounds (checked
+        // above).
+        unsafe {
+            let src = a2.as_ptr().add(k * 2 * MAP);
+            let (v0, v1) = even_odd(src);
+            let (v2, v3) = even_odd(src.add(MAP));
+            let mut best = _mm256_max_ps(v0, lowest);
+            best = _mm256_max_ps(v1, best);
+            best = _mm256_max_ps(v2, best);
+            best = _mm256_max_ps(v3, best);
+            let m = _mm256_loadu_ps(means.as_ptr().add(o));
+            let s = _mm256_loadu_ps(scales.as_ptr().add(o));
+            _mm256_storeu_ps(
+                pooled.as_mut_ptr().add(o),
+                _mm256_mul_ps(_mm256_sub_ps(best, m), s),
+            );
+        }
+    }
+}
+
+/// [`dot8`] of `a0` and of `a1` with the same `b`, with AVX intrinsics:
+/// per lane the same multiplies and adds in the same order as [`dot8`]'s
+/// 8 partial sums, which are then summed as there (so the same bits). The
+/// two dot products share the loads of `b` and give the CPU two
+/// independent chains of adds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn dot8x2_avx(a0: &[f32], a1: &[f32], b: &[f32]) -> (f32, f32) {
+    use std::arch::x86_64::{
+        _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    };
+    let n = a0.len().min(a1.len()).min(b.len());
+    let whole = n - n % 8;
+    let (mut s0, mut s1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    for i in (0..whole).step_by(8) {
+        // SAFETY: i + 8 <= whole <= the length of each slice.
+        unsafe {
+            let y = _mm256_loadu_ps(b.as_ptr().add(i));
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_loadu_ps(a0.as_ptr().add(i)), y));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_loadu_ps(a1.as_ptr().add(i)), y));
+        }
+    }
+    let (mut l0, mut l1) = ([0f32; 8], [0f32; 8]);
+    // SAFETY: each array holds 8 floats.
+    unsafe {
+        _mm256_storeu_ps(l0.as_mut_ptr(), s0);
+        _mm256_storeu_ps(l1.as_mut_ptr(), s1);
+    }
+    let (mut t0, mut t1) = (0f32, 0f32);
+    for ((x0, x1), y) in a0[whole..n].iter().zip(&a1[whole..n]).zip(&b[whole..n]) {
+        t0 += x0 * y;
+        t1 += x1 * y;
+    }
+    (l0.iter().sum::<f32>() + t0, l1.iter().sum::<f32>() + t1)
+}
+
 /// The face classifier network.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaceNet {
@@ -630,22 +756,15 @@ impl FaceNet {
         // 2x2 max-pooling, the first of equal values winning as in
         // `conv_part` (the same comparisons in the same order).
         let (means, scales) = (&h.in_mean[..CONV_OUT], &h.in_scale[..CONV_OUT]);
-        for (((dst, m), s), (r0, r1)) in pooled
-            .chunks_exact_mut(POOLED)
-            .zip(means.chunks_exact(POOLED))
-            .zip(scales.chunks_exact(POOLED))
-            .zip(sc.a2.chunks_exact(2 * MAP).map(|r| r.split_at(MAP)))
-        {
-            for px in 0..POOLED {
-                let mut best = f32::NEG_INFINITY;
-                for v in [r0[2 * px], r0[2 * px + 1], r1[2 * px], r1[2 * px + 1]] {
-                    if v > best {
-                        best = v;
-                    }
-                }
-                dst[px] = (best - m[px]) * s[px];
-            }
+        #[cfg(target_arch = "x86_64")]
+        if sc.cpu.avx {
+            // SAFETY: `cpu.avx` says the CPU has AVX.
+            unsafe { pool_avx(&sc.a2, means, scales, pooled) };
+        } else {
+            pool_portable(&sc.a2, means, scales, pooled);
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        pool_portable(&sc.a2, means, scales, pooled);
         let src = &f[MAP_INPUTS..MAP_INPUTS + scalars.len()];
         for (((x, v), m), s) in scalars
             .iter_mut()
@@ -658,11 +777,28 @@ impl FaceNet {
         // Plain loops rather than `extend(map(..))`, so that the dot
         // products are compiled inline (with AVX in `infer_avx`).
         sc.hid.resize(h.n_hidden, 0.0);
-        for ((d, w), b) in sc
-            .hid
+        let n_in = h.n_in.max(1);
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if sc.cpu.avx {
+            // Hidden units two at a time (one load of the input per pair).
+            let pairs = sc.hid.chunks_exact_mut(2);
+            for ((d, w), b) in pairs
+                .zip(h.w1.chunks_exact(2 * n_in))
+                .zip(h.b1.chunks_exact(2))
+            {
+                let (w0, w1) = w.split_at(n_in);
+                // SAFETY: `cpu.avx` says the CPU has AVX.
+                let (s0, s1) = unsafe { dot8x2_avx(w0, w1, &sc.xs) };
+                d[0] = (b[0] + s0).max(0.0);
+                d[1] = (b[1] + s1).max(0.0);
+                done += 2;
+            }
+        }
+        for ((d, w), b) in sc.hid[done..]
             .iter_mut()
-            .zip(h.w1.chunks_exact(h.n_in.max(1)))
-            .zip(&h.b1)
+            .zip(h.w1.chunks_exact(n_in).skip(done))
+            .zip(&h.b1[done..])
         {
             *d = (b + dot8(w, &sc.xs)).max(0.0);
         }
@@ -934,6 +1070,49 @@ mod tests {
             assert_eq!(bits(&wide), bits(&narrow));
         } else {
             eprintln!("AVX-512 part skipped: this CPU has no AVX-512F");
+        }
+    }
+
+    /// The AVX pooling gives the portable pooling's bits, also on ties,
+    /// signed zeros and NaN; the paired head dot products give `dot8`'s.
+    #[test]
+    fn pool_avx_and_paired_dots_match_portable_bit_for_bit() {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        let mut rng = XorShift::new(11);
+        for round in 0..20 {
+            let a2: Vec<f32> = (0..C2 * MAP * MAP)
+                .map(|_| match round % 4 {
+                    0 => rng.normal(),
+                    // Coarse values: many ties between the four.
+                    1 => (rng.unit() * 3.0).floor(),
+                    2 => [0.0, -0.0, 1.0, f32::NAN][(rng.unit() * 4.0) as usize % 4],
+                    _ => rng.normal().max(0.0),
+                })
+                .collect();
+            let means: Vec<f32> = (0..CONV_OUT).map(|_| rng.normal()).collect();
+            let scales: Vec<f32> = (0..CONV_OUT).map(|_| rng.normal()).collect();
+            let mut want = vec![1f32; CONV_OUT];
+            pool_portable(&a2, &means, &scales, &mut want);
+            if Cpu::detect().avx {
+                let mut got = vec![2f32; CONV_OUT];
+                // SAFETY: the CPU reports AVX.
+                unsafe { pool_avx(&a2, &means, &scales, &mut got) };
+                assert_eq!(bits(&want), bits(&got), "round {round}");
+            }
+            for n in [1usize, 7, 8, 70, 1094] {
+                let a0: Vec<f32> = (0..n).map(|_| rng.normal()).collect();
+                let a1: Vec<f32> = (0..n).map(|_| rng.normal()).collect();
+                let b: Vec<f32> = (0..n).map(|_| rng.normal()).collect();
+                if Cpu::detect().avx {
+                    // SAFETY: the CPU reports AVX.
+                    let (d0, d1) = unsafe { dot8x2_avx(&a0, &a1, &b) };
+                    assert_eq!(d0.to_bits(), dot8(&a0, &b).to_bits());
+                    assert_eq!(d1.to_bits(), dot8(&a1, &b).to_bits());
+                }
+            }
+        }
+        if !Cpu::detect().avx {
+            eprintln!("AVX part skipped: this CPU has no AVX");
         }
     }
 

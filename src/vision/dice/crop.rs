@@ -105,28 +105,119 @@ fn blob_responses(d: &[f32]) -> Vec<f32> {
     let mut pad = [0f32; PADDED * PADDED];
     for (py, row) in pad.chunks_exact_mut(PADDED).enumerate() {
         let y = py.saturating_sub(r).min(GRID - 1);
-        for (px, v) in row.iter_mut().enumerate() {
-            *v = d[y * GRID + px.saturating_sub(r).min(GRID - 1)];
-        }
+        let src = &d[y * GRID..(y + 1) * GRID];
+        let (left, rest) = row.split_at_mut(r);
+        let (mid, right) = rest.split_at_mut(GRID);
+        left.fill(src[0]);
+        mid.copy_from_slice(src);
+        right.fill(src[GRID - 1]);
     }
     let (lo, hi) = search_range();
     if lo > hi {
         return resp;
     }
-    let n = hi - lo + 1;
-    // `add(acc, row, dx)`: acc[i] += the padded row at x = lo + i + dx.
-    let add = |acc: &mut [f32; GRID], row: &[f32], dx: i64| {
-        let start = (lo as i64 + dx + BLOB_RING) as usize;
-        for (a, v) in acc[..n].iter_mut().zip(&row[start..start + n]) {
-            *a += v;
-        }
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx {
+        // SAFETY: the CPU reports AVX.
+        unsafe { blob_rows_avx(&pad, lo, hi, &mut resp) };
+        return resp;
+    }
+    blob_rows(&pad, lo, hi, &mut resp);
+    resp
+}
+
+/// [`blob_rows`] with AVX intrinsics: each window row of positions is four
+/// 8-lane registers, and every term is one `vaddps` of the padded row
+/// shifted by `dx`, in the same order as [`blob_rows`] (the same float adds
+/// per lane, so the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn blob_rows_avx(pad: &[f32; PADDED * PADDED], lo: usize, hi: usize, resp: &mut [f32]) {
+    use std::arch::x86_64::{
+        __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
+    /// Registers per row of positions.
+    const REGS: usize = GRID / 8;
+    const _: () = assert!(GRID.is_multiple_of(8), "whole registers per row");
     let (ni, no) = (BLOB_INNER_CELLS, BLOB_RING_CELLS);
-    for y in lo..=hi {
+    for y in lo..=hi.min(GRID - 1) {
+        let mut inner: [__m256; REGS] = [_mm256_setzero_ps(); REGS];
+        let mut outer: [__m256; REGS] = [_mm256_setzero_ps(); REGS];
+        for dy in -BLOB_RING..=BLOB_RING {
+            let py = (y as i64 + dy + BLOB_RING) as usize;
+            let Ok(row) = <&[f32; PADDED]>::try_from(&pad[py * PADDED..(py + 1) * PADDED]) else {
+                return;
+            };
+            // `acc[x] +=` the padded row at grid column `x + dx`.
+            macro_rules! add {
+                ($acc:expr, $dx:expr) => {
+                    let start = ($dx + BLOB_RING) as usize;
+                    for (j, a) in $acc.iter_mut().enumerate() {
+                        // SAFETY: start + 8 j + 8 <= 2 BLOB_RING + GRID =
+                        // PADDED for |dx| <= BLOB_RING and j < REGS.
+                        let v = unsafe { _mm256_loadu_ps(row.as_ptr().add(start + 8 * j)) };
+                        *a = _mm256_add_ps(*a, v);
+                    }
+                };
+            }
+            if dy.abs() == BLOB_RING {
+                for dx in -BLOB_RING..=BLOB_RING {
+                    add!(outer, dx);
+                }
+                continue;
+            }
+            add!(outer, -BLOB_RING);
+            if dy.abs() <= BLOB_INNER {
+                for dx in -BLOB_INNER..=BLOB_INNER {
+                    add!(inner, dx);
+                }
+            }
+            add!(outer, BLOB_RING);
+        }
+        let (mut iv, mut ov) = ([0f32; GRID], [0f32; GRID]);
+        for j in 0..REGS {
+            // SAFETY: 8 j + 8 <= GRID.
+            unsafe {
+                _mm256_storeu_ps(iv.as_mut_ptr().add(8 * j), inner[j]);
+                _mm256_storeu_ps(ov.as_mut_ptr().add(8 * j), outer[j]);
+            }
+        }
+        let out = &mut resp[y * GRID + lo..=y * GRID + hi];
+        for ((o, i), s) in out.iter_mut().zip(&iv[lo..]).zip(&ov[lo..]) {
+            if s / no <= BLOB_RING_MAX {
+                *o = i / ni - s / no;
+            }
+        }
+    }
+}
+
+/// The responses of grid rows `lo..=hi`, columns `lo..=hi`, into `resp`
+/// from the edge-replicated map `pad`. Each row of positions is summed as
+/// whole `GRID`-lane rows of the padded map (fixed length, so the adds
+/// vectorise with the window offsets as constants; the lanes outside
+/// `lo..=hi` are summed too and dropped), term by term in the order of a
+/// raster scan of the window restricted to the centre square and the ring.
+#[inline(always)]
+fn blob_rows(pad: &[f32; PADDED * PADDED], lo: usize, hi: usize, resp: &mut [f32]) {
+    /// `acc[x] +=` the padded row at grid column `x + dx`.
+    #[inline(always)]
+    fn add(acc: &mut [f32; GRID], row: &[f32; PADDED], dx: i64) {
+        // 0 <= start and start + GRID <= PADDED for |dx| <= BLOB_RING.
+        let start = (dx + BLOB_RING) as usize;
+        if let Ok(src) = <&[f32; GRID]>::try_from(&row[start..start + GRID]) {
+            for (a, v) in acc.iter_mut().zip(src) {
+                *a += v;
+            }
+        }
+    }
+    let (ni, no) = (BLOB_INNER_CELLS, BLOB_RING_CELLS);
+    for y in lo..=hi.min(GRID - 1) {
         let (mut inner, mut outer) = ([0f32; GRID], [0f32; GRID]);
         for dy in -BLOB_RING..=BLOB_RING {
             let py = (y as i64 + dy + BLOB_RING) as usize;
-            let row = &pad[py * PADDED..(py + 1) * PADDED];
+            let Ok(row) = <&[f32; PADDED]>::try_from(&pad[py * PADDED..(py + 1) * PADDED]) else {
+                return;
+            };
             if dy.abs() == BLOB_RING {
                 for dx in -BLOB_RING..=BLOB_RING {
                     add(&mut outer, row, dx);
@@ -141,20 +232,79 @@ fn blob_responses(d: &[f32]) -> Vec<f32> {
             }
             add(&mut outer, row, BLOB_RING);
         }
-        let out = &mut resp[y * GRID + lo..y * GRID + lo + n];
-        for ((o, i), s) in out.iter_mut().zip(&inner).zip(&outer) {
+        let out = &mut resp[y * GRID + lo..=y * GRID + hi];
+        for ((o, i), s) in out.iter_mut().zip(&inner[lo..]).zip(&outer[lo..]) {
             if s / no <= BLOB_RING_MAX {
                 *o = i / ni - s / no;
             }
         }
     }
-    resp
 }
 
 /// The largest response within Chebyshev radius [`BLOB_NMS`] of each cell
 /// (the cell included, the window clipped to the grid): a max filter along
-/// rows, then along columns.
+/// rows, then along columns. With AVX when the CPU has it
+/// ([`window_max_avx`]).
 fn window_max(resp: &[f32]) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx && resp.len() == GRID * GRID {
+        // SAFETY: the CPU reports AVX.
+        return unsafe { window_max_avx(resp) };
+    }
+    window_max_portable(resp)
+}
+
+/// [`window_max_portable`] with AVX, 8 cells per register: `max(v, acc)`
+/// (`maxps`) over the same window. `maxps` and `f32::max` pick the same
+/// value for inputs without NaN, which the responses never are (`-inf` or
+/// finite), so the maxima equal the portable ones (tested bit for bit).
+/// `resp` must hold `GRID * GRID` values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn window_max_avx(resp: &[f32]) -> Vec<f32> {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_max_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    const R: usize = BLOB_NMS as usize;
+    /// Registers per grid row.
+    const REGS: usize = GRID / 8;
+    let mut m = vec![f32::NEG_INFINITY; GRID * GRID];
+    if resp.len() != GRID * GRID {
+        return m;
+    }
+    let lowest = _mm256_set1_ps(f32::NEG_INFINITY);
+    let mut rows = [f32::NEG_INFINITY; GRID * GRID];
+    let mut line = [f32::NEG_INFINITY; GRID + 2 * R];
+    for (src, out) in resp.chunks_exact(GRID).zip(rows.chunks_exact_mut(GRID)) {
+        line[R..R + GRID].copy_from_slice(src);
+        for j in 0..REGS {
+            let mut acc = lowest;
+            for k in 0..=2 * R {
+                // SAFETY: 8 j + k + 8 <= GRID + 2 R = line.len().
+                acc = _mm256_max_ps(
+                    unsafe { _mm256_loadu_ps(line.as_ptr().add(8 * j + k)) },
+                    acc,
+                );
+            }
+            // SAFETY: 8 j + 8 <= GRID = out.len().
+            unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(8 * j), acc) };
+        }
+    }
+    for (y, out) in m.chunks_exact_mut(GRID).enumerate() {
+        for j in 0..REGS {
+            let mut acc = lowest;
+            for ny in y.saturating_sub(R)..(y + R + 1).min(GRID) {
+                // SAFETY: ny GRID + 8 j + 8 <= GRID^2 = rows.len().
+                let v = unsafe { _mm256_loadu_ps(rows.as_ptr().add(ny * GRID + 8 * j)) };
+                acc = _mm256_max_ps(v, acc);
+            }
+            // SAFETY: 8 j + 8 <= GRID = out.len().
+            unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(8 * j), acc) };
+        }
+    }
+    m
+}
+
+/// [`window_max`] without CPU-specific code.
+fn window_max_portable(resp: &[f32]) -> Vec<f32> {
     const R: usize = BLOB_NMS as usize;
     let mut rows = vec![f32::NEG_INFINITY; GRID * GRID];
     let mut line = [f32::NEG_INFINITY; GRID + 2 * R];
@@ -184,13 +334,18 @@ fn blob_peaks(d: &[f32]) -> Vec<f32> {
     let resp = blob_responses(d);
     let wmax = window_max(&resp);
     let mut peaks = Vec::new();
-    for y in 0..g {
-        for x in 0..g {
+    // Responses outside the searched square are `-inf` and never peaks.
+    let (lo, hi) = search_range();
+    let (lo, hi) = (lo as i64, hi as i64);
+    for y in lo..=hi {
+        for x in lo..=hi {
             let v = resp[(y * g + x) as usize];
             // A larger response nearby rules the cell out at once; only a
             // cell that equals its window maximum needs the scan below (for
             // ties, where the first cell wins).
-            if !v.is_finite() || v <= 0.0 || wmax[(y * g + x) as usize] > v {
+            // `v > 0 && v < inf`: finite and positive (false for NaN),
+            // without `is_finite`'s bit tests.
+            if !(v > 0.0 && v < f32::INFINITY) || wmax[(y * g + x) as usize] > v {
                 continue;
             }
             let mut is_max = true;
@@ -598,7 +753,35 @@ impl<'a> Bilinear<'a> {
 /// Dominant edge orientation (radians, in [-pi/4, pi/4)) of the square die
 /// face around `(cx, cy)` within a box of side `side`: the 4th power of the
 /// gradient vector averages away round pips and keeps the square's edges.
+///
+/// Compiled for AVX when the CPU has it (8 divisions per instruction
+/// instead of 4; the same operations per pixel and the same sums in the
+/// same order, no fused multiply-add, so the same bits as
+/// [`estimate_angle_portable`]).
 pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx {
+        // SAFETY: the CPU reports AVX.
+        return unsafe { estimate_angle_avx(img, cx, cy, side) };
+    }
+    estimate_angle_portable(img, cx, cy, side)
+}
+
+/// [`estimate_angle`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn estimate_angle_avx(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    estimate_angle_body(img, cx, cy, side)
+}
+
+/// [`estimate_angle`] without CPU-specific code (SSE2 on x86_64).
+pub fn estimate_angle_portable(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+    estimate_angle_body(img, cx, cy, side)
+}
+
+/// The body of [`estimate_angle`], inlined into each variant.
+#[inline(always)]
+fn estimate_angle_body(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let r = (side / 2.0).max(1.0);
     let x0 = ((cx - r).floor() as i64).max(1);
@@ -889,7 +1072,34 @@ fn kth_total_order(v: &[f32], k: usize) -> f32 {
 
 /// Crop features from a sampled crop (see [`sample_crop`]), after applying the
 /// dihedral transform `t` (0 = identity; others are for training augmentation).
+///
+/// Compiled for AVX when the CPU has it (wider vector loops; the same float
+/// operations in the same order, no fused multiply-add, so the same bits as
+/// [`crop_features_portable`]).
 pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::Cpu::detect().avx {
+        // SAFETY: the CPU reports AVX.
+        return unsafe { crop_features_avx(cells, side, t) };
+    }
+    crop_features_portable(cells, side, t)
+}
+
+/// [`crop_features`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn crop_features_avx(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    crop_features_body(cells, side, t)
+}
+
+/// [`crop_features`] without CPU-specific code (SSE2 on x86_64).
+pub fn crop_features_portable(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+    crop_features_body(cells, side, t)
+}
+
+/// The body of [`crop_features`], inlined into each variant.
+#[inline(always)]
+fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
     let mut out = vec![0f32; N_CROP_FEATURES];
     if cells.len() != GRID * GRID {
         return out;
@@ -1082,6 +1292,92 @@ mod tests {
             }
         }
         (inner / ni - outer / no, outer / no)
+    }
+
+    /// The AVX-compiled crop features and face angle equal the portable
+    /// ones bit for bit (random crops, flat and noisy, every transform).
+    #[test]
+    fn avx_crop_features_and_angle_match_portable() {
+        if !crate::vision::dice::cpu::Cpu::detect().avx {
+            eprintln!("skipped: this CPU has no AVX");
+            return;
+        }
+        let mut rng = crate::vision::dice::mlp::XorShift::new(17);
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for round in 0..12 {
+            let cells: Vec<[f32; 3]> = (0..GRID * GRID)
+                .map(|_| match round % 3 {
+                    0 => [rng.unit() * 255.0, rng.unit() * 255.0, rng.unit() * 255.0],
+                    1 => [200.0, 190.0, 180.0],
+                    _ => {
+                        let v = if rng.unit() < 0.2 { 30.0 } else { 220.0 };
+                        [v, v * 0.9, v * 0.8]
+                    }
+                })
+                .collect();
+            for t in 0..8 {
+                let want = crop_features_portable(&cells, 37.0, t);
+                // SAFETY: the CPU reports AVX (checked above).
+                let got = unsafe { crop_features_avx(&cells, 37.0, t) };
+                assert_eq!(bits(&want), bits(&got), "round {round} transform {t}");
+            }
+        }
+        let img = RgbImage::from_fn(96, 80, |x, y| {
+            let v = ((x * 7 + y * 13) % 50) as u8 + if (x / 9 + y / 11) % 2 == 0 { 150 } else { 0 };
+            image::Rgb([v, v.wrapping_mul(3), 255 - v])
+        });
+        for (cx, cy, side) in [(40.0, 40.0, 30.0), (10.5, 70.2, 50.0), (90.0, 5.0, 12.0)] {
+            let want = estimate_angle_portable(&img, cx, cy, side);
+            // SAFETY: the CPU reports AVX (checked above).
+            let got = unsafe { estimate_angle_avx(&img, cx, cy, side) };
+            assert_eq!(want.to_bits(), got.to_bits());
+        }
+    }
+
+    /// The AVX window maxima equal the portable ones bit for bit.
+    #[test]
+    fn window_max_avx_matches_portable() {
+        if !crate::vision::dice::cpu::Cpu::detect().avx {
+            eprintln!("skipped: this CPU has no AVX");
+            return;
+        }
+        let mut rng = crate::vision::dice::mlp::XorShift::new(13);
+        for round in 0..10 {
+            let resp: Vec<f32> = (0..GRID * GRID)
+                .map(|_| match (rng.unit() * 4.0) as usize {
+                    0 => f32::NEG_INFINITY,
+                    _ if round % 2 == 0 => rng.normal(),
+                    _ => (rng.unit() * 3.0).floor() * 0.5,
+                })
+                .collect();
+            let want = window_max_portable(&resp);
+            // SAFETY: the CPU reports AVX (checked above).
+            let got = unsafe { window_max_avx(&resp) };
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&want), bits(&got));
+        }
+    }
+
+    /// The AVX-compiled blob responses equal the portable ones bit for bit.
+    #[test]
+    fn blob_rows_avx_match_portable() {
+        if !crate::vision::dice::cpu::Cpu::detect().avx {
+            eprintln!("skipped: this CPU has no AVX");
+            return;
+        }
+        let mut rng = crate::vision::dice::mlp::XorShift::new(9);
+        let (lo, hi) = search_range();
+        for _ in 0..10 {
+            let mut pad = [0f32; PADDED * PADDED];
+            pad.iter_mut().for_each(|v| *v = rng.unit() * 2.0);
+            let mut want = vec![f32::NEG_INFINITY; GRID * GRID];
+            let mut got = want.clone();
+            blob_rows(&pad, lo, hi, &mut want);
+            // SAFETY: the CPU reports AVX (checked above).
+            unsafe { blob_rows_avx(&pad, lo, hi, &mut got) };
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&want), bits(&got));
+        }
     }
 
     #[test]
