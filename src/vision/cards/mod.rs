@@ -796,6 +796,38 @@ mod tests {
     use super::*;
     use image::Rgb;
 
+    /// Past the first [`MAX_INDEX_READS`] hypotheses only those whose rank
+    /// glyph lies inside an unread outline are read.
+    #[test]
+    fn extra_index_reads_only_inside_unread_outlines() {
+        let hyp = |i: usize| {
+            let glyph = [10.0 * i as f32, 5.0];
+            glyphs::IndexHyp {
+                frame: glyphs::frame_at(glyph, [1.0, 0.0], [0.0, 1.0], 50.0),
+                glyph,
+                score: i as f32,
+                size_ratio: 0.7,
+                dist_ratio: 1.0,
+            }
+        };
+        let hyps: Vec<_> = (0..MAX_INDEX_READS + MAX_OUTLINE_INDEX_READS)
+            .map(hyp)
+            .collect();
+        // An outline around the glyph of hypothesis MAX_INDEX_READS + 2 only.
+        let x = 10.0 * (MAX_INDEX_READS + 2) as f32;
+        let unread = [Quad([
+            [x - 3.0, 0.0],
+            [x + 3.0, 0.0],
+            [x + 3.0, 10.0],
+            [x - 3.0, 10.0],
+        ])];
+        let none = index_reads(hyps.clone(), &[]);
+        assert_eq!(none.len(), MAX_INDEX_READS);
+        let read = index_reads(hyps, &unread);
+        assert_eq!(read.len(), MAX_INDEX_READS + 1);
+        assert_eq!(read[MAX_INDEX_READS].glyph, [x, 5.0]);
+    }
+
     fn empty_model() -> CardModel {
         CardModel {
             red_threshold: 40.0,
