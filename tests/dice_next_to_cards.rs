@@ -231,10 +231,10 @@ fn card_photos_give_no_dice() {
 
 /// Ceiling on the dice found (read or unread) over the 67 edje `test_*` card
 /// photos (cluttered phone photos with no dice: text, carpet, card faces). The
-/// shipped model finds 261 there (82 read, 179 unread; docs/models.md, "False
-/// dice on cluttered card photos"): a known weakness, so this only guards
-/// against it getting worse. A fit with edje `train_*` as negatives found 31.
-const MAX_EDJE_TEST_FALSE_DICE: usize = 280;
+/// shipped model, fitted with edje `train_*` as "not a die" examples, finds 35
+/// there (32 read, 3 unread; the model before it found 261; docs/models.md,
+/// "False dice on cluttered card photos"); the ceiling is that plus about 30 %.
+const MAX_EDJE_TEST_FALSE_DICE: usize = 46;
 
 #[test]
 fn cluttered_card_photos_give_few_dice() {
