@@ -83,8 +83,10 @@ pub const TTA_PAIR: usize = 4;
 pub const TTA_PAIR_EXIT: f32 = 0.8;
 
 /// Reusable buffers for classifying many candidates (one per reader call).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ClassifyScratch {
+    /// SIMD paths of the crop and its features (the net keeps its own copy).
+    cpu: super::cpu::Cpu,
     net: FaceScratch,
     logits: Vec<f32>,
     /// Features of the current test-time transform.
@@ -96,10 +98,18 @@ impl ClassifyScratch {
     /// CPU has; `Default` detects them).
     pub fn with_cpu(cpu: super::cpu::Cpu) -> Self {
         Self {
+            cpu,
             net: FaceScratch::with_cpu(cpu),
             logits: Vec::new(),
             feats: Vec::new(),
         }
+    }
+}
+
+impl Default for ClassifyScratch {
+    /// Buffers for the SIMD paths this CPU has.
+    fn default() -> Self {
+        Self::with_cpu(super::cpu::Cpu::detect())
     }
 }
 
@@ -115,14 +125,14 @@ pub fn classify_scratch(
     c: &Candidate,
     sc: &mut ClassifyScratch,
 ) -> FaceProbs {
-    probs_tta_with(clf, &candidate_features(rgb, c), TTA_EARLY_EXIT, sc)
+    probs_tta_with(clf, &candidate_features(rgb, c, sc.cpu), TTA_EARLY_EXIT, sc)
 }
 
 /// Untransformed crop features of a candidate: its face-aligned crop, as the
-/// classifier takes it.
-fn candidate_features(rgb: &image::RgbImage, c: &Candidate) -> Vec<f32> {
-    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
-    crop_features(&cells, side, 0)
+/// classifier takes it (on the SIMD paths `cpu` allows).
+fn candidate_features(rgb: &image::RgbImage, c: &Candidate, cpu: super::cpu::Cpu) -> Vec<f32> {
+    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
+    crop_features(&cells, side, 0, cpu)
 }
 
 /// Classify and also return the estimated face colour (RGB 0-255), with the
@@ -144,7 +154,7 @@ pub fn classify_with(
     c: &Candidate,
     early_exit: f32,
 ) -> (FaceProbs, [f32; 3]) {
-    let f0 = candidate_features(rgb, c);
+    let f0 = candidate_features(rgb, c, super::cpu::Cpu::detect());
     let face = face_colour(&f0);
     (probs_tta(clf, &f0, early_exit), face)
 }

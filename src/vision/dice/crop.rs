@@ -3,6 +3,7 @@
 //! "differs from the face colour" maps, so white-on-black and black-on-white
 //! pips look alike.
 
+use super::cpu::Cpu;
 use image::RgbImage;
 
 /// Side of the resampled crop grid (pips are about 4.7 cells wide).
@@ -96,7 +97,7 @@ fn search_range() -> (usize, usize) {
 /// is summed together, term by term in the order of a raster scan of the
 /// window restricted to the centre square and the ring, so every position
 /// gets the same float sums as that scan (tested bit for bit).
-fn blob_responses(d: &[f32]) -> Vec<f32> {
+fn blob_responses(d: &[f32], cpu: Cpu) -> Vec<f32> {
     let mut resp = vec![f32::NEG_INFINITY; GRID * GRID];
     if d.len() != GRID * GRID {
         return resp;
@@ -117,8 +118,8 @@ fn blob_responses(d: &[f32]) -> Vec<f32> {
         return resp;
     }
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::Cpu::detect().avx {
-        // SAFETY: the CPU reports AVX.
+    if cpu.avx {
+        // SAFETY: `cpu.avx` says the CPU has AVX.
         unsafe { blob_rows_avx(&pad, lo, hi, &mut resp) };
         return resp;
     }
@@ -245,10 +246,10 @@ fn blob_rows(pad: &[f32; PADDED * PADDED], lo: usize, hi: usize, resp: &mut [f32
 /// (the cell included, the window clipped to the grid): a max filter along
 /// rows, then along columns. With AVX when the CPU has it
 /// ([`window_max_avx`]).
-fn window_max(resp: &[f32]) -> Vec<f32> {
+fn window_max(resp: &[f32], cpu: Cpu) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::Cpu::detect().avx && resp.len() == GRID * GRID {
-        // SAFETY: the CPU reports AVX.
+    if cpu.avx && resp.len() == GRID * GRID {
+        // SAFETY: `cpu.avx` says the CPU has AVX.
         return unsafe { window_max_avx(resp) };
     }
     window_max_portable(resp)
@@ -329,10 +330,10 @@ fn window_max_portable(resp: &[f32]) -> Vec<f32> {
 
 /// Centre-surround blob responses at local maxima (Chebyshev radius 2) of a
 /// `GRID x GRID` contrast map, strongest first.
-fn blob_peaks(d: &[f32]) -> Vec<f32> {
+fn blob_peaks(d: &[f32], cpu: Cpu) -> Vec<f32> {
     let g = GRID as i64;
-    let resp = blob_responses(d);
-    let wmax = window_max(&resp);
+    let resp = blob_responses(d, cpu);
+    let wmax = window_max(&resp, cpu);
     let mut peaks = Vec::new();
     // Responses outside the searched square are `-inf` and never peaks.
     let (lo, hi) = search_range();
@@ -758,10 +759,10 @@ impl<'a> Bilinear<'a> {
 /// instead of 4; the same operations per pixel and the same sums in the
 /// same order, no fused multiply-add, so the same bits as
 /// [`estimate_angle_portable`]).
-pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
+pub fn estimate_angle(img: &RgbImage, cx: f32, cy: f32, side: f32, cpu: Cpu) -> f32 {
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::Cpu::detect().avx {
-        // SAFETY: the CPU reports AVX.
+    if cpu.avx {
+        // SAFETY: `cpu.avx` says the CPU has AVX.
         return unsafe { estimate_angle_avx(img, cx, cy, side) };
     }
     estimate_angle_portable(img, cx, cy, side)
@@ -845,7 +846,14 @@ fn estimate_angle_body(img: &RgbImage, cx: f32, cy: f32, side: f32) -> f32 {
 /// Sample the crop centred at `(cx, cy)` with side `side`, rotated by `angle`,
 /// into `GRID x GRID` RGB values. Each grid value averages 2x2 sub-samples to
 /// limit aliasing.
-pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> Vec<[f32; 3]> {
+pub fn sample_crop(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    side: f32,
+    angle: f32,
+    cpu: Cpu,
+) -> Vec<[f32; 3]> {
     let step = side / GRID as f32;
     let (sn, cs) = angle.sin_cos();
     // Sub-sample offsets from the crop centre along one axis, for grid index
@@ -868,7 +876,7 @@ pub fn sample_crop(img: &RgbImage, cx: f32, cy: f32, side: f32, angle: f32) -> V
         .iter()
         .all(|v| v.is_finite() && v.abs() < 1e6);
     #[cfg(target_arch = "x86_64")]
-    if finite && super::cpu::Cpu::detect().avx2 {
+    if finite && cpu.avx2 {
         let (c, rot) = ([cx, cy], [cs, sn]);
         let interior = img.holds_crop(c, rot, side);
         for &v in &offs {
@@ -924,7 +932,8 @@ const MIN_FACE_RATIO: f32 = 0.72;
 
 /// Face-aligned crop of a die whose axis-aligned box has side `box_side`:
 /// estimates the face angle, converts the box side to the face side and samples
-/// a crop of `scale` times that side. Returns the cells and the crop side.
+/// a crop of `scale` times that side, on the SIMD paths `cpu` allows. Returns
+/// the cells and the crop side.
 pub fn aligned_crop(
     img: &RgbImage,
     cx: f32,
@@ -932,11 +941,12 @@ pub fn aligned_crop(
     box_side: f32,
     scale: f32,
     angle_jitter: f32,
+    cpu: Cpu,
 ) -> (Vec<[f32; 3]>, f32) {
-    let a = estimate_angle(img, cx, cy, box_side);
+    let a = estimate_angle(img, cx, cy, box_side, cpu);
     let ratio = (1.0 / (a.cos().abs() + a.sin().abs())).max(MIN_FACE_RATIO);
     let side = box_side * ratio * scale;
-    (sample_crop(img, cx, cy, side, a + angle_jitter), side)
+    (sample_crop(img, cx, cy, side, a + angle_jitter, cpu), side)
 }
 
 /// Transform index 0..8 of the dihedral group applied to coordinates of a
@@ -1071,16 +1081,17 @@ fn kth_total_order(v: &[f32], k: usize) -> f32 {
 }
 
 /// Crop features from a sampled crop (see [`sample_crop`]), after applying the
-/// dihedral transform `t` (0 = identity; others are for training augmentation).
+/// dihedral transform `t` (0 = identity; others are for training augmentation),
+/// on the SIMD paths `cpu` allows.
 ///
 /// Compiled for AVX when the CPU has it (wider vector loops; the same float
 /// operations in the same order, no fused multiply-add, so the same bits as
 /// [`crop_features_portable`]).
-pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize, cpu: Cpu) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::Cpu::detect().avx {
-        // SAFETY: the CPU reports AVX.
-        return unsafe { crop_features_avx(cells, side, t) };
+    if cpu.avx {
+        // SAFETY: `cpu.avx` says the CPU has AVX.
+        return unsafe { crop_features_avx(cells, side, t, cpu) };
     }
     crop_features_portable(cells, side, t)
 }
@@ -1088,18 +1099,18 @@ pub fn crop_features(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
 /// [`crop_features`] compiled for AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn crop_features_avx(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
-    crop_features_body(cells, side, t)
+fn crop_features_avx(cells: &[[f32; 3]], side: f32, t: usize, cpu: Cpu) -> Vec<f32> {
+    crop_features_body(cells, side, t, cpu)
 }
 
 /// [`crop_features`] without CPU-specific code (SSE2 on x86_64).
 pub fn crop_features_portable(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
-    crop_features_body(cells, side, t)
+    crop_features_body(cells, side, t, Cpu::portable())
 }
 
 /// The body of [`crop_features`], inlined into each variant.
 #[inline(always)]
-fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
+fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize, cpu: Cpu) -> Vec<f32> {
     let mut out = vec![0f32; N_CROP_FEATURES];
     if cells.len() != GRID * GRID {
         return out;
@@ -1172,7 +1183,7 @@ fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
     out[sb + 2] = face[2] / 255.0;
     out[sb + 3] = norm / 100.0;
     out[sb + 4] = side / 50.0;
-    let peaks = blob_peaks(&dmap);
+    let peaks = blob_peaks(&dmap, cpu);
     let base = sb + N_SCALARS;
     for (li, level) in PIP_LEVELS.iter().enumerate() {
         let cnt = peaks
@@ -1203,6 +1214,11 @@ fn crop_features_body(cells: &[[f32; 3]], side: f32, t: usize) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bit patterns of `v` (for bit-for-bit comparisons).
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|f| f.to_bits()).collect()
+    }
 
     #[test]
     fn radix_select_matches_selection() {
@@ -1254,8 +1270,8 @@ mod tests {
                 }
             }
         }
-        let cells = sample_crop(&img, 30.0, 30.0, 42.0, 0.0);
-        let f = crop_features(&cells, 42.0, 0);
+        let cells = sample_crop(&img, 30.0, 30.0, 42.0, 0.0, Cpu::detect());
+        let f = crop_features(&cells, 42.0, 0, Cpu::detect());
         let base = N_MAPS * MAP * MAP + N_SCALARS + PIP_LEVELS.len() * PIP_COUNT_BINS;
         // Relative level 0.55: exactly five blobs.
         assert_eq!(f[base + PIP_COUNT_BINS + 5], 1.0);
@@ -1266,10 +1282,13 @@ mod tests {
         let img = RgbImage::from_fn(50, 50, |x, y| {
             image::Rgb([(x * 5) as u8, (y * 5) as u8, ((x * y) % 256) as u8])
         });
-        let cells = sample_crop(&img, 25.0, 25.0, 40.0, 0.2);
-        let f0 = crop_features(&cells, 40.0, 0);
+        let cells = sample_crop(&img, 25.0, 25.0, 40.0, 0.2, Cpu::detect());
+        let f0 = crop_features(&cells, 40.0, 0, Cpu::detect());
         for t in 0..8 {
-            assert_eq!(transform_features(&f0, t), crop_features(&cells, 40.0, t));
+            assert_eq!(
+                transform_features(&f0, t),
+                crop_features(&cells, 40.0, t, Cpu::detect())
+            );
         }
     }
 
@@ -1298,12 +1317,11 @@ mod tests {
     /// ones bit for bit (random crops, flat and noisy, every transform).
     #[test]
     fn avx_crop_features_and_angle_match_portable() {
-        if !crate::vision::dice::cpu::Cpu::detect().avx {
+        if !Cpu::detect().avx {
             eprintln!("skipped: this CPU has no AVX");
             return;
         }
         let mut rng = crate::vision::dice::mlp::XorShift::new(17);
-        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         for round in 0..12 {
             let cells: Vec<[f32; 3]> = (0..GRID * GRID)
                 .map(|_| match round % 3 {
@@ -1318,7 +1336,7 @@ mod tests {
             for t in 0..8 {
                 let want = crop_features_portable(&cells, 37.0, t);
                 // SAFETY: the CPU reports AVX (checked above).
-                let got = unsafe { crop_features_avx(&cells, 37.0, t) };
+                let got = unsafe { crop_features_avx(&cells, 37.0, t, Cpu::detect()) };
                 assert_eq!(bits(&want), bits(&got), "round {round} transform {t}");
             }
         }
@@ -1337,7 +1355,7 @@ mod tests {
     /// The AVX window maxima equal the portable ones bit for bit.
     #[test]
     fn window_max_avx_matches_portable() {
-        if !crate::vision::dice::cpu::Cpu::detect().avx {
+        if !Cpu::detect().avx {
             eprintln!("skipped: this CPU has no AVX");
             return;
         }
@@ -1353,7 +1371,6 @@ mod tests {
             let want = window_max_portable(&resp);
             // SAFETY: the CPU reports AVX (checked above).
             let got = unsafe { window_max_avx(&resp) };
-            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&want), bits(&got));
         }
     }
@@ -1361,7 +1378,7 @@ mod tests {
     /// The AVX-compiled blob responses equal the portable ones bit for bit.
     #[test]
     fn blob_rows_avx_match_portable() {
-        if !crate::vision::dice::cpu::Cpu::detect().avx {
+        if !Cpu::detect().avx {
             eprintln!("skipped: this CPU has no AVX");
             return;
         }
@@ -1375,7 +1392,6 @@ mod tests {
             blob_rows(&pad, lo, hi, &mut want);
             // SAFETY: the CPU reports AVX (checked above).
             unsafe { blob_rows_avx(&pad, lo, hi, &mut got) };
-            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&want), bits(&got));
         }
     }
@@ -1430,7 +1446,7 @@ mod tests {
                 }
             }
             want.sort_by(|a, b| b.total_cmp(a));
-            assert_eq!(blob_peaks(&d), want);
+            assert_eq!(blob_peaks(&d, Cpu::detect()), want);
         }
     }
 
@@ -1458,8 +1474,8 @@ mod tests {
                     img.put_pixel(x, y, image::Rgb([pip; 3]));
                 }
             }
-            let cells = sample_crop(&img, 20.0, 20.0, 36.0, 0.0);
-            crop_features(&cells, 36.0, 0)
+            let cells = sample_crop(&img, 20.0, 20.0, 36.0, 0.0, Cpu::detect());
+            crop_features(&cells, 36.0, 0, Cpu::detect())
         };
         let a = mk(240, 20);
         let b = mk(20, 240);
@@ -1496,7 +1512,7 @@ mod tests {
                 );
             }
         }
-        let a = estimate_angle(&img, 40.0, 40.0, 50.0);
+        let a = estimate_angle(&img, 40.0, 40.0, 50.0, Cpu::detect());
         // Within 0.1 rad (the crop classifier is fitted with +-0.125 rad jitter).
         assert!((a - t).abs() < 0.1, "{a}");
     }
@@ -1569,7 +1585,7 @@ mod tests {
                     want.push(acc.map(f32::to_bits));
                 }
             }
-            let got: Vec<[u32; 3]> = sample_crop(img, cx, cy, side, angle)
+            let got: Vec<[u32; 3]> = sample_crop(img, cx, cy, side, angle, Cpu::detect())
                 .iter()
                 .map(|p| p.map(f32::to_bits))
                 .collect();
@@ -1628,7 +1644,7 @@ mod tests {
             (20.0, 16.0, 200.0),
         ] {
             assert_eq!(
-                estimate_angle(&img, cx, cy, side).to_bits(),
+                estimate_angle(&img, cx, cy, side, Cpu::detect()).to_bits(),
                 estimate_angle_reference(&img, cx, cy, side).to_bits()
             );
         }
@@ -1645,17 +1661,21 @@ mod tests {
         });
         for (cx, cy, side) in [(24.0, 20.0, 30.0), (20.0, 18.0, 12.0), (5.0, 5.0, 6.0)] {
             assert_eq!(
-                estimate_angle(&flat, cx, cy, side).to_bits(),
+                estimate_angle(&flat, cx, cy, side, Cpu::detect()).to_bits(),
                 estimate_angle_reference(&flat, cx, cy, side).to_bits()
             );
         }
-        assert_eq!(estimate_angle(&flat, 5.0, 5.0, 6.0), 0.0);
+        assert_eq!(estimate_angle(&flat, 5.0, 5.0, 6.0, Cpu::detect()), 0.0);
     }
 
     #[test]
     fn out_of_image_crop_is_finite() {
         let img = RgbImage::new(3, 2);
-        let cells = sample_crop(&img, -50.0, 100.0, 40.0, 0.3);
-        assert!(crop_features(&cells, 40.0, 3).iter().all(|v| v.is_finite()));
+        let cells = sample_crop(&img, -50.0, 100.0, 40.0, 0.3, Cpu::detect());
+        assert!(
+            crop_features(&cells, 40.0, 3, Cpu::detect())
+                .iter()
+                .all(|v| v.is_finite())
+        );
     }
 }

@@ -25,6 +25,7 @@ use image::RgbImage;
 
 use super::classify::{CROP_SCALE, classify, probs_of};
 use super::cnn::FaceNet;
+use super::cpu::Cpu;
 use super::crop::{GRID, N_CROP_FEATURES, aligned_crop, crop_features, transform_features};
 use super::find::{
     Candidate, DET_STRIDE, cell_center, find_candidates_reference, nms, passes_prefilter, to_frame,
@@ -663,6 +664,8 @@ fn push_crop(
     rows: &mut Vec<Vec<f32>>,
     classes: &mut Vec<usize>,
 ) {
+    // Fitting is not per frame: the cached feature query per crop is enough.
+    let cpu = Cpu::detect();
     let (mut cells, side) = aligned_crop(
         img,
         spec.center[0],
@@ -670,10 +673,11 @@ fn push_crop(
         spec.size,
         CROP_SCALE,
         spec.angle,
+        cpu,
     );
     augment_cells(&mut cells, GRID, spec);
     for &t in transforms {
-        rows.push(crop_features(&cells, side, t));
+        rows.push(crop_features(&cells, side, t, cpu));
         classes.push(spec.class);
     }
 }
@@ -888,6 +892,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     );
     // Tune-part candidates for model selection between epochs.
     let mut tune_cands: Vec<(usize, Vec<Vec<f32>>, Option<usize>)> = Vec::new();
+    let cpu = Cpu::detect();
     for (k, ((it, p), img)) in items.iter().zip(&parts).zip(&images).enumerate() {
         let (Part::Tune, Some(img)) = (p, img) else {
             continue;
@@ -895,8 +900,8 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         let pr = prepare(img);
         for c in find_candidates_reference(&pr, &det, MINE_THRESHOLD, NMS_FACTOR, 1) {
             let (cells, side) =
-                aligned_crop(img, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0);
-            let f0 = crop_features(&cells, side, 0);
+                aligned_crop(img, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
+            let f0 = crop_features(&cells, side, 0, cpu);
             let feats: Vec<Vec<f32>> = (0..8).map(|t| transform_features(&f0, t)).collect();
             let class = match nearest(&it.dice, c.center) {
                 Some((nd, ni)) if nd < MATCH_FRACTION * it.dice[ni].size => {
