@@ -160,10 +160,16 @@ pub struct Patch {
 /// Samples the corner patch of `f`; `None` when it cannot hold an index (bad
 /// width, too much ink, too dark): then no ink level can read it.
 pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
+    sample_patch_with(img, f, MAX_INK_SHARE)
+}
+
+/// As [`sample_patch`], refusing patches whose sparse pre-check grid holds
+/// `max_ink_share` or more of ink.
+pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) -> Option<Patch> {
     if !(f.width.is_finite() && f.width > 4.0) {
         return None;
     }
-    if !mostly_paper(img, f) {
+    if !mostly_paper(img, f, max_ink_share) {
         return None;
     }
     let pw = (PATCH_U * PATCH_PX_PER_WIDTH) as usize;
@@ -317,8 +323,8 @@ pub(super) fn paper_level(lum: &mut [f32]) -> Option<f32> {
 }
 
 /// Cheap pre-check on a sparse grid: an index corner is bright paper with
-/// less than [`MAX_INK_SHARE`] of ink.
-fn mostly_paper(img: &RgbImage, f: &CornerFrame) -> bool {
+/// less than `max_ink_share` of ink.
+fn mostly_paper(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) -> bool {
     const NU: usize = 6;
     const NV: usize = 10;
     let mut lum = [0f32; NU * NV];
@@ -337,7 +343,7 @@ fn mostly_paper(img: &RgbImage, f: &CornerFrame) -> bool {
         return false;
     }
     let ink = lum.iter().filter(|&&v| v < paper * INK_LEVEL).count();
-    (ink as f32) < MAX_INK_SHARE * lum.len() as f32
+    (ink as f32) < max_ink_share * lum.len() as f32
 }
 
 /// Splits the patch into glyph parts at ink level `level` and builds features.
