@@ -771,6 +771,29 @@ mod tests {
         }
     }
 
+    /// A patch whose pre-check grid is two thirds ink is refused at the
+    /// default share and sampled when a looser share is asked for.
+    #[test]
+    fn ink_share_check_is_a_parameter() {
+        // The patch spans x 10..36; its grid columns lie at x ~12, 16, 21,
+        // 25, 29, 34: the first four on ink.
+        let img = RgbImage::from_fn(200, 200, |x, _| {
+            if x < 27 {
+                image::Rgb([30, 30, 30])
+            } else {
+                image::Rgb([230, 230, 230])
+            }
+        });
+        let f = CornerFrame {
+            origin: [10.0, 10.0],
+            r: [1.0, 0.0],
+            d: [0.0, 1.0],
+            width: 100.0,
+        };
+        assert!(sample_patch(&img, &f).is_none());
+        assert!(sample_patch_with(&img, &f, 0.8).is_some());
+    }
+
     #[test]
     fn blank_patch_reads_nothing() {
         let img = RgbImage::from_pixel(200, 200, image::Rgb([230, 230, 230]));
