@@ -266,7 +266,11 @@ fn median_small(v: &[u8]) -> u8 {
     let (mut lo, mut hi) = (0u8, u8::MAX);
     while lo < hi {
         let m = lo + (hi - lo) / 2;
-        let count = a.iter().fold(0u8, |s, &y| s + (y <= m) as u8);
+        // A plain loop, not a `fold` closure (see `grad_at`).
+        let mut count = 0u8;
+        for &y in &a {
+            count += (y <= m) as u8;
+        }
         if count >= need {
             hi = m;
         } else {
@@ -341,7 +345,11 @@ fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
             *l += (v <= m) as u8;
         }
     }
-    lanes.iter().map(|&c| c as u32).sum()
+    let mut total = 0u32;
+    for &c in &lanes {
+        total += c as u32;
+    }
+    total
 }
 
 /// Bins per group in [`hist_median`]'s coarse pass.
@@ -627,8 +635,9 @@ fn blend_run(l: f32, r: f32, a: &[f32], t: &[f32], o: &mut [f32]) {
     let (mut ac, mut tc) = (a.chunks_exact(BLEND_LANES), t.chunks_exact(BLEND_LANES));
     for ((o8, a8), t8) in (&mut oc).zip(&mut ac).zip(&mut tc) {
         // A fixed-size array: one vector multiply-multiply-add.
-        let v: [f32; BLEND_LANES] = std::array::from_fn(|k| l * a8[k] + r * t8[k]);
-        o8.copy_from_slice(&v);
+        for ((o, &a), &t) in o8.iter_mut().zip(a8).zip(t8) {
+            *o = l * a + r * t;
+        }
     }
     let tail = oc.into_remainder().iter_mut().zip(ac.remainder());
     for ((o1, &a1), &t1) in tail.zip(tc.remainder()) {
@@ -647,13 +656,11 @@ struct RowScratch {
 /// already interpolated into `s.bg`): colour distance to the background,
 /// gradient magnitude, saturation, darker- and brighter-than-background.
 #[inline(always)]
-fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
-    let (w, h) = (pl.w, pl.h);
+fn channel_row(pl: &Planes, lum: &LumRows, y: usize, s: &mut RowScratch) {
+    let w = pl.w;
     let row = y * w..(y + 1) * w;
     let (r, g, b) = (&pl.c[0][row.clone()], &pl.c[1][row.clone()], &pl.c[2][row]);
-    let lrow = &lum[y * w..(y + 1) * w];
-    let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
-    let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
+    let [lup, lrow, ldn] = lum.around(y);
     // Equal-length slices: the loop below has no bounds checks and
     // vectorises.
     let (r, g, b, lrow) = (&r[..w], &g[..w], &b[..w], &lrow[..w]);
@@ -683,19 +690,83 @@ fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
         sat[x] = (r[x].max(g[x]).max(b[x]) - r[x].min(g[x]).min(b[x])) as u32;
     }
     // Gradient: central differences, clamped at the row ends.
-    let gsum = |x: usize, xl: usize, xr: usize| {
-        let gx = (lrow[xr] as i16 - lrow[xl] as i16).unsigned_abs();
-        let gy = (ldn[x] as i16 - lup[x] as i16).unsigned_abs();
-        div3_u16(gx + gy) as u32
-    };
-    grad[0] = gsum(0, 0, 1.min(w - 1));
+    let (up, dn) = (&lup[..w], &ldn[..w]);
+    grad[0] = grad_at(lrow, up, dn, 0, 0, 1.min(w - 1));
     if w >= 2 {
         let inner = grad[1..w - 1].iter_mut().enumerate();
         for (i, gv) in inner {
             let x = i + 1;
-            *gv = gsum(x, x - 1, x + 1);
+            *gv = grad_at(lrow, up, dn, x, x - 1, x + 1);
         }
-        grad[w - 1] = gsum(w - 1, w - 2, w - 1);
+        grad[w - 1] = grad_at(lrow, up, dn, w - 1, w - 2, w - 1);
+    }
+}
+
+/// The gradient channel at column `x` of a row: `(|l[xr] - l[xl]| +
+/// |down[x] - up[x]|) / 3`. A function forced inline rather than a closure:
+/// whether a closure was inlined into [`prepare_body`] changed with
+/// unrelated edits (left out of line it is a call per pixel, compiled
+/// without AVX2).
+#[inline(always)]
+fn grad_at(l: &[u16], up: &[u16], down: &[u16], x: usize, xl: usize, xr: usize) -> u32 {
+    let gx = (l[xr] as i16 - l[xl] as i16).unsigned_abs();
+    let gy = (down[x] as i16 - up[x] as i16).unsigned_abs();
+    div3_u16(gx + gy) as u32
+}
+
+/// Luminance (sum of R, G, B; at most 765) of three consecutive half-res
+/// rows, for the gradient channel: row `y` lives in slot `y % 3`. Computed a
+/// row ahead of the channel pass instead of as a whole plane (no
+/// frame-sized buffer to allocate and zero, and the rows are still in
+/// cache when the gradient reads them).
+struct LumRows {
+    h: usize,
+    slots: [Vec<u16>; 3],
+}
+
+impl LumRows {
+    /// Rows 0 and 1 (if any) of the planes.
+    #[inline(always)]
+    fn new(pl: &Planes) -> Self {
+        let mut l = Self {
+            h: pl.h,
+            slots: [vec![0u16; pl.w], vec![0u16; pl.w], vec![0u16; pl.w]],
+        };
+        for y in 0..pl.h.min(2) {
+            l.fill(pl, y);
+        }
+        l
+    }
+
+    /// Computes row `y` into its slot (replacing row `y - 3`).
+    #[inline(always)]
+    fn fill(&mut self, pl: &Planes, y: usize) {
+        let w = pl.w;
+        let row = y * w..(y + 1) * w;
+        let (r, g, b) = (&pl.c[0][row.clone()], &pl.c[1][row.clone()], &pl.c[2][row]);
+        let out = &mut self.slots[y % 3][..w];
+        for (((l, &r), &g), &b) in out.iter_mut().zip(r).zip(g).zip(b) {
+            *l = r as u16 + g as u16 + b as u16;
+        }
+    }
+
+    /// Rows `y - 1`, `y`, `y + 1`, clamped at the top and bottom (the rows
+    /// up to `y + 1` must have been filled).
+    #[inline(always)]
+    fn around(&self, y: usize) -> [&[u16]; 3] {
+        let up = y.saturating_sub(1);
+        let dn = (y + 1).min(self.h - 1);
+        [&self.slots[up % 3], &self.slots[y % 3], &self.slots[dn % 3]]
+    }
+}
+
+/// `o[k] = l * a[k] + r * t[k]` for one block-wide run of columns (a fixed
+/// length: one unrolled vector body). Forced inline, as [`grad_at`].
+#[inline(always)]
+fn blend_block(l: f32, r: f32, a: &[f32; BG_BLOCK], t: &[f32; BG_BLOCK], o: &mut [f32; BG_BLOCK]) {
+    // Indexed over the fixed length (a zipped loop here stayed scalar).
+    for k in 0..BG_BLOCK {
+        o[k] = l * a[k] + r * t[k];
     }
 }
 
@@ -774,12 +845,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
     // Luminance (sum of R, G, B; at most 765) for the gradient channel.
-    let lum: Vec<u16> = pl.c[0]
-        .iter()
-        .zip(&pl.c[1])
-        .zip(&pl.c[2])
-        .map(|((&r, &g), &b)| r as u16 + g as u16 + b as u16)
-        .collect();
+    let mut lum = LumRows::new(&pl);
     let (omt, tx, runs) = column_weights(w, bw);
     let half = BG_BLOCK as f32 / 2.0;
     let s = w + 1;
@@ -795,7 +861,13 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
-        vals: std::array::from_fn(|_| vec![0u32; w]),
+        vals: [
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+        ],
     };
     for y in 0..h {
         // Bilinear background between block centres: rows first, then
@@ -820,8 +892,12 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             ];
             // Spelled out: `array::map` here was an out-of-line call per run
             // (0.56 M instructions per 720p read).
-            let end = |c: usize| (bg_row[c][run.b0], bg_row[c][run.b1]);
-            let ends = [end(0), end(1), end(2)];
+            let [r0, r1, r2] = &bg_row;
+            let ends = [
+                (r0[run.b0], r0[run.b1]),
+                (r1[run.b0], r1[run.b1]),
+                (r2[run.b0], r2[run.b1]),
+            ];
             // Inner runs are one block wide: fixed-size arrays, no loop.
             if let (Ok(a), Ok(t)) = (
                 <&[f32; BG_BLOCK]>::try_from(a),
@@ -829,7 +905,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             ) {
                 for (o, (l, r)) in outs.into_iter().zip(ends) {
                     if let Ok(o) = <&mut [f32; BG_BLOCK]>::try_from(o) {
-                        *o = std::array::from_fn(|k| l * a[k] + r * t[k]);
+                        blend_block(l, r, a, t, o);
                     }
                 }
                 continue;
@@ -837,6 +913,9 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             for (o, (l, r)) in outs.into_iter().zip(ends) {
                 blend_run(l, r, a, t, o);
             }
+        }
+        if y >= 1 && y + 1 < h {
+            lum.fill(&pl, y + 1);
         }
         channel_row(&pl, &lum, y, &mut sc);
         // Running row sums added to the integral row above.
