@@ -974,16 +974,25 @@ fn from<T>(v: &[T], start: usize) -> &[T] {
     v.get(start..).unwrap_or(&[])
 }
 
-/// Pixels per step of [`integral_row_avx2`].
-const ROW_STEP: usize = 4;
+/// Pixels per step of [`integral_row_avx2`] (one AVX2 register of `u32`
+/// channel values).
+const ROW_STEP: usize = 8;
 
-/// [`integral_row`] from column 0 with AVX2, [`ROW_STEP`] pixels per step:
-/// the channel values are widened to `u64` and packed ([`Entry::pack`]:
-/// shifts and ors, the fields do not overlap for single pixels' values),
-/// interleaved into one 16-byte entry per pixel, then each pixel is one add
-/// to the running sums, one add of the entry above and one aligned 16-byte
-/// store. Same wrapping sums per lane, so the same entries; the last
-/// pixels go through [`integral_row`].
+/// Largest channel value [`integral_row_avx2`] packs exactly: the packed
+/// fields are then built in 32-bit halves (the saturation at bit 21 of the
+/// low half, the gradient at bit 10 of the high half) without carries.
+/// The channels are at most 255, the gradient 510.
+const ROW_VALUE_MAX: u32 = 2047;
+
+/// [`integral_row`] from column 0 with AVX2, [`ROW_STEP`] pixels per step.
+/// [`Entry::pack`] of a single pixel's values (each at most
+/// [`ROW_VALUE_MAX`]) has no overlapping fields, so its four 32-bit halves
+/// are `fg | sat << 21`, `grad << 10`, `darker` and `brighter`: two shifts
+/// and an or per 8 pixels, then 32- and 64-bit interleaves form the eight
+/// 16-byte entries. Each pixel is then one add to the running sums, one add
+/// of the entry above and one aligned 16-byte store, in column order. Same
+/// wrapping sums per lane, so the same entries; the last pixels go through
+/// [`integral_row`].
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -991,11 +1000,12 @@ const ROW_STEP: usize = 4;
 #[target_feature(enable = "avx2")]
 unsafe fn integral_row_avx2(vals: &[Vec<u32>; N_CHANNELS], above: &[Entry], out: &mut [Entry]) {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi64, _mm_load_si128, _mm_loadu_si128, _mm_setzero_si128,
-        _mm_store_si128, _mm_storeu_si128, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
-        _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_castsi256_si128, _mm256_cvtepu32_epi64,
-        _mm256_extracti128_si256, _mm256_or_si256, _mm256_slli_epi64,
+        __m128i, __m256i, _mm_add_epi64, _mm_load_si128, _mm_setzero_si128, _mm_store_si128,
+        _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_or_si256, _mm256_slli_epi32, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
     };
+    debug_assert!(vals.iter().flatten().all(|&v| v <= ROW_VALUE_MAX));
     let n = vals
         .iter()
         .map(Vec::len)
@@ -1003,32 +1013,36 @@ unsafe fn integral_row_avx2(vals: &[Vec<u32>; N_CHANNELS], above: &[Entry], out:
     let mut x = 0;
     let mut acc = _mm_setzero_si128();
     while x + ROW_STEP <= n {
-        // SAFETY: AVX2 is enabled for this function; the loads read 4
-        // values of each channel row at `x..x + 4 <= n`, and the entry
-        // accesses are to `above[x..x + 4]` and `out[x..x + 4]` (aligned:
+        // SAFETY: AVX2 is enabled for this function; the loads read 8
+        // values of each channel row at `x..x + 8 <= n`, and the entry
+        // accesses are to `above[x..x + 8]` and `out[x..x + 8]` (aligned:
         // `Entry` is 16-byte aligned).
         unsafe {
-            let ld = |c: usize| _mm_loadu_si128(vals[c].as_ptr().add(x) as *const __m128i);
-            // Lane 0 of the four entries: fg | sat << 21 | grad << 42.
-            let lo = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_cvtepu32_epi64(ld(0)),
-                    _mm256_slli_epi64::<{ SAT_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(2))),
-                ),
-                _mm256_slli_epi64::<{ GRAD_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(1))),
-            );
-            // Lane 1: darker | brighter << 32, i.e. the two interleaved.
-            let (d, b) = (ld(3), ld(4));
-            let (hi01, hi23) = (_mm_unpacklo_epi32(d, b), _mm_unpackhi_epi32(d, b));
-            let (lo01, lo23) = (
-                _mm256_castsi256_si128(lo),
-                _mm256_extracti128_si256::<1>(lo),
-            );
-            let px = [
-                _mm_unpacklo_epi64(lo01, hi01),
-                _mm_unpackhi_epi64(lo01, hi01),
-                _mm_unpacklo_epi64(lo23, hi23),
-                _mm_unpackhi_epi64(lo23, hi23),
+            let ld = |c: usize| _mm256_loadu_si256(vals[c].as_ptr().add(x) as *const __m256i);
+            // The 32-bit halves of lane 0 (fg | sat << 21, grad << 10)
+            // and of lane 1 (darker, brighter) of pixels 0-7.
+            let l0 = _mm256_or_si256(ld(0), _mm256_slli_epi32::<{ SAT_SHIFT as i32 }>(ld(2)));
+            let h0 = _mm256_slli_epi32::<{ (GRAD_SHIFT - 32) as i32 }>(ld(1));
+            let (l1, h1) = (ld(3), ld(4));
+            // 64-bit lanes of pixels 0, 1 | 4, 5 and 2, 3 | 6, 7.
+            let (a01, a23) = (_mm256_unpacklo_epi32(l0, h0), _mm256_unpackhi_epi32(l0, h0));
+            let (b01, b23) = (_mm256_unpacklo_epi32(l1, h1), _mm256_unpackhi_epi32(l1, h1));
+            // Entries of pixels 0 | 4, 1 | 5, 2 | 6, 3 | 7.
+            let e = [
+                _mm256_unpacklo_epi64(a01, b01),
+                _mm256_unpackhi_epi64(a01, b01),
+                _mm256_unpacklo_epi64(a23, b23),
+                _mm256_unpackhi_epi64(a23, b23),
+            ];
+            let px: [__m128i; ROW_STEP] = [
+                _mm256_castsi256_si128(e[0]),
+                _mm256_castsi256_si128(e[1]),
+                _mm256_castsi256_si128(e[2]),
+                _mm256_castsi256_si128(e[3]),
+                _mm256_extracti128_si256::<1>(e[0]),
+                _mm256_extracti128_si256::<1>(e[1]),
+                _mm256_extracti128_si256::<1>(e[2]),
+                _mm256_extracti128_si256::<1>(e[3]),
             ];
             for (j, p) in px.into_iter().enumerate() {
                 acc = _mm_add_epi64(acc, p);
@@ -1711,6 +1725,42 @@ mod tests {
                     bits(p.box_means(x0, y0, x1, y1)),
                     "{x0} {y0} {x1} {y1}"
                 );
+            }
+        }
+    }
+
+    /// The AVX2 integral row gives the entries of the portable one, for
+    /// channel values up to their largest (and to [`ROW_VALUE_MAX`]), row
+    /// lengths around the step and arbitrary entries above.
+    #[test]
+    fn avx2_integral_row_matches_portable() {
+        #[cfg(target_arch = "x86_64")]
+        if Cpu::detect().avx2 {
+            let mut rng = 4242u64;
+            let mut next = || {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng
+            };
+            for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 640] {
+                for limit in [255u32, 510, ROW_VALUE_MAX] {
+                    let mut vals: [Vec<u32>; N_CHANNELS] = Default::default();
+                    for (c, v) in vals.iter_mut().enumerate() {
+                        // The gradient (channel 1) goes up to 510.
+                        let top = if c == 1 { limit.max(510) } else { limit };
+                        *v = (0..n).map(|_| (next() % (top as u64 + 1)) as u32).collect();
+                        if n > 0 {
+                            v[n / 2] = top;
+                        }
+                    }
+                    let above: Vec<Entry> = (0..n).map(|_| Entry([next(), next()])).collect();
+                    let (mut want, mut got) = (vec![Entry::default(); n], vec![Entry([7, 7]); n]);
+                    integral_row(&vals, &above, &mut want, 0, Entry::default());
+                    // SAFETY: AVX2 checked above.
+                    unsafe { integral_row_avx2(&vals, &above, &mut got) };
+                    assert!(got == want, "n {n} limit {limit}");
+                }
             }
         }
     }
