@@ -227,6 +227,7 @@ impl Prepared {
     }
 }
 
+#[cfg(test)]
 /// The element at index `len / 2` of the sorted values (0 if empty), by
 /// histogram (same result as a selection, faster for byte values).
 #[inline(always)]
@@ -248,10 +249,11 @@ fn median_u8(v: &mut [u8]) -> u8 {
     hist_median(&hist, v.len() as u32)
 }
 
-/// Longest input of [`median_small`].
+/// Longest input of `median_small`.
 const SMALL_MEDIAN: usize = 32;
 
-/// [`median_u8`] of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
+#[cfg(test)]
+/// `median_u8` of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
 /// by binary search on the value: the element a selection puts at index
 /// `len / 2` is the smallest `m` with more than `len / 2` values `<= m`.
 /// Each of the 8 steps counts over a fixed-width array padded with 255
@@ -260,15 +262,22 @@ const SMALL_MEDIAN: usize = 32;
 #[inline(always)]
 fn median_small(v: &[u8]) -> u8 {
     let n = v.len().min(SMALL_MEDIAN);
-    let need = (n / 2 + 1) as u8;
     let mut a = [u8::MAX; SMALL_MEDIAN];
     a[..n].copy_from_slice(&v[..n]);
+    median_small_padded(&a, n)
+}
+
+/// `median_small` of the first `n` values of `a` (`1 <= n <=
+/// SMALL_MEDIAN`), the rest of which must be 255.
+#[inline(always)]
+fn median_small_padded(a: &[u8; SMALL_MEDIAN], n: usize) -> u8 {
+    let need = (n.min(SMALL_MEDIAN) / 2 + 1) as u8;
     let (mut lo, mut hi) = (0u8, u8::MAX);
     while lo < hi {
         let m = lo + (hi - lo) / 2;
         // A plain loop, not a `fold` closure (see `grad_at`).
         let mut count = 0u8;
-        for &y in &a {
+        for &y in a {
             count += (y <= m) as u8;
         }
         if count >= need {
@@ -280,8 +289,9 @@ fn median_small(v: &[u8]) -> u8 {
     lo
 }
 
+#[cfg(test)]
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
-/// values in all; 0 if none): the same value as [`median_u8`] on them.
+/// values in all; 0 if none): the same value as `median_u8` on them.
 #[inline(always)]
 fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     if n == 0 {
@@ -315,7 +325,7 @@ const COUNT_LANES: usize = 32;
 
 /// The element at index `n / 2` of the sorted first `n` values of `vals`
 /// (`1 <= n <= BLOCK_PX`; the rest must be 255): the same value as
-/// [`hist_median`] on their histogram, found as the smallest `m` with more
+/// `hist_median` on their histogram, found as the smallest `m` with more
 /// than `n / 2` values `<= m` by an 8-step binary search. The 255 padding is
 /// never `<= m` for `m < 255`, and at `m = 255` the count is enough either
 /// way. Replaces a 256-bin histogram per block and channel, whose
@@ -352,7 +362,8 @@ fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
     total
 }
 
-/// Bins per group in [`hist_median`]'s coarse pass.
+#[cfg(test)]
+/// Bins per group in `hist_median`'s coarse pass.
 const HIST_GROUP: usize = 16;
 
 /// Planar half-resolution colour: one byte plane per channel (R, G, B), so
@@ -510,22 +521,26 @@ unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8])
 }
 
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
-/// median of the block (by [`block_median`], the value [`median_u8`] would
+/// median of the block (by [`block_median`], the value `median_u8` would
 /// select),
-/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks. Returns the
-/// blocks per row, per column and the `[bw * bh]` colours.
+/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks (by
+/// [`median_small_padded`], the value `median_u8` would select). Returns
+/// the blocks per row, per column and the colours as three `[bw * bh]`
+/// planes (R, G, B).
 #[inline(always)]
-fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
+fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
     let (w, h) = (pl.w, pl.h);
     let bw = w.div_ceil(BG_BLOCK);
     let bh = h.div_ceil(BG_BLOCK);
-    let mut block = vec![[0u8; 3]; bw * bh];
+    // Planar (one row-major plane per channel), so that the median filter
+    // below copies whole window rows.
+    let mut block = [vec![0u8; bw * bh], vec![0u8; bw * bh], vec![0u8; bw * bh]];
     for by in 0..bh {
         let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
         for bx in 0..bw {
             let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
             let n = ys.len() * (x1 - x0);
-            for (c, plane) in pl.c.iter().enumerate() {
+            for (plane, out) in pl.c.iter().zip(block.iter_mut()) {
                 // The block's values packed row after row, padded with 255
                 // (see `block_median`).
                 let mut vals = [u8::MAX; BLOCK_PX];
@@ -545,31 +560,51 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
                         vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
                     }
                 }
-                block[by * bw + bx][c] = block_median(&vals, n);
+                out[by * bw + bx] = block_median(&vals, n);
             }
         }
     }
-    // A fixed array rather than a Vec: no capacity check per value.
-    let mut buf = [0u8; (2 * BG_MEDIAN_RADIUS + 1) * (2 * BG_MEDIAN_RADIUS + 1)];
-    let mut bg_block = vec![[0f32; 3]; bw * bh];
+    let mut bg_block = [
+        vec![0f32; bw * bh],
+        vec![0f32; bw * bh],
+        vec![0f32; bw * bh],
+    ];
     for by in 0..bh {
         let ys = by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh);
         for bx in 0..bw {
             let xs = bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw);
-            for c in 0..3 {
-                let mut k = 0;
-                for ny in ys.clone() {
-                    for b in &block[ny * bw + xs.start..ny * bw + xs.end] {
-                        buf[k] = b[c];
-                        k += 1;
+            for (plane, out) in block.iter().zip(bg_block.iter_mut()) {
+                // The window's values row after row, padded with 255 (see
+                // `median_small_padded`); the same values as a gather in
+                // any order, so the same median.
+                let mut a = [u8::MAX; SMALL_MEDIAN];
+                let n = ys.len() * xs.len();
+                if xs.len() == MEDIAN_WINDOW {
+                    // Full-width window: fixed-length row copies.
+                    let dst = a.chunks_exact_mut(MEDIAN_WINDOW);
+                    for (d, ny) in dst.zip(ys.clone()) {
+                        let src = &plane[ny * bw + xs.start..ny * bw + xs.start + MEDIAN_WINDOW];
+                        for (o, &v) in d.iter_mut().zip(src) {
+                            *o = v;
+                        }
+                    }
+                } else {
+                    for (k, ny) in ys.clone().enumerate() {
+                        let dst = k * xs.len();
+                        a[dst..dst + xs.len()]
+                            .copy_from_slice(&plane[ny * bw + xs.start..ny * bw + xs.end]);
                     }
                 }
-                bg_block[by * bw + bx][c] = median_u8(&mut buf[..k]) as f32;
+                out[by * bw + bx] = median_small_padded(&a, n) as f32;
             }
         }
     }
     (bw, bh, bg_block)
 }
+
+/// Side of the median filter's window of blocks.
+const MEDIAN_WINDOW: usize = 2 * BG_MEDIAN_RADIUS + 1;
+const _: () = assert!(MEDIAN_WINDOW * MEDIAN_WINDOW <= SMALL_MEDIAN);
 
 /// `v / 3` for `v <= 1530` (the largest gradient sum) as a 16-bit
 /// multiply-high, which vectorises where a 32-bit division does not; equal to
@@ -876,9 +911,10 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
         let y0 = gy.floor() as usize;
         let y1 = (y0 + 1).min(bh - 1);
         let ty = gy - y0 as f32;
-        for (c, br) in bg_row.iter_mut().enumerate() {
-            for (bx, v) in br.iter_mut().enumerate() {
-                *v = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
+        for (br, plane) in bg_row.iter_mut().zip(&bg_block) {
+            let (top, bottom) = (&plane[y0 * bw..][..bw], &plane[y1 * bw..][..bw]);
+            for ((v, &b0), &b1) in br[..bw].iter_mut().zip(top).zip(bottom) {
+                *v = b0 * (1.0 - ty) + b1 * ty;
             }
         }
         for run in &runs {
