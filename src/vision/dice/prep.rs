@@ -1121,7 +1121,82 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
         }
         features_from(&Inside(p), cx, cy, out);
     } else {
+        #[cfg(target_arch = "x86_64")]
+        if p.cpu.avx2 {
+            // SAFETY: `cpu.avx2` says the CPU has AVX2.
+            unsafe { features_clamped_avx2(p, cx, cy, out) };
+            return;
+        }
         features_from(&Clamped(p), cx, cy, out);
+    }
+}
+
+/// [`det_features`] of a cell near the frame's edge with AVX2: each box is
+/// clamped as [`Prepared::box_means`] clamps it, and its sums are unpacked
+/// by [`box_mean_at`] (the same integer sums, conversion and division, so
+/// the same values; see `avx2_clamped_features_match_portable`). A third of
+/// a 720p frame's scored cells are this close to an edge.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn features_clamped_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    // SAFETY: the caller guarantees AVX2, and this function (AVX2-enabled)
+    // is where `features_from` and the box means are compiled.
+    let m = unsafe { ClampedAvx2::new(p) };
+    features_from(&m, cx, cy, out);
+}
+
+/// [`Prepared::box_means`] with the sums unpacked by [`box_mean_at`]; only
+/// for code compiled with AVX2 (hence the unsafe constructor).
+#[cfg(target_arch = "x86_64")]
+struct ClampedAvx2<'a>(&'a Prepared);
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> ClampedAvx2<'a> {
+    /// # Safety
+    /// The CPU must have AVX2, and [`BoxMeans::means`] must only be called
+    /// from functions compiled with AVX2 enabled (it is inlined there).
+    #[inline(always)]
+    unsafe fn new(p: &'a Prepared) -> Self {
+        Self(p)
+    }
+}
+
+/// `v` clamped to `[0, m]`.
+#[inline(always)]
+fn clamp_to(v: i64, m: usize) -> usize {
+    v.clamp(0, m as i64) as usize
+}
+
+#[cfg(target_arch = "x86_64")]
+impl BoxMeans for ClampedAvx2<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        let p = self.0;
+        let (x0, x1) = (clamp_to(x0, p.w), clamp_to(x1, p.w));
+        let (y0, y1) = (clamp_to(y0, p.h), clamp_to(y1, p.h));
+        if x1 <= x0 || y1 <= y0 {
+            return [0f32; N_CHANNELS];
+        }
+        let n = (x1 - x0) * (y1 - y0);
+        if n > MAX_EXACT_BOX_PX {
+            // Never for the detector's boxes (at most 41 x 41).
+            let (x0, y0, x1, y1) = (x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+            return p.box_means(x0, y0, x1, y1);
+        }
+        let s = p.w + 1;
+        let entry = std::mem::size_of::<Entry>();
+        let at = |x: usize, y: usize| ((y * s + x) * entry) as isize;
+        let corners = [at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1)];
+        let base = p.integrals.as_ptr() as *const u8;
+        // As `box_means_inside` converts it.
+        let area = n as u32 as f32;
+        // SAFETY: AVX2 per `Self::new`; the clamped corners are at most
+        // `(w, h)`, entries of the `(w + 1) x (h + 1)` integral image.
+        let m = unsafe { box_mean_at(base, &corners, area) };
+        [m[0], m[1], m[2], m[3], m[4]]
     }
 }
 
@@ -1743,6 +1818,36 @@ mod tests {
                 }
             }
             assert!(inside > 0);
+        }
+    }
+
+    #[test]
+    fn avx2_clamped_features_match_portable() {
+        #[cfg(target_arch = "x86_64")]
+        if Cpu::detect().avx2 {
+            // Extreme channel values near the edges: saturated colours on
+            // grey, and a checkerboard for the largest gradients.
+            let img = RgbImage::from_fn(103, 89, |x, y| {
+                if (x / 3 + y / 3) % 2 == 0 && x < 50 {
+                    image::Rgb([255, 255, 255])
+                } else if x < 50 {
+                    image::Rgb([0, 0, 0])
+                } else {
+                    image::Rgb([(x * 11 % 256) as u8, 0, ((x + 3) * (y + 5) % 256) as u8])
+                }
+            });
+            let p = prepare(&img);
+            let (mut a, mut b) = ([0f32; N_DET_FEATURES], [0f32; N_DET_FEATURES]);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            // Cells beyond the frame too (all boxes clamped, some empty).
+            for cy in -25..p.h as i64 + 25 {
+                for cx in -25..p.w as i64 + 25 {
+                    // SAFETY: AVX2 checked above.
+                    unsafe { features_clamped_avx2(&p, cx, cy, &mut a) };
+                    features_from(&Clamped(&p), cx, cy, &mut b);
+                    assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
+                }
+            }
         }
     }
 
