@@ -1286,21 +1286,40 @@ impl FeatureBoxes {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    use std::arch::x86_64::{_mm256_cvtepi32_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_storeu_ps};
+    const _: () = assert!(RADII.len() == 8, "one register of radii per channel");
     debug_assert!(p.holds_feature_boxes(cx, cy));
     let centre = cy as usize * (p.w + 1) + cx as usize;
     debug_assert!(centre < p.integrals.len());
     // SAFETY: the centre entry is inside the frame (see above).
     let base = unsafe { p.integrals.as_ptr().add(centre) } as *const u8;
     let fb = &p.boxes;
-    // `box_mean_at` is called directly, never from a closure: a closure is
-    // not compiled for the caller's instruction set.
-    for ri in 0..RADII.len() {
-        // SAFETY: the caller guarantees AVX2, and that the cell's boxes are
-        // inside the frame, so each corner offset leads to an entry of the
-        // integral image.
-        let m = unsafe { box_mean_at(base, &fb.corners[ri], fb.area[ri]) };
-        for (c, v) in m.iter().take(N_CHANNELS).enumerate() {
-            out[c * RADII.len() + ri] = *v;
+    // The eight square boxes' channel sums, transposed so that each
+    // channel's eight radii are one register: converted, divided by the
+    // eight areas and stored at once (the same conversion and division per
+    // value as `box_mean_at`). `box_fields_at` is called directly, never
+    // from a closure: a closure is not compiled for the caller's
+    // instruction set.
+    // SAFETY: the caller guarantees AVX2, and that the cell's boxes are
+    // inside the frame, so each corner offset leads to an entry of the
+    // integral image; the stores write `out[c * 8..c * 8 + 8]` for the five
+    // channels (`N_CHANNELS * RADII.len() <= N_DET_FEATURES`).
+    unsafe {
+        let c = &fb.corners;
+        let rows = transpose_fields([
+            box_fields_at(base, &c[0]),
+            box_fields_at(base, &c[1]),
+            box_fields_at(base, &c[2]),
+            box_fields_at(base, &c[3]),
+            box_fields_at(base, &c[4]),
+            box_fields_at(base, &c[5]),
+            box_fields_at(base, &c[6]),
+            box_fields_at(base, &c[7]),
+        ]);
+        let area = _mm256_loadu_ps(fb.area.as_ptr());
+        for (c, row) in rows.into_iter().enumerate() {
+            let m = _mm256_div_ps(_mm256_cvtepi32_ps(row), area);
+            _mm256_storeu_ps(out.as_mut_ptr().add(c * RADII.len()), m);
         }
     }
     let first = N_CHANNELS * RADII.len();
@@ -1325,9 +1344,8 @@ unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N
 
 /// The means of the box whose corner entries are at byte offsets `corners`
 /// from `base` (lanes 0-4: the channels, 5-7: zero), as
-/// [`features_inside_avx2`] takes them: the packed sums `a + b - c - d`
-/// (two 64-bit lanes), then the fields shifted and masked into 32-bit lanes
-/// in channel order ([`Entry::fields`]).
+/// [`features_inside_avx2`] takes them: [`box_fields_at`], converted and
+/// divided by `area`.
 ///
 /// # Safety
 /// The CPU must have AVX2, and every `base + corners[i]` must be an entry of
@@ -1335,14 +1353,34 @@ unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn box_mean_at(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
+    use std::arch::x86_64::{_mm256_cvtepi32_ps, _mm256_div_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    let mut lanes = [0f32; 8];
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let v = box_fields_at(base, corners);
+        let m = _mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(area));
+        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+    }
+    lanes
+}
+
+/// The channel sums of the box whose corner entries are at byte offsets
+/// `corners` from `base`, as 32-bit lanes (0-4: the channels in order,
+/// 5-7: zero): the packed sums `a + b - c - d` (two 64-bit lanes), then the
+/// fields shifted and masked into 32-bit lanes ([`Entry::fields`]).
+///
+/// # Safety
+/// The CPU must have AVX2, and every `base + corners[i]` must be an entry of
+/// the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn box_fields_at(base: *const u8, corners: &[isize; 4]) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi64, _mm_load_si128, _mm_sub_epi64, _mm256_and_si256,
-        _mm256_castsi128_si256, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_permute4x64_epi64,
-        _mm256_permutevar8x32_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setr_epi64x,
-        _mm256_srlv_epi64, _mm256_storeu_ps,
+        _mm256_castsi128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
+        _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_srlv_epi64,
     };
     let [a, b, c, d] = *corners;
-    let mut lanes = [0f32; 8];
     /// All 64 bits.
     const ALL: i64 = -1;
     // SAFETY: forwarded from the caller; entries are 16-byte aligned.
@@ -1359,11 +1397,79 @@ unsafe fn box_mean_at(base: *const u8, corners: &[isize; 4], area: f32) -> [f32;
         let v = _mm256_and_si256(v, _mm256_setr_epi64x(m, ALL, m, ALL));
         // 32-bit lanes [fg, 0, grad, 0, sat, 0, darker, brighter] -> channel
         // order, zeros after.
-        let v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 7, 1, 1, 1));
-        let m = _mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(area));
-        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+        _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 7, 1, 1, 1))
     }
-    lanes
+}
+
+/// Rows 0-4 of the 8 x 8 transpose of 32-bit lanes: row `c` holds lane `c`
+/// of `v[0]`, ..., `v[7]` (bit moves only).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn transpose_fields(
+    v: [std::arch::x86_64::__m256i; 8],
+) -> [std::arch::x86_64::__m256i; N_CHANNELS] {
+    use std::arch::x86_64::{
+        __m256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_permute2f128_ps,
+        _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    };
+    // SAFETY: AVX2 per the caller; only register shuffles.
+    unsafe {
+        // Written out, not `array::map`: a closure is not compiled for the
+        // caller's instruction set.
+        let f: [__m256; 8] = [
+            _mm256_castsi256_ps(v[0]),
+            _mm256_castsi256_ps(v[1]),
+            _mm256_castsi256_ps(v[2]),
+            _mm256_castsi256_ps(v[3]),
+            _mm256_castsi256_ps(v[4]),
+            _mm256_castsi256_ps(v[5]),
+            _mm256_castsi256_ps(v[6]),
+            _mm256_castsi256_ps(v[7]),
+        ];
+        // Pairs interleaved: [a0 b0 a1 b1 | a4 b4 a5 b5] and [a2 b2 a3 b3 | a6 b6 a7 b7].
+        let (t0, t1) = (
+            _mm256_unpacklo_ps(f[0], f[1]),
+            _mm256_unpackhi_ps(f[0], f[1]),
+        );
+        let (t2, t3) = (
+            _mm256_unpacklo_ps(f[2], f[3]),
+            _mm256_unpackhi_ps(f[2], f[3]),
+        );
+        let (t4, t5) = (
+            _mm256_unpacklo_ps(f[4], f[5]),
+            _mm256_unpackhi_ps(f[4], f[5]),
+        );
+        let (t6, t7) = (
+            _mm256_unpacklo_ps(f[6], f[7]),
+            _mm256_unpackhi_ps(f[6], f[7]),
+        );
+        // Lanes k | k + 4 of the first four and of the last four registers.
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        let rows = [
+            _mm256_permute2f128_ps::<0x20>(s0, s4),
+            _mm256_permute2f128_ps::<0x20>(s1, s5),
+            _mm256_permute2f128_ps::<0x20>(s2, s6),
+            _mm256_permute2f128_ps::<0x20>(s3, s7),
+            _mm256_permute2f128_ps::<0x31>(s0, s4),
+        ];
+        [
+            _mm256_castps_si256(rows[0]),
+            _mm256_castps_si256(rows[1]),
+            _mm256_castps_si256(rows[2]),
+            _mm256_castps_si256(rows[3]),
+            _mm256_castps_si256(rows[4]),
+        ]
+    }
 }
 /// [`det_features`] with the box means of `m`.
 #[inline(always)]
