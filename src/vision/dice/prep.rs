@@ -227,6 +227,7 @@ impl Prepared {
     }
 }
 
+#[cfg(test)]
 /// The element at index `len / 2` of the sorted values (0 if empty), by
 /// histogram (same result as a selection, faster for byte values).
 #[inline(always)]
@@ -248,10 +249,11 @@ fn median_u8(v: &mut [u8]) -> u8 {
     hist_median(&hist, v.len() as u32)
 }
 
-/// Longest input of [`median_small`].
+/// Longest input of `median_small`.
 const SMALL_MEDIAN: usize = 32;
 
-/// [`median_u8`] of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
+#[cfg(test)]
+/// `median_u8` of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
 /// by binary search on the value: the element a selection puts at index
 /// `len / 2` is the smallest `m` with more than `len / 2` values `<= m`.
 /// Each of the 8 steps counts over a fixed-width array padded with 255
@@ -260,13 +262,24 @@ const SMALL_MEDIAN: usize = 32;
 #[inline(always)]
 fn median_small(v: &[u8]) -> u8 {
     let n = v.len().min(SMALL_MEDIAN);
-    let need = (n / 2 + 1) as u8;
     let mut a = [u8::MAX; SMALL_MEDIAN];
     a[..n].copy_from_slice(&v[..n]);
+    median_small_padded(&a, n)
+}
+
+/// `median_small` of the first `n` values of `a` (`1 <= n <=
+/// SMALL_MEDIAN`), the rest of which must be 255.
+#[inline(always)]
+fn median_small_padded(a: &[u8; SMALL_MEDIAN], n: usize) -> u8 {
+    let need = (n.min(SMALL_MEDIAN) / 2 + 1) as u8;
     let (mut lo, mut hi) = (0u8, u8::MAX);
     while lo < hi {
         let m = lo + (hi - lo) / 2;
-        let count = a.iter().fold(0u8, |s, &y| s + (y <= m) as u8);
+        // A plain loop, not a `fold` closure (see `grad_at`).
+        let mut count = 0u8;
+        for &y in a {
+            count += (y <= m) as u8;
+        }
         if count >= need {
             hi = m;
         } else {
@@ -276,8 +289,9 @@ fn median_small(v: &[u8]) -> u8 {
     lo
 }
 
+#[cfg(test)]
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
-/// values in all; 0 if none): the same value as [`median_u8`] on them.
+/// values in all; 0 if none): the same value as `median_u8` on them.
 #[inline(always)]
 fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     if n == 0 {
@@ -311,7 +325,7 @@ const COUNT_LANES: usize = 32;
 
 /// The element at index `n / 2` of the sorted first `n` values of `vals`
 /// (`1 <= n <= BLOCK_PX`; the rest must be 255): the same value as
-/// [`hist_median`] on their histogram, found as the smallest `m` with more
+/// `hist_median` on their histogram, found as the smallest `m` with more
 /// than `n / 2` values `<= m` by an 8-step binary search. The 255 padding is
 /// never `<= m` for `m < 255`, and at `m = 255` the count is enough either
 /// way. Replaces a 256-bin histogram per block and channel, whose
@@ -341,10 +355,15 @@ fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
             *l += (v <= m) as u8;
         }
     }
-    lanes.iter().map(|&c| c as u32).sum()
+    let mut total = 0u32;
+    for &c in &lanes {
+        total += c as u32;
+    }
+    total
 }
 
-/// Bins per group in [`hist_median`]'s coarse pass.
+#[cfg(test)]
+/// Bins per group in `hist_median`'s coarse pass.
 const HIST_GROUP: usize = 16;
 
 /// Planar half-resolution colour: one byte plane per channel (R, G, B), so
@@ -502,22 +521,26 @@ unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8])
 }
 
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
-/// median of the block (by [`block_median`], the value [`median_u8`] would
+/// median of the block (by [`block_median`], the value `median_u8` would
 /// select),
-/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks. Returns the
-/// blocks per row, per column and the `[bw * bh]` colours.
+/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks (by
+/// [`median_small_padded`], the value `median_u8` would select). Returns
+/// the blocks per row, per column and the colours as three `[bw * bh]`
+/// planes (R, G, B).
 #[inline(always)]
-fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
+fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
     let (w, h) = (pl.w, pl.h);
     let bw = w.div_ceil(BG_BLOCK);
     let bh = h.div_ceil(BG_BLOCK);
-    let mut block = vec![[0u8; 3]; bw * bh];
+    // Planar (one row-major plane per channel), so that the median filter
+    // below copies whole window rows.
+    let mut block = [vec![0u8; bw * bh], vec![0u8; bw * bh], vec![0u8; bw * bh]];
     for by in 0..bh {
         let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
         for bx in 0..bw {
             let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
             let n = ys.len() * (x1 - x0);
-            for (c, plane) in pl.c.iter().enumerate() {
+            for (plane, out) in pl.c.iter().zip(block.iter_mut()) {
                 // The block's values packed row after row, padded with 255
                 // (see `block_median`).
                 let mut vals = [u8::MAX; BLOCK_PX];
@@ -537,31 +560,51 @@ fn background_blocks(pl: &Planes) -> (usize, usize, Vec<[f32; 3]>) {
                         vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
                     }
                 }
-                block[by * bw + bx][c] = block_median(&vals, n);
+                out[by * bw + bx] = block_median(&vals, n);
             }
         }
     }
-    // A fixed array rather than a Vec: no capacity check per value.
-    let mut buf = [0u8; (2 * BG_MEDIAN_RADIUS + 1) * (2 * BG_MEDIAN_RADIUS + 1)];
-    let mut bg_block = vec![[0f32; 3]; bw * bh];
+    let mut bg_block = [
+        vec![0f32; bw * bh],
+        vec![0f32; bw * bh],
+        vec![0f32; bw * bh],
+    ];
     for by in 0..bh {
         let ys = by.saturating_sub(BG_MEDIAN_RADIUS)..(by + BG_MEDIAN_RADIUS + 1).min(bh);
         for bx in 0..bw {
             let xs = bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw);
-            for c in 0..3 {
-                let mut k = 0;
-                for ny in ys.clone() {
-                    for b in &block[ny * bw + xs.start..ny * bw + xs.end] {
-                        buf[k] = b[c];
-                        k += 1;
+            for (plane, out) in block.iter().zip(bg_block.iter_mut()) {
+                // The window's values row after row, padded with 255 (see
+                // `median_small_padded`); the same values as a gather in
+                // any order, so the same median.
+                let mut a = [u8::MAX; SMALL_MEDIAN];
+                let n = ys.len() * xs.len();
+                if xs.len() == MEDIAN_WINDOW {
+                    // Full-width window: fixed-length row copies.
+                    let dst = a.chunks_exact_mut(MEDIAN_WINDOW);
+                    for (d, ny) in dst.zip(ys.clone()) {
+                        let src = &plane[ny * bw + xs.start..ny * bw + xs.start + MEDIAN_WINDOW];
+                        for (o, &v) in d.iter_mut().zip(src) {
+                            *o = v;
+                        }
+                    }
+                } else {
+                    for (k, ny) in ys.clone().enumerate() {
+                        let dst = k * xs.len();
+                        a[dst..dst + xs.len()]
+                            .copy_from_slice(&plane[ny * bw + xs.start..ny * bw + xs.end]);
                     }
                 }
-                bg_block[by * bw + bx][c] = median_u8(&mut buf[..k]) as f32;
+                out[by * bw + bx] = median_small_padded(&a, n) as f32;
             }
         }
     }
     (bw, bh, bg_block)
 }
+
+/// Side of the median filter's window of blocks.
+const MEDIAN_WINDOW: usize = 2 * BG_MEDIAN_RADIUS + 1;
+const _: () = assert!(MEDIAN_WINDOW * MEDIAN_WINDOW <= SMALL_MEDIAN);
 
 /// `v / 3` for `v <= 1530` (the largest gradient sum) as a 16-bit
 /// multiply-high, which vectorises where a 32-bit division does not; equal to
@@ -627,8 +670,9 @@ fn blend_run(l: f32, r: f32, a: &[f32], t: &[f32], o: &mut [f32]) {
     let (mut ac, mut tc) = (a.chunks_exact(BLEND_LANES), t.chunks_exact(BLEND_LANES));
     for ((o8, a8), t8) in (&mut oc).zip(&mut ac).zip(&mut tc) {
         // A fixed-size array: one vector multiply-multiply-add.
-        let v: [f32; BLEND_LANES] = std::array::from_fn(|k| l * a8[k] + r * t8[k]);
-        o8.copy_from_slice(&v);
+        for ((o, &a), &t) in o8.iter_mut().zip(a8).zip(t8) {
+            *o = l * a + r * t;
+        }
     }
     let tail = oc.into_remainder().iter_mut().zip(ac.remainder());
     for ((o1, &a1), &t1) in tail.zip(tc.remainder()) {
@@ -647,13 +691,11 @@ struct RowScratch {
 /// already interpolated into `s.bg`): colour distance to the background,
 /// gradient magnitude, saturation, darker- and brighter-than-background.
 #[inline(always)]
-fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
-    let (w, h) = (pl.w, pl.h);
+fn channel_row(pl: &Planes, lum: &LumRows, y: usize, s: &mut RowScratch) {
+    let w = pl.w;
     let row = y * w..(y + 1) * w;
     let (r, g, b) = (&pl.c[0][row.clone()], &pl.c[1][row.clone()], &pl.c[2][row]);
-    let lrow = &lum[y * w..(y + 1) * w];
-    let lup = &lum[y.saturating_sub(1) * w..(y.saturating_sub(1) + 1) * w];
-    let ldn = &lum[(y + 1).min(h - 1) * w..((y + 1).min(h - 1) + 1) * w];
+    let [lup, lrow, ldn] = lum.around(y);
     // Equal-length slices: the loop below has no bounds checks and
     // vectorises.
     let (r, g, b, lrow) = (&r[..w], &g[..w], &b[..w], &lrow[..w]);
@@ -683,19 +725,83 @@ fn channel_row(pl: &Planes, lum: &[u16], y: usize, s: &mut RowScratch) {
         sat[x] = (r[x].max(g[x]).max(b[x]) - r[x].min(g[x]).min(b[x])) as u32;
     }
     // Gradient: central differences, clamped at the row ends.
-    let gsum = |x: usize, xl: usize, xr: usize| {
-        let gx = (lrow[xr] as i16 - lrow[xl] as i16).unsigned_abs();
-        let gy = (ldn[x] as i16 - lup[x] as i16).unsigned_abs();
-        div3_u16(gx + gy) as u32
-    };
-    grad[0] = gsum(0, 0, 1.min(w - 1));
+    let (up, dn) = (&lup[..w], &ldn[..w]);
+    grad[0] = grad_at(lrow, up, dn, 0, 0, 1.min(w - 1));
     if w >= 2 {
         let inner = grad[1..w - 1].iter_mut().enumerate();
         for (i, gv) in inner {
             let x = i + 1;
-            *gv = gsum(x, x - 1, x + 1);
+            *gv = grad_at(lrow, up, dn, x, x - 1, x + 1);
         }
-        grad[w - 1] = gsum(w - 1, w - 2, w - 1);
+        grad[w - 1] = grad_at(lrow, up, dn, w - 1, w - 2, w - 1);
+    }
+}
+
+/// The gradient channel at column `x` of a row: `(|l[xr] - l[xl]| +
+/// |down[x] - up[x]|) / 3`. A function forced inline rather than a closure:
+/// whether a closure was inlined into [`prepare_body`] changed with
+/// unrelated edits (left out of line it is a call per pixel, compiled
+/// without AVX2).
+#[inline(always)]
+fn grad_at(l: &[u16], up: &[u16], down: &[u16], x: usize, xl: usize, xr: usize) -> u32 {
+    let gx = (l[xr] as i16 - l[xl] as i16).unsigned_abs();
+    let gy = (down[x] as i16 - up[x] as i16).unsigned_abs();
+    div3_u16(gx + gy) as u32
+}
+
+/// Luminance (sum of R, G, B; at most 765) of three consecutive half-res
+/// rows, for the gradient channel: row `y` lives in slot `y % 3`. Computed a
+/// row ahead of the channel pass instead of as a whole plane (no
+/// frame-sized buffer to allocate and zero, and the rows are still in
+/// cache when the gradient reads them).
+struct LumRows {
+    h: usize,
+    slots: [Vec<u16>; 3],
+}
+
+impl LumRows {
+    /// Rows 0 and 1 (if any) of the planes.
+    #[inline(always)]
+    fn new(pl: &Planes) -> Self {
+        let mut l = Self {
+            h: pl.h,
+            slots: [vec![0u16; pl.w], vec![0u16; pl.w], vec![0u16; pl.w]],
+        };
+        for y in 0..pl.h.min(2) {
+            l.fill(pl, y);
+        }
+        l
+    }
+
+    /// Computes row `y` into its slot (replacing row `y - 3`).
+    #[inline(always)]
+    fn fill(&mut self, pl: &Planes, y: usize) {
+        let w = pl.w;
+        let row = y * w..(y + 1) * w;
+        let (r, g, b) = (&pl.c[0][row.clone()], &pl.c[1][row.clone()], &pl.c[2][row]);
+        let out = &mut self.slots[y % 3][..w];
+        for (((l, &r), &g), &b) in out.iter_mut().zip(r).zip(g).zip(b) {
+            *l = r as u16 + g as u16 + b as u16;
+        }
+    }
+
+    /// Rows `y - 1`, `y`, `y + 1`, clamped at the top and bottom (the rows
+    /// up to `y + 1` must have been filled).
+    #[inline(always)]
+    fn around(&self, y: usize) -> [&[u16]; 3] {
+        let up = y.saturating_sub(1);
+        let dn = (y + 1).min(self.h - 1);
+        [&self.slots[up % 3], &self.slots[y % 3], &self.slots[dn % 3]]
+    }
+}
+
+/// `o[k] = l * a[k] + r * t[k]` for one block-wide run of columns (a fixed
+/// length: one unrolled vector body). Forced inline, as [`grad_at`].
+#[inline(always)]
+fn blend_block(l: f32, r: f32, a: &[f32; BG_BLOCK], t: &[f32; BG_BLOCK], o: &mut [f32; BG_BLOCK]) {
+    // Indexed over the fixed length (a zipped loop here stayed scalar).
+    for k in 0..BG_BLOCK {
+        o[k] = l * a[k] + r * t[k];
     }
 }
 
@@ -774,12 +880,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
     let (w, h) = (pl.w, pl.h);
     let (bw, bh, bg_block) = background_blocks(&pl);
     // Luminance (sum of R, G, B; at most 765) for the gradient channel.
-    let lum: Vec<u16> = pl.c[0]
-        .iter()
-        .zip(&pl.c[1])
-        .zip(&pl.c[2])
-        .map(|((&r, &g), &b)| r as u16 + g as u16 + b as u16)
-        .collect();
+    let mut lum = LumRows::new(&pl);
     let (omt, tx, runs) = column_weights(w, bw);
     let half = BG_BLOCK as f32 / 2.0;
     let s = w + 1;
@@ -795,7 +896,13 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
     let mut bg_row = [vec![0f32; bw], vec![0f32; bw], vec![0f32; bw]];
     let mut sc = RowScratch {
         bg: [vec![0f32; w], vec![0f32; w], vec![0f32; w]],
-        vals: std::array::from_fn(|_| vec![0u32; w]),
+        vals: [
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+            vec![0u32; w],
+        ],
     };
     for y in 0..h {
         // Bilinear background between block centres: rows first, then
@@ -804,9 +911,10 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
         let y0 = gy.floor() as usize;
         let y1 = (y0 + 1).min(bh - 1);
         let ty = gy - y0 as f32;
-        for (c, br) in bg_row.iter_mut().enumerate() {
-            for (bx, v) in br.iter_mut().enumerate() {
-                *v = bg_block[y0 * bw + bx][c] * (1.0 - ty) + bg_block[y1 * bw + bx][c] * ty;
+        for (br, plane) in bg_row.iter_mut().zip(&bg_block) {
+            let (top, bottom) = (&plane[y0 * bw..][..bw], &plane[y1 * bw..][..bw]);
+            for ((v, &b0), &b1) in br[..bw].iter_mut().zip(top).zip(bottom) {
+                *v = b0 * (1.0 - ty) + b1 * ty;
             }
         }
         for run in &runs {
@@ -820,8 +928,12 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             ];
             // Spelled out: `array::map` here was an out-of-line call per run
             // (0.56 M instructions per 720p read).
-            let end = |c: usize| (bg_row[c][run.b0], bg_row[c][run.b1]);
-            let ends = [end(0), end(1), end(2)];
+            let [r0, r1, r2] = &bg_row;
+            let ends = [
+                (r0[run.b0], r0[run.b1]),
+                (r1[run.b0], r1[run.b1]),
+                (r2[run.b0], r2[run.b1]),
+            ];
             // Inner runs are one block wide: fixed-size arrays, no loop.
             if let (Ok(a), Ok(t)) = (
                 <&[f32; BG_BLOCK]>::try_from(a),
@@ -829,7 +941,7 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             ) {
                 for (o, (l, r)) in outs.into_iter().zip(ends) {
                     if let Ok(o) = <&mut [f32; BG_BLOCK]>::try_from(o) {
-                        *o = std::array::from_fn(|k| l * a[k] + r * t[k]);
+                        blend_block(l, r, a, t, o);
                     }
                 }
                 continue;
@@ -837,6 +949,9 @@ fn prepare_body<const AVX2: bool>(img: &RgbImage, buf: Option<Vec<Entry>>) -> Pr
             for (o, (l, r)) in outs.into_iter().zip(ends) {
                 blend_run(l, r, a, t, o);
             }
+        }
+        if y >= 1 && y + 1 < h {
+            lum.fill(&pl, y + 1);
         }
         channel_row(&pl, &lum, y, &mut sc);
         // Running row sums added to the integral row above.
@@ -895,16 +1010,25 @@ fn from<T>(v: &[T], start: usize) -> &[T] {
     v.get(start..).unwrap_or(&[])
 }
 
-/// Pixels per step of [`integral_row_avx2`].
-const ROW_STEP: usize = 4;
+/// Pixels per step of [`integral_row_avx2`] (one AVX2 register of `u32`
+/// channel values).
+const ROW_STEP: usize = 8;
 
-/// [`integral_row`] from column 0 with AVX2, [`ROW_STEP`] pixels per step:
-/// the channel values are widened to `u64` and packed ([`Entry::pack`]:
-/// shifts and ors, the fields do not overlap for single pixels' values),
-/// interleaved into one 16-byte entry per pixel, then each pixel is one add
-/// to the running sums, one add of the entry above and one aligned 16-byte
-/// store. Same wrapping sums per lane, so the same entries; the last
-/// pixels go through [`integral_row`].
+/// Largest channel value [`integral_row_avx2`] packs exactly: the packed
+/// fields are then built in 32-bit halves (the saturation at bit 21 of the
+/// low half, the gradient at bit 10 of the high half) without carries.
+/// The channels are at most 255, the gradient 510.
+const ROW_VALUE_MAX: u32 = 2047;
+
+/// [`integral_row`] from column 0 with AVX2, [`ROW_STEP`] pixels per step.
+/// [`Entry::pack`] of a single pixel's values (each at most
+/// [`ROW_VALUE_MAX`]) has no overlapping fields, so its four 32-bit halves
+/// are `fg | sat << 21`, `grad << 10`, `darker` and `brighter`: two shifts
+/// and an or per 8 pixels, then 32- and 64-bit interleaves form the eight
+/// 16-byte entries. Each pixel is then one add to the running sums, one add
+/// of the entry above and one aligned 16-byte store, in column order. Same
+/// wrapping sums per lane, so the same entries; the last pixels go through
+/// [`integral_row`].
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -912,11 +1036,12 @@ const ROW_STEP: usize = 4;
 #[target_feature(enable = "avx2")]
 unsafe fn integral_row_avx2(vals: &[Vec<u32>; N_CHANNELS], above: &[Entry], out: &mut [Entry]) {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi64, _mm_load_si128, _mm_loadu_si128, _mm_setzero_si128,
-        _mm_store_si128, _mm_storeu_si128, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
-        _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_castsi256_si128, _mm256_cvtepu32_epi64,
-        _mm256_extracti128_si256, _mm256_or_si256, _mm256_slli_epi64,
+        __m128i, __m256i, _mm_add_epi64, _mm_load_si128, _mm_setzero_si128, _mm_store_si128,
+        _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_or_si256, _mm256_slli_epi32, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
     };
+    debug_assert!(vals.iter().flatten().all(|&v| v <= ROW_VALUE_MAX));
     let n = vals
         .iter()
         .map(Vec::len)
@@ -924,32 +1049,36 @@ unsafe fn integral_row_avx2(vals: &[Vec<u32>; N_CHANNELS], above: &[Entry], out:
     let mut x = 0;
     let mut acc = _mm_setzero_si128();
     while x + ROW_STEP <= n {
-        // SAFETY: AVX2 is enabled for this function; the loads read 4
-        // values of each channel row at `x..x + 4 <= n`, and the entry
-        // accesses are to `above[x..x + 4]` and `out[x..x + 4]` (aligned:
+        // SAFETY: AVX2 is enabled for this function; the loads read 8
+        // values of each channel row at `x..x + 8 <= n`, and the entry
+        // accesses are to `above[x..x + 8]` and `out[x..x + 8]` (aligned:
         // `Entry` is 16-byte aligned).
         unsafe {
-            let ld = |c: usize| _mm_loadu_si128(vals[c].as_ptr().add(x) as *const __m128i);
-            // Lane 0 of the four entries: fg | sat << 21 | grad << 42.
-            let lo = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_cvtepu32_epi64(ld(0)),
-                    _mm256_slli_epi64::<{ SAT_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(2))),
-                ),
-                _mm256_slli_epi64::<{ GRAD_SHIFT as i32 }>(_mm256_cvtepu32_epi64(ld(1))),
-            );
-            // Lane 1: darker | brighter << 32, i.e. the two interleaved.
-            let (d, b) = (ld(3), ld(4));
-            let (hi01, hi23) = (_mm_unpacklo_epi32(d, b), _mm_unpackhi_epi32(d, b));
-            let (lo01, lo23) = (
-                _mm256_castsi256_si128(lo),
-                _mm256_extracti128_si256::<1>(lo),
-            );
-            let px = [
-                _mm_unpacklo_epi64(lo01, hi01),
-                _mm_unpackhi_epi64(lo01, hi01),
-                _mm_unpacklo_epi64(lo23, hi23),
-                _mm_unpackhi_epi64(lo23, hi23),
+            let ld = |c: usize| _mm256_loadu_si256(vals[c].as_ptr().add(x) as *const __m256i);
+            // The 32-bit halves of lane 0 (fg | sat << 21, grad << 10)
+            // and of lane 1 (darker, brighter) of pixels 0-7.
+            let l0 = _mm256_or_si256(ld(0), _mm256_slli_epi32::<{ SAT_SHIFT as i32 }>(ld(2)));
+            let h0 = _mm256_slli_epi32::<{ (GRAD_SHIFT - 32) as i32 }>(ld(1));
+            let (l1, h1) = (ld(3), ld(4));
+            // 64-bit lanes of pixels 0, 1 | 4, 5 and 2, 3 | 6, 7.
+            let (a01, a23) = (_mm256_unpacklo_epi32(l0, h0), _mm256_unpackhi_epi32(l0, h0));
+            let (b01, b23) = (_mm256_unpacklo_epi32(l1, h1), _mm256_unpackhi_epi32(l1, h1));
+            // Entries of pixels 0 | 4, 1 | 5, 2 | 6, 3 | 7.
+            let e = [
+                _mm256_unpacklo_epi64(a01, b01),
+                _mm256_unpackhi_epi64(a01, b01),
+                _mm256_unpacklo_epi64(a23, b23),
+                _mm256_unpackhi_epi64(a23, b23),
+            ];
+            let px: [__m128i; ROW_STEP] = [
+                _mm256_castsi256_si128(e[0]),
+                _mm256_castsi256_si128(e[1]),
+                _mm256_castsi256_si128(e[2]),
+                _mm256_castsi256_si128(e[3]),
+                _mm256_extracti128_si256::<1>(e[0]),
+                _mm256_extracti128_si256::<1>(e[1]),
+                _mm256_extracti128_si256::<1>(e[2]),
+                _mm256_extracti128_si256::<1>(e[3]),
             ];
             for (j, p) in px.into_iter().enumerate() {
                 acc = _mm_add_epi64(acc, p);
@@ -992,7 +1121,82 @@ pub fn det_features(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATUR
         }
         features_from(&Inside(p), cx, cy, out);
     } else {
+        #[cfg(target_arch = "x86_64")]
+        if p.cpu.avx2 {
+            // SAFETY: `cpu.avx2` says the CPU has AVX2.
+            unsafe { features_clamped_avx2(p, cx, cy, out) };
+            return;
+        }
         features_from(&Clamped(p), cx, cy, out);
+    }
+}
+
+/// [`det_features`] of a cell near the frame's edge with AVX2: each box is
+/// clamped as [`Prepared::box_means`] clamps it, and its sums are unpacked
+/// by [`box_mean_at`] (the same integer sums, conversion and division, so
+/// the same values; see `avx2_clamped_features_match_portable`). A third of
+/// a 720p frame's scored cells are this close to an edge.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn features_clamped_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    // SAFETY: the caller guarantees AVX2, and this function (AVX2-enabled)
+    // is where `features_from` and the box means are compiled.
+    let m = unsafe { ClampedAvx2::new(p) };
+    features_from(&m, cx, cy, out);
+}
+
+/// [`Prepared::box_means`] with the sums unpacked by [`box_mean_at`]; only
+/// for code compiled with AVX2 (hence the unsafe constructor).
+#[cfg(target_arch = "x86_64")]
+struct ClampedAvx2<'a>(&'a Prepared);
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> ClampedAvx2<'a> {
+    /// # Safety
+    /// The CPU must have AVX2, and [`BoxMeans::means`] must only be called
+    /// from functions compiled with AVX2 enabled (it is inlined there).
+    #[inline(always)]
+    unsafe fn new(p: &'a Prepared) -> Self {
+        Self(p)
+    }
+}
+
+/// `v` clamped to `[0, m]`.
+#[inline(always)]
+fn clamp_to(v: i64, m: usize) -> usize {
+    v.clamp(0, m as i64) as usize
+}
+
+#[cfg(target_arch = "x86_64")]
+impl BoxMeans for ClampedAvx2<'_> {
+    #[inline(always)]
+    fn means(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> [f32; N_CHANNELS] {
+        let p = self.0;
+        let (x0, x1) = (clamp_to(x0, p.w), clamp_to(x1, p.w));
+        let (y0, y1) = (clamp_to(y0, p.h), clamp_to(y1, p.h));
+        if x1 <= x0 || y1 <= y0 {
+            return [0f32; N_CHANNELS];
+        }
+        let n = (x1 - x0) * (y1 - y0);
+        if n > MAX_EXACT_BOX_PX {
+            // Never for the detector's boxes (at most 41 x 41).
+            let (x0, y0, x1, y1) = (x0 as i64, y0 as i64, x1 as i64, y1 as i64);
+            return p.box_means(x0, y0, x1, y1);
+        }
+        let s = p.w + 1;
+        let entry = std::mem::size_of::<Entry>();
+        let at = |x: usize, y: usize| ((y * s + x) * entry) as isize;
+        let corners = [at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1)];
+        let base = p.integrals.as_ptr() as *const u8;
+        // As `box_means_inside` converts it.
+        let area = n as u32 as f32;
+        // SAFETY: AVX2 per `Self::new`; the clamped corners are at most
+        // `(w, h)`, entries of the `(w + 1) x (h + 1)` integral image.
+        let m = unsafe { box_mean_at(base, &corners, area) };
+        [m[0], m[1], m[2], m[3], m[4]]
     }
 }
 
@@ -1082,21 +1286,40 @@ impl FeatureBoxes {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N_DET_FEATURES]) {
+    use std::arch::x86_64::{_mm256_cvtepi32_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_storeu_ps};
+    const _: () = assert!(RADII.len() == 8, "one register of radii per channel");
     debug_assert!(p.holds_feature_boxes(cx, cy));
     let centre = cy as usize * (p.w + 1) + cx as usize;
     debug_assert!(centre < p.integrals.len());
     // SAFETY: the centre entry is inside the frame (see above).
     let base = unsafe { p.integrals.as_ptr().add(centre) } as *const u8;
     let fb = &p.boxes;
-    // `box_mean_at` is called directly, never from a closure: a closure is
-    // not compiled for the caller's instruction set.
-    for ri in 0..RADII.len() {
-        // SAFETY: the caller guarantees AVX2, and that the cell's boxes are
-        // inside the frame, so each corner offset leads to an entry of the
-        // integral image.
-        let m = unsafe { box_mean_at(base, &fb.corners[ri], fb.area[ri]) };
-        for (c, v) in m.iter().take(N_CHANNELS).enumerate() {
-            out[c * RADII.len() + ri] = *v;
+    // The eight square boxes' channel sums, transposed so that each
+    // channel's eight radii are one register: converted, divided by the
+    // eight areas and stored at once (the same conversion and division per
+    // value as `box_mean_at`). `box_fields_at` is called directly, never
+    // from a closure: a closure is not compiled for the caller's
+    // instruction set.
+    // SAFETY: the caller guarantees AVX2, and that the cell's boxes are
+    // inside the frame, so each corner offset leads to an entry of the
+    // integral image; the stores write `out[c * 8..c * 8 + 8]` for the five
+    // channels (`N_CHANNELS * RADII.len() <= N_DET_FEATURES`).
+    unsafe {
+        let c = &fb.corners;
+        let rows = transpose_fields([
+            box_fields_at(base, &c[0]),
+            box_fields_at(base, &c[1]),
+            box_fields_at(base, &c[2]),
+            box_fields_at(base, &c[3]),
+            box_fields_at(base, &c[4]),
+            box_fields_at(base, &c[5]),
+            box_fields_at(base, &c[6]),
+            box_fields_at(base, &c[7]),
+        ]);
+        let area = _mm256_loadu_ps(fb.area.as_ptr());
+        for (c, row) in rows.into_iter().enumerate() {
+            let m = _mm256_div_ps(_mm256_cvtepi32_ps(row), area);
+            _mm256_storeu_ps(out.as_mut_ptr().add(c * RADII.len()), m);
         }
     }
     let first = N_CHANNELS * RADII.len();
@@ -1121,9 +1344,8 @@ unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N
 
 /// The means of the box whose corner entries are at byte offsets `corners`
 /// from `base` (lanes 0-4: the channels, 5-7: zero), as
-/// [`features_inside_avx2`] takes them: the packed sums `a + b - c - d`
-/// (two 64-bit lanes), then the fields shifted and masked into 32-bit lanes
-/// in channel order ([`Entry::fields`]).
+/// [`features_inside_avx2`] takes them: [`box_fields_at`], converted and
+/// divided by `area`.
 ///
 /// # Safety
 /// The CPU must have AVX2, and every `base + corners[i]` must be an entry of
@@ -1131,14 +1353,34 @@ unsafe fn features_inside_avx2(p: &Prepared, cx: i64, cy: i64, out: &mut [f32; N
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn box_mean_at(base: *const u8, corners: &[isize; 4], area: f32) -> [f32; 8] {
+    use std::arch::x86_64::{_mm256_cvtepi32_ps, _mm256_div_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    let mut lanes = [0f32; 8];
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let v = box_fields_at(base, corners);
+        let m = _mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(area));
+        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+    }
+    lanes
+}
+
+/// The channel sums of the box whose corner entries are at byte offsets
+/// `corners` from `base`, as 32-bit lanes (0-4: the channels in order,
+/// 5-7: zero): the packed sums `a + b - c - d` (two 64-bit lanes), then the
+/// fields shifted and masked into 32-bit lanes ([`Entry::fields`]).
+///
+/// # Safety
+/// The CPU must have AVX2, and every `base + corners[i]` must be an entry of
+/// the integral image.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn box_fields_at(base: *const u8, corners: &[isize; 4]) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi64, _mm_load_si128, _mm_sub_epi64, _mm256_and_si256,
-        _mm256_castsi128_si256, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_permute4x64_epi64,
-        _mm256_permutevar8x32_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setr_epi64x,
-        _mm256_srlv_epi64, _mm256_storeu_ps,
+        _mm256_castsi128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
+        _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_srlv_epi64,
     };
     let [a, b, c, d] = *corners;
-    let mut lanes = [0f32; 8];
     /// All 64 bits.
     const ALL: i64 = -1;
     // SAFETY: forwarded from the caller; entries are 16-byte aligned.
@@ -1155,11 +1397,79 @@ unsafe fn box_mean_at(base: *const u8, corners: &[isize; 4], area: f32) -> [f32;
         let v = _mm256_and_si256(v, _mm256_setr_epi64x(m, ALL, m, ALL));
         // 32-bit lanes [fg, 0, grad, 0, sat, 0, darker, brighter] -> channel
         // order, zeros after.
-        let v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 7, 1, 1, 1));
-        let m = _mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(area));
-        _mm256_storeu_ps(lanes.as_mut_ptr(), m);
+        _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 7, 1, 1, 1))
     }
-    lanes
+}
+
+/// Rows 0-4 of the 8 x 8 transpose of 32-bit lanes: row `c` holds lane `c`
+/// of `v[0]`, ..., `v[7]` (bit moves only).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn transpose_fields(
+    v: [std::arch::x86_64::__m256i; 8],
+) -> [std::arch::x86_64::__m256i; N_CHANNELS] {
+    use std::arch::x86_64::{
+        __m256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_permute2f128_ps,
+        _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    };
+    // SAFETY: AVX2 per the caller; only register shuffles.
+    unsafe {
+        // Written out, not `array::map`: a closure is not compiled for the
+        // caller's instruction set.
+        let f: [__m256; 8] = [
+            _mm256_castsi256_ps(v[0]),
+            _mm256_castsi256_ps(v[1]),
+            _mm256_castsi256_ps(v[2]),
+            _mm256_castsi256_ps(v[3]),
+            _mm256_castsi256_ps(v[4]),
+            _mm256_castsi256_ps(v[5]),
+            _mm256_castsi256_ps(v[6]),
+            _mm256_castsi256_ps(v[7]),
+        ];
+        // Pairs interleaved: [a0 b0 a1 b1 | a4 b4 a5 b5] and [a2 b2 a3 b3 | a6 b6 a7 b7].
+        let (t0, t1) = (
+            _mm256_unpacklo_ps(f[0], f[1]),
+            _mm256_unpackhi_ps(f[0], f[1]),
+        );
+        let (t2, t3) = (
+            _mm256_unpacklo_ps(f[2], f[3]),
+            _mm256_unpackhi_ps(f[2], f[3]),
+        );
+        let (t4, t5) = (
+            _mm256_unpacklo_ps(f[4], f[5]),
+            _mm256_unpackhi_ps(f[4], f[5]),
+        );
+        let (t6, t7) = (
+            _mm256_unpacklo_ps(f[6], f[7]),
+            _mm256_unpackhi_ps(f[6], f[7]),
+        );
+        // Lanes k | k + 4 of the first four and of the last four registers.
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        let rows = [
+            _mm256_permute2f128_ps::<0x20>(s0, s4),
+            _mm256_permute2f128_ps::<0x20>(s1, s5),
+            _mm256_permute2f128_ps::<0x20>(s2, s6),
+            _mm256_permute2f128_ps::<0x20>(s3, s7),
+            _mm256_permute2f128_ps::<0x31>(s0, s4),
+        ];
+        [
+            _mm256_castps_si256(rows[0]),
+            _mm256_castps_si256(rows[1]),
+            _mm256_castps_si256(rows[2]),
+            _mm256_castps_si256(rows[3]),
+            _mm256_castps_si256(rows[4]),
+        ]
+    }
 }
 /// [`det_features`] with the box means of `m`.
 #[inline(always)]
@@ -1618,6 +1928,36 @@ mod tests {
     }
 
     #[test]
+    fn avx2_clamped_features_match_portable() {
+        #[cfg(target_arch = "x86_64")]
+        if Cpu::detect().avx2 {
+            // Extreme channel values near the edges: saturated colours on
+            // grey, and a checkerboard for the largest gradients.
+            let img = RgbImage::from_fn(103, 89, |x, y| {
+                if (x / 3 + y / 3) % 2 == 0 && x < 50 {
+                    image::Rgb([255, 255, 255])
+                } else if x < 50 {
+                    image::Rgb([0, 0, 0])
+                } else {
+                    image::Rgb([(x * 11 % 256) as u8, 0, ((x + 3) * (y + 5) % 256) as u8])
+                }
+            });
+            let p = prepare(&img);
+            let (mut a, mut b) = ([0f32; N_DET_FEATURES], [0f32; N_DET_FEATURES]);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            // Cells beyond the frame too (all boxes clamped, some empty).
+            for cy in -25..p.h as i64 + 25 {
+                for cx in -25..p.w as i64 + 25 {
+                    // SAFETY: AVX2 checked above.
+                    unsafe { features_clamped_avx2(&p, cx, cy, &mut a) };
+                    features_from(&Clamped(&p), cx, cy, &mut b);
+                    assert_eq!(bits(&a), bits(&b), "{cx} {cy}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn fast_box_means_match_clamped() {
         let img = RgbImage::from_fn(61, 47, |x, y| {
             image::Rgb([(x * 9 % 256) as u8, (y * 5 % 256) as u8, (x ^ y) as u8])
@@ -1632,6 +1972,42 @@ mod tests {
                     bits(p.box_means(x0, y0, x1, y1)),
                     "{x0} {y0} {x1} {y1}"
                 );
+            }
+        }
+    }
+
+    /// The AVX2 integral row gives the entries of the portable one, for
+    /// channel values up to their largest (and to [`ROW_VALUE_MAX`]), row
+    /// lengths around the step and arbitrary entries above.
+    #[test]
+    fn avx2_integral_row_matches_portable() {
+        #[cfg(target_arch = "x86_64")]
+        if Cpu::detect().avx2 {
+            let mut rng = 4242u64;
+            let mut next = || {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng
+            };
+            for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 640] {
+                for limit in [255u32, 510, ROW_VALUE_MAX] {
+                    let mut vals: [Vec<u32>; N_CHANNELS] = Default::default();
+                    for (c, v) in vals.iter_mut().enumerate() {
+                        // The gradient (channel 1) goes up to 510.
+                        let top = if c == 1 { limit.max(510) } else { limit };
+                        *v = (0..n).map(|_| (next() % (top as u64 + 1)) as u32).collect();
+                        if n > 0 {
+                            v[n / 2] = top;
+                        }
+                    }
+                    let above: Vec<Entry> = (0..n).map(|_| Entry([next(), next()])).collect();
+                    let (mut want, mut got) = (vec![Entry::default(); n], vec![Entry([7, 7]); n]);
+                    integral_row(&vals, &above, &mut want, 0, Entry::default());
+                    // SAFETY: AVX2 checked above.
+                    unsafe { integral_row_avx2(&vals, &above, &mut got) };
+                    assert!(got == want, "n {n} limit {limit}");
+                }
             }
         }
     }
