@@ -1,7 +1,7 @@
 //! Cost probe for the dice reader, for `valgrind --tool=callgrind` (steadier
 //! than wall time on a shared machine) or a quick wall-clock check.
 //!
-//! `cargo run --release --example dice_cost -- [WxH] [ROUNDS]` reads the
+//! `cargo run --release --example dice_cost -- [WxH] [ROUNDS] [MODEL]` reads the
 //! frame that `benches/vision.rs` composes from two byler-d6 held-out photos
 //! (default 1280x720, 10 rounds) and prints the median time per read and the
 //! number of dice read. Under callgrind, collect only the reads with
@@ -27,7 +27,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 10,
     };
     let frame = dice_frame(w, h).ok_or("byler-d6 photos not found (set ADJUTANT_DATA)")?;
-    let reader = DiceReader::from_model_bytes(BUILTIN_DICE_MODEL)?;
+    // An optional third argument reads with another model file (e.g. a
+    // wider classifier fitted with `fit-dice --cnn-widths`).
+    let bytes = match args.get(3) {
+        Some(p) => std::fs::read(p)?,
+        None => BUILTIN_DICE_MODEL.to_vec(),
+    };
+    let reader = DiceReader::from_model_bytes(&bytes)?;
     let mut times = Vec::new();
     let mut n = 0;
     for _ in 0..rounds {

@@ -165,6 +165,10 @@ enum Cmd {
         /// seeds show how much a choice depends on the luck of one fit.
         #[arg(long, default_value_t = 7)]
         seed: u64,
+        /// Output channels of the face classifier's two convolutions
+        /// (`C1,C2`; the shipped model uses the default).
+        #[arg(long, value_name = "C1,C2", value_delimiter = ',', num_args = 1, default_values_t = [8, 16])]
+        cnn_widths: Vec<usize>,
         /// Final fit: weights on the training and tune parts for the fixed
         /// epoch count, the last weights kept, and the two thresholds of this
         /// model (a selection fit, the default protocol). See docs/models.md.
@@ -286,6 +290,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             out,
             cards,
             seed,
+            cnn_widths,
             r#final,
             check_final,
             check_select,
@@ -293,10 +298,13 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             set,
             out,
             cards,
-            *seed,
-            r#final.as_deref(),
-            check_final.as_deref(),
-            *check_select,
+            vision_cli::FitDiceFlags {
+                seed: *seed,
+                cnn_widths,
+                final_from: r#final.as_deref(),
+                check_final_from: check_final.as_deref(),
+                check_select: *check_select,
+            },
         ),
     }
 }

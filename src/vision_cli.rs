@@ -442,15 +442,33 @@ fn split_card_set(arg: &str) -> (PathBuf, Option<String>) {
     }
 }
 
+/// The fit settings of `fit-dice` beyond its set, output and card photos.
+pub struct FitDiceFlags<'a> {
+    /// Random seed.
+    pub seed: u64,
+    /// `--cnn-widths` as given (two channel counts).
+    pub cnn_widths: &'a [usize],
+    /// `--final SELECT_MODEL`.
+    pub final_from: Option<&'a Path>,
+    /// `--check-final SELECT_MODEL`.
+    pub check_final_from: Option<&'a Path>,
+    /// `--check-select`.
+    pub check_select: bool,
+}
+
 pub fn fit_dice(
     set: &Path,
     out: &Path,
     cards: &[String],
-    seed: u64,
-    final_from: Option<&Path>,
-    check_final_from: Option<&Path>,
-    check_select: bool,
+    flags: FitDiceFlags<'_>,
 ) -> Result<ExitCode> {
+    let FitDiceFlags {
+        seed,
+        cnn_widths,
+        final_from,
+        check_final_from,
+        check_select,
+    } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
         match split_card_set(c) {
@@ -459,6 +477,13 @@ pub fn fit_dice(
         }
     }
     opts.seed = seed;
+    opts.cnn_widths = match cnn_widths {
+        [c1, c2] => (*c1, *c2),
+        _ => anyhow::bail!(
+            "--cnn-widths takes two channel counts, C1,C2 (got {})",
+            cnn_widths.len()
+        ),
+    };
     if check_select {
         opts.protocol = Protocol::CheckSelect;
     }

@@ -11,14 +11,18 @@ use super::mlp::{Mlp, TrainOptions, XorShift, softmax};
 
 /// Input map channels (see [`super::crop::N_MAPS`]).
 pub const IN_CH: usize = N_MAPS;
-/// Channels of the first convolution.
+/// Channels of the first convolution of the default (shipped) width; a
+/// model file carries its own widths (see [`FaceNet::new_with_widths`]).
 pub const C1: usize = 8;
-/// Channels of the second convolution.
+/// Channels of the second convolution of the default (shipped) width.
 pub const C2: usize = 16;
+/// Widest convolution accepted (guards against absurd allocations and
+/// fits that would take days on the fitting machine).
+pub const MAX_WIDTH: usize = 128;
 /// Side of the pooled map.
 const POOLED: usize = MAP / 2;
-/// Length of the pooled, flattened convolution output.
-pub const CONV_OUT: usize = C2 * POOLED * POOLED;
+/// Pooled outputs per channel of the second convolution.
+const POOLED_PER_CHANNEL: usize = POOLED * POOLED;
 /// Number of map inputs at the start of a crop feature vector.
 pub const MAP_INPUTS: usize = IN_CH * MAP * MAP;
 /// Side of a zero-padded map (one zero cell around `MAP x MAP`), the input
@@ -417,7 +421,7 @@ fn dot8(a: &[f32], b: &[f32]) -> f32 {
 
 /// 2x2 max-pooling of the second convolution's output `a2` (`C2` planes of
 /// `MAP x MAP`) into `pooled`, standardised with `means` and `scales` (all
-/// `CONV_OUT` long). The first of equal values wins, as in
+/// as long as `pooled`, the conv output length [`FaceNet::conv_out`]). The first of equal values wins, as in
 /// `FaceNet::conv_part` (the same comparisons in the same order).
 #[inline(always)]
 fn pool_portable(a2: &[f32], means: &[f32], scales: &[f32], pooled: &mut [f32]) {
@@ -453,11 +457,9 @@ fn pool_avx(a2: &[f32], means: &[f32], scales: &[f32], pooled: &mut [f32]) {
         _mm256_set1_ps, _mm256_shuffle_ps, _mm256_storeu_ps, _mm256_sub_ps,
     };
     const _: () = assert!(POOLED == 8 && MAP == 16, "one register per pooled row");
-    let rows = CONV_OUT / POOLED;
-    if a2.len() < rows * 2 * MAP
-        || means.len() < CONV_OUT
-        || scales.len() < CONV_OUT
-        || pooled.len() < CONV_OUT
+    let n = pooled.len();
+    let rows = n / POOLED;
+    if !n.is_multiple_of(POOLED) || a2.len() < rows * 2 * MAP || means.len() < n || scales.len() < n
     {
         return;
     }
@@ -544,9 +546,10 @@ fn dot8x2_avx(a0: &[f32], a1: &[f32], b: &[f32]) -> (f32, f32) {
 /// The face classifier network.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaceNet {
-    /// First convolution (IN_CH -> C1).
+    /// First convolution (IN_CH -> its width, [`C1`] by default).
     pub conv1: Conv,
-    /// Second convolution (C1 -> C2), followed by 2x2 max-pooling.
+    /// Second convolution (conv1's width -> its own, [`C2`] by default),
+    /// followed by 2x2 max-pooling.
     pub conv2: Conv,
     /// Classifier head on `[pooled conv output, scalar crop features]`.
     pub head: Mlp,
@@ -561,12 +564,12 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(n_head_in: usize) -> Self {
+    fn new(net: &FaceNet) -> Self {
         Self {
-            a1: vec![0.0; C1 * MAP * MAP],
-            a2: vec![0.0; C2 * MAP * MAP],
-            arg: vec![0; CONV_OUT],
-            hin: vec![0.0; n_head_in],
+            a1: vec![0.0; net.conv1.cout * MAP * MAP],
+            a2: vec![0.0; net.conv2.cout * MAP * MAP],
+            arg: vec![0; net.conv_out()],
+            hin: vec![0.0; net.head.n_in],
         }
     }
 }
@@ -604,6 +607,19 @@ impl FaceScratch {
             hid: Vec::new(),
         }
     }
+
+    /// Grows the convolution buffers for `net`'s widths (sized for the
+    /// default widths when made). New cells are zero, so the padded input's
+    /// border stays zero; the interiors are overwritten by every pass.
+    fn fit_to(&mut self, net: &FaceNet) {
+        let (c1, c2) = (net.conv1.cout, net.conv2.cout);
+        if self.pad2.len() < c1 * PAD * PAD {
+            self.pad2.resize(c1 * PAD * PAD, 0.0);
+        }
+        if self.a2.len() < c2 * MAP * MAP {
+            self.a2.resize(c2 * MAP * MAP, 0.0);
+        }
+    }
 }
 
 impl FaceNet {
@@ -637,37 +653,68 @@ impl FaceNet {
         ]
     }
 
-    /// Randomly initialised network for crop vectors of length `n_features`.
+    /// Randomly initialised network of the default widths ([`C1`], [`C2`])
+    /// for crop vectors of length `n_features`.
     pub fn new(n_features: usize, hidden: usize, n_out: usize, rng: &mut XorShift) -> Self {
+        Self::new_with_widths(n_features, (C1, C2), hidden, n_out, rng)
+    }
+
+    /// [`Self::new`] with `widths` = (conv1, conv2) output channels. The
+    /// random draws are in the same order for any widths, so the default
+    /// widths give exactly the network of [`Self::new`].
+    pub fn new_with_widths(
+        n_features: usize,
+        widths: (usize, usize),
+        hidden: usize,
+        n_out: usize,
+        rng: &mut XorShift,
+    ) -> Self {
+        let (c1, c2) = widths;
         let n_scalars = n_features.saturating_sub(MAP_INPUTS);
         Self {
-            conv1: Conv::new(IN_CH, C1, rng),
-            conv2: Conv::new(C1, C2, rng),
-            head: Mlp::new(CONV_OUT + n_scalars, hidden, n_out, rng),
+            conv1: Conv::new(IN_CH, c1, rng),
+            conv2: Conv::new(c1, c2, rng),
+            head: Mlp::new(c2 * POOLED_PER_CHANNEL + n_scalars, hidden, n_out, rng),
         }
+    }
+
+    /// Whether `widths` = (conv1, conv2) channels are ones a net may have.
+    pub fn widths_ok(widths: (usize, usize)) -> bool {
+        (1..=MAX_WIDTH).contains(&widths.0) && (1..=MAX_WIDTH).contains(&widths.1)
+    }
+
+    /// Output channels of the two convolutions.
+    pub fn widths(&self) -> (usize, usize) {
+        (self.conv1.cout, self.conv2.cout)
+    }
+
+    /// Length of the pooled, flattened convolution output (the first head
+    /// inputs).
+    pub fn conv_out(&self) -> usize {
+        self.conv2.cout * POOLED_PER_CHANNEL
     }
 
     /// Shapes agree and all values are finite.
     pub fn is_consistent(&self) -> bool {
         self.conv1.is_consistent()
             && self.conv2.is_consistent()
+            && Self::widths_ok(self.widths())
             && self.conv1.cin == IN_CH
-            && self.conv1.cout == C1
-            && self.conv2.cin == C1
-            && self.conv2.cout == C2
+            && self.conv2.cin == self.conv1.cout
             && self.head.is_consistent()
-            && self.head.n_in >= CONV_OUT
+            && self.head.n_in >= self.conv_out()
     }
 
     /// Number of crop features this network expects.
     pub fn n_features(&self) -> usize {
-        MAP_INPUTS + self.head.n_in - CONV_OUT
+        MAP_INPUTS + self.head.n_in.saturating_sub(self.conv_out())
     }
 
     fn conv_part(&self, f: &[f32], sc: &mut Scratch) {
         self.conv1.forward(&f[..MAP_INPUTS], &mut sc.a1);
         self.conv2.forward(&sc.a1, &mut sc.a2);
-        for c in 0..C2 {
+        let conv_out = self.conv_out();
+        for c in 0..self.conv2.cout {
             for py in 0..POOLED {
                 for px in 0..POOLED {
                     let mut best = f32::NEG_INFINITY;
@@ -685,8 +732,8 @@ impl FaceNet {
                 }
             }
         }
-        let n = self.head.n_in - CONV_OUT;
-        sc.hin[CONV_OUT..].copy_from_slice(&f[MAP_INPUTS..MAP_INPUTS + n]);
+        let n = self.head.n_in - conv_out;
+        sc.hin[conv_out..].copy_from_slice(&f[MAP_INPUTS..MAP_INPUTS + n]);
     }
 
     /// Output logits for a crop feature vector (wrong length -> all zeros).
@@ -719,6 +766,7 @@ impl FaceNet {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     fn infer_avx(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
+        sc.fit_to(self);
         fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
         if sc.cpu.avx512 {
             // SAFETY: `cpu.avx512` says the CPU has AVX-512F (and VL).
@@ -735,6 +783,7 @@ impl FaceNet {
 
     /// [`Self::forward_with`] without CPU-specific code (SSE2 on x86_64).
     fn infer_portable(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
+        sc.fit_to(self);
         fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
         self.conv1.forward_body(&sc.pad1, &mut sc.pad2, PAD, 1);
         self.conv2.forward_body(&sc.pad2, &mut sc.a2, MAP, 0);
@@ -752,10 +801,11 @@ impl FaceNet {
         let h = &self.head;
         // Every element is overwritten below: no clearing.
         sc.xs.resize(h.n_in, 0.0);
-        let (pooled, scalars) = sc.xs.split_at_mut(CONV_OUT);
+        let conv_out = self.conv_out();
+        let (pooled, scalars) = sc.xs.split_at_mut(conv_out);
         // 2x2 max-pooling, the first of equal values winning as in
         // `conv_part` (the same comparisons in the same order).
-        let (means, scales) = (&h.in_mean[..CONV_OUT], &h.in_scale[..CONV_OUT]);
+        let (means, scales) = (&h.in_mean[..conv_out], &h.in_scale[..conv_out]);
         #[cfg(target_arch = "x86_64")]
         if sc.cpu.avx {
             // SAFETY: `cpu.avx` says the CPU has AVX.
@@ -769,8 +819,8 @@ impl FaceNet {
         for (((x, v), m), s) in scalars
             .iter_mut()
             .zip(src)
-            .zip(&h.in_mean[CONV_OUT..])
-            .zip(&h.in_scale[CONV_OUT..])
+            .zip(&h.in_mean[conv_out..])
+            .zip(&h.in_scale[conv_out..])
         {
             *x = (v - m) * s;
         }
@@ -841,7 +891,8 @@ impl FaceNet {
         A: FnMut(usize, &FaceNet),
     {
         let nh_in = self.head.n_in;
-        let n_sc = nh_in - CONV_OUT;
+        let conv_out = self.conv_out();
+        let n_sc = nh_in - conv_out;
         // Standardise scalar inputs only.
         for i in 0..n_sc {
             let n = rows.len().max(1) as f64;
@@ -851,8 +902,8 @@ impl FaceNet {
                 .map(|r| (r[MAP_INPUTS + i] as f64 - m).powi(2))
                 .sum::<f64>()
                 / n;
-            self.head.in_mean[CONV_OUT + i] = m as f32;
-            self.head.in_scale[CONV_OUT + i] = 1.0 / (v.sqrt() as f32).max(1e-3);
+            self.head.in_mean[conv_out + i] = m as f32;
+            self.head.in_scale[conv_out + i] = 1.0 / (v.sqrt() as f32).max(1e-3);
         }
         let mut rng = XorShift::new(opts.seed);
         let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -869,14 +920,14 @@ impl FaceNet {
         ];
         let mut grads: Vec<Vec<f32>> = sizes.iter().map(|n| vec![0.0; *n]).collect();
         let mut vels: Vec<Vec<f32>> = sizes.iter().map(|n| vec![0.0; *n]).collect();
-        let mut sc = Scratch::new(nh_in);
+        let mut sc = Scratch::new(self);
         let mut xs = vec![0f32; nh_in];
         let mut hid = vec![0f32; nh];
         let mut out = vec![0f32; no];
         let mut d_hid = vec![0f32; nh];
         let mut d_hin = vec![0f32; nh_in];
-        let mut d_a2 = vec![0f32; C2 * MAP * MAP];
-        let mut d_a1 = vec![0f32; C1 * MAP * MAP];
+        let mut d_a2 = vec![0f32; self.conv2.cout * MAP * MAP];
+        let mut d_a1 = vec![0f32; self.conv1.cout * MAP * MAP];
         let mut last = 0.0;
         let mut clip = GradClip::default();
         for epoch in 0..opts.epochs {
@@ -944,7 +995,7 @@ impl FaceNet {
                     }
                     // Unpool into conv2 output gradient.
                     d_a2.iter_mut().for_each(|v| *v = 0.0);
-                    for k in 0..CONV_OUT {
+                    for k in 0..conv_out {
                         d_a2[sc.arg[k]] += d_hin[k] * h.in_scale[k];
                     }
                     let (g01, g23) = grads.split_at_mut(2);
@@ -1080,7 +1131,10 @@ mod tests {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         let mut rng = XorShift::new(11);
         for round in 0..20 {
-            let a2: Vec<f32> = (0..C2 * MAP * MAP)
+            // The shipped width, then a wider one (a fit option).
+            let c2 = if round < 10 { C2 } else { 24 };
+            let conv_out = c2 * POOLED_PER_CHANNEL;
+            let a2: Vec<f32> = (0..c2 * MAP * MAP)
                 .map(|_| match round % 4 {
                     0 => rng.normal(),
                     // Coarse values: many ties between the four.
@@ -1089,12 +1143,12 @@ mod tests {
                     _ => rng.normal().max(0.0),
                 })
                 .collect();
-            let means: Vec<f32> = (0..CONV_OUT).map(|_| rng.normal()).collect();
-            let scales: Vec<f32> = (0..CONV_OUT).map(|_| rng.normal()).collect();
-            let mut want = vec![1f32; CONV_OUT];
+            let means: Vec<f32> = (0..conv_out).map(|_| rng.normal()).collect();
+            let scales: Vec<f32> = (0..conv_out).map(|_| rng.normal()).collect();
+            let mut want = vec![1f32; conv_out];
             pool_portable(&a2, &means, &scales, &mut want);
             if Cpu::detect().avx {
-                let mut got = vec![2f32; CONV_OUT];
+                let mut got = vec![2f32; conv_out];
                 // SAFETY: the CPU reports AVX.
                 unsafe { pool_avx(&a2, &means, &scales, &mut got) };
                 assert_eq!(bits(&want), bits(&got), "round {round}");
@@ -1124,7 +1178,23 @@ mod tests {
     fn inference_matches_reference_bit_for_bit() {
         let mut rng = XorShift::new(12);
         let n_feat = MAP_INPUTS + 70;
-        let mut net = FaceNet::new(n_feat, 32, 7, &mut rng);
+        // One scratch for both widths: it grows for the wider net.
+        let mut sc = FaceScratch::default();
+        for widths in [(C1, C2), (12, 24)] {
+            check_inference(&mut rng, n_feat, widths, &mut sc);
+        }
+    }
+
+    /// [`inference_matches_reference_bit_for_bit`] for one pair of widths.
+    fn check_inference(
+        rng: &mut XorShift,
+        n_feat: usize,
+        widths: (usize, usize),
+        sc: &mut FaceScratch,
+    ) {
+        let mut net = FaceNet::new_with_widths(n_feat, widths, 32, 7, rng);
+        assert!(net.is_consistent());
+        assert_eq!(net.n_features(), n_feat);
         for b in net.conv1.b.iter_mut().chain(net.conv2.b.iter_mut()) {
             *b = rng.normal() * 0.1;
         }
@@ -1138,10 +1208,9 @@ mod tests {
             *s = 1.0 + rng.unit();
         }
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-        let mut sc = FaceScratch::default();
         for _ in 0..4 {
             let f: Vec<f32> = (0..n_feat).map(|_| rng.normal()).collect();
-            let mut old = Scratch::new(net.head.n_in);
+            let mut old = Scratch::new(&net);
             net.conv_part(&f, &mut old);
             let h = &net.head;
             let xs: Vec<f32> = old
@@ -1158,10 +1227,10 @@ mod tests {
                 .map(|o| h.b2[o] + dot8(&h.w2[o * h.n_hidden..(o + 1) * h.n_hidden], &hid))
                 .collect();
             let mut portable = Vec::new();
-            net.infer_portable(&f, &mut sc, &mut portable);
+            net.infer_portable(&f, sc, &mut portable);
             assert_eq!(bits(&portable), bits(&want));
             let mut fast = Vec::new();
-            net.forward_with(&f, &mut sc, &mut fast);
+            net.forward_with(&f, sc, &mut fast);
             assert_eq!(bits(&fast), bits(&want));
             assert_eq!(bits(&net.forward(&f)), bits(&want));
         }
@@ -1220,7 +1289,7 @@ mod tests {
         let n_feat = MAP_INPUTS + 13;
         let net = FaceNet::new(n_feat, 16, 7, &mut rng);
         let f: Vec<f32> = (0..n_feat).map(|_| rng.normal()).collect();
-        let mut sc = Scratch::new(net.head.n_in);
+        let mut sc = Scratch::new(&net);
         net.conv_part(&f, &mut sc);
         let slow = net.head.forward(&sc.hin);
         let fast = net.forward(&f);

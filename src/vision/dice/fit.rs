@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use image::RgbImage;
 
 use super::classify::{CROP_SCALE, classify, probs_of};
-use super::cnn::FaceNet;
+use super::cnn::{self, FaceNet};
 use super::cpu::Cpu;
 use super::crop::{GRID, N_CROP_FEATURES, aligned_crop, crop_features, transform_features};
 use super::find::{
@@ -182,6 +182,9 @@ pub struct FitOptions {
     pub det_epochs: usize,
     /// Classifier epochs.
     pub clf_epochs: usize,
+    /// Output channels of the classifier's two convolutions (the shipped
+    /// model: [`cnn::C1`], [`cnn::C2`]).
+    pub cnn_widths: (usize, usize),
     /// Print progress to stderr.
     pub verbose: bool,
     /// Which images fit the weights and how the thresholds are set.
@@ -262,6 +265,7 @@ impl FitOptions {
             seed: 7,
             det_epochs: 12,
             clf_epochs: 80,
+            cnn_widths: (cnn::C1, cnn::C2),
             verbose: true,
             protocol: Protocol::Select,
         }
@@ -692,6 +696,15 @@ fn random_transforms(rng: &mut XorShift, n: usize) -> Vec<usize> {
 pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
     let mut out = String::new();
     let v = opts.verbose;
+    if !FaceNet::widths_ok(opts.cnn_widths) {
+        let (c1, c2) = opts.cnn_widths;
+        return Err(VisionError::InvalidInput {
+            what: format!(
+                "classifier widths {c1},{c2}: each must be 1-{}",
+                cnn::MAX_WIDTH
+            ),
+        });
+    }
     let items = load_set(&opts.set_dir)?;
     if items.is_empty() {
         return Err(VisionError::InvalidInput {
@@ -987,7 +1000,13 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             }
         }
     };
-    let mut clf = FaceNet::new(N_CROP_FEATURES, CLF_HIDDEN, N_CLASSES, &mut rng);
+    let mut clf = FaceNet::new_with_widths(
+        N_CROP_FEATURES,
+        opts.cnn_widths,
+        CLF_HIDDEN,
+        N_CLASSES,
+        &mut rng,
+    );
     let copts = TrainOptions {
         epochs: opts.clf_epochs,
         batch: 32,

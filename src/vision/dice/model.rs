@@ -14,6 +14,10 @@
 //!            w1[n_hidden*n_in], b1[n_hidden], w2[n_out*n_hidden], b2[n_out]
 //! conv block: cin, cout, then w[cout*cin*9], b[cout]
 //! ```
+//! The conv blocks carry the classifier's widths (8 and 16 channels in the
+//! shipped model; `fit-dice --cnn-widths` fits others), so any widths that
+//! chain (conv1's output = conv2's input, each at most
+//! [`super::cnn::MAX_WIDTH`]) load without a format change.
 
 use super::cnn::{Conv, FaceNet};
 use super::crop::N_CROP_FEATURES;
@@ -253,6 +257,31 @@ mod tests {
         let m = tiny();
         let b = m.to_bytes();
         assert_eq!(DiceModel::from_bytes(&b).ok(), Some(m));
+    }
+
+    /// The conv blocks carry the classifier's widths, so a model fitted
+    /// with `fit-dice --cnn-widths` loads without a format change; widths
+    /// that do not chain are a typed error.
+    #[test]
+    fn wider_classifier_round_trips() {
+        let mut rng = XorShift::new(6);
+        let mut m = tiny();
+        m.classifier = FaceNet::new_with_widths(N_CROP_FEATURES, (12, 24), 3, N_CLASSES, &mut rng);
+        let b = m.to_bytes();
+        assert_eq!(DiceModel::from_bytes(&b).ok(), Some(m.clone()));
+        // conv2 reading 8 channels from a 12-channel conv1.
+        m.classifier.conv2 = Conv {
+            cin: 8,
+            cout: 24,
+            w: vec![0.0; 24 * 8 * 9],
+            b: vec![0.0; 24],
+        };
+        match DiceModel::from_bytes(&m.to_bytes()) {
+            Err(VisionError::ModelCorrupt { what, .. }) => {
+                assert!(what.contains("inconsistent"), "{what}")
+            }
+            other => panic!("expected a corrupt-model error, got {other:?}"),
+        }
     }
 
     #[test]
