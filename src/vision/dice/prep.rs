@@ -227,9 +227,9 @@ impl Prepared {
     }
 }
 
-#[cfg(test)]
 /// The element at index `len / 2` of the sorted values (0 if empty), by
 /// histogram (same result as a selection, faster for byte values).
+#[cfg(test)]
 #[inline(always)]
 fn median_u8(v: &mut [u8]) -> u8 {
     if v.is_empty() {
@@ -252,13 +252,13 @@ fn median_u8(v: &mut [u8]) -> u8 {
 /// Longest input of `median_small`.
 const SMALL_MEDIAN: usize = 32;
 
-#[cfg(test)]
 /// `median_u8` of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
 /// by binary search on the value: the element a selection puts at index
 /// `len / 2` is the smallest `m` with more than `len / 2` values `<= m`.
 /// Each of the 8 steps counts over a fixed-width array padded with 255
 /// (never `<= m` for `m < 255`, and at `m = 255` the count is enough either
 /// way), which vectorises.
+#[cfg(test)]
 #[inline(always)]
 fn median_small(v: &[u8]) -> u8 {
     let n = v.len().min(SMALL_MEDIAN);
@@ -289,9 +289,9 @@ fn median_small_padded(a: &[u8; SMALL_MEDIAN], n: usize) -> u8 {
     lo
 }
 
-#[cfg(test)]
 /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
 /// values in all; 0 if none): the same value as `median_u8` on them.
+#[cfg(test)]
 #[inline(always)]
 fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
     if n == 0 {
@@ -362,8 +362,8 @@ fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
     total
 }
 
-#[cfg(test)]
 /// Bins per group in `hist_median`'s coarse pass.
+#[cfg(test)]
 const HIST_GROUP: usize = 16;
 
 /// Planar half-resolution colour: one byte plane per channel (R, G, B), so
