@@ -4,6 +4,7 @@ use adjutant::rules::games::{GameId, Library, RulesetSource};
 use adjutant::rules::report::StateReport;
 use adjutant::rules::save;
 use adjutant::rules::script::{self, Script};
+use adjutant::vision::dice::cnn;
 use adjutant::{app, paths};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -167,7 +168,8 @@ enum Cmd {
         seed: u64,
         /// Output channels of the face classifier's two convolutions
         /// (`C1,C2`; the shipped model uses the default).
-        #[arg(long, value_name = "C1,C2", value_delimiter = ',', num_args = 1, default_values_t = [8, 16])]
+        #[arg(long, value_name = "C1,C2", value_delimiter = ',', num_args = 1)]
+        #[arg(default_values_t = [cnn::C1, cnn::C2])]
         cnn_widths: Vec<usize>,
         /// Final fit: weights on the training and tune parts for the fixed
         /// epoch count, the last weights kept, and the two thresholds of this

@@ -155,6 +155,9 @@ pub struct Patch {
     rgb: Vec<[f32; 3]>,
     lum: Vec<f32>,
     paper: f32,
+    /// The pre-check grid holds [`MAX_INK_SHARE`] or more of ink: only a
+    /// looser `sample_patch_with` accepts the patch.
+    crowded: bool,
 }
 
 /// Samples the corner patch of `f`; `None` when it cannot hold an index (bad
@@ -164,14 +167,17 @@ pub fn sample_patch(img: &RgbImage, f: &CornerFrame) -> Option<Patch> {
 }
 
 /// As [`sample_patch`], refusing patches whose sparse pre-check grid holds
-/// `max_ink_share` or more of ink.
+/// `max_ink_share` or more of ink; a patch past [`MAX_INK_SHARE`] is marked
+/// [`Patch::crowded`].
 pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) -> Option<Patch> {
     if !(f.width.is_finite() && f.width > 4.0) {
         return None;
     }
-    if !mostly_paper(img, f, max_ink_share) {
+    let ink = precheck_ink(img, f)?;
+    if !ink.below(max_ink_share) {
         return None;
     }
+    let crowded = !ink.below(MAX_INK_SHARE);
     let pw = (PATCH_U * PATCH_PX_PER_WIDTH) as usize;
     let ph = (PATCH_V * PATCH_PX_PER_WIDTH) as usize;
     let at = |x: usize, y: usize| {
@@ -244,6 +250,7 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
         rgb,
         lum,
         paper,
+        crowded,
     })
 }
 
@@ -278,6 +285,12 @@ fn rank_with_later_pip(first: IndexFeatures, later: IndexFeatures) -> IndexFeatu
 }
 
 impl Patch {
+    /// Whether only a looser ink share than [`MAX_INK_SHARE`] accepted
+    /// this patch (a court picture filling an off-corner frame, say).
+    pub fn crowded(&self) -> bool {
+        self.crowded
+    }
+
     /// As [`read_corner_with`] on this patch.
     pub fn read(
         &self,
@@ -322,9 +335,22 @@ pub(super) fn paper_level(lum: &mut [f32]) -> Option<f32> {
     Some(*lum.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1)
 }
 
-/// Cheap pre-check on a sparse grid: an index corner is bright paper with
-/// less than `max_ink_share` of ink.
-fn mostly_paper(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) -> bool {
+/// Ink found by [`precheck_ink`]: `ink` of `n` grid samples.
+struct PrecheckInk {
+    ink: usize,
+    n: usize,
+}
+
+impl PrecheckInk {
+    /// Less than `share` of the samples are ink.
+    fn below(&self, share: f32) -> bool {
+        (self.ink as f32) < share * self.n as f32
+    }
+}
+
+/// Cheap pre-check on a sparse grid: an index corner is bright paper
+/// (`None` when it is too dark), with how much ink on it.
+fn precheck_ink(img: &RgbImage, f: &CornerFrame) -> Option<PrecheckInk> {
     const NU: usize = 6;
     const NV: usize = 10;
     let mut lum = [0f32; NU * NV];
@@ -340,10 +366,10 @@ fn mostly_paper(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) -> bool {
     }
     let paper = paper_level(&mut lum).unwrap_or(0.0);
     if paper < MIN_PAPER_LEVEL {
-        return false;
+        return None;
     }
     let ink = lum.iter().filter(|&&v| v < paper * INK_LEVEL).count();
-    (ink as f32) < max_ink_share * lum.len() as f32
+    Some(PrecheckInk { ink, n: lum.len() })
 }
 
 /// Splits the patch into glyph parts at ink level `level` and builds features.
@@ -791,7 +817,7 @@ mod tests {
             width: 100.0,
         };
         assert!(sample_patch(&img, &f).is_none());
-        assert!(sample_patch_with(&img, &f, 0.8).is_some());
+        assert!(sample_patch_with(&img, &f, 0.8).is_some_and(|p| p.crowded()));
     }
 
     #[test]

@@ -702,10 +702,8 @@ impl CardReader {
             // A patch that passes only the looser ink-share check gets the
             // first two ink levels, not the faint / mid retries: the same
             // reads on the split at ~half the extra cost.
-            let strict = index::sample_patch(rgb, &h.frame);
-            let crowded = strict.is_none();
-            let patch =
-                strict.or_else(|| index::sample_patch_with(rgb, &h.frame, INDEX_MAX_INK_SHARE));
+            let patch = index::sample_patch_with(rgb, &h.frame, INDEX_MAX_INK_SHARE);
+            let crowded = patch.as_ref().is_some_and(index::Patch::crowded);
             let read_at = |levels: &[f32]| {
                 patch
                     .as_ref()

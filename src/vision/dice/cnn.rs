@@ -419,10 +419,11 @@ fn dot8(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// 2x2 max-pooling of the second convolution's output `a2` (`C2` planes of
-/// `MAP x MAP`) into `pooled`, standardised with `means` and `scales` (all
-/// as long as `pooled`, the conv output length [`FaceNet::conv_out`]). The first of equal values wins, as in
-/// `FaceNet::conv_part` (the same comparisons in the same order).
+/// 2x2 max-pooling of the second convolution's output `a2` (one `MAP x MAP`
+/// plane per channel) into `pooled`, standardised with `means` and `scales`
+/// (all as long as `pooled`: [`FaceNet::conv_out`]). The first of equal
+/// values wins, as in `FaceNet::conv_part` (the same comparisons in the same
+/// order).
 #[inline(always)]
 fn pool_portable(a2: &[f32], means: &[f32], scales: &[f32], pooled: &mut [f32]) {
     for (((dst, m), s), (r0, r1)) in pooled

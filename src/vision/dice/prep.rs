@@ -227,95 +227,9 @@ impl Prepared {
     }
 }
 
-/// The element at index `len / 2` of the sorted values (0 if empty), by
-/// histogram (same result as a selection, faster for byte values).
-#[cfg(test)]
-#[inline(always)]
-fn median_u8(v: &mut [u8]) -> u8 {
-    if v.is_empty() {
-        return 0;
-    }
-    if v.len() <= SMALL_MEDIAN {
-        return median_small(v);
-    }
-    if v.len() < 64 {
-        let mid = v.len() / 2;
-        return *v.select_nth_unstable(mid).1;
-    }
-    let mut hist = [0u32; 256];
-    for &x in v.iter() {
-        hist[x as usize] += 1;
-    }
-    hist_median(&hist, v.len() as u32)
-}
-
-/// Longest input of `median_small`.
+/// Values in the median filter's window of blocks, padded (see
+/// [`padded_median`]).
 const SMALL_MEDIAN: usize = 32;
-
-/// `median_u8` of 1 to [`SMALL_MEDIAN`] values (the 5x5 block medians)
-/// by binary search on the value: the element a selection puts at index
-/// `len / 2` is the smallest `m` with more than `len / 2` values `<= m`.
-/// Each of the 8 steps counts over a fixed-width array padded with 255
-/// (never `<= m` for `m < 255`, and at `m = 255` the count is enough either
-/// way), which vectorises.
-#[cfg(test)]
-#[inline(always)]
-fn median_small(v: &[u8]) -> u8 {
-    let n = v.len().min(SMALL_MEDIAN);
-    let mut a = [u8::MAX; SMALL_MEDIAN];
-    a[..n].copy_from_slice(&v[..n]);
-    median_small_padded(&a, n)
-}
-
-/// `median_small` of the first `n` values of `a` (`1 <= n <=
-/// SMALL_MEDIAN`), the rest of which must be 255.
-#[inline(always)]
-fn median_small_padded(a: &[u8; SMALL_MEDIAN], n: usize) -> u8 {
-    let need = (n.min(SMALL_MEDIAN) / 2 + 1) as u8;
-    let (mut lo, mut hi) = (0u8, u8::MAX);
-    while lo < hi {
-        let m = lo + (hi - lo) / 2;
-        // A plain loop, not a `fold` closure (see `grad_at`).
-        let mut count = 0u8;
-        for &y in a {
-            count += (y <= m) as u8;
-        }
-        if count >= need {
-            hi = m;
-        } else {
-            lo = m + 1;
-        }
-    }
-    lo
-}
-
-/// The element at index `n / 2` of the sorted values counted in `hist` (`n`
-/// values in all; 0 if none): the same value as `median_u8` on them.
-#[cfg(test)]
-#[inline(always)]
-fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
-    if n == 0 {
-        return 0;
-    }
-    let mid = n / 2;
-    // Groups of HIST_GROUP bins first (a vectorised sum each), then the
-    // bins of the group where the count passes `mid`: the same first bin
-    // whose running count exceeds `mid`, in fewer steps.
-    let mut seen = 0u32;
-    for (g, group) in hist.chunks_exact(HIST_GROUP).enumerate() {
-        let s: u32 = group.iter().sum();
-        if seen + s > mid {
-            for (k, &c) in group.iter().enumerate() {
-                seen += c;
-                if seen > mid {
-                    return (g * HIST_GROUP + k) as u8;
-                }
-            }
-        }
-        seen += s;
-    }
-    255
-}
 
 /// Values in one background block.
 const BLOCK_PX: usize = BG_BLOCK * BG_BLOCK;
@@ -324,15 +238,16 @@ const BLOCK_PX: usize = BG_BLOCK * BG_BLOCK;
 const COUNT_LANES: usize = 32;
 
 /// The element at index `n / 2` of the sorted first `n` values of `vals`
-/// (`1 <= n <= BLOCK_PX`; the rest must be 255): the same value as
-/// `hist_median` on their histogram, found as the smallest `m` with more
-/// than `n / 2` values `<= m` by an 8-step binary search. The 255 padding is
-/// never `<= m` for `m < 255`, and at `m = 255` the count is enough either
-/// way. Replaces a 256-bin histogram per block and channel, whose
-/// increments of the same bin stall on each other.
+/// (`1 <= n <= N`; the rest must be 255): the value a selection would make
+/// (the tests' `median_u8`), found as the smallest `m` with more than `n / 2`
+/// values `<= m` by an 8-step binary search. The 255 padding is never `<= m`
+/// for `m < 255`, and at `m = 255` the count is enough either way. Used for
+/// the block medians (`N` = [`BLOCK_PX`]) and the median filter over blocks
+/// (`N` = [`SMALL_MEDIAN`]); replaces a 256-bin histogram per block and
+/// channel, whose increments of the same bin stall on each other.
 #[inline(always)]
-fn block_median(vals: &[u8; BLOCK_PX], n: usize) -> u8 {
-    let need = (n.min(BLOCK_PX) / 2 + 1) as u32;
+fn padded_median<const N: usize>(vals: &[u8; N], n: usize) -> u8 {
+    let need = (n.min(N) / 2 + 1) as u32;
     let (mut lo, mut hi) = (0u8, u8::MAX);
     while lo < hi {
         let m = lo + (hi - lo) / 2;
@@ -346,9 +261,10 @@ fn block_median(vals: &[u8; BLOCK_PX], n: usize) -> u8 {
 }
 
 /// How many of `vals` are `<= m`: byte counters per lane (at most
-/// `BLOCK_PX / COUNT_LANES` = 8 each, no overflow), which vectorise.
+/// `N / COUNT_LANES` <= 8 each, no overflow), which vectorise.
 #[inline(always)]
-fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
+fn count_at_most<const N: usize>(vals: &[u8; N], m: u8) -> u32 {
+    const { assert!(N.is_multiple_of(COUNT_LANES) && N / COUNT_LANES <= 255) };
     let mut lanes = [0u8; COUNT_LANES];
     for chunk in vals.chunks_exact(COUNT_LANES) {
         for (l, &v) in lanes.iter_mut().zip(chunk) {
@@ -361,10 +277,6 @@ fn count_at_most(vals: &[u8; BLOCK_PX], m: u8) -> u32 {
     }
     total
 }
-
-/// Bins per group in `hist_median`'s coarse pass.
-#[cfg(test)]
-const HIST_GROUP: usize = 16;
 
 /// Planar half-resolution colour: one byte plane per channel (R, G, B), so
 /// the per-pixel channel pass reads contiguous bytes and vectorises.
@@ -521,12 +433,10 @@ unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8])
 }
 
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
-/// median of the block (by [`block_median`], the value `median_u8` would
-/// select),
-/// then a median filter of radius [`BG_MEDIAN_RADIUS`] blocks (by
-/// [`median_small_padded`], the value `median_u8` would select). Returns
-/// the blocks per row, per column and the colours as three `[bw * bh]`
-/// planes (R, G, B).
+/// median of the block, then a median filter of radius [`BG_MEDIAN_RADIUS`]
+/// blocks (both by [`padded_median`]: the value a selection would make).
+/// Returns the blocks per row, per column and the colours as three
+/// `[bw * bh]` planes (R, G, B).
 #[inline(always)]
 fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
     let (w, h) = (pl.w, pl.h);
@@ -542,7 +452,7 @@ fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
             let n = ys.len() * (x1 - x0);
             for (plane, out) in pl.c.iter().zip(block.iter_mut()) {
                 // The block's values packed row after row, padded with 255
-                // (see `block_median`).
+                // (see `padded_median`).
                 let mut vals = [u8::MAX; BLOCK_PX];
                 if x1 - x0 == BG_BLOCK {
                     // Full-width block: fixed-length row copies (a copy of
@@ -560,7 +470,7 @@ fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
                         vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
                     }
                 }
-                out[by * bw + bx] = block_median(&vals, n);
+                out[by * bw + bx] = padded_median(&vals, n);
             }
         }
     }
@@ -575,7 +485,7 @@ fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
             let xs = bx.saturating_sub(BG_MEDIAN_RADIUS)..(bx + BG_MEDIAN_RADIUS + 1).min(bw);
             for (plane, out) in block.iter().zip(bg_block.iter_mut()) {
                 // The window's values row after row, padded with 255 (see
-                // `median_small_padded`); the same values as a gather in
+                // `padded_median`); the same values as a gather in
                 // any order, so the same median.
                 let mut a = [u8::MAX; SMALL_MEDIAN];
                 let n = ys.len() * xs.len();
@@ -595,7 +505,7 @@ fn background_blocks(pl: &Planes) -> (usize, usize, [Vec<f32>; 3]) {
                             .copy_from_slice(&plane[ny * bw + xs.start..ny * bw + xs.end]);
                     }
                 }
-                out[by * bw + bx] = median_small_padded(&a, n) as f32;
+                out[by * bw + bx] = padded_median(&a, n) as f32;
             }
         }
     }
@@ -1499,6 +1409,65 @@ fn features_from<M: BoxMeans>(m: &M, cx: i64, cy: i64, out: &mut [f32; N_DET_FEA
 mod tests {
     use super::*;
 
+    // Reference medians the tests compare the fast paths with.
+
+    /// The element at index `len / 2` of the sorted values (0 if empty), by
+    /// histogram (same result as a selection, faster for byte values).
+    fn median_u8(v: &mut [u8]) -> u8 {
+        if v.is_empty() {
+            return 0;
+        }
+        if v.len() <= SMALL_MEDIAN {
+            return median_small(v);
+        }
+        if v.len() < 64 {
+            let mid = v.len() / 2;
+            return *v.select_nth_unstable(mid).1;
+        }
+        let mut hist = [0u32; 256];
+        for &x in v.iter() {
+            hist[x as usize] += 1;
+        }
+        hist_median(&hist, v.len() as u32)
+    }
+
+    /// `median_u8` of 1 to [`SMALL_MEDIAN`] values, by [`padded_median`].
+    fn median_small(v: &[u8]) -> u8 {
+        let n = v.len().min(SMALL_MEDIAN);
+        let mut a = [u8::MAX; SMALL_MEDIAN];
+        a[..n].copy_from_slice(&v[..n]);
+        padded_median(&a, n)
+    }
+
+    /// The element at index `n / 2` of the sorted values counted in `hist` (`n`
+    /// values in all; 0 if none): the same value as `median_u8` on them.
+    fn hist_median(hist: &[u32; 256], n: u32) -> u8 {
+        if n == 0 {
+            return 0;
+        }
+        let mid = n / 2;
+        // Groups of HIST_GROUP bins first (a vectorised sum each), then the
+        // bins of the group where the count passes `mid`: the same first bin
+        // whose running count exceeds `mid`, in fewer steps.
+        let mut seen = 0u32;
+        for (g, group) in hist.chunks_exact(HIST_GROUP).enumerate() {
+            let s: u32 = group.iter().sum();
+            if seen + s > mid {
+                for (k, &c) in group.iter().enumerate() {
+                    seen += c;
+                    if seen > mid {
+                        return (g * HIST_GROUP + k) as u8;
+                    }
+                }
+            }
+            seen += s;
+        }
+        255
+    }
+
+    /// Bins per group in `hist_median`'s coarse pass.
+    const HIST_GROUP: usize = 16;
+
     #[test]
     fn integral_matches_direct_sum() {
         let mut img = RgbImage::from_pixel(64, 48, image::Rgb([200, 200, 200]));
@@ -1555,7 +1524,7 @@ mod tests {
     }
 
     #[test]
-    fn block_median_matches_sort() {
+    fn padded_median_matches_sort() {
         let mut rng = 777u32;
         for n in [1usize, 2, 3, 16, 17, 100, 128, 129, 255, 256] {
             for modulus in [256u32, 2] {
@@ -1566,7 +1535,7 @@ mod tests {
                 }
                 let mut sorted = vals[..n].to_vec();
                 sorted.sort_unstable();
-                assert_eq!(block_median(&vals, n), sorted[n / 2], "n {n}");
+                assert_eq!(padded_median(&vals, n), sorted[n / 2], "n {n}");
             }
         }
     }
