@@ -1,7 +1,7 @@
 //! Face classification of a die candidate with the fitted classifier MLP.
 
 use super::cnn::{FaceNet, FaceScratch};
-use super::crop::{aligned_crop, crop_features, face_colour, transform_features_into};
+use super::crop::{aligned_crop_read, crop_features, face_colour};
 use super::find::Candidate;
 use super::mlp::softmax;
 use super::model::N_CLASSES;
@@ -89,8 +89,6 @@ pub struct ClassifyScratch {
     cpu: super::cpu::Cpu,
     net: FaceScratch,
     logits: Vec<f32>,
-    /// Features of the current test-time transform.
-    feats: Vec<f32>,
 }
 
 impl ClassifyScratch {
@@ -101,7 +99,6 @@ impl ClassifyScratch {
             cpu,
             net: FaceScratch::with_cpu(cpu),
             logits: Vec::new(),
-            feats: Vec::new(),
         }
     }
 }
@@ -131,7 +128,7 @@ pub fn classify_scratch(
 /// Untransformed crop features of a candidate: its face-aligned crop, as the
 /// classifier takes it (on the SIMD paths `cpu` allows).
 fn candidate_features(rgb: &image::RgbImage, c: &Candidate, cpu: super::cpu::Cpu) -> Vec<f32> {
-    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
+    let (cells, side) = aligned_crop_read(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, cpu);
     crop_features(&cells, side, 0, cpu)
 }
 
@@ -178,16 +175,13 @@ pub fn probs_tta_with(
         return first;
     }
     let step = 8 / TTA_TRANSFORMS;
-    let mut f = std::mem::take(&mut sc.feats);
     // The pair transform first (when it is one of the transforms and the
     // early exits are on); the full average below still adds the transforms
     // in index order, so it is the same as without the pair exit.
     let pair = if early_exit.is_finite() && TTA_PAIR.is_multiple_of(step) && TTA_PAIR > 0 {
-        transform_features_into(f0, TTA_PAIR, &mut f);
-        let p = probs_of_with(clf, &f, sc);
+        let p = probs_transformed_with(clf, f0, TTA_PAIR, sc);
         let avg: [f32; N_CLASSES] = std::array::from_fn(|k| (first.0[k] + p.0[k]) / 2.0);
         if avg.iter().any(|v| *v >= TTA_PAIR_EXIT) {
-            sc.feats = f;
             return FaceProbs(avg);
         }
         Some(p)
@@ -199,16 +193,12 @@ pub fn probs_tta_with(
         let t = k * step;
         let p = match pair {
             Some(p) if t == TTA_PAIR => p,
-            _ => {
-                transform_features_into(f0, t, &mut f);
-                probs_of_with(clf, &f, sc)
-            }
+            _ => probs_transformed_with(clf, f0, t, sc),
         };
         for (a, v) in acc.iter_mut().zip(p.0) {
             *a += v / TTA_TRANSFORMS as f32;
         }
     }
-    sc.feats = f;
     FaceProbs(acc)
 }
 
@@ -219,8 +209,24 @@ pub fn probs_of(clf: &FaceNet, f: &[f32]) -> FaceProbs {
 
 /// [`probs_of`] with reusable buffers.
 pub fn probs_of_with(clf: &FaceNet, f: &[f32], sc: &mut ClassifyScratch) -> FaceProbs {
-    let o = &mut sc.logits;
-    clf.forward_with(f, &mut sc.net, o);
+    clf.forward_with(f, &mut sc.net, &mut sc.logits);
+    logits_to_probs(&mut sc.logits)
+}
+
+/// [`probs_of_with`] of the crop features `f0` under dihedral transform `t`
+/// (what [`super::crop::transform_features`] gives, without building it).
+fn probs_transformed_with(
+    clf: &FaceNet,
+    f0: &[f32],
+    t: usize,
+    sc: &mut ClassifyScratch,
+) -> FaceProbs {
+    clf.forward_transformed_with(f0, t, &mut sc.net, &mut sc.logits);
+    logits_to_probs(&mut sc.logits)
+}
+
+/// Softmax of the logits `o` (in place), non-finite values as 0.
+fn logits_to_probs(o: &mut [f32]) -> FaceProbs {
     softmax(o);
     let mut p = [0f32; N_CLASSES];
     for (d, s) in p.iter_mut().zip(o.iter().copied()) {

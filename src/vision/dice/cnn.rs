@@ -110,6 +110,56 @@ fn fill_padded(x: &[f32], pad: &mut [f32]) {
     }
 }
 
+/// For each dihedral transform `t` (the numbering of
+/// [`super::crop::dihedral`]) and map cell `y * MAP + x`, the index in a
+/// zero-padded `PAD x PAD` plane where the transformed map has that cell's
+/// value: the interior cell of `dihedral(t, x, y)`.
+const PADDED_DIHEDRAL: [[u16; MAP * MAP]; 8] = padded_dihedral();
+
+/// [`PADDED_DIHEDRAL`], worked out at compile time (the formula of
+/// [`super::crop::dihedral`]; a test compares them).
+const fn padded_dihedral() -> [[u16; MAP * MAP]; 8] {
+    let m = MAP - 1;
+    let mut table = [[0u16; MAP * MAP]; 8];
+    let mut t = 0;
+    while t < 8 {
+        let mut k = 0;
+        while k < MAP * MAP {
+            let (mut x, y) = (k % MAP, k / MAP);
+            if t & 4 != 0 {
+                x = m - x;
+            }
+            let (tx, ty) = match t & 3 {
+                0 => (x, y),
+                1 => (m - y, x),
+                2 => (m - x, m - y),
+                _ => (y, m - x),
+            };
+            table[t][k] = ((ty + 1) * PAD + tx + 1) as u16;
+            k += 1;
+        }
+        t += 1;
+    }
+    table
+}
+
+/// [`fill_padded`] of the maps under dihedral transform `t` (0..8): the
+/// values [`super::crop::transform_features`] moves, written straight into
+/// the padded planes.
+fn fill_padded_transformed(x: &[f32], t: usize, pad: &mut [f32]) {
+    let table = &PADDED_DIHEDRAL[t & 7];
+    for (src, dst) in x
+        .chunks_exact(MAP * MAP)
+        .zip(pad.chunks_exact_mut(PAD * PAD))
+    {
+        for (v, &d) in src.iter().zip(table) {
+            if let Some(cell) = dst.get_mut(d as usize) {
+                *cell = *v;
+            }
+        }
+    }
+}
+
 /// A 3x3 convolution with zero padding (same size output).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conv {
@@ -232,6 +282,100 @@ impl Conv {
                     _mm256_storeu_ps(q.add(d0 + 8), _mm256_max_ps(a1, zero));
                     _mm256_storeu_ps(q.add(d1), _mm256_max_ps(b0, zero));
                     _mm256_storeu_ps(q.add(d1 + 8), _mm256_max_ps(b1, zero));
+                }
+            }
+        }
+    }
+
+    /// [`Self::forward_avx`] of the inference pass, four output rows at a
+    /// time (eight accumulators, so each broadcast weight serves eight
+    /// registers), each multiply reading its input straight from memory
+    /// (inline assembly: left to itself the compiler shares the loads of an
+    /// input row between the output rows that use it and then runs out of
+    /// registers). Per output value the same multiplies and adds in the
+    /// same order as the portable code (bias, input channel, ky, kx; no
+    /// fused multiply-add), so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn forward_avx_rows4(&self, pad: &[f32], out: &mut [f32], stride: usize, off: usize) {
+        use std::arch::asm;
+        use std::arch::x86_64::{
+            __m256, _mm256_add_ps, _mm256_max_ps, _mm256_set1_ps, _mm256_setzero_ps,
+            _mm256_storeu_ps,
+        };
+        const S: usize = MAP;
+        /// Output rows per pass.
+        const ROWS: usize = 4;
+        const _: () = assert!(
+            MAP == 16 && MAP.is_multiple_of(ROWS),
+            "two 8-lane registers per row"
+        );
+        let (cin, cout) = (self.cin, self.cout);
+        if !self.simd_shapes_ok(pad, out, stride, off) {
+            return;
+        }
+        let zero = _mm256_setzero_ps();
+        for o in 0..cout {
+            let bias = _mm256_set1_ps(self.b[o]);
+            let wo = &self.w[o * cin * 9..(o + 1) * cin * 9];
+            for y in (0..S).step_by(ROWS) {
+                let mut acc = [[bias; 2]; ROWS];
+                for (c, wk) in wo.chunks_exact(9).enumerate() {
+                    // SAFETY: the reads reach `base + (ROWS + 1) PAD + 2 +
+                    // 15` floats past `base = c PAD^2 + y PAD`, that is at
+                    // most (cin - 1) PAD^2 + (S + 1) PAD + 17 < cin PAD^2 <=
+                    // pad.len() (checked above).
+                    let p = unsafe { pad.as_ptr().add(c * PAD * PAD + y * PAD) };
+                    // `acc[r][h] += w * pad[base + (r + ky) PAD + kx + 8 h]`.
+                    macro_rules! tap {
+                        ($w:expr, $ky:literal, $kx:literal, $r:literal, $h:literal) => {{
+                            let m: __m256;
+                            // SAFETY: in bounds (see above); AVX is enabled.
+                            unsafe {
+                                asm!(
+                                    "vmulps {m}, {w}, ymmword ptr [{p} + {d}]",
+                                    m = lateout(ymm_reg) m,
+                                    w = in(ymm_reg) $w,
+                                    p = in(reg) p,
+                                    d = const (($r + $ky) * PAD + $kx + 8 * $h) * 4,
+                                    options(pure, readonly, nostack, preserves_flags),
+                                );
+                            }
+                            acc[$r][$h] = _mm256_add_ps(acc[$r][$h], m);
+                        }};
+                    }
+                    macro_rules! weight {
+                        ($ky:literal, $kx:literal) => {{
+                            let w = _mm256_set1_ps(wk[$ky * 3 + $kx]);
+                            tap!(w, $ky, $kx, 0, 0);
+                            tap!(w, $ky, $kx, 0, 1);
+                            tap!(w, $ky, $kx, 1, 0);
+                            tap!(w, $ky, $kx, 1, 1);
+                            tap!(w, $ky, $kx, 2, 0);
+                            tap!(w, $ky, $kx, 2, 1);
+                            tap!(w, $ky, $kx, 3, 0);
+                            tap!(w, $ky, $kx, 3, 1);
+                        }};
+                    }
+                    weight!(0, 0);
+                    weight!(0, 1);
+                    weight!(0, 2);
+                    weight!(1, 0);
+                    weight!(1, 1);
+                    weight!(1, 2);
+                    weight!(2, 0);
+                    weight!(2, 1);
+                    weight!(2, 2);
+                }
+                for (r, a) in acc.iter().enumerate() {
+                    let d = o * stride * stride + (y + r + off) * stride + off;
+                    // SAFETY: d + 15 < cout stride^2 <= out.len() (checked
+                    // above: off + S <= stride).
+                    unsafe {
+                        let q = out.as_mut_ptr().add(d);
+                        _mm256_storeu_ps(q, _mm256_max_ps(a[0], zero));
+                        _mm256_storeu_ps(q.add(8), _mm256_max_ps(a[1], zero));
+                    }
                 }
             }
         }
@@ -763,12 +907,52 @@ impl FaceNet {
         self.infer_portable(f, sc, out)
     }
 
+    /// [`Self::forward_with`] of the crop features `f0` under dihedral
+    /// transform `t` (0..8): the same output as `forward_with` on
+    /// [`super::crop::transform_features`]`(f0, t)`, with the maps moved
+    /// straight into the padded input (the scalars are transform-invariant).
+    pub fn forward_transformed_with(
+        &self,
+        f0: &[f32],
+        t: usize,
+        sc: &mut FaceScratch,
+        out: &mut Vec<f32>,
+    ) {
+        out.clear();
+        if f0.len() != self.n_features() || t >= 8 {
+            out.resize(self.head.n_out, 0.0);
+            return;
+        }
+        // `transform_features` leaves vectors of another length as they
+        // are.
+        let t = if f0.len() == super::crop::N_CROP_FEATURES {
+            t
+        } else {
+            0
+        };
+        sc.fit_to(self);
+        fill_padded_transformed(&f0[..MAP_INPUTS], t, &mut sc.pad1);
+        #[cfg(target_arch = "x86_64")]
+        if sc.cpu.avx {
+            // SAFETY: `cpu.avx` says the CPU has AVX.
+            return unsafe { self.infer_filled_avx(f0, sc, out) };
+        }
+        self.infer_filled_portable(f0, sc, out)
+    }
+
     /// [`Self::forward_with`] compiled for AVX (8-float registers).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     fn infer_avx(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         sc.fit_to(self);
         fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
+        self.infer_filled_avx(f, sc, out)
+    }
+
+    /// [`Self::infer_avx`] after the padded input is filled.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    fn infer_filled_avx(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         if sc.cpu.avx512 {
             // SAFETY: `cpu.avx512` says the CPU has AVX-512F (and VL).
             unsafe {
@@ -776,8 +960,8 @@ impl FaceNet {
                 self.conv2.forward_avx512(&sc.pad2, &mut sc.a2, MAP, 0);
             }
         } else {
-            self.conv1.forward_avx(&sc.pad1, &mut sc.pad2, PAD, 1);
-            self.conv2.forward_avx(&sc.pad2, &mut sc.a2, MAP, 0);
+            self.conv1.forward_avx_rows4(&sc.pad1, &mut sc.pad2, PAD, 1);
+            self.conv2.forward_avx_rows4(&sc.pad2, &mut sc.a2, MAP, 0);
         }
         self.head_body(f, sc, out)
     }
@@ -786,6 +970,11 @@ impl FaceNet {
     fn infer_portable(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         sc.fit_to(self);
         fill_padded(&f[..MAP_INPUTS], &mut sc.pad1);
+        self.infer_filled_portable(f, sc, out)
+    }
+
+    /// [`Self::infer_portable`] after the padded input is filled.
+    fn infer_filled_portable(&self, f: &[f32], sc: &mut FaceScratch, out: &mut Vec<f32>) {
         self.conv1.forward_body(&sc.pad1, &mut sc.pad2, PAD, 1);
         self.conv2.forward_body(&sc.pad2, &mut sc.a2, MAP, 0);
         self.head_body(f, sc, out)
@@ -1112,6 +1301,24 @@ mod tests {
         unsafe { conv.forward_avx(&pad, &mut avx, MAP, 0) };
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&portable), bits(&avx));
+        // The four-row inference kernel, into a plain and a padded buffer,
+        // on inputs with ReLU zeros as conv2 sees them.
+        for relu in [false, true] {
+            let xr: Vec<f32> = x
+                .iter()
+                .map(|v| if relu { v.max(0.0) } else { *v })
+                .collect();
+            let mut padr = vec![0f32; 5 * PAD * PAD];
+            fill_padded(&xr, &mut padr);
+            for (stride, off) in [(MAP, 0), (PAD, 1)] {
+                let mut want = vec![1f32; 8 * stride * stride];
+                conv.forward_portable_into(&padr, &mut want, stride, off);
+                let mut got = vec![1f32; 8 * stride * stride];
+                // SAFETY: the CPU reports AVX (checked above).
+                unsafe { conv.forward_avx_rows4(&padr, &mut got, stride, off) };
+                assert_eq!(bits(&want), bits(&got), "{relu} {stride}");
+            }
+        }
         if cpu.avx512 {
             // Into the interior of a padded buffer, as conv1 writes it.
             let mut wide = vec![1f32; 8 * PAD * PAD];
@@ -1234,6 +1441,35 @@ mod tests {
             net.forward_with(&f, sc, &mut fast);
             assert_eq!(bits(&fast), bits(&want));
             assert_eq!(bits(&net.forward(&f)), bits(&want));
+        }
+    }
+
+    /// The compile-time padded dihedral table follows `crop::dihedral`, and
+    /// the transformed forward pass gives the bits of the pass on
+    /// `transform_features`, on every CPU path.
+    #[test]
+    fn transformed_forward_matches_transformed_features() {
+        use super::super::crop::{N_CROP_FEATURES, dihedral, transform_features};
+        for (t, table) in PADDED_DIHEDRAL.iter().enumerate() {
+            for (k, &d) in table.iter().enumerate() {
+                let (tx, ty) = dihedral(t, k % MAP, k / MAP);
+                assert_eq!(d as usize, (ty + 1) * PAD + tx + 1);
+            }
+        }
+        let mut rng = XorShift::new(21);
+        let net = FaceNet::new(N_CROP_FEATURES, 32, 7, &mut rng);
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for cpu in [Cpu::detect(), Cpu::portable()] {
+            let mut sc = FaceScratch::with_cpu(cpu);
+            for _ in 0..3 {
+                let f0: Vec<f32> = (0..N_CROP_FEATURES).map(|_| rng.normal()).collect();
+                for t in 0..8 {
+                    let (mut want, mut got) = (Vec::new(), Vec::new());
+                    net.forward_with(&transform_features(&f0, t), &mut sc, &mut want);
+                    net.forward_transformed_with(&f0, t, &mut sc, &mut got);
+                    assert_eq!(bits(&want), bits(&got), "{t}");
+                }
+            }
         }
     }
 

@@ -700,6 +700,155 @@ impl<'a> Bilinear<'a> {
         ]
     }
 
+    /// One row of `GRID` crop cells with AVX2 gathers, 8 cells per register
+    /// and one register per channel, into `out`. `xu[k][g]` and `yu[k][g]`
+    /// are `cx + u * cs` and `cy + u * sn` for cell `g`'s `k`-th sub-sample
+    /// offset `u` along the rotated x axis (the same for every row), `vs`
+    /// and `vc` are `v * sn` and `v * cs` for the row's two offsets `v`, so
+    /// a sub-sample is at `(xu - vs, yu + vc)`: the values of
+    /// [`Self::cell_sse`]'s `(cx + u cs) - v sn` and `(cy + u sn) + v cs`.
+    /// The four sub-samples of a cell are taken one after the other (order
+    /// (u0, v0), (u1, v0), (u0, v1), (u1, v1)), and per sub-sample and
+    /// channel every lane does the clamping, weights, multiplies and adds
+    /// of [`Self::cell_sse`] in the same order (the same values as there and
+    /// as [`Self::at`]); the corner pixels are 4-byte gathers at the byte
+    /// offsets whose first three bytes [`Self::corners_interior`] reads.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; [`Self::holds_crop`] must hold for the crop
+    /// the row belongs to (so no coordinate is clamped, every corner pixel
+    /// has a right and a lower neighbour, and every 4-byte read ends inside
+    /// the buffer); the buffer must be shorter than `i32::MAX` bytes (the
+    /// gather offsets are `i32`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn row_gather_avx2(
+        &self,
+        xu: &[[f32; GRID]; 2],
+        yu: &[[f32; GRID]; 2],
+        vs: [f32; 2],
+        vc: [f32; 2],
+        out: &mut [[f32; 3]; GRID],
+    ) {
+        use std::arch::x86_64::{
+            _mm256_add_epi32, _mm256_add_ps, _mm256_blend_ps, _mm256_cvtepi32_ps,
+            _mm256_cvttps_epi32, _mm256_i32gather_epi32, _mm256_loadu_ps, _mm256_max_ps,
+            _mm256_min_ps, _mm256_mul_ps, _mm256_mullo_epi32, _mm256_permute_ps,
+            _mm256_permute2f128_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi8,
+            _mm256_setzero_ps, _mm256_shuffle_epi8, _mm256_storeu_ps, _mm256_sub_ps,
+        };
+        const _: () = assert!(GRID.is_multiple_of(8), "whole registers per row");
+        // Byte `k` of every 32-bit lane, zero-extended (per 128-bit half).
+        macro_rules! byte_mask {
+            ($k:expr) => {{
+                const Z: i8 = -128;
+                const K: i8 = $k;
+                _mm256_setr_epi8(
+                    K,
+                    Z,
+                    Z,
+                    Z,
+                    K + 4,
+                    Z,
+                    Z,
+                    Z,
+                    K + 8,
+                    Z,
+                    Z,
+                    Z,
+                    K + 12,
+                    Z,
+                    Z,
+                    Z,
+                    K,
+                    Z,
+                    Z,
+                    Z,
+                    K + 4,
+                    Z,
+                    Z,
+                    Z,
+                    K + 8,
+                    Z,
+                    Z,
+                    Z,
+                    K + 12,
+                    Z,
+                    Z,
+                    Z,
+                )
+            }};
+        }
+        let masks = [byte_mask!(0), byte_mask!(1), byte_mask!(2)];
+        let zero = _mm256_setzero_ps();
+        let one = _mm256_set1_ps(1.0);
+        let q = _mm256_set1_ps(0.25);
+        let (lx, ly) = (_mm256_set1_ps(self.last_f.0), _mm256_set1_ps(self.last_f.1));
+        let w = self.w as i32;
+        let (vw, three) = (_mm256_set1_epi32(w), _mm256_set1_epi32(3));
+        let (right, down) = (_mm256_set1_epi32(3), _mm256_set1_epi32(3 * w));
+        let base = self.raw.as_ptr().cast::<i32>();
+        let (vs, vc) = (vs.map(|v| _mm256_set1_ps(v)), vc.map(|v| _mm256_set1_ps(v)));
+        for g in (0..GRID).step_by(8) {
+            let mut acc = [zero; 3];
+            for s in 0..4 {
+                let (k, j) = (s & 1, s >> 1);
+                // SAFETY: g + 8 <= GRID (the loads), AVX2 is enabled, and
+                // the gathers read inside the buffer by the caller's
+                // guarantee (`holds_crop`): the offsets are those of
+                // `corners_interior`.
+                unsafe {
+                    let x = _mm256_sub_ps(_mm256_loadu_ps(xu[k].as_ptr().add(g)), vs[j]);
+                    let y = _mm256_add_ps(_mm256_loadu_ps(yu[k].as_ptr().add(g)), vc[j]);
+                    let x = _mm256_min_ps(lx, _mm256_max_ps(zero, x));
+                    let y = _mm256_min_ps(ly, _mm256_max_ps(zero, y));
+                    let (xq, yq) = (_mm256_cvttps_epi32(x), _mm256_cvttps_epi32(y));
+                    let fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(xq));
+                    let fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(yq));
+                    let (omtx, omty) = (_mm256_sub_ps(one, fx), _mm256_sub_ps(one, fy));
+                    let o =
+                        _mm256_mullo_epi32(_mm256_add_epi32(_mm256_mullo_epi32(yq, vw), xq), three);
+                    let o10 = _mm256_add_epi32(o, right);
+                    let o01 = _mm256_add_epi32(o, down);
+                    let o11 = _mm256_add_epi32(o01, right);
+                    let g00 = _mm256_i32gather_epi32::<1>(base, o);
+                    let g10 = _mm256_i32gather_epi32::<1>(base, o10);
+                    let g01 = _mm256_i32gather_epi32::<1>(base, o01);
+                    let g11 = _mm256_i32gather_epi32::<1>(base, o11);
+                    for (a, m) in acc.iter_mut().zip(masks) {
+                        macro_rules! ch {
+                            ($v:expr) => {
+                                _mm256_cvtepi32_ps(_mm256_shuffle_epi8($v, m))
+                            };
+                        }
+                        let (p00, p10, p01, p11) = (ch!(g00), ch!(g10), ch!(g01), ch!(g11));
+                        let top = _mm256_add_ps(_mm256_mul_ps(p00, omtx), _mm256_mul_ps(p10, fx));
+                        let bot = _mm256_add_ps(_mm256_mul_ps(p01, omtx), _mm256_mul_ps(p11, fx));
+                        let p = _mm256_add_ps(_mm256_mul_ps(top, omty), _mm256_mul_ps(bot, fy));
+                        *a = _mm256_add_ps(*a, _mm256_mul_ps(p, q));
+                    }
+                }
+            }
+            // Channel planes to RGB triples (data movement only): per
+            // 128-bit half, r0 g0 b0 r1 | g1 b1 r2 g2 | b2 r3 g3 b3 as
+            // blends of the three planes permuted, then the halves in order.
+            let [r, gr, b] = acc;
+            let pr = _mm256_permute_ps::<0b01_10_11_00>(r);
+            let pg = _mm256_permute_ps::<0b10_11_00_01>(gr);
+            let pb = _mm256_permute_ps::<0b11_00_01_10>(b);
+            let t0 = _mm256_blend_ps::<0x44>(_mm256_blend_ps::<0x22>(pr, pg), pb);
+            let t1 = _mm256_blend_ps::<0x22>(_mm256_blend_ps::<0x99>(pr, pg), pb);
+            let t2 = _mm256_blend_ps::<0x99>(_mm256_blend_ps::<0x44>(pr, pg), pb);
+            let dst = out[g..g + 8].as_mut_ptr().cast::<f32>();
+            // SAFETY: `out[g..g + 8]` holds 24 floats (bounds-checked slice).
+            unsafe {
+                _mm256_storeu_ps(dst, _mm256_permute2f128_ps::<0x20>(t0, t1));
+                _mm256_storeu_ps(dst.add(8), _mm256_permute2f128_ps::<0x30>(t2, t0));
+                _mm256_storeu_ps(dst.add(16), _mm256_permute2f128_ps::<0x31>(t1, t2));
+            }
+        }
+    }
+
     /// [`Self::corners`] of the bilinear sample whose top-left pixel is at
     /// the (clamped, non-negative) pixel coordinates `(x, y)`.
     #[cfg(target_arch = "x86_64")]
@@ -854,6 +1003,36 @@ pub fn sample_crop(
     angle: f32,
     cpu: Cpu,
 ) -> Vec<[f32; 3]> {
+    sample_crop_impl(img, cx, cy, side, angle, cpu, false)
+}
+
+/// [`sample_crop`] of the read path: with AVX2, a crop inside the frame
+/// ([`Bilinear::holds_crop`]) is sampled a row at a time with gathers
+/// ([`Bilinear::row_gather_avx2`]; the same bits, tested against the
+/// per-cell code and the reference). The fitter keeps [`sample_crop`], so
+/// the model rebuild does not depend on this path.
+pub fn sample_crop_read(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    side: f32,
+    angle: f32,
+    cpu: Cpu,
+) -> Vec<[f32; 3]> {
+    sample_crop_impl(img, cx, cy, side, angle, cpu, true)
+}
+
+/// [`sample_crop`], with `gather` choosing [`sample_crop_read`]'s gather
+/// rows for interior crops when the CPU has AVX2.
+fn sample_crop_impl(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    side: f32,
+    angle: f32,
+    cpu: Cpu,
+    gather: bool,
+) -> Vec<[f32; 3]> {
     let step = side / GRID as f32;
     let (sn, cs) = angle.sin_cos();
     // Sub-sample offsets from the crop centre along one axis, for grid index
@@ -879,6 +1058,22 @@ pub fn sample_crop(
     if finite && cpu.avx2 {
         let (c, rot) = ([cx, cy], [cs, sn]);
         let interior = img.holds_crop(c, rot, side);
+        if gather && interior && img.raw.len() < i32::MAX as usize {
+            // The terms of the sub-sample coordinates that depend on `u`
+            // only, shared by all rows (the same float values).
+            let xu: [[f32; GRID]; 2] = [0, 1].map(|k| offs.map(|o| cx + o[k] * cs));
+            let yu: [[f32; GRID]; 2] = [0, 1].map(|k| offs.map(|o| cy + o[k] * sn));
+            out.resize(GRID * GRID, [0.0; 3]);
+            for (row, &v) in out.chunks_exact_mut(GRID).zip(&offs) {
+                let Ok(row) = <&mut [[f32; 3]; GRID]>::try_from(row) else {
+                    break;
+                };
+                // SAFETY: AVX2 was checked just above, `holds_crop` holds
+                // and the buffer is shorter than `i32::MAX` bytes.
+                unsafe { img.row_gather_avx2(&xu, &yu, v.map(|v| v * sn), v.map(|v| v * cs), row) };
+            }
+            return out;
+        }
         for &v in &offs {
             for u in offs.chunks_exact(2) {
                 // SAFETY: AVX2 was checked just above, the coordinates are
@@ -943,10 +1138,38 @@ pub fn aligned_crop(
     angle_jitter: f32,
     cpu: Cpu,
 ) -> (Vec<[f32; 3]>, f32) {
+    let (a, side) = crop_angle_side(img, cx, cy, box_side, scale, cpu);
+    (sample_crop(img, cx, cy, side, a + angle_jitter, cpu), side)
+}
+
+/// [`aligned_crop`] of the read path (no angle jitter), sampled with
+/// [`sample_crop_read`]: the same cells.
+pub fn aligned_crop_read(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    box_side: f32,
+    scale: f32,
+    cpu: Cpu,
+) -> (Vec<[f32; 3]>, f32) {
+    let (a, side) = crop_angle_side(img, cx, cy, box_side, scale, cpu);
+    // `+ 0.0` as [`aligned_crop`] adds its zero jitter (it turns -0.0 into
+    // +0.0, which the rotation sees).
+    (sample_crop_read(img, cx, cy, side, a + 0.0, cpu), side)
+}
+
+/// The face angle estimate and the crop side of [`aligned_crop`].
+fn crop_angle_side(
+    img: &RgbImage,
+    cx: f32,
+    cy: f32,
+    box_side: f32,
+    scale: f32,
+    cpu: Cpu,
+) -> (f32, f32) {
     let a = estimate_angle(img, cx, cy, box_side, cpu);
     let ratio = (1.0 / (a.cos().abs() + a.sin().abs())).max(MIN_FACE_RATIO);
-    let side = box_side * ratio * scale;
-    (sample_crop(img, cx, cy, side, a + angle_jitter, cpu), side)
+    (a, box_side * ratio * scale)
 }
 
 /// Transform index 0..8 of the dihedral group applied to coordinates of a
@@ -1564,6 +1787,48 @@ mod tests {
         check_sample_crop(&big, &edge);
     }
 
+    /// The AVX2 gather rows (interior crops) give the same bits as the SSE
+    /// cells and the scalar bilinear code, on random pixels, over many
+    /// centres, sides and angles (interior ones and ones that are not).
+    #[test]
+    fn gather_rows_match_sse_and_scalar() {
+        let mut rng = crate::vision::dice::mlp::XorShift::new(17);
+        let img = RgbImage::from_fn(161, 123, |_, _| {
+            let mut b = || (rng.unit() * 256.0).min(255.0) as u8;
+            image::Rgb([b(), b(), b()])
+        });
+        let b = Bilinear::new(&img);
+        let sse = Cpu {
+            avx2: false,
+            ..Cpu::detect()
+        };
+        let mut cases = Vec::new();
+        for _ in 0..300 {
+            let cx = 10.0 + rng.unit() * 141.0;
+            let cy = 10.0 + rng.unit() * 103.0;
+            let side = 8.0 + rng.unit() * 60.0;
+            let angle = (rng.unit() - 0.5) * 1.6;
+            let bits = |cpu| -> Vec<[u32; 3]> {
+                sample_crop_read(&img, cx, cy, side, angle, cpu)
+                    .iter()
+                    .map(|p| p.map(f32::to_bits))
+                    .collect()
+            };
+            assert_eq!(bits(Cpu::detect()), bits(sse), "{cx} {cy} {side} {angle}");
+            cases.push((cx, cy, side, angle));
+        }
+        let interior = cases
+            .iter()
+            .filter(|&&(cx, cy, side, angle)| {
+                let (sn, cs) = f32::sin_cos(angle);
+                b.holds_crop([cx, cy], [cs, sn], side)
+            })
+            .count();
+        assert!(interior > 100, "{interior}");
+        // And the reference bilinear sampling.
+        check_sample_crop(&img, &cases);
+    }
+
     /// `sample_crop` equals the reference sampling bit for bit for each
     /// `(cx, cy, side, angle)`.
     fn check_sample_crop(img: &RgbImage, cases: &[(f32, f32, f32, f32)]) {
@@ -1585,11 +1850,14 @@ mod tests {
                     want.push(acc.map(f32::to_bits));
                 }
             }
-            let got: Vec<[u32; 3]> = sample_crop(img, cx, cy, side, angle, Cpu::detect())
-                .iter()
-                .map(|p| p.map(f32::to_bits))
-                .collect();
-            assert_eq!(got, want);
+            for read in [false, true] {
+                let got: Vec<[u32; 3]> =
+                    sample_crop_impl(img, cx, cy, side, angle, Cpu::detect(), read)
+                        .iter()
+                        .map(|p| p.map(f32::to_bits))
+                        .collect();
+                assert_eq!(got, want);
+            }
         }
     }
 
