@@ -153,12 +153,26 @@ fn fill_padded_transformed(x: &[f32], t: usize, pad: &mut [f32]) {
         .zip(pad.chunks_exact_mut(PAD * PAD))
     {
         for (v, &d) in src.iter().zip(table) {
-            if let Some(cell) = dst.get_mut(d as usize) {
-                *cell = *v;
-            }
+            // SAFETY: every table entry is below PAD^2 = dst.len()
+            // (checked at compile time below).
+            unsafe { *dst.get_unchecked_mut(d as usize) = *v };
         }
     }
 }
+
+/// Every [`PADDED_DIHEDRAL`] entry indexes a `PAD x PAD` plane (what
+/// [`fill_padded_transformed`] relies on).
+const _: () = {
+    let mut t = 0;
+    while t < 8 {
+        let mut k = 0;
+        while k < MAP * MAP {
+            assert!((PADDED_DIHEDRAL[t][k] as usize) < PAD * PAD);
+            k += 1;
+        }
+        t += 1;
+    }
+};
 
 /// A 3x3 convolution with zero padding (same size output).
 #[derive(Debug, Clone, PartialEq)]
