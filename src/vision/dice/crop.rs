@@ -728,7 +728,7 @@ impl<'a> Bilinear<'a> {
         yu: &[[f32; GRID]; 2],
         vs: [f32; 2],
         vc: [f32; 2],
-        out: &mut [[f32; 3]; GRID],
+        out: &mut [std::mem::MaybeUninit<[f32; 3]>; GRID],
     ) {
         use std::arch::x86_64::{
             _mm256_add_epi32, _mm256_add_ps, _mm256_blend_ps, _mm256_cvtepi32_ps,
@@ -840,7 +840,8 @@ impl<'a> Bilinear<'a> {
             let t1 = _mm256_blend_ps::<0x22>(_mm256_blend_ps::<0x99>(pr, pg), pb);
             let t2 = _mm256_blend_ps::<0x99>(_mm256_blend_ps::<0x44>(pr, pg), pb);
             let dst = out[g..g + 8].as_mut_ptr().cast::<f32>();
-            // SAFETY: `out[g..g + 8]` holds 24 floats (bounds-checked slice).
+            // SAFETY: `out[g..g + 8]` holds 24 floats (bounds-checked slice;
+            // `MaybeUninit<[f32; 3]>` has the layout of `[f32; 3]`).
             unsafe {
                 _mm256_storeu_ps(dst, _mm256_permute2f128_ps::<0x20>(t0, t1));
                 _mm256_storeu_ps(dst.add(8), _mm256_permute2f128_ps::<0x30>(t2, t0));
@@ -1063,15 +1064,19 @@ fn sample_crop_impl(
             // only, shared by all rows (the same float values).
             let xu: [[f32; GRID]; 2] = [0, 1].map(|k| offs.map(|o| cx + o[k] * cs));
             let yu: [[f32; GRID]; 2] = [0, 1].map(|k| offs.map(|o| cy + o[k] * sn));
-            out.resize(GRID * GRID, [0.0; 3]);
-            for (row, &v) in out.chunks_exact_mut(GRID).zip(&offs) {
-                let Ok(row) = <&mut [[f32; 3]; GRID]>::try_from(row) else {
-                    break;
+            // Every cell is written below: no zero fill first.
+            let spare = &mut out.spare_capacity_mut()[..GRID * GRID];
+            for (row, &v) in spare.chunks_exact_mut(GRID).zip(&offs) {
+                let Ok(row) = <&mut [_; GRID]>::try_from(row) else {
+                    return Vec::new();
                 };
                 // SAFETY: AVX2 was checked just above, `holds_crop` holds
                 // and the buffer is shorter than `i32::MAX` bytes.
                 unsafe { img.row_gather_avx2(&xu, &yu, v.map(|v| v * sn), v.map(|v| v * cs), row) };
             }
+            // SAFETY: the capacity is GRID^2 and `row_gather_avx2` wrote
+            // all GRID cells of each of the GRID rows.
+            unsafe { out.set_len(GRID * GRID) };
             return out;
         }
         for &v in &offs {
