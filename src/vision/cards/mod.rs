@@ -239,6 +239,9 @@ pub struct CardReader {
 /// Frame-level candidates with full-resolution geometry (shared with fitting).
 pub(crate) struct Candidates {
     pub singles: Vec<(Quad, bool)>,
+    /// `singles[local_from..]` come from the local paper mask
+    /// ([`add_local_singles`]): they count only when read.
+    pub local_from: usize,
     pub merged: Vec<(Quad, Vec<CornerFrame>)>,
     pub width_estimate: Option<f32>,
 }
@@ -269,46 +272,21 @@ pub(crate) fn checked_rgb(
 /// 3 or 4.
 pub const STRICTER_SPLITS: usize = 2;
 
-/// How many times the paper scores below the threshold are split again
-/// (Otsu among them) to look for cards in shade.
-pub const DIM_SPLITS: usize = 2;
-
-/// Which extra split of the paper scores [`add_split_singles`] makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SplitPass {
-    /// Whole cards hidden in merged blobs because the paper threshold also
-    /// took light table (wood grain, a lit patch): the masks at the stricter
-    /// thresholds ([`prep::stricter_threshold`], [`STRICTER_SPLITS`] times
-    /// up) separate the whiter cards; outlines inside a merged blob count.
-    Stricter,
-    /// Whole cards in shade, greyer than the paper threshold: the masks at
-    /// the dim thresholds ([`prep::dim_threshold`], [`DIM_SPLITS`] times
-    /// down); outlines outside every merged blob count.
-    Dim,
-}
-
-/// Adds the whole-card outlines that the masks of `pass`'s thresholds give
-/// (starting from the paper threshold `t`) and that no outline in `singles`
-/// already covers; `hulls` are the merged blobs' outlines.
-fn add_split_singles(
+/// Adds the whole-card outlines that the masks at the stricter thresholds
+/// give ([`prep::stricter_threshold`], [`STRICTER_SPLITS`] times up from the
+/// paper threshold `t`): whole cards hidden in merged blobs because the
+/// paper threshold also took light table (wood grain, a lit patch). Only
+/// outlines inside a merged blob (`hulls`) and not covered by an outline in
+/// `singles` count.
+fn add_stricter_singles(
     work: &prep::WorkImage,
     t: u8,
     hulls: &[Quad],
     singles: &mut Vec<(Quad, bool)>,
-    pass: SplitPass,
 ) {
-    let splits = match pass {
-        SplitPass::Stricter => STRICTER_SPLITS,
-        SplitPass::Dim => DIM_SPLITS,
-    };
-    let want_inside = pass == SplitPass::Stricter;
     let mut t = t;
-    for _ in 0..splits {
-        let next = match pass {
-            SplitPass::Stricter => prep::stricter_threshold(work, t),
-            SplitPass::Dim => prep::dim_threshold(work, t),
-        };
-        let Some(t2) = next else {
+    for _ in 0..STRICTER_SPLITS {
+        let Some(t2) = prep::stricter_threshold(work, t) else {
             return;
         };
         t = t2;
@@ -316,7 +294,7 @@ fn add_split_singles(
         for c in find::find_candidates(&mask, work, 0.0, false) {
             if let Candidate::Single { quad, ambiguous } = c {
                 let ctr = quad.centre();
-                if hulls.iter().any(|h| h.contains(ctr)) == want_inside
+                if hulls.iter().any(|h| h.contains(ctr))
                     && !singles.iter().any(|(q, _)| q.contains(ctr))
                 {
                     singles.push((quad, ambiguous));
@@ -326,10 +304,29 @@ fn add_split_singles(
     }
 }
 
+/// Adds the whole-card outlines of the local paper mask
+/// ([`prep::local_mask`]) that no outline in `singles` covers: cards whose
+/// paper score is under the frame's threshold (shade, a frame lit unevenly,
+/// a card on light paper whose far side is darker) but above their
+/// surroundings. Replaces the dim pass (Otsu splits of the scores under the
+/// threshold, two times down), which found cards in shade only when the
+/// whole frame's dim scores split there.
+fn add_local_singles(work: &prep::WorkImage, singles: &mut Vec<(Quad, bool)>) {
+    let mask = prep::local_mask(work);
+    for c in find::find_candidates(&mask, work, 0.0, false) {
+        if let Candidate::Single { quad, ambiguous } = c {
+            let ctr = quad.centre();
+            if !singles.iter().any(|(q, _)| q.contains(ctr)) {
+                singles.push((quad, ambiguous));
+            }
+        }
+    }
+}
+
 /// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
 /// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
-/// when no whole card was found, and the whole cards in shade of the dim pass
-/// ([`SplitPass::Dim`]) (reading only: the fitted samples come from the
+/// when no whole card was found, and the whole cards of the local paper mask
+/// ([`add_local_singles`]; reading only: the fitted samples come from the
 /// plain outlines, and refitting with the stricter ones was noisier on the
 /// split).
 pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
@@ -359,13 +356,10 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
             }
         }
     }
-    if stricter {
+    // Only when the frame has no whole card.
+    if stricter && singles.is_empty() && !merged.is_empty() {
         let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
-        add_split_singles(&work, t, &hulls, &mut singles, SplitPass::Dim);
-        // Only when the frame still has no whole card (cards in shade count).
-        if singles.is_empty() && !merged.is_empty() {
-            add_split_singles(&work, t, &hulls, &mut singles, SplitPass::Stricter);
-        }
+        add_stricter_singles(&work, t, &hulls, &mut singles);
     }
     let mut widths: Vec<f32> = singles
         .iter()
@@ -373,9 +367,16 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
         .map(|(q, _)| (q.side(0) + q.side(2)) / 2.0)
         .collect();
     widths.sort_by(|a, b| a.total_cmp(b));
+    // The local outlines do not set the scale: on carpet or tiles some are
+    // specks of card shape.
     let width_estimate = widths.get(widths.len() / 2).copied();
+    let local_from = singles.len();
+    if stricter {
+        add_local_singles(&work, &mut singles);
+    }
     Candidates {
         singles,
+        local_from,
         merged,
         width_estimate,
     }
@@ -601,7 +602,8 @@ impl CardReader {
         // (read, card width, trusted): whole-card reads; trusted when at least
         // [`TRUSTED_OUTLINE_READS`] corners agreed.
         let mut whole: Vec<(CardRead, f32, bool)> = Vec::new();
-        for (quad, ambiguous) in &cands.singles {
+        for (k, (quad, ambiguous)) in cands.singles.iter().enumerate() {
+            let local = k >= cands.local_from;
             let frames = quad_frames(quad, *ambiguous);
             let reads: Vec<CornerRead> = frames
                 .iter()
@@ -631,6 +633,10 @@ impl CardReader {
                     confidence: r.confidence,
                 };
                 whole.push((card, w, trusted));
+            } else if local {
+                // An outline of the local mask left unread is dropped: on
+                // carpet or tiles it may be a speck of card shape, and
+                // reporting it (or a back colour) would only add noise.
             } else if !reads.is_empty() {
                 scan.unread.push(*quad);
             } else if let Some(colour) = frames.first().and_then(|f| {
@@ -1012,6 +1018,45 @@ mod tests {
         let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
         let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["Tc"], "{scan:?}");
+    }
+
+    /// A grey card in shade (paper score ~106) on a dark table (~36), in a
+    /// frame whose other half is white paper (~229): the frame's paper
+    /// threshold lies above the card, the local mask finds it, when reading
+    /// only (`fit-cards` keeps the plain outlines).
+    #[test]
+    fn local_mask_finds_a_card_in_shade() {
+        let img = RgbImage::from_fn(400, 300, |x, y| {
+            if x < 200 {
+                Rgb([235, 235, 232])
+            } else if (260..330).contains(&x) && (80..180).contains(&y) {
+                Rgb([110, 110, 108])
+            } else {
+                Rgb([40, 38, 36])
+            }
+        });
+        let work = prep::work_image(&img);
+        assert!(prep::paper_threshold(&work) > 110);
+        let at_card = |c: &Candidates| {
+            c.singles
+                .iter()
+                .filter(|(q, _)| q.contains([295.0, 130.0]))
+                .map(|(q, _)| *q)
+                .collect::<Vec<_>>()
+        };
+        assert!(at_card(&candidates(&img, false)).is_empty());
+        let c = candidates(&img, true);
+        let found = at_card(&c);
+        assert_eq!(found.len(), 1, "{:?}", c.singles);
+        assert!(
+            (found[0].area() - 70.0 * 100.0).abs() < 0.1 * 7000.0,
+            "{found:?}"
+        );
+        assert!(c.local_from < c.singles.len());
+        // The white half is an outline of its own and sets the scale; the
+        // local outline does not.
+        let w = c.width_estimate.expect("scale");
+        assert!((w - 200.0).abs() < 8.0, "{w}");
     }
 
     #[test]
