@@ -79,8 +79,11 @@ fn general_model_on_edje_test() {
     // 0.986 (one more wrong read), recall 0.951; floors unchanged. Since the
     // pip check of number cards: precision 0.993 (136 of 137; the wrong one is
     // the Kd label we believe wrong), recall 0.951; precision floor raised.
+    // Since the local paper mask and the far-rank rule: precision 0.993 (137
+    // of 138), recall 0.958 (137 of 143); recall floor raised to one card
+    // below it.
     assert!(p >= 0.99, "precision {p}");
-    assert!(r >= 0.95, "recall {r}");
+    assert!(r >= 0.955, "recall {r}");
 }
 
 #[test]
