@@ -578,9 +578,6 @@ fn decide(
     })
 }
 
-/// The suit of a pip from its distance per suit label (`suits`, as
-/// [`per_label`]) and its ink's redness: (suit, confidence), `None` when
-/// unsure.
 /// Whether a rank glyph whose nearest rank sample lies at cosine distance
 /// `d` and the nearest sample of any other class at `other` is read: near
 /// ([`RANK_MAX_DIST`]) with a margin of [`RANK_MIN_MARGIN`], or far
@@ -594,6 +591,9 @@ fn rank_accepted(d: f32, other: f32) -> bool {
     }
 }
 
+/// The suit of a pip from its distance per suit label (`suits`, as
+/// [`per_label`]) and its ink's redness: (suit, confidence), `None` when
+/// unsure.
 fn decide_suit(model: &CardModel, suits: &[(u8, f32)], redness: f32) -> Option<(u8, f32)> {
     let red = redness > model.red_threshold;
     let unsure = (redness - model.red_threshold).abs() < RED_UNSURE;

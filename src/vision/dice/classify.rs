@@ -1,7 +1,7 @@
 //! Face classification of a die candidate with the fitted classifier MLP.
 
 use super::cnn::{FaceNet, FaceScratch};
-use super::crop::{aligned_crop_read, crop_features, face_colour};
+use super::crop::{aligned_crop, crop_features, face_colour};
 use super::find::Candidate;
 use super::mlp::softmax;
 use super::model::N_CLASSES;
@@ -128,7 +128,7 @@ pub fn classify_scratch(
 /// Untransformed crop features of a candidate: its face-aligned crop, as the
 /// classifier takes it (on the SIMD paths `cpu` allows).
 fn candidate_features(rgb: &image::RgbImage, c: &Candidate, cpu: super::cpu::Cpu) -> Vec<f32> {
-    let (cells, side) = aligned_crop_read(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, cpu);
+    let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
     crop_features(&cells, side, 0, cpu)
 }
 

@@ -214,7 +214,7 @@ impl Conv {
         #[cfg(target_arch = "x86_64")]
         if Cpu::detect().avx {
             // SAFETY: only called when the CPU reports AVX.
-            return unsafe { self.forward_avx(&pad, out, MAP, 0) };
+            return unsafe { self.forward_avx_rows4(&pad, out, MAP, 0) };
         }
         self.forward_portable(&pad, out)
     }
@@ -230,80 +230,9 @@ impl Conv {
             && out.len() >= cout * stride * stride
     }
 
-    /// [`Self::forward_body`] written with AVX intrinsics (8-float
-    /// registers): two output rows at a time, so each broadcast weight
-    /// serves four registers. Per output value the same multiplies and adds
-    /// in the same order as the portable code (no fused multiply-add), so
-    /// the same bits.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx")]
-    fn forward_avx(&self, pad: &[f32], out: &mut [f32], stride: usize, off: usize) {
-        use std::arch::x86_64::{
-            _mm256_add_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_mul_ps, _mm256_set1_ps,
-            _mm256_setzero_ps, _mm256_storeu_ps,
-        };
-        const S: usize = MAP;
-        const _: () = assert!(MAP == 16, "two 8-lane registers per row");
-        let (cin, cout) = (self.cin, self.cout);
-        if !self.simd_shapes_ok(pad, out, stride, off) {
-            return;
-        }
-        let zero = _mm256_setzero_ps();
-        for o in 0..cout {
-            let bias = _mm256_set1_ps(self.b[o]);
-            let wo = &self.w[o * cin * 9..(o + 1) * cin * 9];
-            for y in (0..S).step_by(2) {
-                let (mut a0, mut a1, mut b0, mut b1) = (bias, bias, bias, bias);
-                for (c, wk) in wo.chunks_exact(9).enumerate() {
-                    for ky in 0..3 {
-                        let r0 = c * PAD * PAD + (y + ky) * PAD;
-                        let r1 = r0 + PAD;
-                        for kx in 0..3 {
-                            let w = _mm256_set1_ps(wk[ky * 3 + kx]);
-                            // SAFETY: r1 + kx + 15 <= (cin - 1) PAD^2 +
-                            // (S + 1) PAD + 17 < cin PAD^2 <= pad.len()
-                            // (checked above), so all 8-float loads are in
-                            // bounds.
-                            unsafe {
-                                let p = pad.as_ptr();
-                                a0 = _mm256_add_ps(
-                                    a0,
-                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r0 + kx))),
-                                );
-                                a1 = _mm256_add_ps(
-                                    a1,
-                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r0 + kx + 8))),
-                                );
-                                b0 = _mm256_add_ps(
-                                    b0,
-                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r1 + kx))),
-                                );
-                                b1 = _mm256_add_ps(
-                                    b1,
-                                    _mm256_mul_ps(w, _mm256_loadu_ps(p.add(r1 + kx + 8))),
-                                );
-                            }
-                        }
-                    }
-                }
-                let d0 = o * stride * stride + (y + off) * stride + off;
-                let d1 = d0 + stride;
-                // SAFETY: d1 + 15 < cout stride^2 <= out.len() (checked
-                // above: off + S <= stride).
-                unsafe {
-                    let q = out.as_mut_ptr();
-                    _mm256_storeu_ps(q.add(d0), _mm256_max_ps(a0, zero));
-                    _mm256_storeu_ps(q.add(d0 + 8), _mm256_max_ps(a1, zero));
-                    _mm256_storeu_ps(q.add(d1), _mm256_max_ps(b0, zero));
-                    _mm256_storeu_ps(q.add(d1 + 8), _mm256_max_ps(b1, zero));
-                }
-            }
-        }
-    }
-
-    /// [`Self::forward_avx`] of the inference pass, four output rows at a
-    /// time (eight accumulators, so each broadcast weight serves eight
-    /// registers), each multiply reading its input straight from memory
+    /// [`Self::forward_body`] with AVX (8-float registers), four output
+    /// rows at a time (eight accumulators, so each broadcast weight serves
+    /// eight registers), each multiply reading its input straight from memory
     /// (inline assembly: left to itself the compiler shares the loads of an
     /// input row between the output rows that use it and then runs out of
     /// registers). Per output value the same multiplies and adds in the
@@ -395,7 +324,7 @@ impl Conv {
         }
     }
 
-    /// [`Self::forward_avx`] with AVX-512 (16-float registers, one output
+    /// [`Self::forward_avx_rows4`] with AVX-512 (16-float registers, one output
     /// row each), four output rows at a time so each broadcast weight serves
     /// four registers. Per output value the same multiplies and adds in the
     /// same order as the portable code (no fused multiply-add), so the same
@@ -1359,15 +1288,9 @@ mod tests {
         let x: Vec<f32> = (0..5 * MAP * MAP).map(|_| rng.normal()).collect();
         let mut pad = vec![0f32; 5 * PAD * PAD];
         fill_padded(&x, &mut pad);
-        let mut portable = vec![0f32; 8 * MAP * MAP];
-        let mut avx = vec![1f32; 8 * MAP * MAP];
-        conv.forward_portable(&pad, &mut portable);
-        // SAFETY: the CPU reports AVX (checked above).
-        unsafe { conv.forward_avx(&pad, &mut avx, MAP, 0) };
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&portable), bits(&avx));
-        // The four-row inference kernel, into a plain and a padded buffer,
-        // on inputs with ReLU zeros as conv2 sees them.
+        // The four-row kernel, into a plain and a padded buffer, on inputs
+        // with ReLU zeros as conv2 sees them.
         for relu in [false, true] {
             let xr: Vec<f32> = x
                 .iter()

@@ -605,18 +605,15 @@ impl<'a> Bilinear<'a> {
     /// ub`, both at `v`): [`Self::cell_sse`] with cell `ua` in the low and
     /// `ub` in the high half of each 8-lane register, so every lane does the
     /// same operations in the same order as there (the same values), with
-    /// half the arithmetic instructions. `INTERIOR`: every sub-sample of
-    /// the crop is known to be at least [`INTERIOR_MARGIN`] pixels inside
-    /// the image ([`Self::holds_crop`]), so the corner pixels are read
-    /// without bounds checks ([`Self::corners_interior`]; the same bytes).
+    /// half the arithmetic instructions. Crops inside the image take
+    /// [`Self::row_gather_avx2`] instead.
     ///
     /// # Safety
     /// The CPU must have AVX2; coordinates must be finite (as for
-    /// [`Self::cell_sse`]); with `INTERIOR`, [`Self::holds_crop`] must hold
-    /// for the crop the cells belong to.
+    /// [`Self::cell_sse`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn cell_pair_avx2<const INTERIOR: bool>(
+    unsafe fn cell_pair_avx2(
         &self,
         c: [f32; 2],
         rot: [f32; 2],
@@ -668,12 +665,8 @@ impl<'a> Bilinear<'a> {
                 ($l:literal) => {{
                     const L: i32 = $l * 0b01_01_01_01;
                     let (a, b) = ((xi[$l], yi[$l]), (xi[$l + 4], yi[$l + 4]));
-                    let ([a00, a10, a01, a11], [b00, b10, b01, b11]) = if INTERIOR {
-                        // Safe by the caller's guarantee (`holds_crop`).
-                        (self.corners_interior(a), self.corners_interior(b))
-                    } else {
-                        (self.corners_at(a), self.corners_at(b))
-                    };
+                    let ([a00, a10, a01, a11], [b00, b10, b01, b11]) =
+                        (self.corners_at(a), self.corners_at(b));
                     let px = |a: u32, b: u32| {
                         let w = (a as u64 | (b as u64) << 32) as i64;
                         _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(w)))
@@ -712,7 +705,8 @@ impl<'a> Bilinear<'a> {
     /// channel every lane does the clamping, weights, multiplies and adds
     /// of [`Self::cell_sse`] in the same order (the same values as there and
     /// as [`Self::at`]); the corner pixels are 4-byte gathers at the byte
-    /// offsets whose first three bytes [`Self::corners_interior`] reads.
+    /// offsets whose first three bytes [`Self::corners_at`] reads (no edge
+    /// case: the crop is inside the image).
     ///
     /// # Safety
     /// The CPU must have AVX2; [`Self::holds_crop`] must hold for the crop
@@ -796,7 +790,7 @@ impl<'a> Bilinear<'a> {
                 // SAFETY: g + 8 <= GRID (the loads), AVX2 is enabled, and
                 // the gathers read inside the buffer by the caller's
                 // guarantee (`holds_crop`): the offsets are those of
-                // `corners_interior`.
+                // `corners_at` away from the edges.
                 unsafe {
                     let x = _mm256_sub_ps(_mm256_loadu_ps(xu[k].as_ptr().add(g)), vs[j]);
                     let y = _mm256_add_ps(_mm256_loadu_ps(yu[k].as_ptr().add(g)), vc[j]);
@@ -859,32 +853,6 @@ impl<'a> Bilinear<'a> {
         let dx = if x0 < self.last.0 { 3 } else { 0 };
         let dy = if y0 < self.last.1 { 3 * self.w } else { 0 };
         self.corners((y0 * self.w + x0) * 3, dx, dy)
-    }
-
-    /// [`Self::corners_at`] of a sample at least one pixel from the right
-    /// and bottom edges (so its neighbours are the next column and row, and
-    /// both 8-byte words are inside the buffer): two unaligned reads.
-    ///
-    /// # Safety
-    /// `0 <= x < w - 1` and `0 <= y < h - 1`.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn corners_interior(&self, (x, y): (i32, i32)) -> [u32; 4] {
-        let (x0, y0) = (x as usize, y as usize);
-        debug_assert!(x0 < self.last.0 && y0 < self.last.1);
-        let o = (y0 * self.w + x0) * 3;
-        // The word of the lower row ends at byte `o + 3 w + 8 <= 3 (y0 + 1)
-        // w + 3 (w - 2) + 8 < 3 (y0 + 2) w <= len`.
-        debug_assert!(o + 3 * self.w + 8 <= self.raw.len());
-        // SAFETY: in bounds by the caller's guarantee (see above).
-        let (r0, r1) = unsafe {
-            let p = self.raw.as_ptr().add(o);
-            (
-                (p as *const u64).read_unaligned(),
-                (p.add(3 * self.w) as *const u64).read_unaligned(),
-            )
-        };
-        [r0 as u32, (r0 >> 24) as u32, r1 as u32, (r1 >> 24) as u32]
     }
 
     /// Whether every sub-sample of a crop centred at `c` with rotation `rot`
@@ -1004,36 +972,6 @@ pub fn sample_crop(
     angle: f32,
     cpu: Cpu,
 ) -> Vec<[f32; 3]> {
-    sample_crop_impl(img, cx, cy, side, angle, cpu, false)
-}
-
-/// [`sample_crop`] of the read path: with AVX2, a crop inside the frame
-/// ([`Bilinear::holds_crop`]) is sampled a row at a time with gathers
-/// ([`Bilinear::row_gather_avx2`]; the same bits, tested against the
-/// per-cell code and the reference). The fitter keeps [`sample_crop`], so
-/// the model rebuild does not depend on this path.
-pub fn sample_crop_read(
-    img: &RgbImage,
-    cx: f32,
-    cy: f32,
-    side: f32,
-    angle: f32,
-    cpu: Cpu,
-) -> Vec<[f32; 3]> {
-    sample_crop_impl(img, cx, cy, side, angle, cpu, true)
-}
-
-/// [`sample_crop`], with `gather` choosing [`sample_crop_read`]'s gather
-/// rows for interior crops when the CPU has AVX2.
-fn sample_crop_impl(
-    img: &RgbImage,
-    cx: f32,
-    cy: f32,
-    side: f32,
-    angle: f32,
-    cpu: Cpu,
-    gather: bool,
-) -> Vec<[f32; 3]> {
     let step = side / GRID as f32;
     let (sn, cs) = angle.sin_cos();
     // Sub-sample offsets from the crop centre along one axis, for grid index
@@ -1058,8 +996,7 @@ fn sample_crop_impl(
     #[cfg(target_arch = "x86_64")]
     if finite && cpu.avx2 {
         let (c, rot) = ([cx, cy], [cs, sn]);
-        let interior = img.holds_crop(c, rot, side);
-        if gather && interior && img.raw.len() < i32::MAX as usize {
+        if img.holds_crop(c, rot, side) && img.raw.len() < i32::MAX as usize {
             // The terms of the sub-sample coordinates that depend on `u`
             // only, shared by all rows (the same float values).
             let xu: [[f32; GRID]; 2] = [0, 1].map(|k| offs.map(|o| cx + o[k] * cs));
@@ -1081,16 +1018,9 @@ fn sample_crop_impl(
         }
         for &v in &offs {
             for u in offs.chunks_exact(2) {
-                // SAFETY: AVX2 was checked just above, the coordinates are
-                // finite, and `holds_crop` was checked for the interior
-                // variant.
-                let pair = unsafe {
-                    if interior {
-                        img.cell_pair_avx2::<true>(c, rot, u[0], u[1], v)
-                    } else {
-                        img.cell_pair_avx2::<false>(c, rot, u[0], u[1], v)
-                    }
-                };
+                // SAFETY: AVX2 was checked just above and the coordinates
+                // are finite.
+                let pair = unsafe { img.cell_pair_avx2(c, rot, u[0], u[1], v) };
                 out.extend_from_slice(&pair);
             }
         }
@@ -1143,38 +1073,10 @@ pub fn aligned_crop(
     angle_jitter: f32,
     cpu: Cpu,
 ) -> (Vec<[f32; 3]>, f32) {
-    let (a, side) = crop_angle_side(img, cx, cy, box_side, scale, cpu);
-    (sample_crop(img, cx, cy, side, a + angle_jitter, cpu), side)
-}
-
-/// [`aligned_crop`] of the read path (no angle jitter), sampled with
-/// [`sample_crop_read`]: the same cells.
-pub fn aligned_crop_read(
-    img: &RgbImage,
-    cx: f32,
-    cy: f32,
-    box_side: f32,
-    scale: f32,
-    cpu: Cpu,
-) -> (Vec<[f32; 3]>, f32) {
-    let (a, side) = crop_angle_side(img, cx, cy, box_side, scale, cpu);
-    // `+ 0.0` as [`aligned_crop`] adds its zero jitter (it turns -0.0 into
-    // +0.0, which the rotation sees).
-    (sample_crop_read(img, cx, cy, side, a + 0.0, cpu), side)
-}
-
-/// The face angle estimate and the crop side of [`aligned_crop`].
-fn crop_angle_side(
-    img: &RgbImage,
-    cx: f32,
-    cy: f32,
-    box_side: f32,
-    scale: f32,
-    cpu: Cpu,
-) -> (f32, f32) {
     let a = estimate_angle(img, cx, cy, box_side, cpu);
     let ratio = (1.0 / (a.cos().abs() + a.sin().abs())).max(MIN_FACE_RATIO);
-    (a, box_side * ratio * scale)
+    let side = box_side * ratio * scale;
+    (sample_crop(img, cx, cy, side, a + angle_jitter, cpu), side)
 }
 
 /// Transform index 0..8 of the dihedral group applied to coordinates of a
@@ -1763,8 +1665,8 @@ mod tests {
             (30.3, 20.7, 41.0, 0.785),
         ];
         check_sample_crop(&img, &cases);
-        // A larger image: crops well inside it (the AVX2 path's unchecked
-        // reads), just inside and just outside the interior margin.
+        // A larger image: crops well inside it (the AVX2 gather rows'
+        // unchecked reads), just inside and just outside the interior margin.
         let big = RgbImage::from_fn(90, 70, |x, y| {
             image::Rgb([
                 (x * 5 % 256) as u8,
@@ -1814,7 +1716,7 @@ mod tests {
             let side = 8.0 + rng.unit() * 60.0;
             let angle = (rng.unit() - 0.5) * 1.6;
             let bits = |cpu| -> Vec<[u32; 3]> {
-                sample_crop_read(&img, cx, cy, side, angle, cpu)
+                sample_crop(&img, cx, cy, side, angle, cpu)
                     .iter()
                     .map(|p| p.map(f32::to_bits))
                     .collect()
@@ -1855,14 +1757,11 @@ mod tests {
                     want.push(acc.map(f32::to_bits));
                 }
             }
-            for read in [false, true] {
-                let got: Vec<[u32; 3]> =
-                    sample_crop_impl(img, cx, cy, side, angle, Cpu::detect(), read)
-                        .iter()
-                        .map(|p| p.map(f32::to_bits))
-                        .collect();
-                assert_eq!(got, want);
-            }
+            let got: Vec<[u32; 3]> = sample_crop(img, cx, cy, side, angle, Cpu::detect())
+                .iter()
+                .map(|p| p.map(f32::to_bits))
+                .collect();
+            assert_eq!(got, want);
         }
     }
 
