@@ -832,6 +832,7 @@ mod tests {
                 score: i as f32,
                 size_ratio: 0.7,
                 dist_ratio: 1.0,
+                crowd: 0,
             }
         };
         let hyps: Vec<_> = (0..MAX_INDEX_READS + MAX_OUTLINE_INDEX_READS)
