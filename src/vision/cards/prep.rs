@@ -212,21 +212,48 @@ pub fn paper_mask(work: &WorkImage) -> GrayImage {
 /// close to the edge).
 pub fn mask_above(work: &WorkImage, t: u8) -> GrayImage {
     let (w, h) = work.score.dimensions();
-    let m: Vec<bool> = work.score.as_raw().iter().map(|&v| v > t).collect();
+    let m: Vec<u8> = work
+        .score
+        .as_raw()
+        .iter()
+        .map(|&v| u8::from(v > t))
+        .collect();
     cleaned(m, w as usize, h as usize)
 }
 
-/// The `w` x `h` mask `m` after a 3x3 opening (drops table speckle) and a
-/// 5x5 closing (re-joins card borders cut by index glyphs close to the
-/// edge), as a 0 / 255 image.
-fn cleaned(mut m: Vec<bool>, w: usize, h: usize) -> GrayImage {
-    m = morph(&m, w, h, 1, false);
-    m = morph(&m, w, h, 1, true);
-    m = morph(&m, w, h, 2, true);
-    m = morph(&m, w, h, 2, false);
-    let raw: Vec<u8> = m.iter().map(|&b| if b { 255 } else { 0 }).collect();
-    GrayImage::from_raw(w as u32, h as u32, raw)
-        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+/// The `w` x `h` mask `m` (0 / 1 bytes) after a 3x3 opening (drops table
+/// speckle) and a 5x5 closing (re-joins card borders cut by index glyphs
+/// close to the edge), as a 0 / 255 image. An empty mask stays empty
+/// (erosion and dilation of nothing are nothing), so it is returned as it
+/// is; otherwise the four passes ping-pong between two buffers.
+fn cleaned(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
+    if m.len() == w * h && is_empty_mask(&m) {
+        return GrayImage::from_raw(w as u32, h as u32, m)
+            .unwrap_or_else(|| GrayImage::new(w as u32, h as u32));
+    }
+    let mut tmp = vec![0u8; w * h];
+    let mut out = vec![0u8; w * h];
+    morph_into(&m, w, h, 1, false, &mut tmp, &mut out);
+    morph_into(&out, w, h, 1, true, &mut tmp, &mut m);
+    morph_into(&m, w, h, 2, true, &mut tmp, &mut out);
+    morph_into(&out, w, h, 2, false, &mut tmp, &mut m);
+    // 0 / 1 -> 0 / 255.
+    for v in &mut m {
+        *v = v.wrapping_neg();
+    }
+    GrayImage::from_raw(w as u32, h as u32, m).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+}
+
+/// Bytes per step of the mask scans and morphology passes: fixed-size
+/// blocks the compiler keeps in vector registers.
+const MASK_LANES: usize = 32;
+
+/// Whether every byte of `m` is zero (whole blocks OR-ed, no early exit
+/// per byte).
+fn is_empty_mask(m: &[u8]) -> bool {
+    let mut blocks = m.chunks_exact(MASK_LANES);
+    let any_block = blocks.any(|c| c.iter().fold(0u8, |a, &v| a | v) != 0);
+    !any_block && blocks.remainder().iter().all(|&v| v == 0)
 }
 
 /// Radius of the local-background window of [`local_mask`], as a share of
@@ -259,29 +286,41 @@ pub fn local_mask(work: &WorkImage) -> GrayImage {
     cleaned(m, w, h)
 }
 
-/// The pixels of the `w` x `h` scores `s` above `floor` whose score exceeds
-/// the mean of their `(2r + 1)`-square window (clipped to the frame) by more
-/// than `offset`. The window sums are running sums: a column sum per x kept
-/// for the current row's window, then prefix sums along the row, so the
-/// cost is a few operations per pixel whatever the radius.
-fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<bool> {
-    let mut m = vec![false; w * h];
-    if w == 0 || h == 0 {
+/// The pixels (1 = set, else 0) of the `w` x `h` scores `s` above `floor`
+/// whose score exceeds the mean of their `(2r + 1)`-square window (clipped
+/// to the frame) by more than `offset`. The window sums are running sums: a
+/// column sum per x kept for the current row's window, then prefix sums
+/// along the row, so the cost is a few operations per pixel whatever the
+/// radius. Columns whose window is not clipped left or right (all but `r`
+/// at each end) share one window size per row and are tested in one
+/// straight pass over shifted prefix sums (it vectorises); the integer
+/// comparison is the same everywhere.
+fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    let mut m = vec![0u8; w * h];
+    if w == 0 || h == 0 || s.len() < w * h {
         return m;
     }
     // Window extents per coordinate: [lo, hi) clipped to the frame.
     let span = |i: usize, n: usize| (i.saturating_sub(r), (i + r + 1).min(n));
     let mut cols = vec![0u32; w];
     let mut pre = vec![0u32; w + 1];
-    let xs: Vec<(u32, u32)> = (0..w)
-        .map(|x| {
-            let (a, b) = span(x, w);
-            (a as u32, b as u32)
-        })
-        .collect();
+    // Columns `r .. w - r` have the whole window `x - r ..= x + r`.
+    let inner = if w > 2 * r { r..w - r } else { 0..0 };
+    let edge: Vec<usize> = (0..w).filter(|x| !inner.contains(x)).collect();
     let (mut top, mut bottom) = (0usize, 0usize);
     for y in 0..h {
         let (y0, y1) = span(y, h);
+        // The window moves down a row: add the new bottom row and take the
+        // old top row in one pass (the sum stays >= 0 after both).
+        while bottom < y1 && top < y0 {
+            let add = &s[bottom * w..(bottom + 1) * w];
+            let sub = &s[top * w..(top + 1) * w];
+            for ((c, &a), &b) in cols.iter_mut().zip(add).zip(sub) {
+                *c = *c + a as u32 - b as u32;
+            }
+            bottom += 1;
+            top += 1;
+        }
         while bottom < y1 {
             for (c, &v) in cols.iter_mut().zip(&s[bottom * w..(bottom + 1) * w]) {
                 *c += v as u32;
@@ -302,10 +341,27 @@ fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -
             *p = acc;
         }
         let row = &s[y * w..(y + 1) * w];
-        for ((o, &v), &(x0, x1)) in m[y * w..(y + 1) * w].iter_mut().zip(row).zip(&xs) {
-            let sum = pre[x1 as usize] - pre[x0 as usize];
-            let n = rows * (x1 - x0);
-            *o = v > floor && v as u32 * n > sum + offset * n;
+        let out = &mut m[y * w..(y + 1) * w];
+        // Both tests evaluated (`&`, not `&&`): no branch per pixel, so the
+        // loop below vectorises.
+        let above = |v: u8, sum: u32, n: u32| {
+            u8::from(v > floor) & u8::from(v as u32 * n > sum + offset * n)
+        };
+        for &x in &edge {
+            let (x0, x1) = span(x, w);
+            let n = rows * (x1 - x0) as u32;
+            out[x] = above(row[x], pre[x1] - pre[x0], n);
+        }
+        if !inner.is_empty() {
+            let n = rows * (2 * r + 1) as u32;
+            let (lo, hi) = (
+                &pre[..inner.len()],
+                &pre[2 * r + 1..2 * r + 1 + inner.len()],
+            );
+            let vals = row[inner.clone()].iter().zip(lo).zip(hi);
+            for (o, ((&v, &p0), &p1)) in out[inner.clone()].iter_mut().zip(vals) {
+                *o = above(v, p1 - p0, n);
+            }
         }
     }
     m
@@ -314,56 +370,101 @@ fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -
 /// Erodes a binary mask (255 = set) by a square of radius `r`.
 pub fn erode_mask(mask: &GrayImage, r: usize) -> GrayImage {
     let (w, h) = (mask.width() as usize, mask.height() as usize);
-    let m: Vec<bool> = mask.as_raw().iter().map(|&v| v > 0).collect();
-    let e = morph(&m, w, h, r, false);
-    let raw: Vec<u8> = e.iter().map(|&b| if b { 255 } else { 0 }).collect();
-    GrayImage::from_raw(w as u32, h as u32, raw)
-        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+    let m: Vec<u8> = mask.as_raw().iter().map(|&v| u8::from(v > 0)).collect();
+    let mut tmp = vec![0u8; w * h];
+    let mut e = vec![0u8; w * h];
+    morph_into(&m, w, h, r, false, &mut tmp, &mut e);
+    for v in &mut e {
+        *v = v.wrapping_neg();
+    }
+    GrayImage::from_raw(w as u32, h as u32, e).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
 }
 
-/// Separable square dilation (`dilate = true`) or erosion with radius `r`.
-/// Outside the frame counts as background.
-fn morph(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
-    if w == 0 || h == 0 {
-        return src.to_vec();
-    }
-    let op = |d: &mut [u8], s: &[u8]| {
-        if dilate {
-            d.iter_mut().zip(s).for_each(|(d, s)| *d |= s);
-        } else {
-            d.iter_mut().zip(s).for_each(|(d, s)| *d &= s);
+/// `dst[i] = src[0][i] op src[1][i] op ...` (OR when `dilate`, else AND)
+/// for the rows `srcs` (each at least `dst.len()` long), in blocks of
+/// [`MASK_LANES`] bytes held in registers (one load and one OR / AND per
+/// row and block, one store per block).
+#[inline(always)]
+fn combine_rows<'a, const DILATE: bool>(
+    dst: &mut [u8],
+    srcs: impl Iterator<Item = &'a [u8]> + Clone,
+) {
+    let n = dst.len();
+    let mut blocks = dst.chunks_exact_mut(MASK_LANES);
+    for (b, d) in (&mut blocks).enumerate() {
+        let at = b * MASK_LANES;
+        let mut acc = [u8::from(!DILATE); MASK_LANES];
+        for s in srcs.clone() {
+            let Some(s) = s.get(at..at + MASK_LANES) else {
+                return;
+            };
+            for (a, &v) in acc.iter_mut().zip(s) {
+                *a = if DILATE { *a | v } else { *a & v };
+            }
         }
-    };
-    // Horizontal pass on zero-padded rows (slice ops vectorise).
+        d.copy_from_slice(&acc);
+    }
+    let done = n - blocks.into_remainder().len();
+    for i in done..n {
+        let mut a = u8::from(!DILATE);
+        for s in srcs.clone() {
+            a = if DILATE { a | s[i] } else { a & s[i] };
+        }
+        dst[i] = a;
+    }
+}
+
+/// Separable square dilation (`dilate = true`) or erosion with radius `r`
+/// of the `w` x `h` mask `src` (0 / 1 bytes) into `out`, through `tmp`
+/// (both `w * h` long). Outside the frame counts as background.
+fn morph_into(
+    src: &[u8],
+    w: usize,
+    h: usize,
+    r: usize,
+    dilate: bool,
+    tmp: &mut [u8],
+    out: &mut [u8],
+) {
+    if dilate {
+        morph_impl::<true>(src, w, h, r, tmp, out)
+    } else {
+        morph_impl::<false>(src, w, h, r, tmp, out)
+    }
+}
+
+/// [`morph_into`] for one operation.
+fn morph_impl<const DILATE: bool>(
+    src: &[u8],
+    w: usize,
+    h: usize,
+    r: usize,
+    tmp: &mut [u8],
+    out: &mut [u8],
+) {
+    if w == 0 || h == 0 || src.len() < w * h || tmp.len() < w * h || out.len() < w * h {
+        return;
+    }
+    // Horizontal pass on zero-padded rows: the window of x is
+    // `padded[x ..= x + 2r]`.
     let mut padded = vec![0u8; w + 2 * r];
-    let mut tmp = vec![0u8; w * h];
-    for y in 0..h {
-        for (p, &v) in padded[r..r + w].iter_mut().zip(&src[y * w..(y + 1) * w]) {
-            *p = v as u8;
-        }
-        let dst = &mut tmp[y * w..(y + 1) * w];
-        dst.copy_from_slice(&padded[0..w]);
-        for k in 1..=2 * r {
-            op(dst, &padded[k..k + w]);
-        }
+    for (srow, trow) in src.chunks_exact(w).zip(tmp.chunks_exact_mut(w)) {
+        padded[r..r + w].copy_from_slice(srow);
+        let p = &padded;
+        combine_rows::<DILATE>(trow, (0..=2 * r).map(|k| &p[k..]));
     }
-    // Vertical pass: row-wise OR / AND.
-    let mut out = vec![0u8; w * h];
-    for y in 0..h {
-        if !dilate && (y < r || y + r >= h) {
+    // Vertical pass over the rows of `tmp` (clipped to the frame; an
+    // erosion whose window leaves the frame is empty).
+    for (y, orow) in out.chunks_exact_mut(w).take(h).enumerate() {
+        if !DILATE && (y < r || y + r >= h) {
+            orow.fill(0);
             continue;
         }
         let lo = y.saturating_sub(r);
         let hi = (y + r).min(h - 1);
-        let (before, rest) = out.split_at_mut(y * w);
-        let _ = before;
-        let dst = &mut rest[..w];
-        dst.copy_from_slice(&tmp[lo * w..(lo + 1) * w]);
-        for yy in lo + 1..=hi {
-            op(dst, &tmp[yy * w..(yy + 1) * w]);
-        }
+        let t = &*tmp;
+        combine_rows::<DILATE>(orow, (lo..=hi).map(|yy| &t[yy * w..(yy + 1) * w]));
     }
-    out.into_iter().map(|v| v != 0).collect()
 }
 
 /// Bilinear RGB sample at a full-resolution position (clamped to the frame).
@@ -563,6 +664,43 @@ mod tests {
         assert!((30..220).contains(&t));
     }
 
+    /// The former morphology on `bool` masks (one pass per window offset):
+    /// the reference for [`morph_into`].
+    fn morph_reference(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
+        let op = |a: bool, b: bool| if dilate { a | b } else { a & b };
+        let mut tmp = vec![false; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let mut v = !dilate;
+                for xx in x as i64 - r as i64..=(x + r) as i64 {
+                    let inside = xx >= 0 && (xx as usize) < w;
+                    v = op(v, inside && src[y * w + xx as usize]);
+                }
+                tmp[y * w + x] = v;
+            }
+        }
+        let mut out = vec![false; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let mut v = !dilate;
+                for yy in y as i64 - r as i64..=(y + r) as i64 {
+                    let inside = yy >= 0 && (yy as usize) < h;
+                    v = op(v, inside && tmp[yy as usize * w + x]);
+                }
+                out[y * w + x] = v;
+            }
+        }
+        out
+    }
+
+    /// [`morph_into`] on 0 / 1 bytes into fresh buffers.
+    fn morph(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
+        let m: Vec<u8> = src.iter().map(|&b| u8::from(b)).collect();
+        let (mut tmp, mut out) = (vec![7u8; w * h], vec![7u8; w * h]);
+        morph_into(&m, w, h, r, dilate, &mut tmp, &mut out);
+        out.iter().map(|&v| v != 0).collect()
+    }
+
     #[test]
     fn morph_erodes_and_dilates() {
         let (w, h) = (7, 7);
@@ -579,6 +717,47 @@ mod tests {
         let edge = vec![true; w * h];
         let e2 = morph(&edge, w, h, 1, false);
         assert!(!e2[0] && e2[w + 1]);
+    }
+
+    /// The blocked morphology (and the cleaning built on it) against the
+    /// per-pixel reference, on random masks of sizes around the block width.
+    #[test]
+    fn morph_matches_reference() {
+        let mut seed = 5u32;
+        let sizes = [
+            (1, 1),
+            (3, 9),
+            (31, 7),
+            (32, 5),
+            (33, 40),
+            (70, 33),
+            (200, 19),
+        ];
+        for (w, h) in sizes {
+            for density in [3u32, 50, 97] {
+                let m: Vec<bool> = (0..w * h)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        (seed >> 16) % 100 < density
+                    })
+                    .collect();
+                for r in [1, 2, 3] {
+                    for dilate in [false, true] {
+                        let want = morph_reference(&m, w, h, r, dilate);
+                        assert_eq!(morph(&m, w, h, r, dilate), want, "{w}x{h} r {r} {dilate}");
+                    }
+                }
+                let mut want = morph_reference(&m, w, h, 1, false);
+                want = morph_reference(&want, w, h, 1, true);
+                want = morph_reference(&want, w, h, 2, true);
+                want = morph_reference(&want, w, h, 2, false);
+                let bytes: Vec<u8> = m.iter().map(|&b| u8::from(b)).collect();
+                let got = cleaned(bytes, w, h);
+                let want: Vec<u8> = want.iter().map(|&b| if b { 255 } else { 0 }).collect();
+                assert_eq!(got.as_raw(), &want, "cleaned {w}x{h} at {density}%");
+            }
+        }
+        assert!(cleaned(vec![0; 12], 4, 3).as_raw().iter().all(|&v| v == 0));
     }
 
     /// The former per-pixel downscale: the reference for [`block_scores`].
@@ -633,7 +812,14 @@ mod tests {
     #[test]
     fn local_above_matches_brute_force() {
         let mut seed = 11u32;
-        for (w, h, r) in [(37, 23, 4), (40, 9, 12), (1, 5, 2), (64, 48, 1)] {
+        for (w, h, r) in [
+            (37, 23, 4),
+            (40, 9, 12),
+            (1, 5, 2),
+            (64, 48, 1),
+            (9, 6, 4),
+            (150, 60, 17),
+        ] {
             let s: Vec<u8> = (0..w * h)
                 .map(|_| {
                     seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
@@ -652,7 +838,7 @@ mod tests {
                     }
                     let v = s[y * w + x];
                     let want = v > 30 && v as f32 > sum as f32 / n as f32 + 10.0;
-                    assert_eq!(got[y * w + x], want, "{w}x{h} r {r} at ({x}, {y})");
+                    assert_eq!(got[y * w + x] != 0, want, "{w}x{h} r {r} at ({x}, {y})");
                 }
             }
         }
