@@ -88,46 +88,81 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
 /// Paper scores of the `ww` x `wh` working image of the RGB rows `raw`
 /// (`w` px wide) at downscale `f` >= 2. Each working pixel averages a 2x2
 /// subset of its f x f block (offsets f/4 and 3f/4): enough to smooth JPEG
-/// noise at a fraction of the cost. The two rows are summed first, then the
-/// two columns, then [`paper_score`] is taken, whole rows at a time (the
-/// loops vectorise); integer arithmetic, so the order changes no value.
+/// noise at a fraction of the cost. The four samples are summed at every
+/// channel position of the row, then [`paper_score`] of the quarters is
+/// taken at every channel position (the channel minimum and maximum of
+/// three neighbouring sums; the quarter of a minimum of sums is the minimum
+/// of the quarters), whole rows at a time so the loops vectorise (sums of
+/// four bytes fit `i16`, whose minimum and maximum SSE2 has), and the
+/// working pixels pick every `3f`-th score. Integer arithmetic, so the
+/// order changes no value. Compiled for AVX2 when the CPU has it
+/// ([`block_scores_avx2`]).
 fn block_scores(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { block_scores_avx2(raw, w, ww, wh, f) };
+    }
+    block_scores_body(raw, w, ww, wh, f)
+}
+
+/// [`block_scores_body`] compiled for AVX2 (16 lanes of the 16-bit sums,
+/// minima and maxima per instruction): the same integers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn block_scores_avx2(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
+    block_scores_body(raw, w, ww, wh, f)
+}
+
+/// The body of [`block_scores`].
+#[inline(always)]
+fn block_scores_body(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
     let stride = w * 3;
     let offs = [f / 4, (3 * f) / 4];
     // Channel distance between the two sampled columns of a block.
     let gap = (offs[1] - offs[0]) * 3;
     let mut out = vec![0u8; ww * wh];
-    let mut rows = vec![0u16; stride];
-    let mut cols = vec![0u16; stride];
-    let (mut lo, mut hi) = (vec![0u16; stride], vec![0u16; stride]);
+    // Channel positions with both sampled columns in the row, and those
+    // with two more positions after them (the scores).
+    let n = stride - gap;
+    let m = n.saturating_sub(2);
+    let mut sums = vec![0i16; n];
+    let mut score = vec![0u8; m];
     for (y, dst) in out.chunks_exact_mut(ww).enumerate() {
         let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
         let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
-        for ((s, &a), &b) in rows.iter_mut().zip(r0).zip(r1) {
-            *s = a as u16 + b as u16;
+        let cols = r0.iter().zip(r1).zip(r0[gap..].iter().zip(&r1[gap..]));
+        for (s, ((&a, &b), (&c, &d))) in sums.iter_mut().zip(cols) {
+            *s = (a as i16 + b as i16) + (c as i16 + d as i16);
         }
-        for ((c, &a), &b) in cols.iter_mut().zip(&rows).zip(&rows[gap..]) {
-            *c = a + b;
+        let trio = sums.iter().zip(&sums[1..]).zip(&sums[2..]);
+        for (o, ((&a, &b), &c)) in score.iter_mut().zip(trio) {
+            // At most 1020, so `>> 2` is the division by 4.
+            let (mn, mx) = (a.min(b).min(c) >> 2, a.max(b).max(c) >> 2);
+            *o = (mn - (mx - mn)).clamp(0, 255) as u8;
         }
-        // Channel minimum and maximum at every channel position (only every
-        // 3f-th is used, but whole-row passes vectorise); the quarter of a
-        // minimum of sums is the minimum of the quarters.
-        let n = stride - 2;
-        for (((l, h), (&a, &b)), &c) in lo[..n]
-            .iter_mut()
-            .zip(&mut hi[..n])
-            .zip(cols.iter().zip(&cols[1..]))
-            .zip(&cols[2..])
-        {
-            *l = a.min(b).min(c);
-            *h = a.max(b).max(c);
-        }
-        for (d, k) in dst.iter_mut().zip((offs[0] * 3..).step_by(3 * f)) {
-            let (mn, mx) = ((lo[k] / 4) as i32, (hi[k] / 4) as i32);
-            *d = (mn - (mx - mn)).clamp(0, 255) as u8;
-        }
+        pick_scores(&score[(offs[0] * 3).min(m)..], 3 * f, dst);
     }
     out
+}
+
+/// `dst[x] = score[step x]` for the `x` with `step x` inside `score`. A
+/// step of 6 (downscale 2, the 1280x720 frame) takes fixed-size chunks, a
+/// loop the compiler vectorises; other steps index.
+#[inline(always)]
+fn pick_scores(score: &[u8], step: usize, dst: &mut [u8]) {
+    let mut done = 0;
+    if step == 6 {
+        let (chunks, _) = score.as_chunks::<6>();
+        for (d, c) in dst.iter_mut().zip(chunks) {
+            *d = c[0];
+        }
+        done = chunks.len().min(dst.len());
+    }
+    let rest = score.iter().skip(done * step).step_by(step.max(1));
+    for (d, &v) in dst[done..].iter_mut().zip(rest) {
+        *d = v;
+    }
 }
 
 /// Otsu threshold of a histogram.
@@ -288,25 +323,67 @@ pub fn local_mask(work: &WorkImage) -> GrayImage {
 
 /// The pixels (1 = set, else 0) of the `w` x `h` scores `s` above `floor`
 /// whose score exceeds the mean of their `(2r + 1)`-square window (clipped
-/// to the frame) by more than `offset`. The window sums are running sums: a
-/// column sum per x kept for the current row's window, then prefix sums
-/// along the row, so the cost is a few operations per pixel whatever the
-/// radius. Columns whose window is not clipped left or right (all but `r`
-/// at each end) share one window size per row and are tested in one
-/// straight pass over shifted prefix sums (it vectorises); the integer
-/// comparison is the same everywhere.
+/// to the frame) by more than `offset`. Compiled for AVX2 when the CPU has
+/// it ([`local_above_avx2`]: the same integer operations, wider vectors).
 fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { local_above_avx2(s, w, h, r, offset, floor) };
+    }
+    local_above_body(s, w, h, r, offset, floor)
+}
+
+/// [`local_above_body`] compiled for AVX2 (8 lanes of the 32-bit sums and
+/// products per instruction, `vpmulld` for the products).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn local_above_avx2(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    local_above_body(s, w, h, r, offset, floor)
+}
+
+/// 1 if a pixel of score `v` whose window of `n` pixels sums to `sum` is
+/// local paper (above `floor` and above the window mean by more than
+/// `offset`: `v n > sum + offset n`, exact in integers), else 0. Both tests
+/// are evaluated (`&`, not `&&`): no branch per pixel, so the loops over it
+/// vectorise.
+#[inline(always)]
+fn local_paper(v: u8, sum: u32, n: u32, offset: u32, floor: u8) -> u8 {
+    u8::from(v > floor) & u8::from(v as u32 * n > sum + offset * n)
+}
+
+/// The body of [`local_above`]. The window sums are running sums: a column
+/// sum per x kept for the current row's window (moved down a row by one
+/// add-and-subtract pass), then prefix sums along the row, padded so that
+/// every column's clipped window is the difference of two entries `2r + 1`
+/// apart: the cost is a few vectorised operations per pixel whatever the
+/// radius. Columns whose window is not clipped left or right share one
+/// window size per row; the `r` columns at each end take theirs from a
+/// table.
+#[inline(always)]
+fn local_above_body(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
     let mut m = vec![0u8; w * h];
     if w == 0 || h == 0 || s.len() < w * h {
         return m;
     }
-    // Window extents per coordinate: [lo, hi) clipped to the frame.
+    // Window extent along one axis: [lo, hi) clipped to the frame.
     let span = |i: usize, n: usize| (i.saturating_sub(r), (i + r + 1).min(n));
     let mut cols = vec![0u32; w];
-    let mut pre = vec![0u32; w + 1];
+    // `pre[j]` = sum of `cols[..clamp(j - r, 0, w)]`: the clipped window of
+    // column x, `x0 .. x1`, sums to `pre[x + 2r + 1] - pre[x]` (`pre[x]` is
+    // the prefix up to `x0 = max(x - r, 0)`, `pre[x + 2r + 1]` up to `x1 =
+    // min(x + r + 1, w)`). The first `r + 1` entries stay zero.
+    let d = 2 * r + 1;
+    let mut pre = vec![0u32; w + d];
+    let widths: Vec<u32> = (0..w)
+        .map(|x| {
+            let (x0, x1) = span(x, w);
+            (x1 - x0) as u32
+        })
+        .collect();
     // Columns `r .. w - r` have the whole window `x - r ..= x + r`.
-    let inner = if w > 2 * r { r..w - r } else { 0..0 };
-    let edge: Vec<usize> = (0..w).filter(|x| !inner.contains(x)).collect();
+    let inner = if w > 2 * r { r..w - r } else { w..w };
+    let ends = [0..inner.start.min(w), inner.end..w];
     let (mut top, mut bottom) = (0usize, 0usize);
     for y in 0..h {
         let (y0, y1) = span(y, h);
@@ -334,34 +411,28 @@ fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -
             top += 1;
         }
         let rows = (y1 - y0) as u32;
-        // Prefix sums of `cols`: the window sum of x is pre[x1] - pre[x0].
         let mut acc = 0u32;
-        for (p, &c) in pre[1..].iter_mut().zip(&cols) {
+        for (p, &c) in pre[r + 1..r + 1 + w].iter_mut().zip(&cols) {
             acc += c;
             *p = acc;
         }
+        pre[r + 1 + w..].fill(acc);
         let row = &s[y * w..(y + 1) * w];
         let out = &mut m[y * w..(y + 1) * w];
-        // Both tests evaluated (`&`, not `&&`): no branch per pixel, so the
-        // loop below vectorises.
-        let above = |v: u8, sum: u32, n: u32| {
-            u8::from(v > floor) & u8::from(v as u32 * n > sum + offset * n)
-        };
-        for &x in &edge {
-            let (x0, x1) = span(x, w);
-            let n = rows * (x1 - x0) as u32;
-            out[x] = above(row[x], pre[x1] - pre[x0], n);
-        }
-        if !inner.is_empty() {
-            let n = rows * (2 * r + 1) as u32;
-            let (lo, hi) = (
-                &pre[..inner.len()],
-                &pre[2 * r + 1..2 * r + 1 + inner.len()],
-            );
-            let vals = row[inner.clone()].iter().zip(lo).zip(hi);
-            for (o, ((&v, &p0), &p1)) in out[inner.clone()].iter_mut().zip(vals) {
-                *o = above(v, p1 - p0, n);
+        for e in ends.clone() {
+            let vals = row[e.clone()].iter().zip(&widths[e.clone()]);
+            let sums = pre[e.start..e.end].iter().zip(&pre[e.start + d..e.end + d]);
+            for (o, ((&v, &k), (&p0, &p1))) in out[e].iter_mut().zip(vals.zip(sums)) {
+                *o = local_paper(v, p1 - p0, rows * k, offset, floor);
             }
+        }
+        let n = rows * d as u32;
+        let sums = pre[inner.clone()]
+            .iter()
+            .zip(&pre[inner.start + d..inner.end + d]);
+        let vals = row[inner.clone()].iter().zip(sums);
+        for (o, (&v, (&p0, &p1))) in out[inner.clone()].iter_mut().zip(vals) {
+            *o = local_paper(v, p1 - p0, n, offset, floor);
         }
     }
     m
@@ -808,6 +879,36 @@ mod tests {
         }
     }
 
+    /// The AVX2 build of [`block_scores`] against the portable one, bit for
+    /// bit.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn block_scores_avx2_matches_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seed = 9u32;
+        for (w, h, f) in [
+            (1280, 720, 2),
+            (641, 400, 2),
+            (1300, 1950, 4),
+            (2000, 7, 4),
+            (97, 50, 3),
+        ] {
+            let raw: Vec<u8> = (0..w * h * 3)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            let (ww, wh) = (w / f, h / f);
+            let portable = block_scores_body(&raw, w, ww, wh, f);
+            // SAFETY: the CPU has AVX2 (checked above).
+            let avx2 = unsafe { block_scores_avx2(&raw, w, ww, wh, f) };
+            assert_eq!(avx2, portable, "{w}x{h} / {f}");
+        }
+    }
+
     /// [`local_above`] against window means taken pixel by pixel.
     #[test]
     fn local_above_matches_brute_force() {
@@ -840,6 +941,38 @@ mod tests {
                     let want = v > 30 && v as f32 > sum as f32 / n as f32 + 10.0;
                     assert_eq!(got[y * w + x] != 0, want, "{w}x{h} r {r} at ({x}, {y})");
                 }
+            }
+        }
+    }
+
+    /// The AVX2 build of [`local_above`] against the portable one, bit for
+    /// bit (random scores, radii clipping one side, both or neither).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn local_above_avx2_matches_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seed = 3u32;
+        for (w, h, r) in [
+            (64, 36, 7),
+            (33, 20, 20),
+            (200, 90, 24),
+            (5, 5, 1),
+            (17, 3, 8),
+        ] {
+            let s: Vec<u8> = (0..w * h)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            for (offset, floor) in [(10, 15), (0, 0), (40, 200)] {
+                let portable = local_above_body(&s, w, h, r, offset, floor);
+                // SAFETY: the CPU has AVX2 (checked above).
+                let avx2 = unsafe { local_above_avx2(&s, w, h, r, offset, floor) };
+                assert_eq!(avx2, portable, "{w}x{h} r {r}");
+                assert!(portable.iter().any(|&v| v == 1) || floor == 200);
             }
         }
     }
