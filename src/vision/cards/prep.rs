@@ -451,12 +451,62 @@ pub fn erode_mask(mask: &GrayImage, r: usize) -> GrayImage {
     GrayImage::from_raw(w as u32, h as u32, e).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
 }
 
-/// `dst[i] = src[0][i] op src[1][i] op ...` (OR when `dilate`, else AND)
-/// for the rows `srcs` (each at least `dst.len()` long), in blocks of
-/// [`MASK_LANES`] bytes held in registers (one load and one OR / AND per
-/// row and block, one store per block).
+/// Most rows [`combine_rows`] combines through [`combine_fixed`] (the
+/// windows of radius 1 and 2); more go through [`combine_any`].
+const FIXED_ROWS: usize = 5;
+
+/// `dst[i] = srcs[0][i] op srcs[1][i] op ...` (OR when `DILATE`, else AND)
+/// for the rows `srcs` (each at least `dst.len()` long).
 #[inline(always)]
-fn combine_rows<'a, const DILATE: bool>(
+fn combine_rows<const DILATE: bool>(dst: &mut [u8], srcs: &[&[u8]]) {
+    match srcs.len() {
+        1 => combine_fixed::<1, DILATE>(dst, [srcs[0]]),
+        2 => combine_fixed::<2, DILATE>(dst, [srcs[0], srcs[1]]),
+        3 => combine_fixed::<3, DILATE>(dst, [srcs[0], srcs[1], srcs[2]]),
+        4 => combine_fixed::<4, DILATE>(dst, [srcs[0], srcs[1], srcs[2], srcs[3]]),
+        5 => combine_fixed::<5, DILATE>(dst, [srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]]),
+        _ => combine_any::<DILATE>(dst, srcs.iter().copied()),
+    }
+}
+
+/// [`combine_rows`] for `K` rows, cut to `dst.len()` first, in blocks of
+/// [`MASK_LANES`] bytes held in registers: per block one load and one OR /
+/// AND per row and one store, without bounds checks in the loop.
+#[inline(always)]
+fn combine_fixed<const K: usize, const DILATE: bool>(dst: &mut [u8], srcs: [&[u8]; K]) {
+    let n = dst.len();
+    if K == 0 || srcs.iter().any(|s| s.len() < n) {
+        return;
+    }
+    let srcs = srcs.map(|s| &s[..n]);
+    let blocks = n / MASK_LANES;
+    for b in 0..blocks {
+        let at = b * MASK_LANES;
+        let mut acc = [u8::from(!DILATE); MASK_LANES];
+        for s in &srcs {
+            let Ok(v) = <&[u8; MASK_LANES]>::try_from(&s[at..at + MASK_LANES]) else {
+                return;
+            };
+            for (a, &v) in acc.iter_mut().zip(v) {
+                *a = if DILATE { *a | v } else { *a & v };
+            }
+        }
+        dst[at..at + MASK_LANES].copy_from_slice(&acc);
+    }
+    for i in blocks * MASK_LANES..n {
+        let mut a = u8::from(!DILATE);
+        for s in &srcs {
+            a = if DILATE { a | s[i] } else { a & s[i] };
+        }
+        dst[i] = a;
+    }
+}
+
+/// [`combine_rows`] for any number of rows, in blocks of [`MASK_LANES`]
+/// bytes held in registers (one load and one OR / AND per row and block,
+/// one store per block).
+#[inline(always)]
+fn combine_any<'a, const DILATE: bool>(
     dst: &mut [u8],
     srcs: impl Iterator<Item = &'a [u8]> + Clone,
 ) {
@@ -522,7 +572,15 @@ fn morph_impl<const DILATE: bool>(
     for (srow, trow) in src.chunks_exact(w).zip(tmp.chunks_exact_mut(w)) {
         padded[r..r + w].copy_from_slice(srow);
         let p = &padded;
-        combine_rows::<DILATE>(trow, (0..=2 * r).map(|k| &p[k..]));
+        if 2 * r < FIXED_ROWS {
+            let mut rows: [&[u8]; FIXED_ROWS] = [&[]; FIXED_ROWS];
+            for (k, row) in rows.iter_mut().enumerate().take(2 * r + 1) {
+                *row = &p[k..];
+            }
+            combine_rows::<DILATE>(trow, &rows[..2 * r + 1]);
+        } else {
+            combine_any::<DILATE>(trow, (0..=2 * r).map(|k| &p[k..]));
+        }
     }
     // Vertical pass over the rows of `tmp` (clipped to the frame; an
     // erosion whose window leaves the frame is empty).
@@ -534,7 +592,15 @@ fn morph_impl<const DILATE: bool>(
         let lo = y.saturating_sub(r);
         let hi = (y + r).min(h - 1);
         let t = &*tmp;
-        combine_rows::<DILATE>(orow, (lo..=hi).map(|yy| &t[yy * w..(yy + 1) * w]));
+        if hi - lo < FIXED_ROWS {
+            let mut rows: [&[u8]; FIXED_ROWS] = [&[]; FIXED_ROWS];
+            for (row, yy) in rows.iter_mut().zip(lo..=hi) {
+                *row = &t[yy * w..(yy + 1) * w];
+            }
+            combine_rows::<DILATE>(orow, &rows[..hi - lo + 1]);
+        } else {
+            combine_any::<DILATE>(orow, (lo..=hi).map(|yy| &t[yy * w..(yy + 1) * w]));
+        }
     }
 }
 
