@@ -1,5 +1,7 @@
 //! Reads the 8-card 1280x720 bench frame (`benches/vision.rs`, `read/1280x720/8`)
-//! N times, for profiling: `cargo run --release --example card_frame_read -- N`.
+//! N times, for profiling: `cargo run --release --example card_frame_read -- N [CARDS]`
+//! (CARDS: how many card tiles the frame holds, default 8; 0 is the empty
+//! frame of `read/1280x720/0`).
 
 use adjutant::vision::cards::CardReader;
 use adjutant::vision::scan::BUILTIN_CARD_MODEL;
@@ -11,7 +13,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    let img = card_frame(1280, 720, 8, &card_tiles());
+    let n_cards: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
+    let img = card_frame(1280, 720, n_cards, &card_tiles());
     let reader = CardReader::from_model_bytes(BUILTIN_CARD_MODEL)?;
     let t = std::time::Instant::now();
     let mut cards = 0;

@@ -88,46 +88,81 @@ pub fn work_image(full: &RgbImage) -> WorkImage {
 /// Paper scores of the `ww` x `wh` working image of the RGB rows `raw`
 /// (`w` px wide) at downscale `f` >= 2. Each working pixel averages a 2x2
 /// subset of its f x f block (offsets f/4 and 3f/4): enough to smooth JPEG
-/// noise at a fraction of the cost. The two rows are summed first, then the
-/// two columns, then [`paper_score`] is taken, whole rows at a time (the
-/// loops vectorise); integer arithmetic, so the order changes no value.
+/// noise at a fraction of the cost. The four samples are summed at every
+/// channel position of the row, then [`paper_score`] of the quarters is
+/// taken at every channel position (the channel minimum and maximum of
+/// three neighbouring sums; the quarter of a minimum of sums is the minimum
+/// of the quarters), whole rows at a time so the loops vectorise (sums of
+/// four bytes fit `i16`, whose minimum and maximum SSE2 has), and the
+/// working pixels pick every `3f`-th score. Integer arithmetic, so the
+/// order changes no value. Compiled for AVX2 when the CPU has it
+/// ([`block_scores_avx2`]).
 fn block_scores(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { block_scores_avx2(raw, w, ww, wh, f) };
+    }
+    block_scores_body(raw, w, ww, wh, f)
+}
+
+/// [`block_scores_body`] compiled for AVX2 (16 lanes of the 16-bit sums,
+/// minima and maxima per instruction): the same integers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn block_scores_avx2(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
+    block_scores_body(raw, w, ww, wh, f)
+}
+
+/// The body of [`block_scores`].
+#[inline(always)]
+fn block_scores_body(raw: &[u8], w: usize, ww: usize, wh: usize, f: usize) -> Vec<u8> {
     let stride = w * 3;
     let offs = [f / 4, (3 * f) / 4];
     // Channel distance between the two sampled columns of a block.
     let gap = (offs[1] - offs[0]) * 3;
     let mut out = vec![0u8; ww * wh];
-    let mut rows = vec![0u16; stride];
-    let mut cols = vec![0u16; stride];
-    let (mut lo, mut hi) = (vec![0u16; stride], vec![0u16; stride]);
+    // Channel positions with both sampled columns in the row, and those
+    // with two more positions after them (the scores).
+    let n = stride - gap;
+    let m = n.saturating_sub(2);
+    let mut sums = vec![0i16; n];
+    let mut score = vec![0u8; m];
     for (y, dst) in out.chunks_exact_mut(ww).enumerate() {
         let r0 = &raw[(y * f + offs[0]) * stride..(y * f + offs[0] + 1) * stride];
         let r1 = &raw[(y * f + offs[1]) * stride..(y * f + offs[1] + 1) * stride];
-        for ((s, &a), &b) in rows.iter_mut().zip(r0).zip(r1) {
-            *s = a as u16 + b as u16;
+        let cols = r0.iter().zip(r1).zip(r0[gap..].iter().zip(&r1[gap..]));
+        for (s, ((&a, &b), (&c, &d))) in sums.iter_mut().zip(cols) {
+            *s = (a as i16 + b as i16) + (c as i16 + d as i16);
         }
-        for ((c, &a), &b) in cols.iter_mut().zip(&rows).zip(&rows[gap..]) {
-            *c = a + b;
+        let trio = sums.iter().zip(&sums[1..]).zip(&sums[2..]);
+        for (o, ((&a, &b), &c)) in score.iter_mut().zip(trio) {
+            // At most 1020, so `>> 2` is the division by 4.
+            let (mn, mx) = (a.min(b).min(c) >> 2, a.max(b).max(c) >> 2);
+            *o = (mn - (mx - mn)).clamp(0, 255) as u8;
         }
-        // Channel minimum and maximum at every channel position (only every
-        // 3f-th is used, but whole-row passes vectorise); the quarter of a
-        // minimum of sums is the minimum of the quarters.
-        let n = stride - 2;
-        for (((l, h), (&a, &b)), &c) in lo[..n]
-            .iter_mut()
-            .zip(&mut hi[..n])
-            .zip(cols.iter().zip(&cols[1..]))
-            .zip(&cols[2..])
-        {
-            *l = a.min(b).min(c);
-            *h = a.max(b).max(c);
-        }
-        for (d, k) in dst.iter_mut().zip((offs[0] * 3..).step_by(3 * f)) {
-            let (mn, mx) = ((lo[k] / 4) as i32, (hi[k] / 4) as i32);
-            *d = (mn - (mx - mn)).clamp(0, 255) as u8;
-        }
+        pick_scores(&score[(offs[0] * 3).min(m)..], 3 * f, dst);
     }
     out
+}
+
+/// `dst[x] = score[step x]` for the `x` with `step x` inside `score`. A
+/// step of 6 (downscale 2, the 1280x720 frame) takes fixed-size chunks, a
+/// loop the compiler vectorises; other steps index.
+#[inline(always)]
+fn pick_scores(score: &[u8], step: usize, dst: &mut [u8]) {
+    let mut done = 0;
+    if step == 6 {
+        let (chunks, _) = score.as_chunks::<6>();
+        for (d, c) in dst.iter_mut().zip(chunks) {
+            *d = c[0];
+        }
+        done = chunks.len().min(dst.len());
+    }
+    let rest = score.iter().skip(done * step).step_by(step.max(1));
+    for (d, &v) in dst[done..].iter_mut().zip(rest) {
+        *d = v;
+    }
 }
 
 /// Otsu threshold of a histogram.
@@ -212,21 +247,48 @@ pub fn paper_mask(work: &WorkImage) -> GrayImage {
 /// close to the edge).
 pub fn mask_above(work: &WorkImage, t: u8) -> GrayImage {
     let (w, h) = work.score.dimensions();
-    let m: Vec<bool> = work.score.as_raw().iter().map(|&v| v > t).collect();
+    let m: Vec<u8> = work
+        .score
+        .as_raw()
+        .iter()
+        .map(|&v| u8::from(v > t))
+        .collect();
     cleaned(m, w as usize, h as usize)
 }
 
-/// The `w` x `h` mask `m` after a 3x3 opening (drops table speckle) and a
-/// 5x5 closing (re-joins card borders cut by index glyphs close to the
-/// edge), as a 0 / 255 image.
-fn cleaned(mut m: Vec<bool>, w: usize, h: usize) -> GrayImage {
-    m = morph(&m, w, h, 1, false);
-    m = morph(&m, w, h, 1, true);
-    m = morph(&m, w, h, 2, true);
-    m = morph(&m, w, h, 2, false);
-    let raw: Vec<u8> = m.iter().map(|&b| if b { 255 } else { 0 }).collect();
-    GrayImage::from_raw(w as u32, h as u32, raw)
-        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+/// The `w` x `h` mask `m` (0 / 1 bytes) after a 3x3 opening (drops table
+/// speckle) and a 5x5 closing (re-joins card borders cut by index glyphs
+/// close to the edge), as a 0 / 255 image. An empty mask stays empty
+/// (erosion and dilation of nothing are nothing), so it is returned as it
+/// is; otherwise the four passes ping-pong between two buffers.
+fn cleaned(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
+    if m.len() == w * h && is_empty_mask(&m) {
+        return GrayImage::from_raw(w as u32, h as u32, m)
+            .unwrap_or_else(|| GrayImage::new(w as u32, h as u32));
+    }
+    let mut tmp = vec![0u8; w * h];
+    let mut out = vec![0u8; w * h];
+    morph_into(&m, w, h, 1, false, &mut tmp, &mut out);
+    morph_into(&out, w, h, 1, true, &mut tmp, &mut m);
+    morph_into(&m, w, h, 2, true, &mut tmp, &mut out);
+    morph_into(&out, w, h, 2, false, &mut tmp, &mut m);
+    // 0 / 1 -> 0 / 255.
+    for v in &mut m {
+        *v = v.wrapping_neg();
+    }
+    GrayImage::from_raw(w as u32, h as u32, m).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+}
+
+/// Bytes per step of the mask scans and morphology passes: fixed-size
+/// blocks the compiler keeps in vector registers.
+const MASK_LANES: usize = 32;
+
+/// Whether every byte of `m` is zero (whole blocks OR-ed, no early exit
+/// per byte).
+fn is_empty_mask(m: &[u8]) -> bool {
+    let mut blocks = m.chunks_exact(MASK_LANES);
+    let any_block = blocks.any(|c| c.iter().fold(0u8, |a, &v| a | v) != 0);
+    !any_block && blocks.remainder().iter().all(|&v| v == 0)
 }
 
 /// Radius of the local-background window of [`local_mask`], as a share of
@@ -259,29 +321,83 @@ pub fn local_mask(work: &WorkImage) -> GrayImage {
     cleaned(m, w, h)
 }
 
-/// The pixels of the `w` x `h` scores `s` above `floor` whose score exceeds
-/// the mean of their `(2r + 1)`-square window (clipped to the frame) by more
-/// than `offset`. The window sums are running sums: a column sum per x kept
-/// for the current row's window, then prefix sums along the row, so the
-/// cost is a few operations per pixel whatever the radius.
-fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<bool> {
-    let mut m = vec![false; w * h];
-    if w == 0 || h == 0 {
+/// The pixels (1 = set, else 0) of the `w` x `h` scores `s` above `floor`
+/// whose score exceeds the mean of their `(2r + 1)`-square window (clipped
+/// to the frame) by more than `offset`. Compiled for AVX2 when the CPU has
+/// it ([`local_above_avx2`]: the same integer operations, wider vectors).
+fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { local_above_avx2(s, w, h, r, offset, floor) };
+    }
+    local_above_body(s, w, h, r, offset, floor)
+}
+
+/// [`local_above_body`] compiled for AVX2 (8 lanes of the 32-bit sums and
+/// products per instruction, `vpmulld` for the products).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn local_above_avx2(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    local_above_body(s, w, h, r, offset, floor)
+}
+
+/// 1 if a pixel of score `v` whose window of `n` pixels sums to `sum` is
+/// local paper (above `floor` and above the window mean by more than
+/// `offset`: `v n > sum + offset n`, exact in integers), else 0. Both tests
+/// are evaluated (`&`, not `&&`): no branch per pixel, so the loops over it
+/// vectorise.
+#[inline(always)]
+fn local_paper(v: u8, sum: u32, n: u32, offset: u32, floor: u8) -> u8 {
+    u8::from(v > floor) & u8::from(v as u32 * n > sum + offset * n)
+}
+
+/// The body of [`local_above`]. The window sums are running sums: a column
+/// sum per x kept for the current row's window (moved down a row by one
+/// add-and-subtract pass), then prefix sums along the row, padded so that
+/// every column's clipped window is the difference of two entries `2r + 1`
+/// apart: the cost is a few vectorised operations per pixel whatever the
+/// radius. Columns whose window is not clipped left or right share one
+/// window size per row; the `r` columns at each end take theirs from a
+/// table.
+#[inline(always)]
+fn local_above_body(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -> Vec<u8> {
+    let mut m = vec![0u8; w * h];
+    if w == 0 || h == 0 || s.len() < w * h {
         return m;
     }
-    // Window extents per coordinate: [lo, hi) clipped to the frame.
+    // Window extent along one axis: [lo, hi) clipped to the frame.
     let span = |i: usize, n: usize| (i.saturating_sub(r), (i + r + 1).min(n));
     let mut cols = vec![0u32; w];
-    let mut pre = vec![0u32; w + 1];
-    let xs: Vec<(u32, u32)> = (0..w)
+    // `pre[j]` = sum of `cols[..clamp(j - r, 0, w)]`: the clipped window of
+    // column x, `x0 .. x1`, sums to `pre[x + 2r + 1] - pre[x]` (`pre[x]` is
+    // the prefix up to `x0 = max(x - r, 0)`, `pre[x + 2r + 1]` up to `x1 =
+    // min(x + r + 1, w)`). The first `r + 1` entries stay zero.
+    let d = 2 * r + 1;
+    let mut pre = vec![0u32; w + d];
+    let widths: Vec<u32> = (0..w)
         .map(|x| {
-            let (a, b) = span(x, w);
-            (a as u32, b as u32)
+            let (x0, x1) = span(x, w);
+            (x1 - x0) as u32
         })
         .collect();
+    // Columns `r .. w - r` have the whole window `x - r ..= x + r`.
+    let inner = if w > 2 * r { r..w - r } else { w..w };
+    let ends = [0..inner.start.min(w), inner.end..w];
     let (mut top, mut bottom) = (0usize, 0usize);
     for y in 0..h {
         let (y0, y1) = span(y, h);
+        // The window moves down a row: add the new bottom row and take the
+        // old top row in one pass (the sum stays >= 0 after both).
+        while bottom < y1 && top < y0 {
+            let add = &s[bottom * w..(bottom + 1) * w];
+            let sub = &s[top * w..(top + 1) * w];
+            for ((c, &a), &b) in cols.iter_mut().zip(add).zip(sub) {
+                *c = *c + a as u32 - b as u32;
+            }
+            bottom += 1;
+            top += 1;
+        }
         while bottom < y1 {
             for (c, &v) in cols.iter_mut().zip(&s[bottom * w..(bottom + 1) * w]) {
                 *c += v as u32;
@@ -295,17 +411,28 @@ fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -
             top += 1;
         }
         let rows = (y1 - y0) as u32;
-        // Prefix sums of `cols`: the window sum of x is pre[x1] - pre[x0].
         let mut acc = 0u32;
-        for (p, &c) in pre[1..].iter_mut().zip(&cols) {
+        for (p, &c) in pre[r + 1..r + 1 + w].iter_mut().zip(&cols) {
             acc += c;
             *p = acc;
         }
+        pre[r + 1 + w..].fill(acc);
         let row = &s[y * w..(y + 1) * w];
-        for ((o, &v), &(x0, x1)) in m[y * w..(y + 1) * w].iter_mut().zip(row).zip(&xs) {
-            let sum = pre[x1 as usize] - pre[x0 as usize];
-            let n = rows * (x1 - x0);
-            *o = v > floor && v as u32 * n > sum + offset * n;
+        let out = &mut m[y * w..(y + 1) * w];
+        for e in ends.clone() {
+            let vals = row[e.clone()].iter().zip(&widths[e.clone()]);
+            let sums = pre[e.start..e.end].iter().zip(&pre[e.start + d..e.end + d]);
+            for (o, ((&v, &k), (&p0, &p1))) in out[e].iter_mut().zip(vals.zip(sums)) {
+                *o = local_paper(v, p1 - p0, rows * k, offset, floor);
+            }
+        }
+        let n = rows * d as u32;
+        let sums = pre[inner.clone()]
+            .iter()
+            .zip(&pre[inner.start + d..inner.end + d]);
+        let vals = row[inner.clone()].iter().zip(sums);
+        for (o, (&v, (&p0, &p1))) in out[inner.clone()].iter_mut().zip(vals) {
+            *o = local_paper(v, p1 - p0, n, offset, floor);
         }
     }
     m
@@ -314,56 +441,193 @@ fn local_above(s: &[u8], w: usize, h: usize, r: usize, offset: u32, floor: u8) -
 /// Erodes a binary mask (255 = set) by a square of radius `r`.
 pub fn erode_mask(mask: &GrayImage, r: usize) -> GrayImage {
     let (w, h) = (mask.width() as usize, mask.height() as usize);
-    let m: Vec<bool> = mask.as_raw().iter().map(|&v| v > 0).collect();
-    let e = morph(&m, w, h, r, false);
-    let raw: Vec<u8> = e.iter().map(|&b| if b { 255 } else { 0 }).collect();
-    GrayImage::from_raw(w as u32, h as u32, raw)
-        .unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+    let m: Vec<u8> = mask.as_raw().iter().map(|&v| u8::from(v > 0)).collect();
+    let mut tmp = vec![0u8; w * h];
+    let mut e = vec![0u8; w * h];
+    morph_into(&m, w, h, r, false, &mut tmp, &mut e);
+    for v in &mut e {
+        *v = v.wrapping_neg();
+    }
+    GrayImage::from_raw(w as u32, h as u32, e).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
 }
 
-/// Separable square dilation (`dilate = true`) or erosion with radius `r`.
-/// Outside the frame counts as background.
-fn morph(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
-    if w == 0 || h == 0 {
-        return src.to_vec();
+/// Most rows [`combine_rows`] combines through [`combine_fixed`] (the
+/// windows of radius 1 and 2); more go through [`combine_any`].
+const FIXED_ROWS: usize = 5;
+
+/// `dst[i] = srcs[0][i] op srcs[1][i] op ...` (OR when `DILATE`, else AND)
+/// for the rows `srcs` (each at least `dst.len()` long).
+#[inline(always)]
+fn combine_rows<const DILATE: bool>(dst: &mut [u8], srcs: &[&[u8]]) {
+    match srcs.len() {
+        1 => combine_fixed::<1, DILATE>(dst, [srcs[0]]),
+        2 => combine_fixed::<2, DILATE>(dst, [srcs[0], srcs[1]]),
+        3 => combine_fixed::<3, DILATE>(dst, [srcs[0], srcs[1], srcs[2]]),
+        4 => combine_fixed::<4, DILATE>(dst, [srcs[0], srcs[1], srcs[2], srcs[3]]),
+        5 => combine_fixed::<5, DILATE>(dst, [srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]]),
+        _ => combine_any::<DILATE>(dst, srcs.iter().copied()),
     }
-    let op = |d: &mut [u8], s: &[u8]| {
-        if dilate {
-            d.iter_mut().zip(s).for_each(|(d, s)| *d |= s);
-        } else {
-            d.iter_mut().zip(s).for_each(|(d, s)| *d &= s);
+}
+
+/// [`combine_rows`] for `K` rows, cut to `dst.len()` first, in blocks of
+/// [`MASK_LANES`] bytes held in registers: per block one load and one OR /
+/// AND per row and one store, without bounds checks in the loop.
+#[inline(always)]
+fn combine_fixed<const K: usize, const DILATE: bool>(dst: &mut [u8], srcs: [&[u8]; K]) {
+    let n = dst.len();
+    if K == 0 || srcs.iter().any(|s| s.len() < n) {
+        return;
+    }
+    let srcs = srcs.map(|s| &s[..n]);
+    let blocks = n / MASK_LANES;
+    for b in 0..blocks {
+        let at = b * MASK_LANES;
+        let mut acc = [u8::from(!DILATE); MASK_LANES];
+        for s in &srcs {
+            let Ok(v) = <&[u8; MASK_LANES]>::try_from(&s[at..at + MASK_LANES]) else {
+                return;
+            };
+            for (a, &v) in acc.iter_mut().zip(v) {
+                *a = if DILATE { *a | v } else { *a & v };
+            }
         }
-    };
-    // Horizontal pass on zero-padded rows (slice ops vectorise).
+        dst[at..at + MASK_LANES].copy_from_slice(&acc);
+    }
+    for i in blocks * MASK_LANES..n {
+        let mut a = u8::from(!DILATE);
+        for s in &srcs {
+            a = if DILATE { a | s[i] } else { a & s[i] };
+        }
+        dst[i] = a;
+    }
+}
+
+/// [`combine_rows`] for any number of rows, in blocks of [`MASK_LANES`]
+/// bytes held in registers (one load and one OR / AND per row and block,
+/// one store per block).
+#[inline(always)]
+fn combine_any<'a, const DILATE: bool>(
+    dst: &mut [u8],
+    srcs: impl Iterator<Item = &'a [u8]> + Clone,
+) {
+    let n = dst.len();
+    let mut blocks = dst.chunks_exact_mut(MASK_LANES);
+    for (b, d) in (&mut blocks).enumerate() {
+        let at = b * MASK_LANES;
+        let mut acc = [u8::from(!DILATE); MASK_LANES];
+        for s in srcs.clone() {
+            let Some(s) = s.get(at..at + MASK_LANES) else {
+                return;
+            };
+            for (a, &v) in acc.iter_mut().zip(s) {
+                *a = if DILATE { *a | v } else { *a & v };
+            }
+        }
+        d.copy_from_slice(&acc);
+    }
+    let done = n - blocks.into_remainder().len();
+    for i in done..n {
+        let mut a = u8::from(!DILATE);
+        for s in srcs.clone() {
+            a = if DILATE { a | s[i] } else { a & s[i] };
+        }
+        dst[i] = a;
+    }
+}
+
+/// Separable square dilation (`dilate = true`) or erosion with radius `r`
+/// of the `w` x `h` mask `src` (0 / 1 bytes) into `out`, through `tmp`
+/// (both `w * h` long). Outside the frame counts as background.
+fn morph_into(
+    src: &[u8],
+    w: usize,
+    h: usize,
+    r: usize,
+    dilate: bool,
+    tmp: &mut [u8],
+    out: &mut [u8],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { morph_avx2(src, w, h, r, dilate, tmp, out) };
+    }
+    if dilate {
+        morph_impl::<true>(src, w, h, r, tmp, out)
+    } else {
+        morph_impl::<false>(src, w, h, r, tmp, out)
+    }
+}
+
+/// [`morph_into`] compiled for AVX2 (a 32-byte block is one register):
+/// the same OR / AND of the same bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn morph_avx2(
+    src: &[u8],
+    w: usize,
+    h: usize,
+    r: usize,
+    dilate: bool,
+    tmp: &mut [u8],
+    out: &mut [u8],
+) {
+    if dilate {
+        morph_impl::<true>(src, w, h, r, tmp, out)
+    } else {
+        morph_impl::<false>(src, w, h, r, tmp, out)
+    }
+}
+
+/// [`morph_into`] for one operation (inlined into each variant).
+#[inline(always)]
+fn morph_impl<const DILATE: bool>(
+    src: &[u8],
+    w: usize,
+    h: usize,
+    r: usize,
+    tmp: &mut [u8],
+    out: &mut [u8],
+) {
+    if w == 0 || h == 0 || src.len() < w * h || tmp.len() < w * h || out.len() < w * h {
+        return;
+    }
+    // Horizontal pass on zero-padded rows: the window of x is
+    // `padded[x ..= x + 2r]`.
     let mut padded = vec![0u8; w + 2 * r];
-    let mut tmp = vec![0u8; w * h];
-    for y in 0..h {
-        for (p, &v) in padded[r..r + w].iter_mut().zip(&src[y * w..(y + 1) * w]) {
-            *p = v as u8;
-        }
-        let dst = &mut tmp[y * w..(y + 1) * w];
-        dst.copy_from_slice(&padded[0..w]);
-        for k in 1..=2 * r {
-            op(dst, &padded[k..k + w]);
+    for (srow, trow) in src.chunks_exact(w).zip(tmp.chunks_exact_mut(w)) {
+        padded[r..r + w].copy_from_slice(srow);
+        let p = &padded;
+        if 2 * r < FIXED_ROWS {
+            let mut rows: [&[u8]; FIXED_ROWS] = [&[]; FIXED_ROWS];
+            for (k, row) in rows.iter_mut().enumerate().take(2 * r + 1) {
+                *row = &p[k..];
+            }
+            combine_rows::<DILATE>(trow, &rows[..2 * r + 1]);
+        } else {
+            combine_any::<DILATE>(trow, (0..=2 * r).map(|k| &p[k..]));
         }
     }
-    // Vertical pass: row-wise OR / AND.
-    let mut out = vec![0u8; w * h];
-    for y in 0..h {
-        if !dilate && (y < r || y + r >= h) {
+    // Vertical pass over the rows of `tmp` (clipped to the frame; an
+    // erosion whose window leaves the frame is empty).
+    for (y, orow) in out.chunks_exact_mut(w).take(h).enumerate() {
+        if !DILATE && (y < r || y + r >= h) {
+            orow.fill(0);
             continue;
         }
         let lo = y.saturating_sub(r);
         let hi = (y + r).min(h - 1);
-        let (before, rest) = out.split_at_mut(y * w);
-        let _ = before;
-        let dst = &mut rest[..w];
-        dst.copy_from_slice(&tmp[lo * w..(lo + 1) * w]);
-        for yy in lo + 1..=hi {
-            op(dst, &tmp[yy * w..(yy + 1) * w]);
+        let t = &*tmp;
+        if hi - lo < FIXED_ROWS {
+            let mut rows: [&[u8]; FIXED_ROWS] = [&[]; FIXED_ROWS];
+            for (row, yy) in rows.iter_mut().zip(lo..=hi) {
+                *row = &t[yy * w..(yy + 1) * w];
+            }
+            combine_rows::<DILATE>(orow, &rows[..hi - lo + 1]);
+        } else {
+            combine_any::<DILATE>(orow, (lo..=hi).map(|yy| &t[yy * w..(yy + 1) * w]));
         }
     }
-    out.into_iter().map(|v| v != 0).collect()
 }
 
 /// Bilinear RGB sample at a full-resolution position (clamped to the frame).
@@ -563,6 +827,76 @@ mod tests {
         assert!((30..220).contains(&t));
     }
 
+    /// The former morphology on `bool` masks (one pass per window offset):
+    /// the reference for [`morph_into`].
+    fn morph_reference(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
+        let op = |a: bool, b: bool| if dilate { a | b } else { a & b };
+        let mut tmp = vec![false; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let mut v = !dilate;
+                for xx in x as i64 - r as i64..=(x + r) as i64 {
+                    let inside = xx >= 0 && (xx as usize) < w;
+                    v = op(v, inside && src[y * w + xx as usize]);
+                }
+                tmp[y * w + x] = v;
+            }
+        }
+        let mut out = vec![false; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                let mut v = !dilate;
+                for yy in y as i64 - r as i64..=(y + r) as i64 {
+                    let inside = yy >= 0 && (yy as usize) < h;
+                    v = op(v, inside && tmp[yy as usize * w + x]);
+                }
+                out[y * w + x] = v;
+            }
+        }
+        out
+    }
+
+    /// The AVX2 build of [`morph_into`] against the portable one, bit for
+    /// bit, and the blocked cleaning on masks too wide for the reference.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn morph_avx2_matches_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seed = 17u32;
+        for (w, h) in [(640, 360), (95, 40), (31, 3)] {
+            let m: Vec<u8> = (0..w * h)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    u8::from((seed >> 16) % 100 < 60)
+                })
+                .collect();
+            for r in [1, 2, 4] {
+                for dilate in [false, true] {
+                    let (mut t0, mut o0) = (vec![0u8; w * h], vec![0u8; w * h]);
+                    let (mut t1, mut o1) = (vec![0u8; w * h], vec![0u8; w * h]);
+                    if dilate {
+                        morph_impl::<true>(&m, w, h, r, &mut t0, &mut o0);
+                    } else {
+                        morph_impl::<false>(&m, w, h, r, &mut t0, &mut o0);
+                    }
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    unsafe { morph_avx2(&m, w, h, r, dilate, &mut t1, &mut o1) };
+                    assert_eq!(o1, o0, "{w}x{h} r {r} {dilate}");
+                }
+            }
+        }
+    }
+
+    /// [`morph_into`] on 0 / 1 bytes into fresh buffers.
+    fn morph(src: &[bool], w: usize, h: usize, r: usize, dilate: bool) -> Vec<bool> {
+        let m: Vec<u8> = src.iter().map(|&b| u8::from(b)).collect();
+        let (mut tmp, mut out) = (vec![7u8; w * h], vec![7u8; w * h]);
+        morph_into(&m, w, h, r, dilate, &mut tmp, &mut out);
+        out.iter().map(|&v| v != 0).collect()
+    }
+
     #[test]
     fn morph_erodes_and_dilates() {
         let (w, h) = (7, 7);
@@ -579,6 +913,47 @@ mod tests {
         let edge = vec![true; w * h];
         let e2 = morph(&edge, w, h, 1, false);
         assert!(!e2[0] && e2[w + 1]);
+    }
+
+    /// The blocked morphology (and the cleaning built on it) against the
+    /// per-pixel reference, on random masks of sizes around the block width.
+    #[test]
+    fn morph_matches_reference() {
+        let mut seed = 5u32;
+        let sizes = [
+            (1, 1),
+            (3, 9),
+            (31, 7),
+            (32, 5),
+            (33, 40),
+            (70, 33),
+            (200, 19),
+        ];
+        for (w, h) in sizes {
+            for density in [3u32, 50, 97] {
+                let m: Vec<bool> = (0..w * h)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        (seed >> 16) % 100 < density
+                    })
+                    .collect();
+                for r in [1, 2, 3] {
+                    for dilate in [false, true] {
+                        let want = morph_reference(&m, w, h, r, dilate);
+                        assert_eq!(morph(&m, w, h, r, dilate), want, "{w}x{h} r {r} {dilate}");
+                    }
+                }
+                let mut want = morph_reference(&m, w, h, 1, false);
+                want = morph_reference(&want, w, h, 1, true);
+                want = morph_reference(&want, w, h, 2, true);
+                want = morph_reference(&want, w, h, 2, false);
+                let bytes: Vec<u8> = m.iter().map(|&b| u8::from(b)).collect();
+                let got = cleaned(bytes, w, h);
+                let want: Vec<u8> = want.iter().map(|&b| if b { 255 } else { 0 }).collect();
+                assert_eq!(got.as_raw(), &want, "cleaned {w}x{h} at {density}%");
+            }
+        }
+        assert!(cleaned(vec![0; 12], 4, 3).as_raw().iter().all(|&v| v == 0));
     }
 
     /// The former per-pixel downscale: the reference for [`block_scores`].
@@ -629,11 +1004,48 @@ mod tests {
         }
     }
 
+    /// The AVX2 build of [`block_scores`] against the portable one, bit for
+    /// bit.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn block_scores_avx2_matches_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seed = 9u32;
+        for (w, h, f) in [
+            (1280, 720, 2),
+            (641, 400, 2),
+            (1300, 1950, 4),
+            (2000, 7, 4),
+            (97, 50, 3),
+        ] {
+            let raw: Vec<u8> = (0..w * h * 3)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            let (ww, wh) = (w / f, h / f);
+            let portable = block_scores_body(&raw, w, ww, wh, f);
+            // SAFETY: the CPU has AVX2 (checked above).
+            let avx2 = unsafe { block_scores_avx2(&raw, w, ww, wh, f) };
+            assert_eq!(avx2, portable, "{w}x{h} / {f}");
+        }
+    }
+
     /// [`local_above`] against window means taken pixel by pixel.
     #[test]
     fn local_above_matches_brute_force() {
         let mut seed = 11u32;
-        for (w, h, r) in [(37, 23, 4), (40, 9, 12), (1, 5, 2), (64, 48, 1)] {
+        for (w, h, r) in [
+            (37, 23, 4),
+            (40, 9, 12),
+            (1, 5, 2),
+            (64, 48, 1),
+            (9, 6, 4),
+            (150, 60, 17),
+        ] {
             let s: Vec<u8> = (0..w * h)
                 .map(|_| {
                     seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
@@ -652,8 +1064,40 @@ mod tests {
                     }
                     let v = s[y * w + x];
                     let want = v > 30 && v as f32 > sum as f32 / n as f32 + 10.0;
-                    assert_eq!(got[y * w + x], want, "{w}x{h} r {r} at ({x}, {y})");
+                    assert_eq!(got[y * w + x] != 0, want, "{w}x{h} r {r} at ({x}, {y})");
                 }
+            }
+        }
+    }
+
+    /// The AVX2 build of [`local_above`] against the portable one, bit for
+    /// bit (random scores, radii clipping one side, both or neither).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn local_above_avx2_matches_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut seed = 3u32;
+        for (w, h, r) in [
+            (64, 36, 7),
+            (33, 20, 20),
+            (200, 90, 24),
+            (5, 5, 1),
+            (17, 3, 8),
+        ] {
+            let s: Vec<u8> = (0..w * h)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (seed >> 16) as u8
+                })
+                .collect();
+            for (offset, floor) in [(10, 15), (0, 0), (40, 200)] {
+                let portable = local_above_body(&s, w, h, r, offset, floor);
+                // SAFETY: the CPU has AVX2 (checked above).
+                let avx2 = unsafe { local_above_avx2(&s, w, h, r, offset, floor) };
+                assert_eq!(avx2, portable, "{w}x{h} r {r}");
+                assert!(portable.contains(&1) || floor == 200);
             }
         }
     }
