@@ -81,9 +81,12 @@ fn general_model_on_edje_test() {
     // the Kd label we believe wrong), recall 0.951; precision floor raised.
     // Since the local paper mask and the far-rank rule: precision 0.993 (137
     // of 138), recall 0.958 (137 of 143); recall floor raised to one card
-    // below it.
+    // below it. Since the crowd ranking of glyph pairs, faint levels at
+    // merged-blob corners and the close-pair fallback (round s18): precision
+    // 0.993 (139 of 140), recall 0.972 (139 of 143); recall floor raised to
+    // one card below it.
     assert!(p >= 0.99, "precision {p}");
-    assert!(r >= 0.955, "recall {r}");
+    assert!(r >= 0.965, "recall {r}");
 }
 
 #[test]
