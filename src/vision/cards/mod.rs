@@ -394,6 +394,22 @@ pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
     }
 }
 
+/// Replaces `best` with `read` at frame `f` when it is more confident (the
+/// first read wins ties): the per-width loops of corner reads keep one.
+fn keep_most_confident(
+    best: &mut Option<(CornerRead, CornerFrame)>,
+    read: Option<CornerRead>,
+    f: CornerFrame,
+) {
+    if let Some(r) = read
+        && best
+            .as_ref()
+            .is_none_or(|(b, _)| r.confidence > b.confidence)
+    {
+        *best = Some((r, f));
+    }
+}
+
 impl CardReader {
     /// Loads a reader from model bytes (see [`model`] for the format).
     pub fn from_model_bytes(bytes: &[u8]) -> Result<Self, VisionError> {
@@ -499,13 +515,7 @@ impl CardReader {
                 (feat, f)
             };
             let read = self.classify(&feat).or_else(|| self.read_strict(rgb, &f));
-            if let Some(r) = read
-                && best
-                    .as_ref()
-                    .is_none_or(|(b, _)| r.confidence > b.confidence)
-            {
-                best = Some((r, f));
-            }
+            keep_most_confident(&mut best, read, f);
             if best
                 .as_ref()
                 .is_some_and(|(b, _)| b.confidence >= EARLY_ACCEPT)
@@ -531,13 +541,7 @@ impl CardReader {
         let mut best: Option<(CornerRead, CornerFrame)> = None;
         for &g in guesses {
             let f = CornerFrame { width: g, ..*c };
-            if let Some(r) = self.read_frame_from(rgb, &f, true)
-                && best
-                    .as_ref()
-                    .is_none_or(|(b, _)| r.confidence > b.confidence)
-            {
-                best = Some((r, f));
-            }
+            keep_most_confident(&mut best, self.read_frame_from(rgb, &f, true), f);
         }
         best
     }
@@ -918,6 +922,20 @@ mod tests {
         assert_eq!(read[MAX_INDEX_READS].glyph, [x, 5.0]);
     }
 
+    /// Adds `feat` to `model` as the rank and suit samples of an As (and its
+    /// rank height), as `fit-cards` would from a labelled corner.
+    fn learn_ace_of_spades(model: &mut CardModel, feat: &index::IndexFeatures) {
+        model.rank_height = feat.rank_height;
+        model.rank.push(model::Sample {
+            label: b'A',
+            feat: feat.rank.clone(),
+        });
+        model.suit.push(model::Sample {
+            label: b's',
+            feat: feat.suit.clone().expect("pip"),
+        });
+    }
+
     fn empty_model() -> CardModel {
         CardModel {
             red_threshold: 40.0,
@@ -1009,15 +1027,7 @@ mod tests {
             let hyps = glyphs::index_hypotheses(&glyphs::ink_blobs(&img, &[]), 10);
             assert_eq!(hyps.len(), 1, "{hyps:?}");
             let feat = index::read_corner(&img, &hyps[0].frame).expect("index");
-            model.rank_height = feat.rank_height;
-            model.rank.push(model::Sample {
-                label: b'A',
-                feat: feat.rank.clone(),
-            });
-            model.suit.push(model::Sample {
-                label: b's',
-                feat: feat.suit.clone().expect("pip"),
-            });
+            learn_ace_of_spades(&mut model, &feat);
         }
         let reader = CardReader::from_model(model);
         for quarter in [false, true] {
@@ -1192,15 +1202,7 @@ mod tests {
             })
             .expect("pale index");
         let mut model = empty_model();
-        model.rank_height = feat.rank_height;
-        model.rank.push(model::Sample {
-            label: b'A',
-            feat: feat.rank.clone(),
-        });
-        model.suit.push(model::Sample {
-            label: b's',
-            feat: feat.suit.clone().expect("pip"),
-        });
+        learn_ace_of_spades(&mut model, &feat);
         let reader = CardReader::from_model(model);
         assert!(reader.read_unscaled(&img, &corner, &guesses).is_none());
         let (r, _) = reader

@@ -790,11 +790,27 @@ mod tests {
         }
     }
 
+    /// One step of the linear congruential generator the tests draw their
+    /// random images and masks from (seeded, so every run is the same).
+    fn lcg_step(seed: u32) -> u32 {
+        seed.wrapping_mul(1_103_515_245).wrapping_add(12345)
+    }
+
+    /// `n` random bytes from `seed` (advanced).
+    fn random_bytes(seed: &mut u32, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                *seed = lcg_step(*seed);
+                (*seed >> 16) as u8
+            })
+            .collect()
+    }
+
     #[test]
     fn inside_sampling_sse2_matches_scalar() {
         let mut seed = 99u32;
         let img = RgbImage::from_fn(37, 23, |_, _| {
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            seed = lcg_step(seed);
             let v = seed >> 8;
             image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8])
         });
@@ -868,7 +884,7 @@ mod tests {
         for (w, h) in [(640, 360), (95, 40), (31, 3)] {
             let m: Vec<u8> = (0..w * h)
                 .map(|_| {
-                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    seed = lcg_step(seed);
                     u8::from((seed >> 16) % 100 < 60)
                 })
                 .collect();
@@ -933,7 +949,7 @@ mod tests {
             for density in [3u32, 50, 97] {
                 let m: Vec<bool> = (0..w * h)
                     .map(|_| {
-                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        seed = lcg_step(seed);
                         (seed >> 16) % 100 < density
                     })
                     .collect();
@@ -989,7 +1005,7 @@ mod tests {
         let mut seed = 7u32;
         for (w, h) in [(641, 400), (1280, 720), (1300, 1950), (2000, 7)] {
             let img = RgbImage::from_fn(w, h, |_, _| {
-                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                seed = lcg_step(seed);
                 let v = seed >> 8;
                 image::Rgb([v as u8, (v >> 8) as u8, (v >> 16) as u8])
             });
@@ -1020,12 +1036,7 @@ mod tests {
             (2000, 7, 4),
             (97, 50, 3),
         ] {
-            let raw: Vec<u8> = (0..w * h * 3)
-                .map(|_| {
-                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    (seed >> 16) as u8
-                })
-                .collect();
+            let raw = random_bytes(&mut seed, w * h * 3);
             let (ww, wh) = (w / f, h / f);
             let portable = block_scores_body(&raw, w, ww, wh, f);
             // SAFETY: the CPU has AVX2 (checked above).
@@ -1046,12 +1057,7 @@ mod tests {
             (9, 6, 4),
             (150, 60, 17),
         ] {
-            let s: Vec<u8> = (0..w * h)
-                .map(|_| {
-                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    (seed >> 16) as u8
-                })
-                .collect();
+            let s = random_bytes(&mut seed, w * h);
             let got = local_above(&s, w, h, r, 10, 30);
             for y in 0..h {
                 for x in 0..w {
@@ -1086,12 +1092,7 @@ mod tests {
             (5, 5, 1),
             (17, 3, 8),
         ] {
-            let s: Vec<u8> = (0..w * h)
-                .map(|_| {
-                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    (seed >> 16) as u8
-                })
-                .collect();
+            let s = random_bytes(&mut seed, w * h);
             for (offset, floor) in [(10, 15), (0, 0), (40, 200)] {
                 let portable = local_above_body(&s, w, h, r, offset, floor);
                 // SAFETY: the CPU has AVX2 (checked above).
