@@ -616,6 +616,28 @@ fn crowd(blobs: &[Blob], near: &[usize], ab: [usize; 2], companion: Option<usize
     n
 }
 
+/// The "1" of a "10" among `near` (indices into `blobs`): a blob other than
+/// the pair `ab` beside the rank glyph `ab[0]`, across the rank -> pip
+/// direction `d`, of about the rank glyph's extent along `d`.
+fn ten_companion(blobs: &[Blob], near: &[usize], ab: [usize; 2], d: [f32; 2]) -> Option<usize> {
+    let a = &blobs[ab[0]];
+    let r = [d[1], -d[0]];
+    let ea = a.extent(d);
+    near.iter().copied().find(|&ci| {
+        if ab.contains(&ci) {
+            return false;
+        }
+        let c = &blobs[ci];
+        let w = [c.c[0] - a.c[0], c.c[1] - a.c[1]];
+        let along = w[0] * d[0] + w[1] * d[1];
+        let across = (w[0] * r[0] + w[1] * r[1]).abs();
+        along.abs() < 0.25 * ea
+            && across > 0.25 * ea
+            && across < 1.1 * ea
+            && (c.extent(d) / ea - 1.0).abs() < 0.3
+    })
+}
+
 /// Pairs rank-glyph candidates with a pip below them; returns at most `max`
 /// hypotheses, most plausible first.
 pub fn index_hypotheses(blobs: &[Blob], max: usize) -> Vec<IndexHyp> {
@@ -624,8 +646,10 @@ pub fn index_hypotheses(blobs: &[Blob], max: usize) -> Vec<IndexHyp> {
     let xs: Vec<f32> = order.iter().map(|&i| blobs[i].c[0]).collect();
     let mut out = Vec::new();
     for &ai in &order {
-        let mut best: Option<IndexHyp> = None;
-        let mut fallback: Option<IndexHyp> = None;
+        // The best pair under the strict gap and under the fallback gap,
+        // with the blobs that make it up (its crowd is counted at the end).
+        let mut best: Option<(IndexHyp, [usize; 2], Option<usize>)> = None;
+        let mut fallback = None;
         let a = &blobs[ai];
         let sa = a.size();
         // Rank glyphs are not much more elongated than 3:1 ("1" is handled
@@ -673,50 +697,37 @@ pub fn index_hypotheses(blobs: &[Blob], max: usize) -> Vec<IndexHyp> {
             let score = ratio.ln().abs() + (sb / sa / 0.72).ln().abs();
             // "10": a companion glyph beside the rank (perpendicular to d)
             // moves the rank centre to the middle of the pair.
-            let r = [d[1], -d[0]];
-            let mut g = a.c;
-            let mut companion = None;
-            for &ci in &order[lo..hi] {
-                if ci == ai || ci == bi {
-                    continue;
-                }
+            let companion = ten_companion(blobs, &order[lo..hi], [ai, bi], d);
+            let g = companion.map_or(a.c, |ci| {
                 let c = &blobs[ci];
-                let w = [c.c[0] - a.c[0], c.c[1] - a.c[1]];
-                let along = w[0] * d[0] + w[1] * d[1];
-                let across = (w[0] * r[0] + w[1] * r[1]).abs();
-                let ea = a.extent(d);
-                if along.abs() < 0.25 * ea
-                    && across > 0.25 * ea
-                    && across < 1.1 * ea
-                    && (c.extent(d) / ea - 1.0).abs() < 0.3
-                {
-                    g = [(a.c[0] + c.c[0]) / 2.0, (a.c[1] + c.c[1]) / 2.0];
-                    companion = Some(ci);
-                    break;
-                }
-            }
+                [(a.c[0] + c.c[0]) / 2.0, (a.c[1] + c.c[1]) / 2.0]
+            });
             let v = [b.c[0] - g[0], b.c[1] - g[1]];
             let dd = (v[0] * v[0] + v[1] * v[1]).sqrt().max(1e-3);
             let d = [v[0] / dd, v[1] / dd];
             let r = [d[1], -d[0]];
             let slot = if tight { &mut fallback } else { &mut best };
-            if slot.is_none_or(|h| score < h.score) {
-                let crowd = crowd(blobs, &order[lo..hi], [ai, bi], companion);
-                *slot = Some(IndexHyp {
+            if slot.as_ref().is_none_or(|(h, _, _)| score < h.score) {
+                let hyp = IndexHyp {
                     frame: frame_at(g, r, d, dd / RANK_TO_PIP),
                     glyph: g,
                     score,
                     size_ratio: sb / sa,
                     dist_ratio: ratio,
-                    crowd,
-                });
+                    crowd: 0,
+                };
+                *slot = Some((hyp, [ai, bi], companion));
             }
         }
         // One pip per rank glyph: the most plausible by its geometry; then
-        // ranked among the others with its crowd.
-        out.extend(best.or(fallback).map(|h| IndexHyp {
-            score: h.score + CROWD_WEIGHT * h.crowd as f32,
-            ..h
+        // ranked among the others with its crowd (counted once, for it).
+        out.extend(best.or(fallback).map(|(h, pair, companion)| {
+            let crowd = crowd(blobs, &order[lo..hi], pair, companion);
+            IndexHyp {
+                score: h.score + CROWD_WEIGHT * crowd as f32,
+                crowd,
+                ..h
+            }
         }));
     }
     out.sort_by(|a, b| a.score.total_cmp(&b.score));

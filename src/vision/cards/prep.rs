@@ -1,5 +1,6 @@
 //! Frame preparation: colour conversion, reduced-resolution "paper" mask.
 
+use crate::vision::contours::is_empty_mask;
 use image::{DynamicImage, GrayImage, RgbImage};
 use std::borrow::Cow;
 
@@ -263,8 +264,7 @@ pub fn mask_above(work: &WorkImage, t: u8) -> GrayImage {
 /// is; otherwise the four passes ping-pong between two buffers.
 fn cleaned(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
     if m.len() == w * h && is_empty_mask(&m) {
-        return GrayImage::from_raw(w as u32, h as u32, m)
-            .unwrap_or_else(|| GrayImage::new(w as u32, h as u32));
+        return mask_image(m, w, h);
     }
     let mut tmp = vec![0u8; w * h];
     let mut out = vec![0u8; w * h];
@@ -272,7 +272,12 @@ fn cleaned(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
     morph_into(&out, w, h, 1, true, &mut tmp, &mut m);
     morph_into(&m, w, h, 2, true, &mut tmp, &mut out);
     morph_into(&out, w, h, 2, false, &mut tmp, &mut m);
-    // 0 / 1 -> 0 / 255.
+    mask_image(m, w, h)
+}
+
+/// The `w` x `h` mask `m` of 0 / 1 bytes as a 0 / 255 image (an empty
+/// image of that size if `m` is not `w * h` long).
+fn mask_image(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
     for v in &mut m {
         *v = v.wrapping_neg();
     }
@@ -282,14 +287,6 @@ fn cleaned(mut m: Vec<u8>, w: usize, h: usize) -> GrayImage {
 /// Bytes per step of the mask scans and morphology passes: fixed-size
 /// blocks the compiler keeps in vector registers.
 const MASK_LANES: usize = 32;
-
-/// Whether every byte of `m` is zero (whole blocks OR-ed, no early exit
-/// per byte).
-fn is_empty_mask(m: &[u8]) -> bool {
-    let mut blocks = m.chunks_exact(MASK_LANES);
-    let any_block = blocks.any(|c| c.iter().fold(0u8, |a, &v| a | v) != 0);
-    !any_block && blocks.remainder().iter().all(|&v| v == 0)
-}
 
 /// Radius of the local-background window of [`local_mask`], as a share of
 /// the working image's short side (a card is ~0.1-0.3 of it). 4-fold
@@ -445,10 +442,7 @@ pub fn erode_mask(mask: &GrayImage, r: usize) -> GrayImage {
     let mut tmp = vec![0u8; w * h];
     let mut e = vec![0u8; w * h];
     morph_into(&m, w, h, r, false, &mut tmp, &mut e);
-    for v in &mut e {
-        *v = v.wrapping_neg();
-    }
-    GrayImage::from_raw(w as u32, h as u32, e).unwrap_or_else(|| GrayImage::new(w as u32, h as u32))
+    mask_image(e, w, h)
 }
 
 /// Most rows [`combine_rows`] combines through [`combine_fixed`] (the
@@ -467,6 +461,12 @@ fn combine_rows<const DILATE: bool>(dst: &mut [u8], srcs: &[&[u8]]) {
         5 => combine_fixed::<5, DILATE>(dst, [srcs[0], srcs[1], srcs[2], srcs[3], srcs[4]]),
         _ => combine_any::<DILATE>(dst, srcs.iter().copied()),
     }
+}
+
+/// One mask byte op: OR (dilation) or AND (erosion).
+#[inline(always)]
+fn combine<const DILATE: bool>(a: u8, b: u8) -> u8 {
+    if DILATE { a | b } else { a & b }
 }
 
 /// [`combine_rows`] for `K` rows, cut to `dst.len()` first, in blocks of
@@ -488,7 +488,7 @@ fn combine_fixed<const K: usize, const DILATE: bool>(dst: &mut [u8], srcs: [&[u8
                 return;
             };
             for (a, &v) in acc.iter_mut().zip(v) {
-                *a = if DILATE { *a | v } else { *a & v };
+                *a = combine::<DILATE>(*a, v);
             }
         }
         dst[at..at + MASK_LANES].copy_from_slice(&acc);
@@ -496,7 +496,7 @@ fn combine_fixed<const K: usize, const DILATE: bool>(dst: &mut [u8], srcs: [&[u8
     for i in blocks * MASK_LANES..n {
         let mut a = u8::from(!DILATE);
         for s in &srcs {
-            a = if DILATE { a | s[i] } else { a & s[i] };
+            a = combine::<DILATE>(a, s[i]);
         }
         dst[i] = a;
     }
@@ -520,7 +520,7 @@ fn combine_any<'a, const DILATE: bool>(
                 return;
             };
             for (a, &v) in acc.iter_mut().zip(s) {
-                *a = if DILATE { *a | v } else { *a & v };
+                *a = combine::<DILATE>(*a, v);
             }
         }
         d.copy_from_slice(&acc);
@@ -529,7 +529,7 @@ fn combine_any<'a, const DILATE: bool>(
     for i in done..n {
         let mut a = u8::from(!DILATE);
         for s in srcs.clone() {
-            a = if DILATE { a | s[i] } else { a & s[i] };
+            a = combine::<DILATE>(a, s[i]);
         }
         dst[i] = a;
     }
