@@ -4,7 +4,8 @@
 //! sampled, the glyph features found at each ink level and the nearest rank
 //! and suit samples (label, cosine distance, distance of the next label).
 //! `DIAG_IDX_ONLY=1` skips the outlines; `DIAG_AT=X,Y,R` lists the ink blobs
-//! whose centre lies within R px (per axis) of (X, Y).
+//! whose centre lies within R px (per axis) of (X, Y); `DIAG_SPLIT=N` reads
+//! the hypotheses with the pip split of radius N (`index::Patch::read_split`).
 
 use adjutant::vision::cards::classify::{classify_corner, dot};
 use adjutant::vision::cards::model::Sample;
@@ -49,12 +50,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
+        let split: usize = std::env::var("DIAG_SPLIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         for h in &hyps {
             let f = h.frame;
             let desc = index::sample_patch(&rgb, &f).map(|p| {
                 [index::INK_LEVEL, index::INK_LEVEL_STRICT, 0.78]
                     .iter()
-                    .map(|&l| match p.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[l]) {
+                    .map(|&l| match p.read_split(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[l], split) {
                         None => format!("[{l}: none]"),
                         Some(x) => format!(
                             "[{l}: h {:.3} at ({:.3},{:.3}) c {:.2} red {:.0} rank {} suit {} -> {:?}]",

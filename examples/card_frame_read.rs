@@ -1,7 +1,8 @@
 //! Reads the 8-card 1280x720 bench frame (`benches/vision.rs`, `read/1280x720/8`)
 //! N times, for profiling: `cargo run --release --example card_frame_read -- N [CARDS]`
 //! (CARDS: how many card tiles the frame holds, default 8; 0 is the empty
-//! frame of `read/1280x720/0`).
+//! frame of `read/1280x720/0`). `SAVE_FRAME=PATH` also writes the frame to
+//! PATH (to scan it with `adjutant scan`).
 
 use adjutant::vision::cards::CardReader;
 use adjutant::vision::scan::BUILTIN_CARD_MODEL;
@@ -18,6 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|s| s.parse().ok())
         .unwrap_or(8);
     let img = card_frame(1280, 720, n_cards, &card_tiles());
+    if let Ok(path) = std::env::var("SAVE_FRAME") {
+        img.save(path)?;
+    }
     let reader = CardReader::from_model_bytes(BUILTIN_CARD_MODEL)?;
     let t = std::time::Instant::now();
     let mut cards = 0;

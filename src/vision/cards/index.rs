@@ -298,17 +298,33 @@ impl Patch {
         max_rank_height: f32,
         levels: &[f32],
     ) -> Option<IndexFeatures> {
+        self.read_split(min_rank_height, max_rank_height, levels, 0)
+    }
+
+    /// As [`Self::read`]; when `split_radius` is not 0, a level that finds a
+    /// rank glyph but no pip under it looks for the pip inside a larger ink
+    /// part below the rank (see `split_pip`).
+    pub fn read_split(
+        &self,
+        min_rank_height: f32,
+        max_rank_height: f32,
+        levels: &[f32],
+        split_radius: usize,
+    ) -> Option<IndexFeatures> {
         let mut first = None;
         for (k, &level) in levels.iter().enumerate() {
             let r = analyse(
                 &self.lum,
                 &self.rgb,
-                self.pw,
-                self.ph,
-                self.paper,
-                level,
-                min_rank_height,
-                max_rank_height,
+                Geometry {
+                    pw: self.pw,
+                    ph: self.ph,
+                    paper: self.paper,
+                    level,
+                    min_rank_height,
+                    max_rank_height,
+                    split_radius,
+                },
             );
             if r.as_ref().is_some_and(|f| f.suit.is_some()) {
                 return match (first, r) {
@@ -372,21 +388,32 @@ fn precheck_ink(img: &RgbImage, f: &CornerFrame) -> Option<PrecheckInk> {
     Some(PrecheckInk { ink, n: lum.len() })
 }
 
-/// Splits the patch into glyph parts at ink level `level` and builds features.
-#[allow(clippy::too_many_arguments)]
-fn analyse(
-    lum: &[f32],
-    rgb: &[[f32; 3]],
+/// How [`analyse`] splits a patch: its size and paper level, the ink level,
+/// the rank-height window (card widths) and the pip-split radius (0: none).
+struct Geometry {
     pw: usize,
     ph: usize,
     paper: f32,
     level: f32,
     min_rank_height: f32,
     max_rank_height: f32,
-) -> Option<IndexFeatures> {
+    split_radius: usize,
+}
+
+/// Splits the patch into glyph parts at ink level `level` and builds features.
+fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> {
+    let Geometry {
+        pw,
+        ph,
+        paper,
+        level,
+        min_rank_height,
+        max_rank_height,
+        split_radius,
+    } = g;
     let thr = paper * level;
     let ink: Vec<bool> = lum.iter().map(|&v| v < thr).collect();
-    let (labels, parts) = components(&ink, pw, ph);
+    let (mut labels, mut parts) = components(&ink, pw, ph);
     let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
     let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
     let mut order: Vec<usize> = (0..parts.len())
@@ -428,19 +455,9 @@ fn analyse(
         return None;
     }
     // Suit: largest part starting below the rank, overlapping it horizontally.
-    let mut suit: Option<usize> = None;
-    for &i in &order {
-        let p = parts[i];
-        if group.contains(&i) || p.y0 + 2 < rb.y1 || p.y0 > rb.y1 + rb.h() {
-            continue;
-        }
-        let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0) as usize;
-        if hov * 2 < p.w().min(rb.w()) || p.h() * 3 < rb.h() || p.h() > rb.h() * 2 {
-            continue;
-        }
-        if suit.is_none_or(|s| parts[s].area < p.area) {
-            suit = Some(i);
-        }
+    let mut suit = pick_suit(&parts, &order, &group, &rb);
+    if suit.is_none() && split_radius > 0 {
+        suit = split_pip(&mut labels, &mut parts, pw, &group, &rb, split_radius);
     }
     let darkness = |v: f32| ((paper - v) / paper).clamp(0.0, 1.0);
     let rank_feat = glyph_feature(lum, &labels, &group, pw, &rb, RANK_SIDE, &darkness);
@@ -493,6 +510,157 @@ fn analyse(
             (rb.y0 + rb.y1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
         ],
     })
+}
+
+/// Whether part `p` can be the suit pip under the rank glyph box `rb`: it
+/// starts below the rank (within one rank height), overlaps it
+/// horizontally, and is between a third and twice the rank's height.
+fn pip_under(p: &Part, rb: &Part) -> bool {
+    if p.y0 + 2 < rb.y1 || p.y0 > rb.y1 + rb.h() {
+        return false;
+    }
+    let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0) as usize;
+    hov * 2 >= p.w().min(rb.w()) && p.h() * 3 >= rb.h() && p.h() <= rb.h() * 2
+}
+
+/// The largest part of `order` (not of the rank `group`) that is a pip
+/// under the rank box `rb` ([`pip_under`]).
+fn pick_suit(parts: &[Part], order: &[usize], group: &[usize], rb: &Part) -> Option<usize> {
+    let mut suit: Option<usize> = None;
+    for &i in order {
+        let p = parts[i];
+        if group.contains(&i) || !pip_under(&p, rb) {
+            continue;
+        }
+        if suit.is_none_or(|s| parts[s].area < p.area) {
+            suit = Some(i);
+        }
+    }
+    suit
+}
+
+/// The index pip of a small blurred card can join the neighbouring centre
+/// pip (or reach the patch border with it) at the level where its rank
+/// glyph is whole, so no part is a pip under the rank. Each larger part
+/// below the rank that overlaps it horizontally is opened (eroded, then
+/// grown back, by a square of `radius`): a neck thinner than `2 radius + 1`
+/// px breaks, and a piece that is a pip under the rank ([`pip_under`], not
+/// touching the border) becomes a new part, relabelled in `labels`. Returns
+/// the largest such piece.
+fn split_pip(
+    labels: &mut [usize],
+    parts: &mut Vec<Part>,
+    pw: usize,
+    group: &[usize],
+    rb: &Part,
+    radius: usize,
+) -> Option<usize> {
+    let ph = labels.len() / pw.max(1);
+    let mut best: Option<usize> = None;
+    for i in 0..parts.len() {
+        let p = parts[i];
+        if group.contains(&i) || p.y1 <= rb.y1 || p.y0 > rb.y1 + rb.h() {
+            continue;
+        }
+        let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0);
+        if hov == 0 || (!p.touches && pip_under(&p, rb)) {
+            continue;
+        }
+        let (bw, bh) = (p.w(), p.h());
+        let inside = |x: usize, y: usize| labels[(p.y0 + y) * pw + p.x0 + x] == i;
+        let mask: Vec<bool> = (0..bw * bh).map(|k| inside(k % bw, k / bw)).collect();
+        let pieces = split_at_necks(&mask, bw, bh, radius);
+        let n = pieces.iter().copied().max().unwrap_or(0) as usize;
+        let mut subs = vec![Part::EMPTY; n];
+        for (j, &c) in pieces.iter().enumerate() {
+            if c != 0 {
+                subs[c as usize - 1].add(j % bw, j / bw, bw, bh);
+            }
+        }
+        for (k, sp) in subs.iter().enumerate() {
+            if sp.area == 0 {
+                continue;
+            }
+            let piece = Part {
+                x0: p.x0 + sp.x0,
+                y0: p.y0 + sp.y0,
+                x1: p.x0 + sp.x1,
+                y1: p.y0 + sp.y1,
+                area: sp.area,
+                touches: p.x0 + sp.x0 == 0
+                    || p.y0 + sp.y0 == 0
+                    || p.x0 + sp.x1 + 1 == pw
+                    || p.y0 + sp.y1 + 1 == ph,
+            };
+            let min_area = MIN_PART_AREA * PATCH_PX_PER_WIDTH * PATCH_PX_PER_WIDTH;
+            if piece.touches || (piece.area as f32) < min_area || !pip_under(&piece, rb) {
+                continue;
+            }
+            if best.is_some_and(|b| parts[b].area >= piece.area) {
+                continue;
+            }
+            let id = parts.len();
+            for (j, _) in pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c as usize == k + 1)
+            {
+                labels[(p.y0 + j / bw) * pw + p.x0 + j % bw] = id;
+            }
+            parts.push(piece);
+            best = Some(id);
+        }
+    }
+    best
+}
+
+/// Splits the `w` x `h` mask at its necks: the mask is eroded by a
+/// `(2 radius + 1)`-square, each 8-connected piece of what is left is a
+/// core, and every mask pixel joins the core it is reached from first when
+/// all cores grow together inside the mask (8-connected steps; ties go to
+/// the lower core). Returns per pixel `core + 1`, or 0 (off the mask or not
+/// reached). Unlike an opening, each piece keeps its own outline; a neck is
+/// shared out between the pieces it joined.
+fn split_at_necks(mask: &[bool], w: usize, h: usize, radius: usize) -> Vec<u32> {
+    let r = radius;
+    let mut eroded = vec![false; w * h];
+    for y in r..h.saturating_sub(r) {
+        for x in r..w.saturating_sub(r) {
+            eroded[y * w + x] =
+                (y - r..=y + r).all(|yy| (x - r..=x + r).all(|xx| mask[yy * w + xx]));
+        }
+    }
+    let (core_labels, _) = components(&eroded, w, h);
+    let mut out: Vec<u32> = core_labels
+        .iter()
+        .map(|&l| if l == usize::MAX { 0 } else { l as u32 + 1 })
+        .collect();
+    let mut front: Vec<usize> = (0..w * h).filter(|&i| out[i] != 0).collect();
+    while !front.is_empty() {
+        let mut next = Vec::new();
+        let mut claims: Vec<(usize, u32)> = Vec::new();
+        for &i in &front {
+            let (x, y) = (i % w, i / w);
+            for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                for nx in x.saturating_sub(1)..(x + 2).min(w) {
+                    let j = ny * w + nx;
+                    if mask[j] && out[j] == 0 {
+                        claims.push((j, out[i]));
+                    }
+                }
+            }
+        }
+        // Every pixel reached in this step goes to the lowest core reaching it.
+        claims.sort_unstable();
+        for (j, c) in claims {
+            if out[j] == 0 {
+                out[j] = c;
+                next.push(j);
+            }
+        }
+        front = next;
+    }
+    out
 }
 
 /// Crops the bbox of the given parts into a centred square and resamples it.
@@ -818,6 +986,93 @@ mod tests {
         };
         assert!(sample_patch(&img, &f).is_none());
         assert!(sample_patch_with(&img, &f, 0.8).is_some_and(|p| p.crowded()));
+    }
+
+    /// A 31 x 60 patch: a ring "rank" glyph, a diamond pip below it joined by
+    /// a neck (rows `neck.0..neck.0 + neck.1`, from column `neck.2`) to a
+    /// large blob reaching the right border (a centre pip of a small blurred
+    /// card).
+    fn joined_pip_patch(neck: (usize, usize, usize)) -> Patch {
+        let (pw, ph) = (31, 60);
+        let ink = |x: usize, y: usize| {
+            let ring = (5..19).contains(&y)
+                && (5..13).contains(&x)
+                && !((7..17).contains(&y) && (7..11).contains(&x));
+            // A diamond 10 px across (a flat square would give a flat feature).
+            let pip = (x as f32 - 8.5).abs() + (y as f32 - 28.5).abs() <= 5.0;
+            let neck = (neck.0..neck.0 + neck.1).contains(&y) && (neck.2..20).contains(&x);
+            let blob = (20..41).contains(&y) && x >= 20;
+            ring || pip || neck || blob
+        };
+        let lum: Vec<f32> = (0..pw * ph)
+            .map(|i| if ink(i % pw, i / pw) { 40.0 } else { 220.0 })
+            .collect();
+        Patch {
+            pw,
+            ph,
+            rgb: lum.iter().map(|&v| [v, v, v]).collect(),
+            lum,
+            paper: 220.0,
+            crowded: false,
+        }
+    }
+
+    /// The pip joined to a border-touching blob is no pip; the split finds
+    /// it when the neck is thinner than its square, and not when the two
+    /// are joined along the pip's whole height.
+    #[test]
+    fn pip_split_off_a_joined_centre_pip() {
+        let (lo, hi) = (MIN_RANK_HEIGHT, MAX_RANK_HEIGHT);
+        let thin = joined_pip_patch((27, 3, 14));
+        let plain = thin.read(lo, hi, &[INK_LEVEL]).expect("rank glyph");
+        assert!(plain.suit.is_none());
+        let split = thin
+            .read_split(lo, hi, &[INK_LEVEL], 2)
+            .expect("rank glyph");
+        assert_eq!(split.rank, plain.rank);
+        assert!(split.suit.is_some());
+        // The pip alone gives about the same pip feature as the piece split
+        // off (which keeps part of the neck).
+        let alone = joined_pip_patch((27, 0, 14));
+        let want = alone.read(lo, hi, &[INK_LEVEL]).and_then(|f| f.suit);
+        let got = split.suit.unwrap_or_default();
+        let d = 1.0
+            - want
+                .unwrap_or_default()
+                .iter()
+                .zip(&got)
+                .map(|(a, b)| a * b)
+                .sum::<f32>();
+        assert!(d < 0.5, "cosine distance {d}");
+        let thick = joined_pip_patch((24, 10, 10));
+        assert!(
+            thick
+                .read_split(lo, hi, &[INK_LEVEL], 2)
+                .is_some_and(|f| f.suit.is_none())
+        );
+    }
+
+    /// Two squares joined by a neck split into two pieces at a radius whose
+    /// square does not fit the neck, each keeping its whole outline.
+    #[test]
+    fn necks_split_pieces_keep_their_outline() {
+        let (w, h) = (24, 9);
+        // Squares 9 x 9 at x 0..9 and 15..24, a neck 3 px tall at x 9..15.
+        let mask: Vec<bool> = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                !(9..15).contains(&x) || (3..6).contains(&y)
+            })
+            .collect();
+        let pieces = split_at_necks(&mask, w, h, 2);
+        assert!(pieces.iter().zip(&mask).all(|(&c, &m)| (c != 0) == m));
+        assert!((0..h).all(|y| pieces[y * w] == 1 && pieces[y * w + w - 1] == 2));
+        let left = pieces.iter().filter(|&&c| c == 1).count();
+        assert_eq!(left, 81 + 9, "a square and half the neck");
+        // A 3 x 3 square fits the 3 px neck: one piece.
+        let pieces = split_at_necks(&mask, w, h, 1);
+        assert!(pieces.iter().zip(&mask).all(|(&c, &m)| c == u32::from(m)));
+        assert!(split_at_necks(&[], 0, 0, 2).is_empty());
     }
 
     #[test]
