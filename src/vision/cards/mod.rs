@@ -102,6 +102,17 @@ pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 /// 470 -> 474 correct at 0.84-0.86, 473 at 0.82, 470 at 0.88; wrong reads 2.
 pub const OUTLINE_FAINTEST_INK_LEVEL: f32 = 0.84;
 
+/// Ink level tried at a whole-card corner after
+/// [`OUTLINE_FAINTEST_INK_LEVEL`] and before [`OUTLINE_PALE_INK_LEVEL`]
+/// (confident reads only, usual contrast floor): the thin grey J of a blurred
+/// webcam court card (`train_cam_image43` Js) has its hook at 84-88% of the
+/// paper level, so at 0.84 the hook is cut off (nearest `?`) and at 0.89 and
+/// above the hook joins the pip below it; between, the J is whole (J at
+/// 0.08-0.12, next class 0.3 further) with its pip. Development split (fold
+/// models, reading only): 511 -> 512 correct at 0.85 / 0.86 / 0.87 / 0.88,
+/// 511 at 0.9 / 0.92; wrong reads 1 throughout.
+pub const OUTLINE_FAINTER_INK_LEVEL: f32 = 0.87;
+
 /// Last ink level tried at a whole-card corner (confident reads only): the
 /// pink rank glyphs of overexposed webcam frames have strokes at 88-94% of
 /// the paper level, so at [`OUTLINE_FAINTEST_INK_LEVEL`] the pip is taken for
@@ -442,7 +453,8 @@ impl CardReader {
     /// second opinion (as [`Self::read_strict`]), then a third at
     /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
     /// normal level; only confident reads count) and a fourth at
-    /// [`OUTLINE_FAINTEST_INK_LEVEL`], and a last one at [`OUTLINE_PALE_INK_LEVEL`]
+    /// [`OUTLINE_FAINTEST_INK_LEVEL`], a fifth at [`OUTLINE_FAINTER_INK_LEVEL`],
+    /// and a last one at [`OUTLINE_PALE_INK_LEVEL`]
     /// with the lower contrast floor [`OUTLINE_PALE_MIN_CONTRAST`], all on one
     /// sampled patch: the tries differ only in the ink level (and floor), and
     /// sampling the photo costs as much as a split.
@@ -478,6 +490,7 @@ impl CardReader {
         first()
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
             .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
+            .or_else(|| read(&[OUTLINE_FAINTER_INK_LEVEL]).filter(confident))
             .or_else(|| {
                 read_with_floor(&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST)
                     .filter(confident)
@@ -1212,6 +1225,60 @@ mod tests {
         let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
         let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["As"], "{scan:?}");
+    }
+
+    /// A card corner (frame at (60, 60), 200 px wide, upright) whose rank
+    /// glyph is a dark stem with a faint hook (86% of the paper level) and
+    /// whose dark pip is joined to the hook by a paler smear (92%): at 0.84
+    /// the hook is cut off, at 0.95 hook, smear and pip are one part; only
+    /// [`OUTLINE_FAINTER_INK_LEVEL`] sees the whole glyph over its pip.
+    fn faint_hook_corner() -> (RgbImage, CornerFrame) {
+        let paper = Rgb([235, 235, 235]);
+        let mut img = RgbImage::from_pixel(400, 400, paper);
+        let f = CornerFrame {
+            origin: [60.0, 60.0],
+            r: [1.0, 0.0],
+            d: [0.0, 1.0],
+            width: 200.0,
+        };
+        let mut fill = |u: (f32, f32), v: (f32, f32), grey: u8| {
+            let px = |t: f32| 60 + (t * 200.0) as u32;
+            for y in px(v.0)..px(v.1) {
+                for x in px(u.0)..px(u.1) {
+                    img.put_pixel(x, y, Rgb([grey; 3]));
+                }
+            }
+        };
+        fill((0.08, 0.1), (0.07, 0.13), 120); // stem
+        fill((0.04, 0.1), (0.13, 0.17), 202); // faint hook
+        fill((0.04, 0.06), (0.17, 0.19), 216); // paler smear
+        fill((0.04, 0.12), (0.19, 0.27), 120); // pip
+        (img, f)
+    }
+
+    #[test]
+    fn fainter_level_reads_a_hook_that_joins_the_pip_when_paler() {
+        let (img, f) = faint_hook_corner();
+        let patch = index::sample_patch(&img, &f).expect("patch");
+        let at = |level: f32| patch.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[level]);
+        let feat = at(OUTLINE_FAINTER_INK_LEVEL).expect("whole glyph");
+        assert!(feat.suit.is_some());
+        let mut model = empty_model();
+        learn_ace_of_spades(&mut model, &feat);
+        let reader = CardReader::from_model(model);
+        let code = |level: f32| at(level).and_then(|x| reader.classify(&x)).map(|r| r.code);
+        for level in [
+            index::INK_LEVEL,
+            INDEX_FAINT_INK_LEVEL,
+            OUTLINE_FAINTEST_INK_LEVEL,
+            OUTLINE_PALE_INK_LEVEL,
+        ] {
+            assert_eq!(code(level), None, "level {level}");
+        }
+        let r = reader
+            .read_frame(&img, &f)
+            .expect("read at the fainter level");
+        assert_eq!(r.code, "As");
     }
 
     #[test]
