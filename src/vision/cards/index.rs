@@ -324,6 +324,32 @@ impl Patch {
     }
 }
 
+impl Patch {
+    /// The rank glyph split at `level` with the suit pip found under it at
+    /// `pip_level`, when `level` itself finds no pip there (a pale glyph
+    /// whole only at a faint level, where its pip joins a neighbour or the
+    /// patch border); `None` when it does, or when neither does.
+    pub fn read_split(
+        &self,
+        min_rank_height: f32,
+        max_rank_height: f32,
+        level: f32,
+        pip_level: f32,
+    ) -> Option<IndexFeatures> {
+        analyse_split(
+            &self.lum,
+            &self.rgb,
+            self.pw,
+            self.ph,
+            self.paper,
+            level,
+            Some(pip_level),
+            min_rank_height,
+            max_rank_height,
+        )
+    }
+}
+
 /// Paper level of sampled card luminances: their 85th percentile (paper is
 /// most of a card, ink a small share); reorders `lum` (a selection, not a
 /// full sort: the same value). `None` when empty.
@@ -384,11 +410,25 @@ fn analyse(
     min_rank_height: f32,
     max_rank_height: f32,
 ) -> Option<IndexFeatures> {
-    let thr = paper * level;
+    analyse_split(
+        lum,
+        rgb,
+        pw,
+        ph,
+        paper,
+        level,
+        None,
+        min_rank_height,
+        max_rank_height,
+    )
+}
+
+/// Ink parts of the patch at `level` (components of the pixels darker than
+/// `level` x paper), with the indices of the parts large enough to be glyph
+/// parts and off the patch border, top-most first.
+fn split_at(lum: &[f32], pw: usize, ph: usize, thr: f32) -> (Vec<usize>, Vec<Part>, Vec<usize>) {
     let ink: Vec<bool> = lum.iter().map(|&v| v < thr).collect();
     let (labels, parts) = components(&ink, pw, ph);
-    let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
-    let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
     let mut order: Vec<usize> = (0..parts.len())
         .filter(|&i| {
             !parts[i].touches
@@ -396,6 +436,48 @@ fn analyse(
         })
         .collect();
     order.sort_by_key(|&i| parts[i].y0);
+    (labels, parts, order)
+}
+
+/// The suit pip under the rank glyph box `rb`: of the parts in `order`
+/// (not in the rank's `group`), the largest one starting below the rank,
+/// overlapping it horizontally, of a pip's height for that rank.
+fn pick_suit(parts: &[Part], order: &[usize], group: &[usize], rb: &Part) -> Option<usize> {
+    let mut suit: Option<usize> = None;
+    for &i in order {
+        let p = parts[i];
+        if group.contains(&i) || p.y0 + 2 < rb.y1 || p.y0 > rb.y1 + rb.h() {
+            continue;
+        }
+        let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0) as usize;
+        if hov * 2 < p.w().min(rb.w()) || p.h() * 3 < rb.h() || p.h() > rb.h() * 2 {
+            continue;
+        }
+        if suit.is_none_or(|s| parts[s].area < p.area) {
+            suit = Some(i);
+        }
+    }
+    suit
+}
+
+/// [`analyse`], or with `pip_level` given: the rank glyph at `level` with
+/// the suit pip found under it at `pip_level`, only when `level` finds none
+/// there (`None` when it does: that is the plain read at `level`).
+#[allow(clippy::too_many_arguments)]
+fn analyse_split(
+    lum: &[f32],
+    rgb: &[[f32; 3]],
+    pw: usize,
+    ph: usize,
+    paper: f32,
+    level: f32,
+    pip_level: Option<f32>,
+    min_rank_height: f32,
+    max_rank_height: f32,
+) -> Option<IndexFeatures> {
+    let (labels, parts, order) = split_at(lum, pw, ph, paper * level);
+    let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
+    let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
     // Rank: the top-most part of plausible height.
     // Rank: of the parts of plausible height, the one nearest the corner.
     let first = *order
@@ -427,26 +509,28 @@ fn analyse(
     if rb.w() > rb.h() * 2 {
         return None;
     }
-    // Suit: largest part starting below the rank, overlapping it horizontally.
-    let mut suit: Option<usize> = None;
-    for &i in &order {
-        let p = parts[i];
-        if group.contains(&i) || p.y0 + 2 < rb.y1 || p.y0 > rb.y1 + rb.h() {
-            continue;
+    // Suit: largest part starting below the rank, overlapping it horizontally
+    // (at `pip_level` when the rank's level finds none).
+    let mut suit = pick_suit(&parts, &order, &group, &rb);
+    let pip_split = match (suit, pip_level) {
+        // A pip at the rank's level: the plain read at that level, not this.
+        (Some(_), Some(_)) => return None,
+        (None, Some(l)) => {
+            let (l2, p2, o2) = split_at(lum, pw, ph, paper * l);
+            suit = pick_suit(&p2, &o2, &[], &rb);
+            suit.map(|_| (l2, p2))
         }
-        let hov = (rb.x1.min(p.x1) as i64 - rb.x0.max(p.x0) as i64 + 1).max(0) as usize;
-        if hov * 2 < p.w().min(rb.w()) || p.h() * 3 < rb.h() || p.h() > rb.h() * 2 {
-            continue;
-        }
-        if suit.is_none_or(|s| parts[s].area < p.area) {
-            suit = Some(i);
-        }
-    }
+        _ => None,
+    };
+    let (pip_labels, pip_parts) = match &pip_split {
+        Some((l2, p2)) => (l2, p2),
+        None => (&labels, &parts),
+    };
     let darkness = |v: f32| ((paper - v) / paper).clamp(0.0, 1.0);
     let rank_feat = glyph_feature(lum, &labels, &group, pw, &rb, RANK_SIDE, &darkness);
     let suit_feat = suit.map(|s| {
-        let p = parts[s];
-        glyph_feature(lum, &labels, &[s], pw, &p, SUIT_SIDE, &darkness)
+        let p = pip_parts[s];
+        glyph_feature(lum, pip_labels, &[s], pw, &p, SUIT_SIDE, &darkness)
     });
     // Contrast over the ink of rank + suit; colour from the pip when there is
     // one (solid, so its hue is reliable; some rank glyphs are thin and dull).
@@ -454,10 +538,10 @@ fn analyse(
     let (mut pip_red, mut pip_n) = (0f32, 0f32);
     let (mut dark, mut pip_dark) = (0f32, 0f32);
     for (i, &l) in labels.iter().enumerate() {
-        if l == usize::MAX {
+        let in_pip = pip_labels[i] != usize::MAX && Some(pip_labels[i]) == suit;
+        if l == usize::MAX && !in_pip {
             continue;
         }
-        let in_pip = Some(l) == suit;
         if group.contains(&l) || in_pip {
             let c = rgb[i];
             let r = c[0] - c[1].max(c[2]);
