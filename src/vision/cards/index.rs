@@ -325,17 +325,17 @@ impl Patch {
 }
 
 impl Patch {
-    /// The rank glyph split at `level` with the suit pip found under it at
-    /// `pip_level`, when `level` itself finds no pip there (a pale glyph
-    /// whole only at a faint level, where its pip joins a neighbour or the
-    /// patch border); `None` when it does, or when neither does.
-    pub fn read_split(
+    /// The read at `level`, with the suit pip looked for at `pip_level`
+    /// when `level` finds none under the rank glyph (a pale glyph whole only
+    /// at a faint level, where its pip joins a neighbour or the patch
+    /// border); the flag says whether the pip came from `pip_level`.
+    pub fn read_with_pip_level(
         &self,
         min_rank_height: f32,
         max_rank_height: f32,
         level: f32,
         pip_level: f32,
-    ) -> Option<IndexFeatures> {
+    ) -> Option<(IndexFeatures, bool)> {
         analyse_split(
             &self.lum,
             &self.rgb,
@@ -421,6 +421,7 @@ fn analyse(
         min_rank_height,
         max_rank_height,
     )
+    .map(|(x, _)| x)
 }
 
 /// Ink parts of the patch at `level` (components of the pixels darker than
@@ -460,9 +461,8 @@ fn pick_suit(parts: &[Part], order: &[usize], group: &[usize], rb: &Part) -> Opt
     suit
 }
 
-/// [`analyse`], or with `pip_level` given: the rank glyph at `level` with
-/// the suit pip found under it at `pip_level`, only when `level` finds none
-/// there (`None` when it does: that is the plain read at `level`).
+/// [`analyse`], with the suit pip looked for at `pip_level` (when given)
+/// if `level` finds none under the rank glyph; the flag says whether it was.
 #[allow(clippy::too_many_arguments)]
 fn analyse_split(
     lum: &[f32],
@@ -474,7 +474,7 @@ fn analyse_split(
     pip_level: Option<f32>,
     min_rank_height: f32,
     max_rank_height: f32,
-) -> Option<IndexFeatures> {
+) -> Option<(IndexFeatures, bool)> {
     let (labels, parts, order) = split_at(lum, pw, ph, paper * level);
     let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
     let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
@@ -513,8 +513,6 @@ fn analyse_split(
     // (at `pip_level` when the rank's level finds none).
     let mut suit = pick_suit(&parts, &order, &group, &rb);
     let pip_split = match (suit, pip_level) {
-        // A pip at the rank's level: the plain read at that level, not this.
-        (Some(_), Some(_)) => return None,
         (None, Some(l)) => {
             let (l2, p2, o2) = split_at(lum, pw, ph, paper * l);
             suit = pick_suit(&p2, &o2, &[], &rb);
@@ -566,7 +564,7 @@ fn analyse_split(
     } else {
         REDNESS_SCALE * red / dark.max(MIN_INK_DARKNESS * n)
     };
-    Some(IndexFeatures {
+    let feat = IndexFeatures {
         rank: rank_feat,
         suit: suit_feat,
         redness: red,
@@ -576,7 +574,8 @@ fn analyse_split(
             (rb.x0 + rb.x1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
             (rb.y0 + rb.y1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
         ],
-    })
+    };
+    Some((feat, pip_split.is_some()))
 }
 
 /// Crops the bbox of the given parts into a centred square and resamples it.

@@ -509,17 +509,21 @@ impl CardReader {
         first()
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
             .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
-            .or_else(|| read(&[OUTLINE_FAINTER_INK_LEVEL]).filter(confident))
             .or_else(|| {
-                patch
-                    .read_split(
-                        index::MIN_RANK_HEIGHT,
-                        index::MAX_RANK_HEIGHT,
-                        OUTLINE_FAINTER_INK_LEVEL,
-                        OUTLINE_RESCUE_PIP_LEVEL,
-                    )
-                    .and_then(|x| self.classify(&x))
-                    .filter(|r| r.confidence >= OUTLINE_RESCUE_MIN_CONFIDENCE)
+                // One split at the fainter level; a pip rescued from the
+                // normal level's split has the lower gate.
+                let (x, rescued) = patch.read_with_pip_level(
+                    index::MIN_RANK_HEIGHT,
+                    index::MAX_RANK_HEIGHT,
+                    OUTLINE_FAINTER_INK_LEVEL,
+                    OUTLINE_RESCUE_PIP_LEVEL,
+                )?;
+                let gate = if rescued {
+                    OUTLINE_RESCUE_MIN_CONFIDENCE
+                } else {
+                    STRICT_MIN_CONFIDENCE
+                };
+                self.classify(&x).filter(|r| r.confidence >= gate)
             })
             .or_else(|| {
                 read_with_floor(&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST)
@@ -1340,9 +1344,10 @@ mod tests {
             .read(lo, hi, &[OUTLINE_FAINTER_INK_LEVEL])
             .expect("glyph");
         assert!(faint.suit.is_none());
-        let split = patch
-            .read_split(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL)
+        let (split, rescued) = patch
+            .read_with_pip_level(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL)
             .expect("rescued pip");
+        assert!(rescued);
         assert!(split.suit.is_some());
         // Same rank glyph, and a pip of the normal level's split.
         assert_eq!(split.rank, faint.rank);
@@ -1372,17 +1377,17 @@ mod tests {
     }
 
     #[test]
-    fn pip_rescue_is_none_when_the_faint_level_has_a_pip() {
+    fn pip_rescue_is_the_plain_read_when_the_faint_level_has_a_pip() {
         let (img, f) = faint_hook_corner();
         let patch = index::sample_patch(&img, &f).expect("patch");
         let (lo, hi) = (index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT);
-        assert!(
-            patch
-                .read(lo, hi, &[OUTLINE_FAINTER_INK_LEVEL])
-                .is_some_and(|x| x.suit.is_some())
-        );
-        let split = patch.read_split(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL);
-        assert!(split.is_none());
+        let plain = patch
+            .read(lo, hi, &[OUTLINE_FAINTER_INK_LEVEL])
+            .expect("plain");
+        assert!(plain.suit.is_some());
+        let split =
+            patch.read_with_pip_level(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL);
+        assert_eq!(split, Some((plain, false)));
     }
 
     #[test]
