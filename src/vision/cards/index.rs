@@ -324,6 +324,7 @@ impl Patch {
                     min_rank_height,
                     max_rank_height,
                     split_radius,
+                    pip_level: None,
                 },
             );
             if r.as_ref().is_some_and(|f| f.suit.is_some()) {
@@ -337,6 +338,33 @@ impl Patch {
             }
         }
         first
+    }
+
+    /// The read at `level`, with the suit pip looked for at `pip_level`
+    /// when `level` finds none under the rank glyph (a pale glyph whole only
+    /// at a faint level, where its pip joins a neighbour or the patch
+    /// border); the flag says whether the pip came from `pip_level`.
+    pub fn read_with_pip_level(
+        &self,
+        min_rank_height: f32,
+        max_rank_height: f32,
+        level: f32,
+        pip_level: f32,
+    ) -> Option<(IndexFeatures, bool)> {
+        analyse_split(
+            &self.lum,
+            &self.rgb,
+            Geometry {
+                pw: self.pw,
+                ph: self.ph,
+                paper: self.paper,
+                level,
+                min_rank_height,
+                max_rank_height,
+                split_radius: 0,
+                pip_level: Some(pip_level),
+            },
+        )
     }
 }
 
@@ -398,10 +426,33 @@ struct Geometry {
     min_rank_height: f32,
     max_rank_height: f32,
     split_radius: usize,
+    pip_level: Option<f32>,
 }
 
 /// Splits the patch into glyph parts at ink level `level` and builds features.
 fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> {
+    analyse_split(lum, rgb, g).map(|(x, _)| x)
+}
+
+/// Ink parts of the patch at `level` (components of the pixels darker than
+/// `level` x paper), with the indices of the parts large enough to be glyph
+/// parts and off the patch border, top-most first.
+fn split_at(lum: &[f32], pw: usize, ph: usize, thr: f32) -> (Vec<usize>, Vec<Part>, Vec<usize>) {
+    let ink: Vec<bool> = lum.iter().map(|&v| v < thr).collect();
+    let (labels, parts) = components(&ink, pw, ph);
+    let mut order: Vec<usize> = (0..parts.len())
+        .filter(|&i| {
+            !parts[i].touches
+                && parts[i].area as f32 >= MIN_PART_AREA * PATCH_PX_PER_WIDTH * PATCH_PX_PER_WIDTH
+        })
+        .collect();
+    order.sort_by_key(|&i| parts[i].y0);
+    (labels, parts, order)
+}
+
+/// [`analyse`], with the suit pip looked for at `pip_level` (when given)
+/// if `level` finds none under the rank glyph; the flag says whether it was.
+fn analyse_split(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<(IndexFeatures, bool)> {
     let Geometry {
         pw,
         ph,
@@ -410,19 +461,11 @@ fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> 
         min_rank_height,
         max_rank_height,
         split_radius,
+        pip_level,
     } = g;
-    let thr = paper * level;
-    let ink: Vec<bool> = lum.iter().map(|&v| v < thr).collect();
-    let (mut labels, mut parts) = components(&ink, pw, ph);
+    let (mut labels, mut parts, order) = split_at(lum, pw, ph, paper * level);
     let min_h = ((min_rank_height * PATCH_PX_PER_WIDTH) as usize).max(4);
     let max_h = (max_rank_height * PATCH_PX_PER_WIDTH) as usize;
-    let mut order: Vec<usize> = (0..parts.len())
-        .filter(|&i| {
-            !parts[i].touches
-                && parts[i].area as f32 >= MIN_PART_AREA * PATCH_PX_PER_WIDTH * PATCH_PX_PER_WIDTH
-        })
-        .collect();
-    order.sort_by_key(|&i| parts[i].y0);
     // Rank: the top-most part of plausible height.
     // Rank: of the parts of plausible height, the one nearest the corner.
     let first = *order
@@ -454,16 +497,30 @@ fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> 
     if rb.w() > rb.h() * 2 {
         return None;
     }
-    // Suit: largest part starting below the rank, overlapping it horizontally.
+    // Suit: largest part starting below the rank, overlapping it horizontally;
+    // failing that, split off a joined centre pip (`split_radius`), or look at
+    // `pip_level` (where given).
     let mut suit = pick_suit(&parts, &order, &group, &rb);
     if suit.is_none() && split_radius > 0 {
         suit = split_pip(&mut labels, &mut parts, pw, &group, &rb, split_radius);
     }
+    let pip_split = match (suit, pip_level) {
+        (None, Some(l)) => {
+            let (l2, p2, o2) = split_at(lum, pw, ph, paper * l);
+            suit = pick_suit(&p2, &o2, &[], &rb);
+            suit.map(|_| (l2, p2))
+        }
+        _ => None,
+    };
+    let (pip_labels, pip_parts) = match &pip_split {
+        Some((l2, p2)) => (l2, p2),
+        None => (&labels, &parts),
+    };
     let darkness = |v: f32| ((paper - v) / paper).clamp(0.0, 1.0);
     let rank_feat = glyph_feature(lum, &labels, &group, pw, &rb, RANK_SIDE, &darkness);
     let suit_feat = suit.map(|s| {
-        let p = parts[s];
-        glyph_feature(lum, &labels, &[s], pw, &p, SUIT_SIDE, &darkness)
+        let p = pip_parts[s];
+        glyph_feature(lum, pip_labels, &[s], pw, &p, SUIT_SIDE, &darkness)
     });
     // Contrast over the ink of rank + suit; colour from the pip when there is
     // one (solid, so its hue is reliable; some rank glyphs are thin and dull).
@@ -471,10 +528,10 @@ fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> 
     let (mut pip_red, mut pip_n) = (0f32, 0f32);
     let (mut dark, mut pip_dark) = (0f32, 0f32);
     for (i, &l) in labels.iter().enumerate() {
-        if l == usize::MAX {
+        let in_pip = pip_labels[i] != usize::MAX && Some(pip_labels[i]) == suit;
+        if l == usize::MAX && !in_pip {
             continue;
         }
-        let in_pip = Some(l) == suit;
         if group.contains(&l) || in_pip {
             let c = rgb[i];
             let r = c[0] - c[1].max(c[2]);
@@ -499,7 +556,7 @@ fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> 
     } else {
         REDNESS_SCALE * red / dark.max(MIN_INK_DARKNESS * n)
     };
-    Some(IndexFeatures {
+    let feat = IndexFeatures {
         rank: rank_feat,
         suit: suit_feat,
         redness: red,
@@ -509,7 +566,8 @@ fn analyse(lum: &[f32], rgb: &[[f32; 3]], g: Geometry) -> Option<IndexFeatures> 
             (rb.x0 + rb.x1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
             (rb.y0 + rb.y1 + 1) as f32 / 2.0 / PATCH_PX_PER_WIDTH - PATCH_MARGIN,
         ],
-    })
+    };
+    Some((feat, pip_split.is_some()))
 }
 
 /// Whether part `p` can be the suit pip under the rank glyph box `rb`: it

@@ -102,6 +102,35 @@ pub const INDEX_FAINT_INK_LEVEL: f32 = 0.78;
 /// 470 -> 474 correct at 0.84-0.86, 473 at 0.82, 470 at 0.88; wrong reads 2.
 pub const OUTLINE_FAINTEST_INK_LEVEL: f32 = 0.84;
 
+/// Ink level tried at a whole-card corner after
+/// [`OUTLINE_FAINTEST_INK_LEVEL`] and before [`OUTLINE_PALE_INK_LEVEL`]
+/// (confident reads only, usual contrast floor): the thin grey J of a blurred
+/// webcam court card (`train_cam_image43` Js) has its hook at 84-88% of the
+/// paper level, so at 0.84 the hook is cut off (nearest `?`) and at 0.89 and
+/// above the hook joins the pip below it; between, the J is whole (J at
+/// 0.08-0.12, next class 0.3 further) with its pip. Development split (fold
+/// models, reading only): 511 -> 512 correct at 0.85 / 0.86 / 0.87 / 0.88,
+/// 511 at 0.9 / 0.92; wrong reads 1 throughout.
+pub const OUTLINE_FAINTER_INK_LEVEL: f32 = 0.87;
+
+/// Ink level of the suit pip in the pip rescue at whole-card corners, after
+/// [`OUTLINE_FAINTER_INK_LEVEL`]: the rank glyph as split at that faint
+/// level, the pip as split at this one, when the faint level finds no pip
+/// under the glyph (the pale club of `train_cam_image43` Jc joins the court
+/// picture's large club at 0.87 and touches the patch border; at 0.72 it is
+/// whole). The normal ink level; development split (with
+/// [`OUTLINE_RESCUE_MIN_CONFIDENCE`]): 512 -> 513 correct at pip levels
+/// 0.68 / 0.7 / 0.72 / 0.75 (512 at 0.64 and 0.78), rank level 0.86 or 0.87
+/// (512 at 0.85 and 0.88); wrong reads 1 throughout.
+pub const OUTLINE_RESCUE_PIP_LEVEL: f32 = index::INK_LEVEL;
+
+/// Confidence a pip-rescue read ([`OUTLINE_RESCUE_PIP_LEVEL`]) needs: that
+/// of a lone outline corner ([`OUTLINE_SINGLE_MIN_CONFIDENCE`]) rather than
+/// [`STRICT_MIN_CONFIDENCE`]; the blurred club of `train_cam_image43` is only
+/// 0.023 nearer a club than a spade sample (confidence 0.56). Development
+/// split: 513 correct at 0.4 / 0.45 / 0.5 / 0.55, 512 at 0.6; wrong reads 1.
+pub const OUTLINE_RESCUE_MIN_CONFIDENCE: f32 = OUTLINE_SINGLE_MIN_CONFIDENCE;
+
 /// Last ink level tried at a whole-card corner (confident reads only): the
 /// pink rank glyphs of overexposed webcam frames have strokes at 88-94% of
 /// the paper level, so at [`OUTLINE_FAINTEST_INK_LEVEL`] the pip is taken for
@@ -454,7 +483,9 @@ impl CardReader {
     /// second opinion (as [`Self::read_strict`]), then a third at
     /// [`INDEX_FAINT_INK_LEVEL`] (thin pale strokes that break up at the
     /// normal level; only confident reads count) and a fourth at
-    /// [`OUTLINE_FAINTEST_INK_LEVEL`], and a last one at [`OUTLINE_PALE_INK_LEVEL`]
+    /// [`OUTLINE_FAINTEST_INK_LEVEL`], a fifth at [`OUTLINE_FAINTER_INK_LEVEL`]
+    /// (then its rank glyph with a pip split at [`OUTLINE_RESCUE_PIP_LEVEL`]),
+    /// and a last one at [`OUTLINE_PALE_INK_LEVEL`]
     /// with the lower contrast floor [`OUTLINE_PALE_MIN_CONTRAST`], all on one
     /// sampled patch: the tries differ only in the ink level (and floor), and
     /// sampling the photo costs as much as a split.
@@ -490,6 +521,22 @@ impl CardReader {
         first()
             .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
             .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
+            .or_else(|| {
+                // One split at the fainter level; a pip rescued from the
+                // normal level's split has the lower gate.
+                let (x, rescued) = patch.read_with_pip_level(
+                    index::MIN_RANK_HEIGHT,
+                    index::MAX_RANK_HEIGHT,
+                    OUTLINE_FAINTER_INK_LEVEL,
+                    OUTLINE_RESCUE_PIP_LEVEL,
+                )?;
+                let gate = if rescued {
+                    OUTLINE_RESCUE_MIN_CONFIDENCE
+                } else {
+                    STRICT_MIN_CONFIDENCE
+                };
+                self.classify(&x).filter(|r| r.confidence >= gate)
+            })
             .or_else(|| {
                 read_with_floor(&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST)
                     .filter(confident)
@@ -1237,6 +1284,135 @@ mod tests {
         let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
         let codes: Vec<&str> = scan.cards.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["As"], "{scan:?}");
+    }
+
+    /// A card corner (frame at (60, 60), 200 px wide, upright) whose rank
+    /// glyph is a dark stem with a faint hook (86% of the paper level) and
+    /// whose dark pip is joined to the hook by a paler smear (92%): at 0.84
+    /// the hook is cut off, at 0.95 hook, smear and pip are one part; only
+    /// [`OUTLINE_FAINTER_INK_LEVEL`] sees the whole glyph over its pip.
+    fn faint_hook_corner() -> (RgbImage, CornerFrame) {
+        let paper = Rgb([235, 235, 235]);
+        let mut img = RgbImage::from_pixel(400, 400, paper);
+        let f = CornerFrame {
+            origin: [60.0, 60.0],
+            r: [1.0, 0.0],
+            d: [0.0, 1.0],
+            width: 200.0,
+        };
+        let mut fill = |u: (f32, f32), v: (f32, f32), grey: u8| {
+            let px = |t: f32| 60 + (t * 200.0) as u32;
+            for y in px(v.0)..px(v.1) {
+                for x in px(u.0)..px(u.1) {
+                    img.put_pixel(x, y, Rgb([grey; 3]));
+                }
+            }
+        };
+        fill((0.08, 0.1), (0.07, 0.13), 120); // stem
+        fill((0.04, 0.1), (0.13, 0.17), 202); // faint hook
+        fill((0.04, 0.06), (0.17, 0.19), 216); // paler smear
+        fill((0.04, 0.12), (0.19, 0.27), 120); // pip
+        (img, f)
+    }
+
+    #[test]
+    fn fainter_level_reads_a_hook_that_joins_the_pip_when_paler() {
+        let (img, f) = faint_hook_corner();
+        let patch = index::sample_patch(&img, &f).expect("patch");
+        let at = |level: f32| patch.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[level]);
+        let feat = at(OUTLINE_FAINTER_INK_LEVEL).expect("whole glyph");
+        assert!(feat.suit.is_some());
+        let mut model = empty_model();
+        learn_ace_of_spades(&mut model, &feat);
+        let reader = CardReader::from_model(model);
+        let code = |level: f32| at(level).and_then(|x| reader.classify(&x)).map(|r| r.code);
+        for level in [
+            index::INK_LEVEL,
+            INDEX_FAINT_INK_LEVEL,
+            OUTLINE_FAINTEST_INK_LEVEL,
+            OUTLINE_PALE_INK_LEVEL,
+        ] {
+            assert_eq!(code(level), None, "level {level}");
+        }
+        let r = reader
+            .read_frame(&img, &f)
+            .expect("read at the fainter level");
+        assert_eq!(r.code, "As");
+    }
+
+    /// [`faint_hook_corner`] without the paler smear, and with a smear at
+    /// the hook's ink level from the pip to the patch's left border: at the
+    /// fainter level the glyph is whole but its pip joins the smear (a part
+    /// touching the border is no pip); at the normal level the pip is alone
+    /// and the glyph is only its stem.
+    fn faint_hook_smeared_pip_corner() -> (RgbImage, CornerFrame) {
+        let (mut img, f) = faint_hook_corner();
+        let mut fill = |u: (f32, f32), v: (f32, f32), grey: u8| {
+            let px = |t: f32| 60 + (t * 200.0) as u32;
+            for y in px(v.0)..px(v.1) {
+                for x in px(u.0)..px(u.1) {
+                    img.put_pixel(x, y, Rgb([grey; 3]));
+                }
+            }
+        };
+        fill((0.04, 0.06), (0.17, 0.19), 235); // no paler smear
+        fill((0.0, 0.04), (0.21, 0.25), 202); // smear to the border
+        (img, f)
+    }
+
+    #[test]
+    fn pip_rescue_takes_the_pip_at_the_normal_level() {
+        let (img, f) = faint_hook_smeared_pip_corner();
+        let patch = index::sample_patch(&img, &f).expect("patch");
+        let (lo, hi) = (index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT);
+        let faint = patch
+            .read(lo, hi, &[OUTLINE_FAINTER_INK_LEVEL])
+            .expect("glyph");
+        assert!(faint.suit.is_none());
+        let (split, rescued) = patch
+            .read_with_pip_level(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL)
+            .expect("rescued pip");
+        assert!(rescued);
+        assert!(split.suit.is_some());
+        // Same rank glyph, and a pip of the normal level's split.
+        assert_eq!(split.rank, faint.rank);
+        assert_eq!(split.rank_height, faint.rank_height);
+        let normal = patch
+            .read(lo, hi, &[OUTLINE_RESCUE_PIP_LEVEL])
+            .expect("stem");
+        assert!(normal.rank_height < 0.8 * faint.rank_height);
+        let mut model = empty_model();
+        learn_ace_of_spades(&mut model, &split);
+        let reader = CardReader::from_model(model);
+        for level in [
+            index::INK_LEVEL,
+            INDEX_FAINT_INK_LEVEL,
+            OUTLINE_FAINTEST_INK_LEVEL,
+            OUTLINE_FAINTER_INK_LEVEL,
+            OUTLINE_PALE_INK_LEVEL,
+        ] {
+            let code = patch
+                .read(lo, hi, &[level])
+                .and_then(|x| reader.classify(&x))
+                .map(|r| r.code);
+            assert_eq!(code, None, "level {level}");
+        }
+        let r = reader.read_frame(&img, &f).expect("rescued read");
+        assert_eq!(r.code, "As");
+    }
+
+    #[test]
+    fn pip_rescue_is_the_plain_read_when_the_faint_level_has_a_pip() {
+        let (img, f) = faint_hook_corner();
+        let patch = index::sample_patch(&img, &f).expect("patch");
+        let (lo, hi) = (index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT);
+        let plain = patch
+            .read(lo, hi, &[OUTLINE_FAINTER_INK_LEVEL])
+            .expect("plain");
+        assert!(plain.suit.is_some());
+        let split =
+            patch.read_with_pip_level(lo, hi, OUTLINE_FAINTER_INK_LEVEL, OUTLINE_RESCUE_PIP_LEVEL);
+        assert_eq!(split, Some((plain, false)));
     }
 
     #[test]
