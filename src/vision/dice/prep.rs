@@ -260,10 +260,11 @@ fn padded_median<const N: usize>(vals: &[u8; N], n: usize) -> u8 {
     lo
 }
 
-/// [`padded_median`] of a block's three channels (`N` = [`BLOCK_PX`], the
-/// same `n`) with AVX2, their binary searches in lock-step: the steps of one
-/// search depend on each other, those of different channels do not, so the
-/// CPU overlaps them (one block and channel after the other, each step
+/// [`padded_median`] of `K` value sets (`N` = [`BLOCK_PX`], `n[k]` values in
+/// set `k`; the three channels of two blocks) with AVX2, their binary
+/// searches in lock-step: the steps of one search depend on each other,
+/// those of different sets do not, so the CPU overlaps them (one block and
+/// channel after the other, each step
 /// waited for the previous one's count: the block medians were about a
 /// twelfth of a read on an AMD Zen 3); the bounds are picked by selects, not
 /// by an unpredictable branch. Each count is that of [`count_at_most`]
@@ -275,18 +276,18 @@ fn padded_median<const N: usize>(vals: &[u8; N], n: usize) -> u8 {
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn block_medians_avx2(all: &[[u8; BLOCK_PX]; 3], n: usize) -> [u8; 3] {
+unsafe fn block_medians_avx2<const K: usize>(all: &[[u8; BLOCK_PX]; K], n: &[usize; K]) -> [u8; K] {
     use std::arch::x86_64::{
         __m256i, _mm_add_epi64, _mm_cvtsi128_si64, _mm_extract_epi64, _mm256_add_epi8,
         _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
         _mm256_min_epu8, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_sub_epi8,
     };
     const _: () = assert!(BLOCK_PX.is_multiple_of(2 * COUNT_LANES) && BLOCK_PX / COUNT_LANES < 128);
-    let need = (n.min(BLOCK_PX) / 2 + 1) as u64;
-    let (mut lo, mut hi) = ([0u8; 3], [u8::MAX; 3]);
+    let need = n.map(|n| (n.min(BLOCK_PX) / 2 + 1) as u64);
+    let (mut lo, mut hi) = ([0u8; K], [u8::MAX; K]);
     let zero = _mm256_setzero_si256();
     for _ in 0..BYTE_SEARCH_STEPS {
-        for k in 0..3 {
+        for k in 0..K {
             let m = lo[k] + (hi[k] - lo[k]) / 2;
             let mv = _mm256_set1_epi8(m as i8);
             // Two byte counters, negated (a compare gives -1 per value <= m).
@@ -305,7 +306,7 @@ unsafe fn block_medians_avx2(all: &[[u8; BLOCK_PX]; 3], n: usize) -> [u8; 3] {
                 _mm256_extracti128_si256::<1>(sums),
             );
             let count = (_mm_cvtsi128_si64(pair) + _mm_extract_epi64::<1>(pair)) as u64;
-            let enough = count >= need;
+            let enough = count >= need[k];
             hi[k] = std::hint::select_unpredictable(enough, m, hi[k]);
             // `m < 255` when not enough (every value counts at 255).
             lo[k] = std::hint::select_unpredictable(enough, lo[k], m.wrapping_add(1));
@@ -486,6 +487,38 @@ unsafe fn halve_row_avx2(vsum: &[u16], r: &mut [u8], g: &mut [u8], b: &mut [u8])
     x
 }
 
+/// Blocks whose medians [`background_blocks`] searches together.
+const PAIR: usize = 2;
+
+/// The values of one channel's block (columns `x0..x1`, rows `ys` of a plane
+/// `w` wide) packed row after row into `vals` (whose rest is left as is).
+#[inline(always)]
+fn block_values(
+    plane: &[u8],
+    w: usize,
+    ys: std::ops::Range<usize>,
+    x0: usize,
+    x1: usize,
+    vals: &mut [u8; BLOCK_PX],
+) {
+    if x1 - x0 == BG_BLOCK {
+        // Full-width block: fixed-length row copies (a copy of variable
+        // length was a `memcpy` call per 16 bytes).
+        let dst = vals.chunks_exact_mut(BG_BLOCK);
+        for (d, y) in dst.zip(ys) {
+            let src = &plane[y * w + x0..y * w + x0 + BG_BLOCK];
+            for (o, &v) in d.iter_mut().zip(src) {
+                *o = v;
+            }
+        }
+    } else {
+        for (k, y) in ys.enumerate() {
+            let dst = k * (x1 - x0);
+            vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
+        }
+    }
+}
+
 /// Background colour per block of [`BG_BLOCK`] half-res px: the per-channel
 /// median of the block, then a median filter of radius [`BG_MEDIAN_RADIUS`]
 /// blocks (both by [`padded_median`]: the value a selection would make).
@@ -501,44 +534,41 @@ fn background_blocks<const AVX2: bool>(pl: &Planes) -> (usize, usize, [Vec<f32>;
     let mut block = [vec![0u8; bw * bh], vec![0u8; bw * bh], vec![0u8; bw * bh]];
     for by in 0..bh {
         let ys = by * BG_BLOCK..((by + 1) * BG_BLOCK).min(h);
-        for bx in 0..bw {
-            let (x0, x1) = (bx * BG_BLOCK, ((bx + 1) * BG_BLOCK).min(w));
-            let n = ys.len() * (x1 - x0);
-            // Per channel, the block's values packed row after row, padded
-            // with 255 (see `padded_median`).
-            let mut all = [[u8::MAX; BLOCK_PX]; 3];
-            for (plane, vals) in pl.c.iter().zip(all.iter_mut()) {
-                if x1 - x0 == BG_BLOCK {
-                    // Full-width block: fixed-length row copies (a copy of
-                    // variable length was a `memcpy` call per 16 bytes).
-                    let dst = vals.chunks_exact_mut(BG_BLOCK);
-                    for (d, y) in dst.zip(ys.clone()) {
-                        let src = &plane[y * w + x0..y * w + x0 + BG_BLOCK];
-                        for (o, &v) in d.iter_mut().zip(src) {
-                            *o = v;
-                        }
-                    }
-                } else {
-                    for (k, y) in ys.clone().enumerate() {
-                        let dst = k * (x1 - x0);
-                        vals[dst..dst + x1 - x0].copy_from_slice(&plane[y * w + x0..y * w + x1]);
-                    }
+        // Blocks in pairs: six searches in lock-step (see
+        // `block_medians_avx2`).
+        for bx in (0..bw).step_by(PAIR) {
+            let pair = (bw - bx).min(PAIR);
+            // Per block and channel, the block's values packed row after
+            // row, padded with 255 (see `padded_median`), and their count;
+            // a missing second block is one padding value (not stored).
+            let mut all = [[u8::MAX; BLOCK_PX]; 3 * PAIR];
+            let mut n = [1usize; 3 * PAIR];
+            for p in 0..pair {
+                let (x0, x1) = ((bx + p) * BG_BLOCK, ((bx + p + 1) * BG_BLOCK).min(w));
+                let sets = all[3 * p..3 * p + 3]
+                    .iter_mut()
+                    .zip(&mut n[3 * p..3 * p + 3]);
+                for (plane, (vals, n)) in pl.c.iter().zip(sets) {
+                    *n = ys.len() * (x1 - x0);
+                    block_values(plane, w, ys.clone(), x0, x1, vals);
                 }
             }
-            let mut m = [0u8; 3];
+            let mut m = [0u8; 3 * PAIR];
             #[cfg(target_arch = "x86_64")]
             if AVX2 {
                 // SAFETY: `AVX2` is only set inside `prepare_avx2`, which
                 // runs only on CPUs with AVX2.
-                m = unsafe { block_medians_avx2(&all, n) };
+                m = unsafe { block_medians_avx2(&all, &n) };
             }
             if !(cfg!(target_arch = "x86_64") && AVX2) {
-                for (m, vals) in m.iter_mut().zip(&all) {
+                for ((m, vals), &n) in m.iter_mut().zip(&all).zip(&n) {
                     *m = padded_median(vals, n);
                 }
             }
-            for (out, m) in block.iter_mut().zip(m) {
-                out[by * bw + bx] = m;
+            for p in 0..pair {
+                for (out, &m) in block.iter_mut().zip(&m[3 * p..3 * p + 3]) {
+                    out[by * bw + bx + p] = m;
+                }
             }
         }
     }
@@ -1823,7 +1853,7 @@ mod tests {
             }
             // SAFETY: the CPU has AVX2 (checked above).
             #[cfg(target_arch = "x86_64")]
-            let got = unsafe { block_medians_avx2(&all, n) };
+            let got = unsafe { block_medians_avx2(&all, &[n; 3]) };
             #[cfg(not(target_arch = "x86_64"))]
             let got = all.map(|v| padded_median(&v, n));
             for (k, vals) in all.iter().enumerate() {
