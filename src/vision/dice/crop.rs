@@ -1205,7 +1205,16 @@ fn kth_total_order(v: &[f32], k: usize) -> f32 {
             k -= hist[b];
             b += 1;
         }
-        keys.retain(|&key| byte(key) == b);
+        // The keys in bucket `b`, in order (what `retain` keeps), moved
+        // without a branch per key: each key is written at the next free
+        // place, which advances only when the key is kept.
+        let mut kept = 0;
+        for i in 0..keys.len() {
+            let key = keys[i];
+            keys[kept] = key;
+            kept += (byte(key) == b) as usize;
+        }
+        keys.truncate(kept);
     }
     keys.first().map_or(f32::NAN, |&key| from_total_key(key))
 }
