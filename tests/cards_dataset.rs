@@ -84,9 +84,11 @@ fn general_model_on_edje_test() {
     // below it. Since the crowd ranking of glyph pairs, faint levels at
     // merged-blob corners and the close-pair fallback (round s18): precision
     // 0.993 (139 of 140), recall 0.972 (139 of 143); recall floor raised to
-    // one card below it.
+    // one card below it. Since the pip split, the fainter 0.87 level and its
+    // pip rescue (round s19): precision 0.993 (140 of 141), recall 0.979 (140
+    // of 143); recall floor raised to one card below it.
     assert!(p >= 0.99, "precision {p}");
-    assert!(r >= 0.965, "recall {r}");
+    assert!(r >= 0.972, "recall {r}");
 }
 
 #[test]
