@@ -638,6 +638,107 @@ pub fn classify_pips(
     decide_suit(model, &mean, redness)
 }
 
+/// What one corner says about its card when it cannot name the card alone
+/// (a blurred pip near two suits, or a pip whose rank glyph is unreadable):
+/// [`pool_corners`] weighs it with the other corners of the same outline.
+#[derive(Debug, Clone, Default)]
+pub struct CornerEvidence {
+    /// The rank glyph's label and confidence, when it is read as for a whole
+    /// read ([`rank_accepted`], not `?`, not a joker).
+    pub rank: Option<(u8, f32)>,
+    /// The pip's distance per suit label and its ink's redness, when a pip
+    /// was found under the rank glyph.
+    pub suit: Option<(Vec<(u8, f32)>, f32)>,
+}
+
+impl CornerEvidence {
+    /// Whether the corner says anything.
+    pub fn is_empty(&self) -> bool {
+        self.rank.is_none() && self.suit.is_none()
+    }
+}
+
+/// The evidence of one corner's features (see [`CornerEvidence`]); nothing
+/// below the contrast floor `min_contrast`.
+pub fn corner_evidence(
+    packed: &PackedModel,
+    f: &IndexFeatures,
+    min_contrast: f32,
+) -> CornerEvidence {
+    if f.contrast < min_contrast {
+        return CornerEvidence::default();
+    }
+    let rank = pick(&packed.rank.per_label(&f.rank), &|_| true)
+        .filter(|&(r, d, other)| r != b'?' && r != b'X' && rank_accepted(d, other))
+        .map(|(r, d, other)| (r, conf(d, other, RANK_MAX_DIST, RANK_MIN_MARGIN)));
+    let suit = f
+        .suit
+        .as_ref()
+        .map(|sf| (packed.suit.per_label(sf), f.redness));
+    CornerEvidence { rank, suit }
+}
+
+/// Names a card from the evidence of several of its corners, none of which
+/// could name it alone: every rank read must agree (at least one), and the
+/// suit is decided on the pips' distances per suit averaged over the corners
+/// that have a pip (as one pip is, [`decide_suit`]), so a pip clearly of one
+/// suit at one corner outweighs a blurred one near two suits at another.
+/// Needs evidence from at least [`POOL_MIN_CORNERS`] corners; `None` when
+/// unsure.
+pub fn pool_corners(model: &CardModel, corners: &[CornerEvidence]) -> Option<CornerRead> {
+    if corners.iter().filter(|c| !c.is_empty()).count() < POOL_MIN_CORNERS {
+        return None;
+    }
+    let mut ranks = corners.iter().filter_map(|c| c.rank);
+    let (rank, first_conf) = ranks.next()?;
+    let mut rank_conf = first_conf;
+    for (r, c) in ranks {
+        if r != rank {
+            return None;
+        }
+        rank_conf = rank_conf.max(c);
+    }
+    let pips: Vec<&(Vec<(u8, f32)>, f32)> =
+        corners.iter().filter_map(|c| c.suit.as_ref()).collect();
+    if pips.is_empty() {
+        return None;
+    }
+    let mut sum: Vec<(u8, f32)> = Vec::new();
+    for (per_label, _) in &pips {
+        for &(l, d) in per_label {
+            match sum.iter_mut().find(|(k, _)| *k == l) {
+                Some(e) => e.1 += d,
+                None => sum.push((l, d)),
+            }
+        }
+    }
+    // Pips whose ink is surely red at one corner and surely black at
+    // another are not one card's.
+    let sure =
+        |r: f32, red: bool| (r - model.red_threshold) * if red { 1.0 } else { -1.0 } >= RED_UNSURE;
+    if pips.iter().any(|(_, r)| sure(*r, true)) && pips.iter().any(|(_, r)| sure(*r, false)) {
+        return None;
+    }
+    let n = pips.len() as f32;
+    let mean: Vec<(u8, f32)> = sum.into_iter().map(|(l, d)| (l, d / n)).collect();
+    let redness = pips.iter().map(|(_, r)| r).sum::<f32>() / n;
+    let (suit, suit_conf) = decide_suit(model, &mean, redness)?;
+    Some(CornerRead {
+        code: format!("{}{}", rank as char, suit as char),
+        confidence: rank_conf.min(suit_conf),
+    })
+}
+
+/// How far a pip's nearest suit label stands from the next one (distances
+/// per label as [`per_label`]); 0 with fewer than two labels.
+pub fn suit_margin(per_label: &[(u8, f32)]) -> f32 {
+    pick(per_label, &|_| true).map_or(0.0, |(_, d, other)| other - d)
+}
+
+/// Corners that must say something for [`pool_corners`] to name a card: one
+/// corner alone is the ordinary read, which already refused it.
+pub const POOL_MIN_CORNERS: usize = 2;
+
 /// Confidence from distance and margin: 1 for a perfect, well-separated match,
 /// ~0.3 at the acceptance limits.
 fn conf(d: f32, other: f32, max_d: f32, min_margin: f32) -> f32 {
@@ -678,6 +779,96 @@ mod tests {
         let c = combine(&[a.clone(), a]).unwrap();
         assert!(c.confidence > 0.9 && c.confidence <= 1.0);
         assert!(combine(&[]).is_none());
+    }
+
+    /// The blurred and the clear club of `train_cam_image41`'s Kc (distances
+    /// per suit label measured with its fold model): the first corner reads
+    /// K with a pip nearer a spade, the second no rank with a clear club.
+    fn kc_corners() -> (CornerEvidence, CornerEvidence) {
+        let blurred = CornerEvidence {
+            rank: Some((b'K', 0.72)),
+            suit: Some((
+                vec![(b'c', 0.085), (b'd', 0.097), (b'h', 0.290), (b's', 0.075)],
+                -3.4,
+            )),
+        };
+        let clear = CornerEvidence {
+            rank: None,
+            suit: Some((
+                vec![(b'c', 0.158), (b'd', 0.329), (b'h', 0.268), (b's', 0.267)],
+                -4.7,
+            )),
+        };
+        (blurred, clear)
+    }
+
+    fn black_red_model() -> CardModel {
+        CardModel {
+            red_threshold: 36.5,
+            rank_height: 0.1,
+            rank: Vec::new(),
+            suit: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn pooled_corners_settle_a_blurred_pip() {
+        let model = black_red_model();
+        let (blurred, clear) = kc_corners();
+        // Alone, the blurred corner's nearest suit is a spade.
+        let alone = &blurred.suit.as_ref().expect("pip").0;
+        assert_eq!(pick(alone, &|_| true).map(|p| p.0), Some(b's'));
+        assert!(suit_margin(alone) > 0.0);
+        let r = pool_corners(&model, &[blurred.clone(), clear.clone()]).expect("read");
+        assert_eq!(r.code, "Kc");
+        assert!(
+            r.confidence > 0.5 && r.confidence <= 0.72,
+            "{}",
+            r.confidence
+        );
+        // Order and an empty corner do not matter.
+        let empty = CornerEvidence::default();
+        let r2 = pool_corners(&model, &[empty, clear.clone(), blurred.clone()]).expect("read");
+        assert_eq!(r2.code, "Kc");
+        // One corner alone is the ordinary read's business.
+        assert!(pool_corners(&model, std::slice::from_ref(&blurred)).is_none());
+        assert!(pool_corners(&model, &[clear.clone(), CornerEvidence::default()]).is_none());
+        // No rank anywhere: nothing to name.
+        assert!(pool_corners(&model, &[clear.clone(), clear.clone()]).is_none());
+        // Corners that read different ranks: unread.
+        let other = CornerEvidence {
+            rank: Some((b'Q', 0.9)),
+            ..clear
+        };
+        assert!(pool_corners(&model, &[blurred, other]).is_none());
+    }
+
+    #[test]
+    fn pooled_corners_keep_the_colour_rule() {
+        let model = black_red_model();
+        let (blurred, _) = kc_corners();
+        // Surely red ink at one corner and surely black ink at another are
+        // not one card's pips, whatever their mean distances say.
+        let red = CornerEvidence {
+            rank: None,
+            suit: Some((
+                vec![(b'c', 0.30), (b'd', 0.20), (b'h', 0.10), (b's', 0.30)],
+                80.0,
+            )),
+        };
+        assert!(pool_corners(&model, &[blurred.clone(), red.clone()]).is_none());
+        // A pale pip of unsure colour does not veto.
+        let pale = CornerEvidence {
+            suit: Some((
+                vec![(b'c', 0.12), (b'd', 0.30), (b'h', 0.30), (b's', 0.25)],
+                model.red_threshold - 2.0,
+            )),
+            ..red
+        };
+        assert_eq!(
+            pool_corners(&model, &[blurred, pale]).map(|r| r.code),
+            Some("Kc".into())
+        );
     }
 
     #[test]

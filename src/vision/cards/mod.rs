@@ -667,6 +667,56 @@ impl CardReader {
         combine(&reads)
     }
 
+    /// Last try on a whole-card outline none of whose corners named the card:
+    /// each corner's evidence (a rank it reads, a pip's suit distances) at the
+    /// first ink level of [`Self::read_frame`]'s ladder that reads a rank
+    /// there (else the pip of the level where it is nearest one suit and
+    /// furthest from the others, [`classify::suit_margin`]), pooled over the corners
+    /// ([`classify::pool_corners`]): a blurred pip at one corner, near two
+    /// suits, is settled by the clear pip of the other corner.
+    fn read_pooled(&self, rgb: &RgbImage, frames: &[CornerFrame]) -> Option<CornerRead> {
+        let levels: [(&[f32], f32); 6] = [
+            (
+                &[index::INK_LEVEL, index::INK_LEVEL_STRICT],
+                classify::MIN_CONTRAST,
+            ),
+            (&[index::INK_LEVEL_STRICT], classify::MIN_CONTRAST),
+            (&[INDEX_FAINT_INK_LEVEL], classify::MIN_CONTRAST),
+            (&[OUTLINE_FAINTEST_INK_LEVEL], classify::MIN_CONTRAST),
+            (&[OUTLINE_FAINTER_INK_LEVEL], classify::MIN_CONTRAST),
+            (&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST),
+        ];
+        let evidence: Vec<classify::CornerEvidence> = frames
+            .iter()
+            .map(|f| {
+                let Some(patch) = index::sample_patch(rgb, f) else {
+                    return classify::CornerEvidence::default();
+                };
+                let mut pip_only = None;
+                for (lv, floor) in levels {
+                    let Some(x) = patch.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, lv)
+                    else {
+                        continue;
+                    };
+                    let e = classify::corner_evidence(&self.packed, &x, floor);
+                    if e.rank.is_some() {
+                        return e;
+                    }
+                    let m = e
+                        .suit
+                        .as_ref()
+                        .map_or(f32::MIN, |(d, _)| classify::suit_margin(d));
+                    if pip_only.as_ref().is_none_or(|(pm, _)| m > *pm) && e.suit.is_some() {
+                        pip_only = Some((m, e));
+                    }
+                }
+                pip_only.map(|(_, e)| e).unwrap_or_default()
+            })
+            .collect();
+        classify::pool_corners(&self.model, &evidence)
+            .filter(|r| r.confidence >= OUTLINE_SINGLE_MIN_CONFIDENCE)
+    }
+
     /// Reads an index-first hypothesis: locate the rank glyph at the width the
     /// glyph pair implies (on `patch`, sampled at `h.frame` by the caller so
     /// that the faint-ink retry can reuse it), check that its height agrees
@@ -747,6 +797,10 @@ impl CardReader {
                 None if reads.is_empty() => self
                     .reread_outline(rgb, &frames)
                     .or_else(|| self.read_pips(rgb, quad))
+                    .or_else(|| {
+                        self.read_pooled(rgb, &frames)
+                            .filter(|r| !self.pips_disagree(rgb, quad, r))
+                    })
                     .map(|r| (r, false)),
                 None => None,
             };
