@@ -59,6 +59,15 @@ pub const EARLY_ACCEPT: f32 = 0.8;
 /// ones, so a weak match there is not trusted (precision over recall).
 pub const STRICT_MIN_CONFIDENCE: f32 = 0.6;
 
+/// Centre distance, in card widths, under which two reads of different codes
+/// with outlines of like area are one card read two ways
+/// ([`same_card_conflicts`]).
+pub const SAME_CARD_CONFLICT_DIST: f32 = 0.15;
+
+/// Relative area difference under which two outlines are alike for
+/// [`same_card_conflicts`].
+pub const SAME_CARD_CONFLICT_AREA: f32 = 0.25;
+
 /// At most this many merged-blob corners are read per frame (largest blobs
 /// first): bounds the time on cluttered frames.
 pub const MAX_CORNER_READS: usize = 48;
@@ -981,9 +990,44 @@ impl CardReader {
             }
             kept.push((r, w, Some(g)));
         }
-        scan.cards.extend(kept.into_iter().map(|(r, _, _)| r));
+        let conflicts = same_card_conflicts(&kept);
+        for (k, (r, _, _)) in kept.into_iter().enumerate() {
+            if !conflicts[k] {
+                scan.cards.push(r);
+                continue;
+            }
+            // One unread outline per card read two ways.
+            if !scan.unread.iter().any(|q| q.contains(r.quad.centre())) {
+                scan.unread.push(r.quad);
+            }
+        }
         Ok(scan)
     }
+}
+
+/// Reads of different codes whose outlines nearly coincide (centres within
+/// [`SAME_CARD_CONFLICT_DIST`] card widths, areas within
+/// [`SAME_CARD_CONFLICT_AREA`] of each other) name one physical card two ways
+/// (a whole read from one corner and an index-first read of the other): both
+/// are flagged, so the card is reported unread instead of twice. Overlapping
+/// cards are not flagged: an index-first outline is predicted from its own
+/// corner, so two cards' outlines coincide only when one hides the other.
+fn same_card_conflicts(kept: &[(CardRead, f32, Option<[f32; 2]>)]) -> Vec<bool> {
+    let mut out = vec![false; kept.len()];
+    for i in 0..kept.len() {
+        for j in i + 1..kept.len() {
+            let ((a, wa, _), (b, wb, _)) = (&kept[i], &kept[j]);
+            let near =
+                dist(a.quad.centre(), b.quad.centre()) < SAME_CARD_CONFLICT_DIST * wa.max(*wb);
+            let (aa, ab) = (a.quad.area(), b.quad.area());
+            let alike = (aa.min(ab) / aa.max(ab).max(1e-3)) > 1.0 - SAME_CARD_CONFLICT_AREA;
+            if a.code != b.code && near && alike {
+                out[i] = true;
+                out[j] = true;
+            }
+        }
+    }
+    out
 }
 
 /// The index-first hypotheses to read, most plausible first: the first
@@ -1014,6 +1058,40 @@ pub fn debug_candidates(rgb: &RgbImage) -> (Vec<Quad>, Vec<Vec<CornerFrame>>, im
 mod tests {
     use super::*;
     use image::Rgb;
+
+    fn card_at(code: &str, x: f32, y: f32, w: f32) -> (CardRead, f32, Option<[f32; 2]>) {
+        let h = w * 1.4;
+        let quad = Quad([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]);
+        let read = CardRead {
+            code: code.into(),
+            quad,
+            confidence: 0.9,
+        };
+        (read, w, None)
+    }
+
+    /// One card read two ways (a whole read from one corner, an index-first
+    /// read from the other) is flagged; overlapping cards and agreeing reads
+    /// are not.
+    #[test]
+    fn one_card_read_two_ways_is_a_conflict() {
+        let kept = vec![
+            card_at("9d", 560.0, 427.0, 76.0),
+            card_at("9c", 562.0, 426.0, 77.0),
+            card_at("Ks", 100.0, 100.0, 76.0),
+            // Overlapping the Ks, shifted by half a card.
+            card_at("Qh", 140.0, 130.0, 76.0),
+            // The Ks's other corner, read alike.
+            card_at("Ks", 101.0, 99.0, 75.0),
+            // A smaller card under the same centre is not the same outline.
+            card_at("Ah", 118.0, 125.0, 40.0),
+        ];
+        assert_eq!(
+            same_card_conflicts(&kept),
+            vec![true, true, false, false, false, false]
+        );
+        assert!(same_card_conflicts(&[]).is_empty());
+    }
 
     /// Past the first [`MAX_INDEX_READS`] hypotheses only those whose rank
     /// glyph lies inside an unread outline are read.
