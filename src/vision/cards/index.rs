@@ -316,16 +316,12 @@ impl Patch {
             let r = analyse(
                 &self.lum,
                 &self.rgb,
-                Geometry {
-                    pw: self.pw,
-                    ph: self.ph,
-                    paper: self.paper,
+                self.geometry(
                     level,
-                    min_rank_height,
-                    max_rank_height,
+                    (min_rank_height, max_rank_height),
                     split_radius,
-                    pip_level: None,
-                },
+                    None,
+                ),
             );
             if r.as_ref().is_some_and(|f| f.suit.is_some()) {
                 return match (first, r) {
@@ -354,17 +350,34 @@ impl Patch {
         analyse_split(
             &self.lum,
             &self.rgb,
-            Geometry {
-                pw: self.pw,
-                ph: self.ph,
-                paper: self.paper,
+            self.geometry(
                 level,
-                min_rank_height,
-                max_rank_height,
-                split_radius: 0,
-                pip_level: Some(pip_level),
-            },
+                (min_rank_height, max_rank_height),
+                0,
+                Some(pip_level),
+            ),
         )
+    }
+
+    /// This patch's [`Geometry`] for a split at `level` with rank glyph
+    /// heights in `rank_heights` (min, max).
+    fn geometry(
+        &self,
+        level: f32,
+        rank_heights: (f32, f32),
+        split_radius: usize,
+        pip_level: Option<f32>,
+    ) -> Geometry {
+        Geometry {
+            pw: self.pw,
+            ph: self.ph,
+            paper: self.paper,
+            level,
+            min_rank_height: rank_heights.0,
+            max_rank_height: rank_heights.1,
+            split_radius,
+            pip_level,
+        }
     }
 }
 
