@@ -823,63 +823,71 @@ pub(super) fn components(ink: &[bool], w: usize, h: usize) -> (Vec<usize>, Vec<P
     if w == 0 || ink.len() < w * h {
         return (labels, Vec::new());
     }
-    // Pass 1: each ink pixel takes the provisional label of an 8-neighbour
-    // already visited (left, or the three above), joining the others'. The
-    // above neighbour touches the other three, so it was joined with them
-    // already; the left one touches the two left of the above one.
+    // Pass 1: horizontal ink runs, row by row; a run joins every run of the
+    // row above that it touches (8-connected: overlapping, or diagonal at an
+    // end), and takes the first one's provisional label.
     let mut parent: Vec<u32> = Vec::new();
-    let mut prov = vec![u32::MAX; w * h];
-    for y in 0..h {
-        for x in 0..w {
-            let i = y * w + x;
-            if !ink[i] {
+    // (row, first x, last x, provisional label), in raster order.
+    let mut runs: Vec<(usize, usize, usize, u32)> = Vec::new();
+    let mut above = 0..0;
+    for (y, row) in ink.chunks_exact(w).take(h).enumerate() {
+        let here = runs.len();
+        let mut x = 0;
+        // Runs of the row above that end before this run's reach are
+        // passed once: both rows' runs are in x order.
+        let mut k = above.start;
+        while x < w {
+            if !row[x] {
+                x += 1;
                 continue;
             }
-            let get = |ok: bool, j: usize| if ok { prov[j] } else { u32::MAX };
-            let up = get(y > 0, i.wrapping_sub(w));
-            let l = if up != u32::MAX {
-                up
-            } else {
-                let left = get(x > 0, i.wrapping_sub(1));
-                let up_left = get(x > 0 && y > 0, i.wrapping_sub(w + 1));
-                let up_right = get(x + 1 < w && y > 0, (i + 1).wrapping_sub(w));
-                let l = if left != u32::MAX { left } else { up_left };
-                match (l, up_right) {
-                    (u32::MAX, u32::MAX) => {
-                        parent.push(parent.len() as u32);
-                        parent.len() as u32 - 1
-                    }
-                    (u32::MAX, r) => r,
-                    (l, u32::MAX) => l,
-                    (l, r) => {
-                        union_roots(&mut parent, l, r);
-                        l
-                    }
+            let x0 = x;
+            while x < w && row[x] {
+                x += 1;
+            }
+            let x1 = x - 1;
+            let mut label = u32::MAX;
+            while k < above.end && runs[k].2 + 1 < x0 {
+                k += 1;
+            }
+            let mut j = k;
+            while j < above.end && runs[j].1 <= x1 + 1 {
+                let l = runs[j].3;
+                if label == u32::MAX {
+                    label = l;
+                } else {
+                    union_roots(&mut parent, label, l);
                 }
-            };
-            prov[i] = l;
+                j += 1;
+            }
+            if label == u32::MAX {
+                parent.push(parent.len() as u32);
+                label = parent.len() as u32 - 1;
+            }
+            runs.push((y, x0, x1, label));
         }
+        above = here..runs.len();
     }
-    // Pass 2: final numbers in first-pixel raster order, and the part boxes.
+    // Pass 2: final numbers in first-pixel raster order (a part's first
+    // pixel starts its first run), and the part boxes.
     let mut number = vec![usize::MAX; parent.len()];
     let mut parts: Vec<Part> = Vec::new();
-    for (y, (prow, lrow)) in prov
-        .chunks_exact(w)
-        .zip(labels.chunks_exact_mut(w))
-        .enumerate()
-    {
-        for (x, (&p, label)) in prow.iter().zip(lrow.iter_mut()).enumerate() {
-            if p == u32::MAX {
-                continue;
-            }
-            let root = root_of(&mut parent, p) as usize;
-            if number[root] == usize::MAX {
-                number[root] = parts.len();
-                parts.push(Part::EMPTY);
-            }
-            let id = number[root];
-            *label = id;
-            parts[id].add(x, y, w, h);
+    for &(y, x0, x1, p) in &runs {
+        let root = root_of(&mut parent, p) as usize;
+        if number[root] == usize::MAX {
+            number[root] = parts.len();
+            parts.push(Part::EMPTY);
+        }
+        let id = number[root];
+        labels[y * w + x0..=y * w + x1].fill(id);
+        let part = &mut parts[id];
+        part.x0 = part.x0.min(x0);
+        part.x1 = part.x1.max(x1);
+        part.y0 = part.y0.min(y);
+        part.y1 = part.y1.max(y);
+        part.area += x1 - x0 + 1;
+        if x0 == 0 || y == 0 || x1 + 1 == w || y + 1 == h {
+            part.touches = true;
         }
     }
     (labels, parts)
@@ -969,8 +977,17 @@ mod tests {
         // Random masks of several densities (at 50-65% many components join
         // late in the raster scan).
         let mut seed = 12345u32;
-        for (w, h) in [(1, 1), (1, 9), (9, 1), (31, 60), (17, 23)] {
-            for density in [10u32, 35, 50, 65, 90] {
+        for (w, h) in [
+            (1, 1),
+            (1, 9),
+            (9, 1),
+            (2, 2),
+            (3, 50),
+            (31, 60),
+            (17, 23),
+            (64, 64),
+        ] {
+            for density in [0u32, 10, 35, 50, 58, 65, 90, 100] {
                 let ink: Vec<bool> = (0..w * h)
                     .map(|_| {
                         seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
