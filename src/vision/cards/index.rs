@@ -2,7 +2,7 @@
 
 use super::find::CornerFrame;
 use super::glyphs::{root_of, union_roots};
-use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
+use super::prep::{inside_for_bilinear, sample_rgb, sample_row_inside};
 use image::RgbImage;
 
 /// Patch resolution: pixels per card width (a rank glyph ~0.1 W becomes ~12 px,
@@ -200,6 +200,7 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
     let ur: Vec<[f32; 2]> = (0..pw)
         .map(|x| [coord(x) * f.r[0], coord(x) * f.r[1]])
         .collect();
+    let (ux, uy): (Vec<f32>, Vec<f32>) = ur.iter().map(|u| (u[0], u[1])).unzip();
     for y in 0..ph {
         let v = coord(y);
         let vd = [v * f.d[0], v * f.d[1]];
@@ -213,10 +214,7 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
         // sample).
         let row = rgb.len();
         if inside {
-            rgb.extend(ur.iter().map(|u| {
-                let p = point(u);
-                sample_rgb_inside(img, p[0], p[1])
-            }));
+            sample_row_inside(img, f.origin, f.width, (&ux, &uy), vd, &mut rgb);
             lum.extend(rgb[row..].iter().map(|&c| min3_finite(c)));
         } else {
             rgb.extend(ur.iter().map(|u| {

@@ -674,6 +674,135 @@ pub fn sample_rgb_inside(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
     }
 }
 
+/// [`sample_rgb_inside`] at `n` points of one patch row: point `k` is
+/// `origin + width * (u[k] + v)` per axis (`ux`, `uy` the column terms, `v`
+/// the row's), the arithmetic of the per-point calls, so the same samples.
+/// Every point must lie inside (see [`inside_for_bilinear`]).
+pub fn sample_row_inside(
+    img: &RgbImage,
+    origin: [f32; 2],
+    width: f32,
+    u: (&[f32], &[f32]),
+    v: [f32; 2],
+    out: &mut Vec<[f32; 3]>,
+) {
+    let (ux, uy) = u;
+    let n = ux.len().min(uy.len());
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        done = unsafe { sample_row_inside_avx2(img, origin, width, (&ux[..n], &uy[..n]), v, out) };
+    }
+    out.extend((done..n).map(|k| {
+        let x = origin[0] + width * (ux[k] + v[0]);
+        let y = origin[1] + width * (uy[k] + v[1]);
+        sample_rgb_inside(img, x, y)
+    }));
+}
+
+/// Eight points of [`sample_row_inside`] at a time with AVX2 gathers (one
+/// point per lane, one register per channel; the same multiplies and adds
+/// per value as [`sample_rgb_inside`], no fused multiply-add), as far as
+/// whole groups of eight go whose gathered bytes lie in the frame; returns
+/// how many points it sampled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sample_row_inside_avx2(
+    img: &RgbImage,
+    origin: [f32; 2],
+    width: f32,
+    u: (&[f32], &[f32]),
+    v: [f32; 2],
+    out: &mut Vec<[f32; 3]>,
+) -> usize {
+    use std::arch::x86_64::*;
+    let (ux, uy) = u;
+    let raw = img.as_raw();
+    let stride = img.width() as usize * 3;
+    // Byte offsets are gathered as i32: frames are far below 2^31 bytes
+    // ([`super::MAX_PIXELS`]), but check rather than trust.
+    if raw.len() >= i32::MAX as usize - 8 {
+        return 0;
+    }
+    let mut done = 0;
+    let (mut r, mut g, mut b) = ([0f32; 8], [0f32; 8], [0f32; 8]);
+    while done + 8 <= ux.len() {
+        // SAFETY: the loads read 8 f32 inside `ux` / `uy`; the gathers read 4
+        // bytes at offsets checked below to lie inside `raw`; the stores
+        // write 8 f32 into the local arrays.
+        unsafe {
+            let ox = _mm256_set1_ps(origin[0]);
+            let oy = _mm256_set1_ps(origin[1]);
+            let wv = _mm256_set1_ps(width);
+            let x = _mm256_add_ps(
+                ox,
+                _mm256_mul_ps(
+                    wv,
+                    _mm256_add_ps(_mm256_loadu_ps(ux.as_ptr().add(done)), _mm256_set1_ps(v[0])),
+                ),
+            );
+            let y = _mm256_add_ps(
+                oy,
+                _mm256_mul_ps(
+                    wv,
+                    _mm256_add_ps(_mm256_loadu_ps(uy.as_ptr().add(done)), _mm256_set1_ps(v[1])),
+                ),
+            );
+            let xi = _mm256_cvttps_epi32(x);
+            let yi = _mm256_cvttps_epi32(y);
+            let fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(xi));
+            let fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(yi));
+            let a = _mm256_add_epi32(
+                _mm256_mullo_epi32(yi, _mm256_set1_epi32(stride as i32)),
+                _mm256_mullo_epi32(xi, _mm256_set1_epi32(3)),
+            );
+            // The lower right sample's 4 bytes end at a + stride + 7.
+            let mut offs = [0i32; 8];
+            _mm256_storeu_si256(offs.as_mut_ptr().cast(), a);
+            if offs
+                .iter()
+                .any(|&o| o < 0 || o as usize + stride + 7 > raw.len())
+            {
+                break;
+            }
+            let base = raw.as_ptr().cast::<i32>();
+            let c = _mm256_add_epi32(a, _mm256_set1_epi32(stride as i32));
+            let three = _mm256_set1_epi32(3);
+            let tl = _mm256_i32gather_epi32::<1>(base, a);
+            let tr = _mm256_i32gather_epi32::<1>(base, _mm256_add_epi32(a, three));
+            let bl = _mm256_i32gather_epi32::<1>(base, c);
+            let br = _mm256_i32gather_epi32::<1>(base, _mm256_add_epi32(c, three));
+            let (gx, hx) = (_mm256_sub_ps(_mm256_set1_ps(1.0), fx), fx);
+            let (gy, hy) = (_mm256_sub_ps(_mm256_set1_ps(1.0), fy), fy);
+            let byte = _mm256_set1_epi32(0xff);
+            let chan = |p: __m256i, k: i32| -> __m256 {
+                let shifted = match k {
+                    0 => p,
+                    1 => _mm256_srli_epi32::<8>(p),
+                    _ => _mm256_srli_epi32::<16>(p),
+                };
+                _mm256_cvtepi32_ps(_mm256_and_si256(shifted, byte))
+            };
+            for (k, dst) in [(0, &mut r), (1, &mut g), (2, &mut b)] {
+                let t = _mm256_add_ps(
+                    _mm256_mul_ps(chan(tl, k), gx),
+                    _mm256_mul_ps(chan(tr, k), hx),
+                );
+                let bo = _mm256_add_ps(
+                    _mm256_mul_ps(chan(bl, k), gx),
+                    _mm256_mul_ps(chan(br, k), hx),
+                );
+                let o = _mm256_add_ps(_mm256_mul_ps(t, gy), _mm256_mul_ps(bo, hy));
+                _mm256_storeu_ps(dst.as_mut_ptr(), o);
+            }
+        }
+        out.extend((0..8).map(|l| [r[l], g[l], b[l]]));
+        done += 8;
+    }
+    done
+}
+
 /// Portable [`sample_rgb_inside`] (also the reference in the tests).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
@@ -825,6 +954,70 @@ mod tests {
                 assert_eq!(s.map(f32::to_bits), r.map(f32::to_bits), "{x} {y}");
             }
         }
+    }
+
+    /// Rows of points (rotated frames, every fraction, up to the frame's
+    /// last inside column and row, where the AVX2 gathers must stop and the
+    /// per-point path take over) sample bit for bit as one call per point.
+    #[test]
+    fn row_sampling_matches_per_point() {
+        let mut seed = 7u32;
+        let (w, h) = (41u32, 29u32);
+        let img =
+            RgbImage::from_raw(w, h, random_bytes(&mut seed, (w * h * 3) as usize)).expect("image");
+        let mut long_rows = 0;
+        for (angle, width) in [(0.0f32, 30.0f32), (0.3, 25.0), (-1.1, 33.0), (2.5, 19.0)] {
+            let (r, d) = ([angle.cos(), angle.sin()], [-angle.sin(), angle.cos()]);
+            let n = 37;
+            let ux: Vec<f32> = (0..n).map(|k| (k as f32 + 0.5) / 40.0 * r[0]).collect();
+            let uy: Vec<f32> = (0..n).map(|k| (k as f32 + 0.5) / 40.0 * r[1]).collect();
+            for row in 0..40 {
+                let v = (row as f32 + 0.5) / 40.0;
+                let vd = [v * d[0], v * d[1]];
+                let origin = [20.0 - width * 0.4, 14.0 - width * 0.3];
+                let inside: Vec<bool> = (0..n)
+                    .map(|k| {
+                        let p = [
+                            origin[0] + width * (ux[k] + vd[0]),
+                            origin[1] + width * (uy[k] + vd[1]),
+                        ];
+                        inside_for_bilinear(&img, &[p])
+                    })
+                    .collect();
+                // Only the run of inside points from the first on.
+                let Some(first) = inside.iter().position(|&i| i) else {
+                    continue;
+                };
+                let len = inside[first..].iter().take_while(|&&i| i).count();
+                long_rows += usize::from(len >= 16);
+                let (ux, uy) = (&ux[first..first + len], &uy[first..first + len]);
+                let mut got = Vec::new();
+                sample_row_inside(&img, origin, width, (ux, uy), vd, &mut got);
+                let want: Vec<[f32; 3]> = (0..len)
+                    .map(|k| {
+                        let x = origin[0] + width * (ux[k] + vd[0]);
+                        let y = origin[1] + width * (uy[k] + vd[1]);
+                        sample_rgb_inside_scalar(&img, x, y)
+                    })
+                    .collect();
+                let bits =
+                    |v: &[[f32; 3]]| v.iter().map(|c| c.map(f32::to_bits)).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "angle {angle} row {row}");
+            }
+        }
+        assert!(long_rows >= 40, "{long_rows} rows of 16 or more points");
+        // The last inside pixel of the frame: its lower right neighbour is
+        // the frame's last pixel, whose gather would read past the end.
+        let last = [(w - 2) as f32 + 0.5, (h - 2) as f32 + 0.5];
+        let ux = vec![0.0f32; 8];
+        let mut got = Vec::new();
+        sample_row_inside(&img, last, 1.0, (&ux, &ux), [0.0, 0.0], &mut got);
+        let want = sample_rgb_inside_scalar(&img, last[0], last[1]);
+        assert_eq!(got.len(), 8);
+        assert!(
+            got.iter()
+                .all(|c| c.map(f32::to_bits) == want.map(f32::to_bits))
+        );
     }
 
     #[test]
