@@ -621,20 +621,8 @@ pub fn classify_pips(
     pips: &[Vec<f32>],
     redness: f32,
 ) -> Option<(u8, f32)> {
-    let mut sum: Vec<(u8, f32)> = Vec::new();
-    for p in pips {
-        for (l, d) in packed.suit.per_label(p) {
-            match sum.iter_mut().find(|(k, _)| *k == l) {
-                Some(e) => e.1 += d,
-                None => sum.push((l, d)),
-            }
-        }
-    }
-    if pips.is_empty() || sum.is_empty() {
-        return None;
-    }
-    let n = pips.len() as f32;
-    let mean: Vec<(u8, f32)> = sum.into_iter().map(|(l, d)| (l, d / n)).collect();
+    let per_pip: Vec<Vec<(u8, f32)>> = pips.iter().map(|p| packed.suit.per_label(p)).collect();
+    let mean = mean_per_label(per_pip.iter().map(Vec::as_slice))?;
     decide_suit(model, &mean, redness)
 }
 
@@ -700,18 +688,6 @@ pub fn pool_corners(model: &CardModel, corners: &[CornerEvidence]) -> Option<Cor
     }
     let pips: Vec<&(Vec<(u8, f32)>, f32)> =
         corners.iter().filter_map(|c| c.suit.as_ref()).collect();
-    if pips.is_empty() {
-        return None;
-    }
-    let mut sum: Vec<(u8, f32)> = Vec::new();
-    for (per_label, _) in &pips {
-        for &(l, d) in per_label {
-            match sum.iter_mut().find(|(k, _)| *k == l) {
-                Some(e) => e.1 += d,
-                None => sum.push((l, d)),
-            }
-        }
-    }
     // Pips whose ink is surely red at one corner and surely black at
     // another are not one card's.
     let sure =
@@ -719,9 +695,8 @@ pub fn pool_corners(model: &CardModel, corners: &[CornerEvidence]) -> Option<Cor
     if pips.iter().any(|(_, r)| sure(*r, true)) && pips.iter().any(|(_, r)| sure(*r, false)) {
         return None;
     }
-    let n = pips.len() as f32;
-    let mean: Vec<(u8, f32)> = sum.into_iter().map(|(l, d)| (l, d / n)).collect();
-    let redness = pips.iter().map(|(_, r)| r).sum::<f32>() / n;
+    let mean = mean_per_label(pips.iter().map(|(d, _)| d.as_slice()))?;
+    let redness = pips.iter().map(|(_, r)| r).sum::<f32>() / pips.len() as f32;
     let (suit, suit_conf) = decide_suit(model, &mean, redness)?;
     Some(CornerRead {
         code: format!("{}{}", rank as char, suit as char),
@@ -738,6 +713,27 @@ pub fn suit_margin(per_label: &[(u8, f32)]) -> f32 {
 /// Corners that must say something for [`pool_corners`] to name a card: one
 /// corner alone is the ordinary read, which already refused it.
 pub const POOL_MIN_CORNERS: usize = 2;
+
+/// The mean distance per label over several pips' distances per label (as
+/// [`per_label`]), labels in first-seen order; `None` without pips or labels.
+fn mean_per_label<'a>(pips: impl Iterator<Item = &'a [(u8, f32)]>) -> Option<Vec<(u8, f32)>> {
+    let mut sum: Vec<(u8, f32)> = Vec::new();
+    let mut n = 0usize;
+    for per_label in pips {
+        n += 1;
+        for &(l, d) in per_label {
+            match sum.iter_mut().find(|(k, _)| *k == l) {
+                Some(e) => e.1 += d,
+                None => sum.push((l, d)),
+            }
+        }
+    }
+    if n == 0 || sum.is_empty() {
+        return None;
+    }
+    let n = n as f32;
+    Some(sum.into_iter().map(|(l, d)| (l, d / n)).collect())
+}
 
 /// Confidence from distance and margin: 1 for a perfect, well-separated match,
 /// ~0.3 at the acceptance limits.

@@ -197,19 +197,11 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
     // products are taken once per column and row, and each point adds them
     // in the same order, so every point has the same bits as `at(x, y)`.
     let coord = |i: usize| (i as f32 + 0.5) / PATCH_PX_PER_WIDTH - PATCH_MARGIN;
-    let ur: Vec<[f32; 2]> = (0..pw)
-        .map(|x| [coord(x) * f.r[0], coord(x) * f.r[1]])
-        .collect();
-    let (ux, uy): (Vec<f32>, Vec<f32>) = ur.iter().map(|u| (u[0], u[1])).unzip();
+    let ux: Vec<f32> = (0..pw).map(|x| coord(x) * f.r[0]).collect();
+    let uy: Vec<f32> = (0..pw).map(|x| coord(x) * f.r[1]).collect();
     for y in 0..ph {
         let v = coord(y);
         let vd = [v * f.d[0], v * f.d[1]];
-        let point = |u: &[f32; 2]| {
-            [
-                f.origin[0] + f.width * (u[0] + vd[0]),
-                f.origin[1] + f.width * (u[1] + vd[1]),
-            ]
-        };
         // Whole rows at a time (exact-size extends, no capacity check per
         // sample).
         let row = rgb.len();
@@ -217,9 +209,10 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
             sample_row_inside(img, f.origin, f.width, (&ux, &uy), vd, &mut rgb);
             lum.extend(rgb[row..].iter().map(|&c| min3_finite(c)));
         } else {
-            rgb.extend(ur.iter().map(|u| {
-                let p = point(u);
-                sample_rgb(img, p[0], p[1])
+            rgb.extend(ux.iter().zip(&uy).map(|(&u0, &u1)| {
+                let x = f.origin[0] + f.width * (u0 + vd[0]);
+                let y = f.origin[1] + f.width * (u1 + vd[1]);
+                sample_rgb(img, x, y)
             }));
             lum.extend(rgb[row..].iter().map(|c| c[0].min(c[1]).min(c[2])));
         }

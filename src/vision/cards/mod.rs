@@ -159,6 +159,28 @@ pub const OUTLINE_PALE_INK_LEVEL: f32 = 0.95;
 /// reads 2.
 pub const OUTLINE_PALE_MIN_CONTRAST: f32 = 0.1;
 
+/// One step of the ink-level ladder of a whole-card corner: the ink levels
+/// of one split (a later level's pip may join the first's rank glyph, see
+/// [`index::Patch::read`]) and the ink contrast floor of its read.
+pub type LadderStep = (&'static [f32], f32);
+
+/// The ink levels a whole-card corner is read at, in order
+/// ([`CardReader::read_frame`], which gates each step, and
+/// [`CardReader::read_pooled`], which weighs what each step finds): normal
+/// then strict, strict alone, faint, faintest, fainter (with its pip rescue
+/// in `read_frame`) and pale with its lower contrast floor.
+pub const OUTLINE_LADDER: [LadderStep; 6] = [
+    (
+        &[index::INK_LEVEL, index::INK_LEVEL_STRICT],
+        classify::MIN_CONTRAST,
+    ),
+    (&[index::INK_LEVEL_STRICT], classify::MIN_CONTRAST),
+    (&[INDEX_FAINT_INK_LEVEL], classify::MIN_CONTRAST),
+    (&[OUTLINE_FAINTEST_INK_LEVEL], classify::MIN_CONTRAST),
+    (&[OUTLINE_FAINTER_INK_LEVEL], classify::MIN_CONTRAST),
+    (&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST),
+];
+
 /// Last ink level tried on an index-first hypothesis, after
 /// [`INDEX_FAINT_INK_LEVEL`]: pink rank glyphs that only the faint red blob
 /// pass (`glyphs::FAINT_RED_INK_LEVEL`) found are too faint for 0.78 too.
@@ -511,32 +533,31 @@ impl CardReader {
         faint_only: bool,
     ) -> Option<CornerRead> {
         let patch = index::sample_patch(rgb, f)?;
-        let read_with_floor = |levels: &[f32], min_contrast: f32| {
+        let read = |(levels, min_contrast): LadderStep| {
             patch
                 .read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
                 .and_then(|x| {
                     classify_packed_with_contrast(&self.model, &self.packed, &x, min_contrast)
                 })
         };
-        let read = |levels: &[f32]| read_with_floor(levels, classify::MIN_CONTRAST);
         let confident = |r: &CornerRead| r.confidence >= STRICT_MIN_CONFIDENCE;
+        let [normal, strict, faint, faintest, fainter, pale] = OUTLINE_LADDER;
         let first = || {
             if faint_only {
                 return None;
             }
-            read(&[index::INK_LEVEL, index::INK_LEVEL_STRICT])
-                .or_else(|| read(&[index::INK_LEVEL_STRICT]).filter(confident))
+            read(normal).or_else(|| read(strict).filter(confident))
         };
         first()
-            .or_else(|| read(&[INDEX_FAINT_INK_LEVEL]).filter(confident))
-            .or_else(|| read(&[OUTLINE_FAINTEST_INK_LEVEL]).filter(confident))
+            .or_else(|| read(faint).filter(confident))
+            .or_else(|| read(faintest).filter(confident))
             .or_else(|| {
                 // One split at the fainter level; a pip rescued from the
                 // normal level's split has the lower gate.
                 let (x, rescued) = patch.read_with_pip_level(
                     index::MIN_RANK_HEIGHT,
                     index::MAX_RANK_HEIGHT,
-                    OUTLINE_FAINTER_INK_LEVEL,
+                    fainter.0[0],
                     OUTLINE_RESCUE_PIP_LEVEL,
                 )?;
                 let gate = if rescued {
@@ -546,10 +567,7 @@ impl CardReader {
                 };
                 self.classify(&x).filter(|r| r.confidence >= gate)
             })
-            .or_else(|| {
-                read_with_floor(&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST)
-                    .filter(confident)
-            })
+            .or_else(|| read(pale).filter(confident))
     }
 
     /// Reads a corner whose card width is unknown: locate the rank glyph at each
@@ -684,26 +702,17 @@ impl CardReader {
     /// ([`classify::pool_corners`]): a blurred pip at one corner, near two
     /// suits, is settled by the clear pip of the other corner.
     fn read_pooled(&self, rgb: &RgbImage, frames: &[CornerFrame]) -> Option<CornerRead> {
-        let levels: [(&[f32], f32); 6] = [
-            (
-                &[index::INK_LEVEL, index::INK_LEVEL_STRICT],
-                classify::MIN_CONTRAST,
-            ),
-            (&[index::INK_LEVEL_STRICT], classify::MIN_CONTRAST),
-            (&[INDEX_FAINT_INK_LEVEL], classify::MIN_CONTRAST),
-            (&[OUTLINE_FAINTEST_INK_LEVEL], classify::MIN_CONTRAST),
-            (&[OUTLINE_FAINTER_INK_LEVEL], classify::MIN_CONTRAST),
-            (&[OUTLINE_PALE_INK_LEVEL], OUTLINE_PALE_MIN_CONTRAST),
-        ];
         let evidence: Vec<classify::CornerEvidence> = frames
             .iter()
             .map(|f| {
                 let Some(patch) = index::sample_patch(rgb, f) else {
                     return classify::CornerEvidence::default();
                 };
-                let mut pip_only = None;
-                for (lv, floor) in levels {
-                    let Some(x) = patch.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, lv)
+                // (suit margin, evidence) of the most decisive pip so far.
+                let mut pip_only: Option<(f32, classify::CornerEvidence)> = None;
+                for (levels, floor) in OUTLINE_LADDER {
+                    let Some(x) =
+                        patch.read(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, levels)
                     else {
                         continue;
                     };
@@ -711,12 +720,11 @@ impl CardReader {
                     if e.rank.is_some() {
                         return e;
                     }
-                    let m = e
-                        .suit
-                        .as_ref()
-                        .map_or(f32::MIN, |(d, _)| classify::suit_margin(d));
-                    if pip_only.as_ref().is_none_or(|(pm, _)| m > *pm) && e.suit.is_some() {
-                        pip_only = Some((m, e));
+                    if let Some((d, _)) = &e.suit {
+                        let m = classify::suit_margin(d);
+                        if pip_only.as_ref().is_none_or(|(pm, _)| m > *pm) {
+                            pip_only = Some((m, e));
+                        }
                     }
                 }
                 pip_only.map(|(_, e)| e).unwrap_or_default()

@@ -727,26 +727,31 @@ fn sample_row_inside_avx2(
     }
     let mut done = 0;
     let (mut r, mut g, mut b) = ([0f32; 8], [0f32; 8], [0f32; 8]);
+    let (ox, oy, wv) = (
+        _mm256_set1_ps(origin[0]),
+        _mm256_set1_ps(origin[1]),
+        _mm256_set1_ps(width),
+    );
+    let (vx, vy) = (_mm256_set1_ps(v[0]), _mm256_set1_ps(v[1]));
+    let (one, three) = (_mm256_set1_ps(1.0), _mm256_set1_epi32(3));
+    let (stride_v, byte) = (_mm256_set1_epi32(stride as i32), _mm256_set1_epi32(0xff));
     while done + 8 <= ux.len() {
         // SAFETY: the loads read 8 f32 inside `ux` / `uy`; the gathers read 4
         // bytes at offsets checked below to lie inside `raw`; the stores
         // write 8 f32 into the local arrays.
         unsafe {
-            let ox = _mm256_set1_ps(origin[0]);
-            let oy = _mm256_set1_ps(origin[1]);
-            let wv = _mm256_set1_ps(width);
             let x = _mm256_add_ps(
                 ox,
                 _mm256_mul_ps(
                     wv,
-                    _mm256_add_ps(_mm256_loadu_ps(ux.as_ptr().add(done)), _mm256_set1_ps(v[0])),
+                    _mm256_add_ps(_mm256_loadu_ps(ux.as_ptr().add(done)), vx),
                 ),
             );
             let y = _mm256_add_ps(
                 oy,
                 _mm256_mul_ps(
                     wv,
-                    _mm256_add_ps(_mm256_loadu_ps(uy.as_ptr().add(done)), _mm256_set1_ps(v[1])),
+                    _mm256_add_ps(_mm256_loadu_ps(uy.as_ptr().add(done)), vy),
                 ),
             );
             let xi = _mm256_cvttps_epi32(x);
@@ -754,8 +759,8 @@ fn sample_row_inside_avx2(
             let fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(xi));
             let fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(yi));
             let a = _mm256_add_epi32(
-                _mm256_mullo_epi32(yi, _mm256_set1_epi32(stride as i32)),
-                _mm256_mullo_epi32(xi, _mm256_set1_epi32(3)),
+                _mm256_mullo_epi32(yi, stride_v),
+                _mm256_mullo_epi32(xi, three),
             );
             // The lower right sample's 4 bytes end at a + stride + 7.
             let mut offs = [0i32; 8];
@@ -767,15 +772,13 @@ fn sample_row_inside_avx2(
                 break;
             }
             let base = raw.as_ptr().cast::<i32>();
-            let c = _mm256_add_epi32(a, _mm256_set1_epi32(stride as i32));
-            let three = _mm256_set1_epi32(3);
+            let c = _mm256_add_epi32(a, stride_v);
             let tl = _mm256_i32gather_epi32::<1>(base, a);
             let tr = _mm256_i32gather_epi32::<1>(base, _mm256_add_epi32(a, three));
             let bl = _mm256_i32gather_epi32::<1>(base, c);
             let br = _mm256_i32gather_epi32::<1>(base, _mm256_add_epi32(c, three));
-            let (gx, hx) = (_mm256_sub_ps(_mm256_set1_ps(1.0), fx), fx);
-            let (gy, hy) = (_mm256_sub_ps(_mm256_set1_ps(1.0), fy), fy);
-            let byte = _mm256_set1_epi32(0xff);
+            let (gx, hx) = (_mm256_sub_ps(one, fx), fx);
+            let (gy, hy) = (_mm256_sub_ps(one, fy), fy);
             let chan = |p: __m256i, k: i32| -> __m256 {
                 let shifted = match k {
                     0 => p,
