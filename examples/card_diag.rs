@@ -1,8 +1,9 @@
 //! Diagnostics of the card reader: `cargo run --release --example card_diag --
-//! MODEL IMAGE...` prints the best 40 index-first hypotheses (glyph pairs) and,
-//! for every card-shaped outline and each index corner, whether a patch was
-//! sampled, the glyph features found at each ink level and the nearest rank
-//! and suit samples (label, cosine distance, distance of the next label).
+//! MODEL IMAGE...` prints the best 40 (`DIAG_MAX=N`: N) index-first hypotheses
+//! (glyph pairs) and, for every card-shaped outline and each index corner,
+//! whether a patch was sampled, the glyph features found at each ink level and
+//! the nearest rank and suit samples (label, cosine distance, distance of the
+//! next label).
 //! `DIAG_IDX_ONLY=1` skips the outlines; `DIAG_AT=X,Y,R` lists the ink blobs
 //! whose centre lies within R px (per axis) of (X, Y); `DIAG_SPLIT=N` reads
 //! the hypotheses with the pip split of radius N (`index::Patch::read_split`).
@@ -37,7 +38,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in images {
         let rgb = image::open(path)?.to_rgb8();
         let blobs = glyphs::ink_blobs(&rgb, &[]);
-        let hyps = glyphs::index_hypotheses(&blobs, 40);
+        let hyps = glyphs::index_hypotheses(
+            &blobs,
+            std::env::var("DIAG_MAX")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(40),
+        );
         println!("{path}: {} blobs, {} hyps", blobs.len(), hyps.len());
         if let Ok(at) = std::env::var("DIAG_AT") {
             let v: Vec<f32> = at.split(',').filter_map(|x| x.parse().ok()).collect();

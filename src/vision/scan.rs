@@ -189,11 +189,12 @@ impl Readers {
         } else {
             CardScan::default()
         };
-        let dice = if looking.dice {
+        let mut dice = if looking.dice {
             self.dice.read(image)?
         } else {
             DiceScan::default()
         };
+        drop_dice_on_card_faces(&cards, &mut dice);
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         Ok(ScanRecord {
             image: name.to_string(),
@@ -244,6 +245,17 @@ impl Readers {
     }
 }
 
+/// Drops the dice (read or not) whose centre lies on the face of a card read
+/// in the same frame. Seen from above, a group of a card's pips looks like a
+/// die's face (on the card photos of `../shared/data` about half of the false
+/// dice lay on a read card); and a real die resting on a unit card is a
+/// marker, not a roll, so dice are read only off the cards.
+pub fn drop_dice_on_card_faces(cards: &CardScan, dice: &mut DiceScan) {
+    let on_a_face = |c: [f32; 2]| cards.cards.iter().any(|card| card.quad.contains(c));
+    dice.dice.retain(|d| !on_a_face(d.center));
+    dice.unread.retain(|d| !on_a_face(d.center));
+}
+
 /// Decodes an image file, naming the file in the error.
 pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
     let reader = image::ImageReader::open(path)
@@ -265,6 +277,68 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::cards::CardRead;
+    use crate::vision::dice::{DieRead, UnreadDie};
+    use crate::vision::geometry::Quad;
+
+    #[test]
+    fn dice_on_a_read_card_face_are_dropped() {
+        let cards = CardScan {
+            cards: vec![CardRead {
+                code: "4c".into(),
+                quad: Quad([
+                    [100.0, 100.0],
+                    [200.0, 100.0],
+                    [200.0, 240.0],
+                    [100.0, 240.0],
+                ]),
+                confidence: 0.9,
+            }],
+            ..CardScan::default()
+        };
+        let die = |x: f32, y: f32| DieRead {
+            value: 4,
+            center: [x, y],
+            size: 30.0,
+            confidence: 0.9,
+        };
+        let mut dice = DiceScan {
+            // On the face, beside the card, and half over its edge (centre off).
+            dice: vec![die(150.0, 170.0), die(300.0, 170.0), die(210.0, 120.0)],
+            unread: vec![
+                UnreadDie {
+                    center: [120.0, 130.0],
+                    size: 30.0,
+                },
+                UnreadDie {
+                    center: [20.0, 20.0],
+                    size: 30.0,
+                },
+            ],
+        };
+        drop_dice_on_card_faces(&cards, &mut dice);
+        let centres: Vec<[f32; 2]> = dice.dice.iter().map(|d| d.center).collect();
+        assert_eq!(centres, vec![[300.0, 170.0], [210.0, 120.0]]);
+        assert_eq!(dice.unread.len(), 1);
+        assert_eq!(dice.unread[0].center, [20.0, 20.0]);
+        // Unread outlines and backs do not drop dice: an unread outline may
+        // be the paper sheet the dice were rolled on.
+        let sheet = CardScan {
+            unread: vec![Quad([
+                [0.0, 0.0],
+                [400.0, 0.0],
+                [400.0, 400.0],
+                [0.0, 400.0],
+            ])],
+            ..CardScan::default()
+        };
+        let mut dice = DiceScan {
+            dice: vec![die(150.0, 170.0)],
+            unread: Vec::new(),
+        };
+        drop_dice_on_card_faces(&sheet, &mut dice);
+        assert_eq!(dice.dice.len(), 1);
+    }
 
     #[test]
     fn model_overrides_replace_builtins_and_bad_files_fall_back() {

@@ -68,6 +68,13 @@ pub const SAME_CARD_CONFLICT_DIST: f32 = 0.15;
 /// [`same_card_conflicts`].
 pub const SAME_CARD_CONFLICT_AREA: f32 = 0.25;
 
+/// Outlines narrower than this (image px) are not reported unread: their
+/// rank glyph (~0.1 card width) would be under [`glyphs::MIN_GLYPH_PX`],
+/// which nothing resolves, and such small paper shapes are rarely cards (on
+/// `../shared/data` they are light-box walls behind dice, price tags, die
+/// faces; the narrowest card read in the 428 card photos is 55 px wide).
+pub const MIN_UNREAD_CARD_WIDTH: f32 = glyphs::MIN_GLYPH_PX as f32 / 0.1;
+
 /// At most this many merged-blob corners are read per frame (largest blobs
 /// first): bounds the time on cluttered frames.
 pub const MAX_CORNER_READS: usize = 48;
@@ -998,6 +1005,8 @@ impl CardReader {
             }
             kept.push((r, w, Some(g)));
         }
+        scan.unread
+            .retain(|q| q.side(0).min(q.side(1)) >= MIN_UNREAD_CARD_WIDTH);
         let conflicts = same_card_conflicts(&kept);
         for (k, (r, _, _)) in kept.into_iter().enumerate() {
             if !conflicts[k] {
@@ -1195,6 +1204,26 @@ mod tests {
             (q.area() - 126.0 * 176.0).abs() < 0.1 * 126.0 * 176.0,
             "{q:?}"
         );
+    }
+
+    #[test]
+    fn blank_outline_too_small_to_read_is_not_reported() {
+        let reader = CardReader::from_model(empty_model());
+        // A blank card-shaped patch `w` px wide (5:7) on a dark table.
+        let unread = |w: u32| {
+            let h = w * 7 / 5;
+            let mut img = RgbImage::from_pixel(300, 300, Rgb([30, 32, 30]));
+            for y in 100..100 + h {
+                for x in 100..100 + w {
+                    img.put_pixel(x, y, Rgb([235, 235, 232]));
+                }
+            }
+            let scan = reader.read(&DynamicImage::ImageRgb8(img)).unwrap();
+            assert!(scan.cards.is_empty());
+            scan.unread.len()
+        };
+        assert_eq!(unread(70), 1);
+        assert_eq!(unread(36), 0);
     }
 
     /// An index (ring "rank" over a solid "pip") on a card that lies on a
