@@ -14,19 +14,24 @@ pub mod find;
 pub mod glyphs;
 pub mod index;
 pub mod learn;
+mod merge;
 pub mod model;
+pub mod outlines;
 pub mod pips;
 pub mod prep;
 
 pub use backs::BackColour;
 pub use learn::{LabelledImage, fit_card_model, learn_deck};
 pub use model::CardModel;
+pub use outlines::debug_candidates;
 
 use crate::vision::error::VisionError;
-use crate::vision::geometry::{Quad, dist};
+use crate::vision::geometry::Quad;
 use classify::{CornerRead, PackedModel, classify_packed, classify_packed_with_contrast, combine};
-use find::{Candidate, CornerFrame, quad_frames};
+use find::{CornerFrame, quad_frames};
 use image::{DynamicImage, RgbImage};
+use merge::{CornerCardRead, OutlineRead};
+use outlines::{Candidates, candidates};
 
 /// Largest frame accepted (40 megapixels); bigger frames are refused with
 /// [`VisionError::ImageTooLarge`] rather than risking multi-GB buffers.
@@ -46,10 +51,6 @@ pub const LOCATE_RANK_HEIGHT: (f32, f32) = (0.045, 0.22);
 /// re-read at the implied width.
 pub const RESCALE_TOLERANCE: f32 = 0.12;
 
-/// Two reads of the same code whose predicted card centres are closer than this
-/// many card widths are the same physical card.
-pub const SAME_CARD_DIST: f32 = 0.45;
-
 /// A corner read at least this confident at the first guessed width is not
 /// re-tried at the other guesses (saves time; the reads rarely change).
 pub const EARLY_ACCEPT: f32 = 0.8;
@@ -58,22 +59,6 @@ pub const EARLY_ACCEPT: f32 = 0.8;
 /// it only runs on corners the normal split could not read, i.e. the hard
 /// ones, so a weak match there is not trusted (precision over recall).
 pub const STRICT_MIN_CONFIDENCE: f32 = 0.6;
-
-/// Centre distance, in card widths, under which two reads of different codes
-/// with outlines of like area are one card read two ways
-/// ([`same_card_conflicts`]).
-pub const SAME_CARD_CONFLICT_DIST: f32 = 0.15;
-
-/// Relative area difference under which two outlines are alike for
-/// [`same_card_conflicts`].
-pub const SAME_CARD_CONFLICT_AREA: f32 = 0.25;
-
-/// Outlines narrower than this (image px) are not reported unread: their
-/// rank glyph (~0.1 card width) would be under [`glyphs::MIN_GLYPH_PX`],
-/// which nothing resolves, and such small paper shapes are rarely cards (on
-/// `../shared/data` they are light-box walls behind dice, price tags, die
-/// faces; the narrowest card read in the 428 card photos is 55 px wide).
-pub const MIN_UNREAD_CARD_WIDTH: f32 = glyphs::MIN_GLYPH_PX as f32 / 0.1;
 
 /// At most this many merged-blob corners are read per frame (largest blobs
 /// first): bounds the time on cluttered frames.
@@ -254,15 +239,6 @@ pub const READ_QUAD_GROW: f32 = 1.08;
 /// The upper end of that plateau is kept (the smallest change).
 pub const INDEX_MIN_CONFIDENCE: f32 = 0.58;
 
-/// Two reads whose rank glyphs are closer than this many card widths read the
-/// same corner: equal codes are one card, different codes cancel each other.
-pub const SAME_CORNER_DIST: f32 = 0.12;
-
-/// Erosion radii (working px) used to split cards that touch each other: 2 px
-/// breaks contacts up to ~4 px wide while a card 25 px wide survives (adding a
-/// 4 px pass for tile grout gained nothing on edje test).
-pub const SPLIT_ERODE: [usize; 1] = [2];
-
 /// Corner shifts (card widths along the diagonal, negative = outward) tried
 /// when no corner of a whole-card outline gave a read: the outline found in the
 /// mask often sits inside the card (shadowed or blurred rims), cutting the
@@ -327,16 +303,6 @@ pub struct CardReader {
     packed: PackedModel,
 }
 
-/// Frame-level candidates with full-resolution geometry (shared with fitting).
-pub(crate) struct Candidates {
-    pub singles: Vec<(Quad, bool)>,
-    /// `singles[local_from..]` come from the local paper mask
-    /// ([`add_local_singles`]): they count only when read.
-    pub local_from: usize,
-    pub merged: Vec<(Quad, Vec<CornerFrame>)>,
-    pub width_estimate: Option<f32>,
-}
-
 /// Checks the size limit and converts to RGB8.
 pub(crate) fn checked_rgb(
     image: &DynamicImage,
@@ -353,124 +319,6 @@ pub(crate) fn checked_rgb(
         return Ok(None);
     }
     Ok(Some(prep::as_rgb8(image)))
-}
-
-/// How many times the paper scores above the threshold are split again
-/// (Otsu among them) to look for whole cards inside merged blobs, when the
-/// frame gave no whole card at all (webcam frames on light wood grain or
-/// unevenly lit paper). 4-fold development split (edje `train_*`, 525 cards,
-/// reading only): 486 correct / 2 wrong with 0 or 1 splits, 488 / 2 with 2,
-/// 3 or 4.
-pub const STRICTER_SPLITS: usize = 2;
-
-/// Adds the whole-card outlines that the masks at the stricter thresholds
-/// give ([`prep::stricter_threshold`], [`STRICTER_SPLITS`] times up from the
-/// paper threshold `t`): whole cards hidden in merged blobs because the
-/// paper threshold also took light table (wood grain, a lit patch). Only
-/// outlines inside a merged blob (`hulls`) and not covered by an outline in
-/// `singles` count.
-fn add_stricter_singles(
-    work: &prep::WorkImage,
-    t: u8,
-    hulls: &[Quad],
-    singles: &mut Vec<(Quad, bool)>,
-) {
-    let mut t = t;
-    for _ in 0..STRICTER_SPLITS {
-        let Some(t2) = prep::stricter_threshold(work, t) else {
-            return;
-        };
-        t = t2;
-        let mask = prep::mask_above(work, t);
-        for c in find::find_candidates(&mask, work, 0.0, false) {
-            if let Candidate::Single { quad, ambiguous } = c {
-                let ctr = quad.centre();
-                if hulls.iter().any(|h| h.contains(ctr))
-                    && !singles.iter().any(|(q, _)| q.contains(ctr))
-                {
-                    singles.push((quad, ambiguous));
-                }
-            }
-        }
-    }
-}
-
-/// Adds the whole-card outlines of the local paper mask
-/// ([`prep::local_mask`]) that no outline in `singles` covers: cards whose
-/// paper score is under the frame's threshold (shade, a frame lit unevenly,
-/// a card on light paper whose far side is darker) but above their
-/// surroundings. Replaces the dim pass (Otsu splits of the scores under the
-/// threshold, two times down), which found cards in shade only when the
-/// whole frame's dim scores split there.
-fn add_local_singles(work: &prep::WorkImage, singles: &mut Vec<(Quad, bool)>) {
-    let mask = prep::local_mask(work);
-    for c in find::find_candidates(&mask, work, 0.0, false) {
-        if let Candidate::Single { quad, ambiguous } = c {
-            let ctr = quad.centre();
-            if !singles.iter().any(|(q, _)| q.contains(ctr)) {
-                singles.push((quad, ambiguous));
-            }
-        }
-    }
-}
-
-/// Finds candidate cards in an RGB frame; `stricter` adds the whole cards
-/// found at the stricter thresholds ([`STRICTER_SPLITS`]) inside merged blobs
-/// when no whole card was found, and the whole cards of the local paper mask
-/// ([`add_local_singles`]; reading only: the fitted samples come from the
-/// plain outlines, and refitting with the stricter ones was noisier on the
-/// split).
-pub(crate) fn candidates(rgb: &RgbImage, stricter: bool) -> Candidates {
-    let work = prep::work_image(rgb);
-    let t = prep::paper_threshold(&work);
-    let mask = prep::mask_above(&work, t);
-    let mut singles: Vec<(Quad, bool)> = Vec::new();
-    let mut merged = Vec::new();
-    for c in find::find_candidates(&mask, &work, 0.0, true) {
-        match c {
-            Candidate::Single { quad, ambiguous } => singles.push((quad, ambiguous)),
-            Candidate::Merged { hull_quad, corners } => merged.push((hull_quad, corners)),
-        }
-    }
-    // Cards touching at a corner or edge: split by erosion, keep new whole cards.
-    for r in SPLIT_ERODE {
-        if merged.is_empty() {
-            break;
-        }
-        let eroded = prep::erode_mask(&mask, r);
-        for c in find::find_candidates(&eroded, &work, r as f32, false) {
-            if let Candidate::Single { quad, ambiguous } = c {
-                let ctr = quad.centre();
-                if !singles.iter().any(|(q, _)| q.contains(ctr)) {
-                    singles.push((quad, ambiguous));
-                }
-            }
-        }
-    }
-    // Only when the frame has no whole card.
-    if stricter && singles.is_empty() && !merged.is_empty() {
-        let hulls: Vec<Quad> = merged.iter().map(|(q, _)| *q).collect();
-        add_stricter_singles(&work, t, &hulls, &mut singles);
-    }
-    let mut widths: Vec<f32> = singles
-        .iter()
-        .filter(|(_, amb)| !amb)
-        .map(|(q, _)| (q.side(0) + q.side(2)) / 2.0)
-        .collect();
-    widths.sort_by(|a, b| a.total_cmp(b));
-    // The local outlines do not set the scale: on carpet or tiles some are
-    // specks of card shape.
-    let width_estimate = widths.get(widths.len() / 2).copied();
-    let local_from = singles.len();
-    if stricter {
-        add_local_singles(&work, &mut singles);
-    }
-    Candidates {
-        singles,
-        local_from,
-        merged,
-        width_estimate,
-    }
 }
 
 /// Replaces `best` with `read` at frame `f` when it is more confident (the
@@ -798,9 +646,22 @@ impl CardReader {
         let rgb: &RgbImage = &rgb;
         let cands = candidates(rgb, true);
         let mut scan = CardScan::default();
-        // (read, card width, trusted): whole-card reads; trusted when at least
-        // [`TRUSTED_OUTLINE_READS`] corners agreed.
-        let mut whole: Vec<(CardRead, f32, bool)> = Vec::new();
+        let whole = self.read_outlines(rgb, &cands, &mut scan);
+        // Corner reads: merged blobs first, then index-first.
+        let mut loose = self.read_merged_corners(rgb, &cands);
+        loose.extend(self.read_index_first(rgb, &whole, &scan.unread));
+        Ok(merge::merge_reads(scan, whole, loose))
+    }
+
+    /// Reads the whole-card outlines of `cands`; the outlines left unread
+    /// and the face-down cards go to `scan`.
+    fn read_outlines(
+        &self,
+        rgb: &RgbImage,
+        cands: &Candidates,
+        scan: &mut CardScan,
+    ) -> Vec<OutlineRead> {
+        let mut whole = Vec::new();
         for (k, (quad, ambiguous)) in cands.singles.iter().enumerate() {
             let local = k >= cands.local_from;
             let frames = quad_frames(quad, *ambiguous);
@@ -829,13 +690,17 @@ impl CardReader {
                 None => None,
             };
             if let Some((r, trusted)) = read {
-                let w = frames.first().map(|f| f.width).unwrap_or(1.0);
-                let card = CardRead {
+                let width = frames.first().map(|f| f.width).unwrap_or(1.0);
+                let read = CardRead {
                     code: r.code,
                     quad: *quad,
                     confidence: r.confidence,
                 };
-                whole.push((card, w, trusted));
+                whole.push(OutlineRead {
+                    read,
+                    width,
+                    trusted,
+                });
             } else if local {
                 // An outline of the local mask left unread is dropped: on
                 // carpet or tiles it may be a speck of card shape, and
@@ -854,13 +719,19 @@ impl CardReader {
                 scan.unread.push(*quad);
             }
         }
+        whole
+    }
+
+    /// Reads the corner hypotheses of merged blobs (largest blobs first, at
+    /// most [`MAX_CORNER_READS`]), at the frame's card width when whole
+    /// cards gave one, else at [`WIDTH_GUESSES`].
+    fn read_merged_corners(&self, rgb: &RgbImage, cands: &Candidates) -> Vec<CornerCardRead> {
         let short = rgb.width().min(rgb.height()) as f32;
         let guesses: Vec<f32> = match cands.width_estimate {
             Some(w) => vec![w],
             None => WIDTH_GUESSES.iter().map(|g| g * short).collect(),
         };
-        // Corner reads (merged blobs and index-first): (read, width, glyph point).
-        let mut loose: Vec<(CardRead, f32, [f32; 2])> = Vec::new();
+        let mut loose = Vec::new();
         let mut merged: Vec<&(Quad, Vec<CornerFrame>)> = cands.merged.iter().collect();
         merged.sort_by(|a, b| b.0.area().total_cmp(&a.0.area()));
         let corners = merged
@@ -879,17 +750,31 @@ impl CardReader {
                 self.read_corner_faint(rgb, c, &guesses)
             };
             if let Some((r, f)) = self.read_unscaled(rgb, c, &guesses).or_else(faint) {
-                loose.push((
-                    CardRead {
+                loose.push(CornerCardRead {
+                    read: CardRead {
                         code: r.code,
                         quad: f.card_quad(),
                         confidence: r.confidence,
                     },
-                    f.width,
-                    f.at(glyphs::RANK_CENTRE.0, glyphs::RANK_CENTRE.1),
-                ));
+                    width: f.width,
+                    glyph: f.at(glyphs::RANK_CENTRE.0, glyphs::RANK_CENTRE.1),
+                });
             }
         }
+        loose
+    }
+
+    /// Index-first reads: glyph pairs found as ink blobs anywhere outside the
+    /// outlines read at two corners (`whole`), most plausible first
+    /// ([`MAX_INDEX_READS`], more inside the outlines left `unread`), each
+    /// read at the width the pair implies with the ink-level retries.
+    fn read_index_first(
+        &self,
+        rgb: &RgbImage,
+        whole: &[OutlineRead],
+        unread: &[Quad],
+    ) -> Vec<CornerCardRead> {
+        let mut loose = Vec::new();
         // Index-first: glyph pairs outside the cards already read whole at
         // both index corners (grown a little: outlines from the mask sit
         // slightly inside the rounded corners, where the index glyphs are).
@@ -897,8 +782,9 @@ impl CardReader {
         // so the other card's index inside it must stay visible.
         let read_quads: Vec<Quad> = whole
             .iter()
-            .filter(|(_, _, trusted)| *trusted)
-            .map(|(r, _, _)| {
+            .filter(|o| o.trusted)
+            .map(|o| {
+                let r = &o.read;
                 let c = r.quad.centre();
                 Quad(r.quad.0.map(|p| {
                     [
@@ -911,7 +797,7 @@ impl CardReader {
         let blobs = glyphs::ink_blobs(rgb, &read_quads);
         let hyps = index_reads(
             glyphs::index_hypotheses(&blobs, MAX_INDEX_READS + MAX_OUTLINE_INDEX_READS),
-            &scan.unread,
+            unread,
         );
         // Hypotheses read beyond the first [`MAX_INDEX_READS`] lie in unread
         // outlines: they get the faint-ink retry too.
@@ -953,98 +839,18 @@ impl CardReader {
             let Some((r, f)) = read else {
                 continue;
             };
-            loose.push((
-                CardRead {
+            loose.push(CornerCardRead {
+                read: CardRead {
                     code: r.code,
                     quad: f.card_quad(),
                     confidence: r.confidence,
                 },
-                f.width,
-                h.glyph,
-            ));
+                width: f.width,
+                glyph: h.glyph,
+            });
         }
-        // Two different codes read at the same corner: neither is trusted.
-        let mut drop = vec![false; loose.len()];
-        for i in 0..loose.len() {
-            for j in i + 1..loose.len() {
-                let (a, b) = (&loose[i], &loose[j]);
-                if a.0.code != b.0.code && dist(a.2, b.2) < SAME_CORNER_DIST * a.1.max(b.1) {
-                    drop[i] = true;
-                    drop[j] = true;
-                }
-            }
-        }
-        let mut loose: Vec<(CardRead, f32, [f32; 2])> = loose
-            .into_iter()
-            .zip(drop)
-            .filter(|(_, d)| !d)
-            .map(|(l, _)| l)
-            .collect();
-        // Merge corner reads of the same physical card.
-        loose.sort_by(|a, b| b.0.confidence.total_cmp(&a.0.confidence));
-        let mut kept: Vec<(CardRead, f32, Option<[f32; 2]>)> =
-            whole.into_iter().map(|(r, w, _)| (r, w, None)).collect();
-        for (r, w, g) in loose {
-            let c = r.quad.centre();
-            if let Some(k) = kept.iter_mut().find(|(k, kw, _)| {
-                k.code == r.code
-                    && (dist(k.quad.centre(), c) < SAME_CARD_DIST * kw.max(w) || k.quad.contains(g))
-            }) {
-                // The same corner read twice is one piece of evidence.
-                let same_corner = k.2.is_some_and(|kg| dist(kg, g) < SAME_CORNER_DIST * w);
-                if !same_corner {
-                    k.0.confidence = 1.0 - (1.0 - k.0.confidence) * (1.0 - r.confidence);
-                }
-                continue;
-            }
-            // A card-shaped outline left unread that holds this index is this card.
-            if let Some(i) = scan.unread.iter().position(|q| q.contains(g)) {
-                let q = scan.unread.remove(i);
-                kept.push((CardRead { quad: q, ..r }, w, Some(g)));
-                continue;
-            }
-            kept.push((r, w, Some(g)));
-        }
-        scan.unread
-            .retain(|q| q.side(0).min(q.side(1)) >= MIN_UNREAD_CARD_WIDTH);
-        let conflicts = same_card_conflicts(&kept);
-        for (k, (r, _, _)) in kept.into_iter().enumerate() {
-            if !conflicts[k] {
-                scan.cards.push(r);
-                continue;
-            }
-            // One unread outline per card read two ways.
-            if !scan.unread.iter().any(|q| q.contains(r.quad.centre())) {
-                scan.unread.push(r.quad);
-            }
-        }
-        Ok(scan)
+        loose
     }
-}
-
-/// Reads of different codes whose outlines nearly coincide (centres within
-/// [`SAME_CARD_CONFLICT_DIST`] card widths, areas within
-/// [`SAME_CARD_CONFLICT_AREA`] of each other) name one physical card two ways
-/// (a whole read from one corner and an index-first read of the other): both
-/// are flagged, so the card is reported unread instead of twice. Overlapping
-/// cards are not flagged: an index-first outline is predicted from its own
-/// corner, so two cards' outlines coincide only when one hides the other.
-fn same_card_conflicts(kept: &[(CardRead, f32, Option<[f32; 2]>)]) -> Vec<bool> {
-    let mut out = vec![false; kept.len()];
-    for i in 0..kept.len() {
-        for j in i + 1..kept.len() {
-            let ((a, wa, _), (b, wb, _)) = (&kept[i], &kept[j]);
-            let near =
-                dist(a.quad.centre(), b.quad.centre()) < SAME_CARD_CONFLICT_DIST * wa.max(*wb);
-            let (aa, ab) = (a.quad.area(), b.quad.area());
-            let alike = (aa.min(ab) / aa.max(ab).max(1e-3)) > 1.0 - SAME_CARD_CONFLICT_AREA;
-            if a.code != b.code && near && alike {
-                out[i] = true;
-                out[j] = true;
-            }
-        }
-    }
-    out
 }
 
 /// The index-first hypotheses to read, most plausible first: the first
@@ -1058,57 +864,11 @@ fn index_reads(hyps: Vec<glyphs::IndexHyp>, unread: &[Quad]) -> Vec<glyphs::Inde
         .collect()
 }
 
-/// Debug / overlay view of the finder: whole-card quads, merged-blob corner
-/// hypotheses (width unset) and the working-resolution paper mask.
-pub fn debug_candidates(rgb: &RgbImage) -> (Vec<Quad>, Vec<Vec<CornerFrame>>, image::GrayImage) {
-    let c = candidates(rgb, true);
-    let work = prep::work_image(rgb);
-    let mask = prep::paper_mask(&work);
-    (
-        c.singles.into_iter().map(|(q, _)| q).collect(),
-        c.merged.into_iter().map(|(_, f)| f).collect(),
-        mask,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::geometry::dist;
     use image::Rgb;
-
-    fn card_at(code: &str, x: f32, y: f32, w: f32) -> (CardRead, f32, Option<[f32; 2]>) {
-        let h = w * 1.4;
-        let quad = Quad([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]);
-        let read = CardRead {
-            code: code.into(),
-            quad,
-            confidence: 0.9,
-        };
-        (read, w, None)
-    }
-
-    /// One card read two ways (a whole read from one corner, an index-first
-    /// read from the other) is flagged; overlapping cards and agreeing reads
-    /// are not.
-    #[test]
-    fn one_card_read_two_ways_is_a_conflict() {
-        let kept = vec![
-            card_at("9d", 560.0, 427.0, 76.0),
-            card_at("9c", 562.0, 426.0, 77.0),
-            card_at("Ks", 100.0, 100.0, 76.0),
-            // Overlapping the Ks, shifted by half a card.
-            card_at("Qh", 140.0, 130.0, 76.0),
-            // The Ks's other corner, read alike.
-            card_at("Ks", 101.0, 99.0, 75.0),
-            // A smaller card under the same centre is not the same outline.
-            card_at("Ah", 118.0, 125.0, 40.0),
-        ];
-        assert_eq!(
-            same_card_conflicts(&kept),
-            vec![true, true, false, false, false, false]
-        );
-        assert!(same_card_conflicts(&[]).is_empty());
-    }
 
     /// Past the first [`MAX_INDEX_READS`] hypotheses only those whose rank
     /// glyph lies inside an unread outline are read.
