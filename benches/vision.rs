@@ -4,6 +4,8 @@
 //!   load time from the sarm single-card photos (each pasted at half size: one
 //!   card ~78 px wide) on a dark canvas, with N = 0, 1, 4, 8 cards. Falls back
 //!   to synthetic blank cards without the data set.
+//! - `read_backs/1280x720/8`: eight synthetic face-down cards (red and blue
+//!   lattice backs, as T52 terrain) in the same layout.
 //! - `dice_read_1280x720`: dice reading on a 1280x720 frame made of two byler-d6
 //!   held-out photos side by side (skipped, with a message, without the data).
 //!
@@ -32,6 +34,10 @@ fn cards(c: &mut Criterion) {
         }
     }
     g.finish();
+    let backs = card_frame(1280, 720, 8, &back_tiles());
+    c.bench_function("read_backs/1280x720/8", |b| {
+        b.iter(|| reader.read(black_box(&backs)))
+    });
 }
 
 fn dice(c: &mut Criterion) {

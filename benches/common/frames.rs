@@ -51,6 +51,31 @@ fn card_tiles() -> Vec<image::RgbImage> {
     out
 }
 
+/// Eight face-down cards (240x320 tiles like [`card_tiles`]'s, the card
+/// 78x110 px): a white border round a red or blue back printed with a white
+/// diagonal lattice, as a Bicycle back seen from a webcam; synthetic (the data
+/// sets have no backs). Terrain in T52 is laid face down, so frames of backs
+/// are ordinary.
+#[allow(dead_code)]
+fn back_tiles() -> Vec<image::RgbImage> {
+    use image::{Rgb, RgbImage};
+    (0..8)
+        .map(|i| {
+            let ink = if i % 2 == 0 { Rgb([170, 30, 40]) } else { Rgb([30, 60, 150]) };
+            let mut t = RgbImage::from_pixel(240, 320, Rgb([25, 25, 30]));
+            for y in 105u32..215 {
+                for x in 81u32..159 {
+                    let border = !(86..154).contains(&x) || !(110..210).contains(&y);
+                    let lattice = (x + y) % 7 == 0 || (x + 320 - y) % 7 == 0;
+                    let white = Rgb([236, 234, 228]);
+                    t.put_pixel(x, y, if border || lattice { white } else { ink });
+                }
+            }
+            t
+        })
+        .collect()
+}
+
 /// `n` card tiles pasted left to right, top to bottom on a dark `w` x `h`
 /// canvas.
 #[allow(dead_code)]
