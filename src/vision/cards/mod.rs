@@ -3,10 +3,12 @@
 //! Pipeline: (1) reduce the frame to <= [`prep::WORK_MAX_SIDE`] px and threshold
 //! a "paper" score (bright, unsaturated); (2) outer contours that are card-shaped
 //! become whole-card quads, other blobs (overlapping / fanned cards) yield
-//! right-angled corner hypotheses; (3) at each candidate index corner the patch
-//! is sampled at full resolution in card coordinates, split into rank glyph and
-//! suit pip, and classified by nearest neighbour against the [`CardModel`];
-//! (4) corner reads of one card are combined, and duplicates merged.
+//! right-angled corner hypotheses ([`outlines`]); (3) at each candidate index
+//! corner, and at glyph pairs found directly as ink blobs (index-first,
+//! [`glyphs`]), the patch is sampled at full resolution in card coordinates,
+//! split into rank glyph and suit pip ([`index`]), and classified by nearest
+//! neighbour against the [`CardModel`] ([`classify`]); (4) corner reads of one
+//! card are combined, and duplicates merged (`merge`).
 
 pub mod backs;
 pub mod classify;
