@@ -51,7 +51,7 @@ const ZERO_RUN: usize = 16;
 
 /// All borders of the foreground (non-zero pixels) of `image`, as
 /// `imageproc::contours::find_contours::<i32>` returns them. The row scan
-/// steps over aligned runs of [`ZERO_RUN`] background bytes of the mask at
+/// steps over aligned runs of `ZERO_RUN` background bytes of the mask at
 /// once: background pixels are never relabelled (border following writes
 /// only foreground pixels) and change no state of the scan, so skipping them
 /// gives the same contours.

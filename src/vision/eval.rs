@@ -135,7 +135,7 @@ pub struct SetScore {
     pub ms_p95: f64,
     /// Most frequent confusions "truth->predicted" (or "->none").
     pub top_confusions: Vec<(String, usize)>,
-    /// For dice: counts[truth-1][predicted-1] over matched pairs.
+    /// For dice: `counts[truth-1][predicted-1]` over matched pairs.
     pub dice_confusion: Option<[[usize; 6]; 6]>,
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The game is split by topic: [`regiment`] builds rosters from cards,
 //! [`round`] runs activations, [`orders`] the four orders, [`engagement`]
-//! shooting and melee, [`panic`] Panic Tests, [`objectives`] holders and
+//! shooting and melee, [`panic`](mod@panic) Panic Tests, [`objectives`] holders and
 //! victory. Everything the players see on the table but Adjutant cannot
 //! (range, cover, who reached whom) is asked as a choice.
 

@@ -35,7 +35,7 @@ pub const SUIT_MAX_DIST: f32 = 0.25;
 /// without the fold, `fit-cards --leave-out K/4`, read on it) gave 458 -> 463
 /// correct at 0.01 with no more wrong reads; at 0.0 a wrong read appears.
 pub const SUIT_MIN_MARGIN: f32 = 0.01;
-/// Suit margin at which the confidence starts to grow (see [`conf`]); kept at
+/// Suit margin at which the confidence starts to grow (see `conf`); kept at
 /// the old acceptance margin so that confidences, and with them the later
 /// confidence gates, are unchanged.
 pub const SUIT_CONF_MARGIN: f32 = 0.03;
@@ -632,7 +632,7 @@ pub fn classify_pips(
 #[derive(Debug, Clone, Default)]
 pub struct CornerEvidence {
     /// The rank glyph's label and confidence, when it is read as for a whole
-    /// read ([`rank_accepted`], not `?`, not a joker).
+    /// read (`rank_accepted`, not `?`, not a joker).
     pub rank: Option<(u8, f32)>,
     /// The pip's distance per suit label and its ink's redness, when a pip
     /// was found under the rank glyph.
@@ -669,7 +669,7 @@ pub fn corner_evidence(
 /// Names a card from the evidence of several of its corners, none of which
 /// could name it alone: every rank read must agree (at least one), and the
 /// suit is decided on the pips' distances per suit averaged over the corners
-/// that have a pip (as one pip is, [`decide_suit`]), so a pip clearly of one
+/// that have a pip (as one pip is, `decide_suit`), so a pip clearly of one
 /// suit at one corner outweighs a blurred one near two suits at another.
 /// Needs evidence from at least [`POOL_MIN_CORNERS`] corners; `None` when
 /// unsure.
@@ -705,7 +705,7 @@ pub fn pool_corners(model: &CardModel, corners: &[CornerEvidence]) -> Option<Cor
 }
 
 /// How far a pip's nearest suit label stands from the next one (distances
-/// per label as [`per_label`]); 0 with fewer than two labels.
+/// per label as `per_label`); 0 with fewer than two labels.
 pub fn suit_margin(per_label: &[(u8, f32)]) -> f32 {
     pick(per_label, &|_| true).map_or(0.0, |(_, d, other)| other - d)
 }

@@ -86,7 +86,7 @@ pub const WIDTH_AGREEMENT: (f32, f32) = (0.7, 1.45);
 /// Smallest ink share of a pip's bounding box (pips are solid shapes).
 pub const MIN_PIP_FILL: f32 = 0.3;
 /// Glyph width / height assumed when correcting bounding-box extents of
-/// turned glyphs ([`Blob::extent`]). Before, a card turned by ~45 degrees had
+/// turned glyphs (`Blob::extent`). Before, a card turned by ~45 degrees had
 /// its rank and pip extents overstated by up to 1.8x and the pair was
 /// rejected as too close. 4-fold cross-validation on edje train_* (fold
 /// models fitted without the fold): 465 of 525 correct without the
@@ -165,7 +165,7 @@ pub struct IndexHyp {
     pub size_ratio: f32,
     /// Rank -> pip distance / rank extent along it.
     pub dist_ratio: f32,
-    /// Other ink blobs of about the rank glyph's size near it ([`crowd`]):
+    /// Other ink blobs of about the rank glyph's size near it (`crowd`):
     /// letters in a line of text have several, a card index next to none.
     pub crowd: u32,
 }
@@ -578,15 +578,15 @@ pub fn frame_at(glyph: Point, r: Point, d: Point, width: f32) -> CornerFrame {
     }
 }
 
-/// Neighbours counted by [`crowd`] lie within this many rank-glyph sizes of
+/// Neighbours counted by `crowd` lie within this many rank-glyph sizes of
 /// the rank glyph's centre (a line of text has its next letters there; a card
 /// index has its pip, excluded, and paper). Must stay within the pairing
 /// window of [`index_hypotheses`] (1.5 x the far end of [`PAIR_DIST_RATIO`]).
 pub const CROWD_RADIUS: f32 = 2.0;
 /// Size window (over the rank glyph's size) of the neighbours counted by
-/// [`crowd`]: glyph-like blobs, not court-picture specks or centre pips.
+/// `crowd`: glyph-like blobs, not court-picture specks or centre pips.
 pub const CROWD_SIZE: (f32, f32) = (0.5, 1.5);
-/// Added to a hypothesis' implausibility per neighbour counted by [`crowd`],
+/// Added to a hypothesis' implausibility per neighbour counted by `crowd`,
 /// so pairs of letters in text (10-25 neighbours) fall behind pairs with
 /// paper around them. `train_IMG_2507`'s Kh (no neighbour) was the 33rd
 /// pair, behind a recipe book's letters, past `MAX_INDEX_READS` (20).

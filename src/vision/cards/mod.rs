@@ -68,7 +68,7 @@ pub const MAX_CORNER_READS: usize = 48;
 
 /// At most this many merged-blob corners per frame (largest blobs first)
 /// that gave no read get a last try at the faint ink levels
-/// ([`CardReader::read_corner_faint`]). Development split (4-fold, fixed fold
+/// (`CardReader::read_corner_faint`). Development split (4-fold, fixed fold
 /// models, reading only): 508 correct / 1 wrong -> 509 / 1 with 1, 2, 4, 8
 /// or every such corner (the 9h of a fan, `train_IMG_2663`); also 509 / 1
 /// with the normal and strict levels re-tried at the guessed width (gate
@@ -159,8 +159,8 @@ pub const OUTLINE_PALE_MIN_CONTRAST: f32 = 0.1;
 pub type LadderStep = (&'static [f32], f32);
 
 /// The ink levels a whole-card corner is read at, in order
-/// ([`CardReader::read_frame`], which gates each step, and
-/// [`CardReader::read_pooled`], which weighs what each step finds): normal
+/// (`CardReader::read_frame`, which gates each step, and
+/// `CardReader::read_pooled`, which weighs what each step finds): normal
 /// then strict, strict alone, faint, faintest, fainter (with its pip rescue
 /// in `read_frame`) and pale with its lower contrast floor.
 pub const OUTLINE_LADDER: [LadderStep; 6] = [

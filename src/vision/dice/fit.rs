@@ -170,7 +170,7 @@ pub struct FitOptions {
     /// Dice set directory (with labels.json).
     pub set_dir: PathBuf,
     /// Directories of card photos used only as "not a die" examples: all
-    /// their photos but `single_*`, at [`CARD_LONG_SIDES`], every epoch.
+    /// their photos but `single_*`, at `CARD_LONG_SIDES`, every epoch.
     pub card_dirs: Vec<PathBuf>,
     /// Further card photo sets (directory, file-name prefix) used only as
     /// "not a die" examples: the photos whose name starts with the prefix, at
@@ -1222,8 +1222,8 @@ const READ_THRESHOLDS: [f32; 13] = [
 ];
 
 /// Choose the detector and read thresholds on tune images given as (labelled
-/// dice, detector candidates at [`MINE_THRESHOLD`] with class probabilities).
-/// Objective: multiset matches minus [`MISREAD_COST`] per read that matches
+/// dice, detector candidates at `MINE_THRESHOLD` with class probabilities).
+/// Objective: multiset matches minus `MISREAD_COST` per read that matches
 /// nothing, then exact images; among equal objectives the highest detector
 /// threshold (fewer candidates on clutter and cards, less work) and then the
 /// lowest read threshold win. Returns (score, exact, det threshold, read
@@ -1243,7 +1243,7 @@ pub fn choose_thresholds(tune: &[TuneImage]) -> (i64, usize, f32, f32, usize) {
 }
 
 /// Score of one threshold pair on tune images (as [`choose_thresholds`]):
-/// (matches minus [`MISREAD_COST`] per unmatched read, exact images, matches,
+/// (matches minus `MISREAD_COST` per unmatched read, exact images, matches,
 /// reads).
 pub fn threshold_score(tune: &[TuneImage], dt: f32, rt: f32) -> (i64, usize, usize, usize) {
     let mut exact = 0;

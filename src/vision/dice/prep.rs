@@ -44,7 +44,7 @@ const HI_SHIFT: u32 = 32;
 /// fields are 21 bits for values of at most 255 (colour distance,
 /// saturation; `2^21 / 255`) and 22 bits for the gradient (at most 510).
 /// The detector's boxes have at most 41 x 41 = 1681 pixels; larger boxes
-/// are summed in tiles of [`TILE_SIDE`].
+/// are summed in tiles of `TILE_SIDE`.
 pub const MAX_EXACT_BOX_PX: usize = 8224;
 
 /// Side of the square tiles in which [`Prepared::box_sum`] sums boxes larger
