@@ -14,11 +14,17 @@ pub const SPLIT_ERODE: [usize; 1] = [2];
 
 /// Frame-level candidates with full-resolution geometry (shared with fitting).
 pub(crate) struct Candidates {
+    /// Whole-card outlines, each with whether its portrait direction is
+    /// ambiguous (sides too alike to tell: all four corners are read).
     pub singles: Vec<(Quad, bool)>,
     /// `singles[local_from..]` come from the local paper mask
     /// ([`add_local_singles`]): they count only when read.
     pub local_from: usize,
+    /// Blobs that are not one card (overlapping, fanned, joined to the
+    /// table): their hull and right-angled corner hypotheses.
     pub merged: Vec<(Quad, Vec<CornerFrame>)>,
+    /// Median width (px) of the unambiguous whole-card outlines, the frame's
+    /// card scale for merged-blob corners; `None` without one.
     pub width_estimate: Option<f32>,
 }
 
