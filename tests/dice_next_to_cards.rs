@@ -152,13 +152,18 @@ fn synthetic_card_is_not_a_die() {
     );
 }
 
+/// The data root: `ADJUTANT_DATA`, default `../shared/data` beside the crate.
+fn data_root() -> PathBuf {
+    std::env::var("ADJUTANT_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")))
+}
+
 /// The photos of card set `set` whose file name starts with `prefix`, sorted;
 /// `None` (with the reason printed: the test is then skipped) when the data
 /// root (`ADJUTANT_DATA`, default `../shared/data` beside the crate) has none.
 fn card_photos(set: &str, prefix: &str) -> Option<Vec<PathBuf>> {
-    let root = std::env::var("ADJUTANT_DATA")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
-    let dir = PathBuf::from(root).join("cards").join(set).join("images");
+    let dir = data_root().join("cards").join(set).join("images");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         println!(
             "skipped: card photos not found at {} (set ADJUTANT_DATA)",
@@ -330,9 +335,7 @@ const MAX_DICE_PHOTO_UNREAD_OUTLINES: usize = 3;
 #[test]
 fn dice_photos_give_no_cards() {
     use adjutant::vision::scan::{Looking, Readers};
-    let root = std::env::var("ADJUTANT_DATA")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
-    let dir = PathBuf::from(root).join("dice/byler-d6/images");
+    let dir = data_root().join("dice/byler-d6/images");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         println!(
             "skipped: dice photos not found at {} (set ADJUTANT_DATA)",
