@@ -2,7 +2,7 @@
 
 use super::find::CornerFrame;
 use super::glyphs::{root_of, union_roots};
-use super::prep::{inside_for_bilinear, sample_rgb, sample_row_inside};
+use super::prep::{SampleRow, inside_for_bilinear, sample_rgb, sample_row_inside};
 use image::RgbImage;
 
 /// Patch resolution: pixels per card width (a rank glyph ~0.1 W becomes ~12 px,
@@ -201,17 +201,22 @@ pub fn sample_patch_with(img: &RgbImage, f: &CornerFrame, max_ink_share: f32) ->
     let uy: Vec<f32> = (0..pw).map(|x| coord(x) * f.r[1]).collect();
     for y in 0..ph {
         let v = coord(y);
-        let vd = [v * f.d[0], v * f.d[1]];
+        let points = SampleRow {
+            origin: f.origin,
+            width: f.width,
+            ux: &ux,
+            uy: &uy,
+            v: [v * f.d[0], v * f.d[1]],
+        };
         // Whole rows at a time (exact-size extends, no capacity check per
         // sample).
         let row = rgb.len();
         if inside {
-            sample_row_inside(img, f.origin, f.width, (&ux, &uy), vd, &mut rgb);
+            sample_row_inside(img, &points, &mut rgb);
             lum.extend(rgb[row..].iter().map(|&c| min3_finite(c)));
         } else {
-            rgb.extend(ux.iter().zip(&uy).map(|(&u0, &u1)| {
-                let x = f.origin[0] + f.width * (u0 + vd[0]);
-                let y = f.origin[1] + f.width * (u1 + vd[1]);
+            rgb.extend((0..points.len()).map(|k| {
+                let [x, y] = points.point(k);
                 sample_rgb(img, x, y)
             }));
             lum.extend(rgb[row..].iter().map(|c| c[0].min(c[1]).min(c[2])));

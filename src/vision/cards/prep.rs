@@ -674,29 +674,56 @@ pub fn sample_rgb_inside(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
     }
 }
 
-/// [`sample_rgb_inside`] at `n` points of one patch row: point `k` is
+/// One row of sample points in a corner patch: point `k` is
 /// `origin + width * (u[k] + v)` per axis (`ux`, `uy` the column terms, `v`
-/// the row's), the arithmetic of the per-point calls, so the same samples.
-/// Every point must lie inside (see [`inside_for_bilinear`]).
-pub fn sample_row_inside(
-    img: &RgbImage,
-    origin: [f32; 2],
-    width: f32,
-    u: (&[f32], &[f32]),
-    v: [f32; 2],
-    out: &mut Vec<[f32; 3]>,
-) {
-    let (ux, uy) = u;
-    let n = ux.len().min(uy.len());
+/// the row's), so every row shares the column products.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleRow<'a> {
+    /// The patch origin (image px).
+    pub origin: [f32; 2],
+    /// Card width (px) scaling the card coordinates.
+    pub width: f32,
+    /// Column terms along x, one per point.
+    pub ux: &'a [f32],
+    /// Column terms along y (as long as `ux`).
+    pub uy: &'a [f32],
+    /// The row's term per axis.
+    pub v: [f32; 2],
+}
+
+impl SampleRow<'_> {
+    /// How many points the row has.
+    pub fn len(&self) -> usize {
+        self.ux.len().min(self.uy.len())
+    }
+
+    /// Whether the row has no point.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Point `k` (image px).
+    #[inline(always)]
+    pub fn point(&self, k: usize) -> [f32; 2] {
+        [
+            self.origin[0] + self.width * (self.ux[k] + self.v[0]),
+            self.origin[1] + self.width * (self.uy[k] + self.v[1]),
+        ]
+    }
+}
+
+/// [`sample_rgb_inside`] at every point of `row`, the arithmetic of the
+/// per-point calls, so the same samples. Every point must lie inside (see
+/// [`inside_for_bilinear`]).
+pub fn sample_row_inside(img: &RgbImage, row: &SampleRow, out: &mut Vec<[f32; 3]>) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
-        done = unsafe { sample_row_inside_avx2(img, origin, width, (&ux[..n], &uy[..n]), v, out) };
+        done = unsafe { sample_row_inside_avx2(img, row, out) };
     }
-    out.extend((done..n).map(|k| {
-        let x = origin[0] + width * (ux[k] + v[0]);
-        let y = origin[1] + width * (uy[k] + v[1]);
+    out.extend((done..row.len()).map(|k| {
+        let [x, y] = row.point(k);
         sample_rgb_inside(img, x, y)
     }));
 }
@@ -708,16 +735,13 @@ pub fn sample_row_inside(
 /// how many points it sampled.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sample_row_inside_avx2(
-    img: &RgbImage,
-    origin: [f32; 2],
-    width: f32,
-    u: (&[f32], &[f32]),
-    v: [f32; 2],
-    out: &mut Vec<[f32; 3]>,
-) -> usize {
+fn sample_row_inside_avx2(img: &RgbImage, row: &SampleRow, out: &mut Vec<[f32; 3]>) -> usize {
     use std::arch::x86_64::*;
-    let (ux, uy) = u;
+    let SampleRow {
+        origin, width, v, ..
+    } = *row;
+    let n = row.len();
+    let (ux, uy) = (&row.ux[..n], &row.uy[..n]);
     let raw = img.as_raw();
     let stride = img.width() as usize * 3;
     // Byte offsets are gathered as i32: frames are far below 2^31 bytes
@@ -995,7 +1019,14 @@ mod tests {
                 long_rows += usize::from(len >= 16);
                 let (ux, uy) = (&ux[first..first + len], &uy[first..first + len]);
                 let mut got = Vec::new();
-                sample_row_inside(&img, origin, width, (ux, uy), vd, &mut got);
+                let points = SampleRow {
+                    origin,
+                    width,
+                    ux,
+                    uy,
+                    v: vd,
+                };
+                sample_row_inside(&img, &points, &mut got);
                 let want: Vec<[f32; 3]> = (0..len)
                     .map(|k| {
                         let x = origin[0] + width * (ux[k] + vd[0]);
@@ -1014,7 +1045,14 @@ mod tests {
         let last = [(w - 2) as f32 + 0.5, (h - 2) as f32 + 0.5];
         let ux = vec![0.0f32; 8];
         let mut got = Vec::new();
-        sample_row_inside(&img, last, 1.0, (&ux, &ux), [0.0, 0.0], &mut got);
+        let row = SampleRow {
+            origin: last,
+            width: 1.0,
+            ux: &ux,
+            uy: &ux,
+            v: [0.0, 0.0],
+        };
+        sample_row_inside(&img, &row, &mut got);
         let want = sample_rgb_inside_scalar(&img, last[0], last[1]);
         assert_eq!(got.len(), 8);
         assert!(
