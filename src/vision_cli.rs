@@ -424,7 +424,14 @@ pub fn fit_cards(out: &Path, src: &CardFitSources) -> Result<ExitCode> {
     }
     let bytes = model.to_bytes();
     adjutant::files::write_atomic(out, &bytes)?;
-    println!("wrote {} ({} bytes)", out.display(), bytes.len());
+    println!(
+        "wrote {} ({} bytes: {} rank, {} suit, {} face samples)",
+        out.display(),
+        bytes.len(),
+        model.rank.len(),
+        model.suit.len(),
+        model.faces.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,6 +2,7 @@
 //! Skipped with a message when the data is missing; `ADJUTANT_DATA` overrides
 //! the data root (default `../shared/data` beside the crate).
 
+use adjutant::vision::cards::faces::{classify_face, face_feature, is_picture_card};
 use adjutant::vision::cards::learn::{copy_sarm_singles, learn_deck};
 use adjutant::vision::cards::{CardModel, CardReader};
 use std::collections::HashMap;
@@ -131,9 +132,58 @@ fn taught_deck_on_sarm_scenes() {
         tp as f32 / lab.max(1) as f32,
     );
     println!("sarm scenes, taught deck: precision {p:.3} recall {r:.3}");
+    // Every court of the deck's single photos is learned by its face too.
+    let mut courts: Vec<[u8; 2]> = reader.model().faces.iter().map(|f| f.code).collect();
+    courts.sort();
+    courts.dedup();
+    assert_eq!(courts.len(), 12, "court faces learned: {courts:?}");
     // Reached: precision 1.000, recall 1.000 (README "How well it reads";
     // 0.981 before the index-first mid ink level). The floor leaves room for
     // one missed card of 53.
     assert!(p >= 0.98, "precision {p}");
     assert!(r >= 0.98, "recall {r}");
+}
+
+/// The picture-card reader agrees with the index reader: on the held-out
+/// edje photos, every court read from its index at a known outline is given
+/// to the face classifier (the model's face samples, fitted on `train_*`):
+/// it must never name another card, and must name most of them.
+#[test]
+fn court_faces_agree_with_index_reads_on_edje_test() {
+    let set = data_root().join("cards/edje-pinochle-phone");
+    let Some(items) = labelled(&set, "test_") else {
+        println!("skipped: {} not found", set.display());
+        return;
+    };
+    let model = CardModel::from_bytes(MODEL).expect("model");
+    let faces = model.faces.clone();
+    let reader = CardReader::from_model(CardModel {
+        faces: Vec::new(),
+        ..model
+    });
+    let (mut agree, mut abstain) = (0, 0);
+    for (path, _) in &items {
+        let img = image::open(path).expect("dataset image decodes");
+        let rgb = img.to_rgb8();
+        let scan = reader.read(&img).expect("read");
+        for card in scan.cards.iter().filter(|c| is_picture_card(&c.code)) {
+            let read = face_feature(&rgb, &card.quad).and_then(|f| classify_face(&faces, &f));
+            match read {
+                Some((code, _)) => {
+                    assert_eq!(
+                        code,
+                        card.code,
+                        "{}: face and index disagree",
+                        path.display()
+                    );
+                    agree += 1;
+                }
+                None => abstain += 1,
+            }
+        }
+    }
+    println!("edje test courts: face agrees {agree}, no face read {abstain}");
+    // Reached: 37 agree, 34 no read (outlines predicted from one corner, and
+    // fanned or covered cards), none disagree.
+    assert!(agree >= 34, "face reads {agree}");
 }

@@ -804,6 +804,7 @@ mod tests {
             rank_height: 0.1,
             rank: Vec::new(),
             suit: Vec::new(),
+            faces: Vec::new(),
         }
     }
 

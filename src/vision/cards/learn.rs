@@ -1,8 +1,10 @@
 //! Fitting a [`CardModel`] from labelled photos, and "teach my deck".
 
+use super::classify::{classify_corner, dot};
+use super::faces::{face_feature, is_picture_card};
 use super::find::{CornerFrame, quad_frames};
 use super::index::{IndexFeatures, read_corner};
-use super::model::{CardModel, Sample};
+use super::model::{CardModel, FaceSample, Sample};
 use super::{candidates, checked_rgb};
 use crate::vision::error::VisionError;
 use std::path::{Path, PathBuf};
@@ -117,6 +119,31 @@ struct Collected {
     red: Vec<f32>,
     black: Vec<f32>,
     heights: Vec<f32>,
+    faces: Vec<FaceCandidate>,
+}
+
+/// A picture card's face seen at a labelled outline, kept as a face sample
+/// only if the outline's own index corners read as its label
+/// ([`FaceCandidate::confirmed`]): a label is given to an outline by the box
+/// holding its centre (or to the only outline of a one-card photo), and an
+/// outline around several cards or a sheet of paper would otherwise teach
+/// the wrong picture.
+struct FaceCandidate {
+    sample: FaceSample,
+    corners: Vec<IndexFeatures>,
+}
+
+impl FaceCandidate {
+    /// Some index corner reads the label with the fitted model, and none
+    /// reads another card.
+    fn confirmed(&self, model: &CardModel) -> bool {
+        let reads: Vec<_> = self
+            .corners
+            .iter()
+            .filter_map(|f| classify_corner(model, f))
+            .collect();
+        !reads.is_empty() && reads.iter().all(|r| r.code.as_bytes() == self.sample.code)
+    }
 }
 
 fn add_positive(c: &mut Collected, f: IndexFeatures, code: &str) {
@@ -162,6 +189,7 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
         red: Vec::new(),
         black: Vec::new(),
         heights: Vec::new(),
+        faces: Vec::new(),
     };
     for item in images {
         let img = image::open(&item.path).map_err(|source| VisionError::Decode {
@@ -197,6 +225,20 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
             let Some(code) = code.filter(|c| valid_code(c)) else {
                 continue;
             };
+            let mut face = match (
+                is_picture_card(&code),
+                face_feature(&rgb, quad),
+                code.as_bytes(),
+            ) {
+                (true, Some(feat), [r, s]) => Some(FaceCandidate {
+                    sample: FaceSample {
+                        code: [*r, *s],
+                        feat,
+                    },
+                    corners: Vec::new(),
+                }),
+                _ => None,
+            };
             let frames = quad_frames(quad, true);
             for (k, f) in frames.iter().enumerate() {
                 if k >= 2 {
@@ -210,17 +252,22 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
                 }
                 // Augment: the outline corner may sit on the rounded arc or
                 // outside it, and the width may be off a little.
-                for (shift, scale) in AUGMENT {
+                for (a, (shift, scale)) in AUGMENT.into_iter().enumerate() {
                     let g = CornerFrame {
                         origin: f.at(shift, shift),
                         width: f.width * scale,
                         ..*f
                     };
                     if let Some(feat) = read_corner(&rgb, &g) {
+                        // The face is confirmed by the corner as found (no shift).
+                        if let (Some(face), 0) = (&mut face, a) {
+                            face.corners.push(feat.clone());
+                        }
                         add_positive(&mut c, feat, &code);
                     }
                 }
             }
+            c.faces.extend(face);
             // Off-scale negatives: the same corner read as if the card were larger.
             if let Some(f) = frames.first() {
                 let big = CornerFrame {
@@ -259,15 +306,21 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
         _ => DEFAULT_RED_THRESHOLD,
     };
     let rank_height = median(&mut c.heights).unwrap_or(DEFAULT_RANK_HEIGHT);
-    Ok(CardModel {
+    let mut model = CardModel {
         red_threshold,
         rank_height,
         rank,
         suit,
-    })
+        faces: Vec::new(),
+    };
+    model.faces = c
+        .faces
+        .into_iter()
+        .filter(|f| f.confirmed(&model))
+        .map(|f| f.sample)
+        .collect();
+    Ok(model)
 }
-
-use super::classify::dot;
 
 fn median(v: &mut [f32]) -> Option<f32> {
     if v.is_empty() {

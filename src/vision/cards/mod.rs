@@ -12,6 +12,7 @@
 
 pub mod backs;
 pub mod classify;
+pub mod faces;
 pub mod find;
 pub mod glyphs;
 pub mod index;
@@ -652,7 +653,43 @@ impl CardReader {
         // Corner reads: merged blobs first, then index-first.
         let mut loose = self.read_merged_corners(rgb, &cands);
         loose.extend(self.read_index_first(rgb, &whole, &scan.unread));
-        Ok(merge::merge_reads(scan, whole, loose))
+        let mut scan = merge::merge_reads(scan, whole, loose);
+        self.read_faces(rgb, &mut scan);
+        Ok(scan)
+    }
+
+    /// Last try at the outlines still unread: a picture card's whole face
+    /// ([`faces`]), when the model has face samples. A read moves the outline
+    /// from `unread` to `cards`, unless a card of that code already read
+    /// overlaps it (the outline then is, or covers, that card: a second read
+    /// would count it twice).
+    fn read_faces(&self, rgb: &RgbImage, scan: &mut CardScan) {
+        if self.model.faces.is_empty() {
+            return;
+        }
+        let mut found = Vec::new();
+        scan.unread.retain(|quad| {
+            let read = faces::face_feature(rgb, quad)
+                .and_then(|f| faces::classify_face(&self.model.faces, &f))
+                .filter(|(code, _)| {
+                    !scan.cards.iter().any(|c| {
+                        c.code == *code
+                            && (c.quad.contains(quad.centre()) || quad.contains(c.quad.centre()))
+                    })
+                });
+            match read {
+                Some((code, confidence)) => {
+                    found.push(CardRead {
+                        code,
+                        quad: *quad,
+                        confidence,
+                    });
+                    false
+                }
+                None => true,
+            }
+        });
+        scan.cards.extend(found);
     }
 
     /// Reads the whole-card outlines of `cands`; the outlines left unread
@@ -925,6 +962,7 @@ mod tests {
             rank_height: 0.1,
             rank: Vec::new(),
             suit: Vec::new(),
+            faces: Vec::new(),
         }
     }
 

@@ -1,27 +1,34 @@
 //! The card model: labelled glyph samples for nearest-neighbour reading, and
 //! its versioned binary file format.
 //!
-//! # File format (version 1, little endian)
+//! # File format (version 2, little endian)
 //! ```text
 //! magic      8 bytes  "ADJCARDS"
-//! version    u32      1
+//! version    u32      2 (version 1 files, without the face part, still load)
 //! red_thr    f32      redness above which ink is red
 //! rank_h     f32      typical rank glyph height in card widths (scale cue)
 //! rank_dim   u32      length of a rank feature (RANK_SIDE^2 = 400)
 //! suit_dim   u32      length of a suit feature (SUIT_SIDE^2 = 256)
 //! n_rank     u32      then n_rank records: label u8, scale f32, rank_dim x i8
 //! n_suit     u32      then n_suit records: label u8, scale f32, suit_dim x i8
+//! face_dim   u32      length of a face feature (FACE_DIM = 648)   } version 2
+//! n_face     u32      then n_face records: code 2 bytes, scale f32, } only
+//!                     face_dim x i8
 //! ```
 //! A feature value is `i8 * scale`. Rank labels: `A 2-9 T J Q K`, `X` (joker),
-//! `?` (not an index: a negative sample). Suit labels: `s h d c`.
+//! `?` (not an index: a negative sample). Suit labels: `s h d c`. Face codes
+//! are card codes of picture cards (`Kh`, `XR`; see `faces`).
 
+use super::faces::{FACE_DIM, face_distance, is_picture_card};
 use super::index::{RANK_SIDE, SUIT_SIDE};
 use crate::vision::error::VisionError;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"ADJCARDS";
 /// Current format version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// The older version still read (no face samples).
+pub const VERSION_NO_FACES: u32 = 1;
 /// Largest sample count accepted from a file (guards allocation on corrupt input).
 pub const MAX_SAMPLES: u32 = 200_000;
 
@@ -31,6 +38,15 @@ pub struct Sample {
     /// Class label (ASCII, see module docs).
     pub label: u8,
     /// Unit-norm feature vector.
+    pub feat: Vec<f32>,
+}
+
+/// The whole face of one picture card (see `faces`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaceSample {
+    /// Card code, e.g. `*b"Kh"`.
+    pub code: [u8; 2],
+    /// Unit-norm face feature ([`FACE_DIM`] values).
     pub feat: Vec<f32>,
 }
 
@@ -46,10 +62,12 @@ pub struct CardModel {
     pub rank: Vec<Sample>,
     /// Suit pip samples.
     pub suit: Vec<Sample>,
+    /// Face samples of picture cards (courts, jokers).
+    pub faces: Vec<FaceSample>,
 }
 
 impl CardModel {
-    /// Serialises to the version-1 binary format.
+    /// Serialises to the current binary format.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
@@ -62,13 +80,14 @@ impl CardModel {
             out.extend_from_slice(&(set.len() as u32).to_le_bytes());
             for s in set.iter() {
                 out.push(s.label);
-                let mx = s.feat.iter().fold(0f32, |m, v| m.max(v.abs()));
-                let scale = if mx > 0.0 { mx / 127.0 } else { 1.0 };
-                out.extend_from_slice(&scale.to_le_bytes());
-                for v in &s.feat {
-                    out.push(((v / scale).round().clamp(-127.0, 127.0) as i8) as u8);
-                }
+                push_feature(&mut out, &s.feat);
             }
+        }
+        out.extend_from_slice(&(FACE_DIM as u32).to_le_bytes());
+        out.extend_from_slice(&(self.faces.len() as u32).to_le_bytes());
+        for f in &self.faces {
+            out.extend_from_slice(&f.code);
+            push_feature(&mut out, &f.feat);
         }
         out
     }
@@ -81,7 +100,7 @@ impl CardModel {
             return Err(corrupt("bad magic (not an Adjutant card model)", 0));
         }
         let version = r.u32("version")?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_NO_FACES {
             return Err(corrupt(&format!("unsupported version {version}"), 8));
         }
         let red_threshold = r.f32("red threshold")?;
@@ -112,15 +131,40 @@ impl CardModel {
             let mut v = Vec::with_capacity(n as usize);
             for _ in 0..n {
                 let label = r.take(1, what)?[0];
-                let scale = r.f32(what)?;
-                if !scale.is_finite() {
-                    return Err(corrupt("sample scale not finite", r.pos - 4));
-                }
-                let raw = r.take(dim, what)?;
-                let feat = raw.iter().map(|&b| (b as i8) as f32 * scale).collect();
+                let feat = r.feature(dim, what)?;
                 v.push(Sample { label, feat });
             }
             sets.push(v);
+        }
+        let mut faces = Vec::new();
+        if version >= VERSION {
+            let face_dim = r.u32("face dim")? as usize;
+            if face_dim != FACE_DIM {
+                return Err(corrupt(
+                    "face feature dimension does not match this reader",
+                    r.pos - 4,
+                ));
+            }
+            let n = r.u32("face")?;
+            if n > MAX_SAMPLES {
+                return Err(corrupt(
+                    &format!("face sample count {n} too large"),
+                    r.pos - 4,
+                ));
+            }
+            for _ in 0..n {
+                let at = r.pos;
+                let c = r.take(2, "face")?;
+                let code = [c[0], c[1]];
+                if !std::str::from_utf8(&code).is_ok_and(is_picture_card) {
+                    return Err(corrupt(
+                        "face sample of a card that is not a picture card",
+                        at,
+                    ));
+                }
+                let feat = r.feature(face_dim, "face")?;
+                faces.push(FaceSample { code, feat });
+            }
         }
         if r.pos != bytes.len() {
             return Err(corrupt("trailing bytes after model", r.pos));
@@ -132,6 +176,7 @@ impl CardModel {
             rank_height,
             rank,
             suit,
+            faces,
         })
     }
 
@@ -139,6 +184,7 @@ impl CardModel {
     pub fn merge(&mut self, other: &CardModel) {
         self.rank.extend(other.rank.iter().cloned());
         self.suit.extend(other.suit.iter().cloned());
+        self.faces.extend(other.faces.iter().cloned());
         self.red_threshold = (self.red_threshold + other.red_threshold) / 2.0;
         self.rank_height = (self.rank_height + other.rank_height) / 2.0;
     }
@@ -165,9 +211,30 @@ impl CardModel {
             *v = kept;
             n
         }
-        let before = self.rank.len() + self.suit.len();
-        let after = run(&mut self.rank, min_dist) + run(&mut self.suit, min_dist);
+        let before = self.rank.len() + self.suit.len() + self.faces.len();
+        let mut after = run(&mut self.rank, min_dist) + run(&mut self.suit, min_dist);
+        let mut kept: Vec<FaceSample> = Vec::with_capacity(self.faces.len());
+        for f in self.faces.drain(..) {
+            let dup = kept
+                .iter()
+                .any(|k| k.code == f.code && face_distance(&k.feat, &f.feat) < min_dist);
+            if !dup {
+                kept.push(f);
+            }
+        }
+        after += kept.len();
+        self.faces = kept;
         before - after
+    }
+}
+
+/// Appends a feature as its scale (`f32`) and `i8` values.
+fn push_feature(out: &mut Vec<u8>, feat: &[f32]) {
+    let mx = feat.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = if mx > 0.0 { mx / 127.0 } else { 1.0 };
+    out.extend_from_slice(&scale.to_le_bytes());
+    for v in feat {
+        out.push(((v / scale).round().clamp(-127.0, 127.0) as i8) as u8);
     }
 }
 
@@ -205,6 +272,15 @@ impl<'a> Reader<'a> {
     fn f32(&mut self, what: &str) -> Result<f32, VisionError> {
         Ok(f32::from_bits(self.u32(what)?))
     }
+    /// A feature written by [`push_feature`].
+    fn feature(&mut self, dim: usize, what: &str) -> Result<Vec<f32>, VisionError> {
+        let scale = self.f32(what)?;
+        if !scale.is_finite() {
+            return Err(corrupt("sample scale not finite", self.pos - 4));
+        }
+        let raw = self.take(dim, what)?;
+        Ok(raw.iter().map(|&b| (b as i8) as f32 * scale).collect())
+    }
 }
 
 #[cfg(test)]
@@ -228,6 +304,12 @@ mod tests {
                 label: b's',
                 feat: g,
             }],
+            faces: vec![FaceSample {
+                code: *b"Qd",
+                feat: (0..FACE_DIM)
+                    .map(|k| if k == 5 { 0.8 } else { 0.0 })
+                    .collect(),
+            }],
         }
     }
 
@@ -250,6 +332,7 @@ mod tests {
                 smp(b'A', 5.0),
             ],
             suit: vec![smp(b's', 0.0), smp(b's', 0.0)],
+            faces: Vec::new(),
         };
         assert_eq!(m.condense(0.01), 2);
         let labels: Vec<u8> = m.rank.iter().map(|s| s.label).collect();
@@ -266,6 +349,37 @@ mod tests {
         assert_eq!(back.rank[0].label, b'A');
         assert!((back.rank[0].feat[3] - 0.5).abs() < 0.01);
         assert!((back.rank[0].feat[7] + 0.25).abs() < 0.01);
+        assert_eq!(back.faces.len(), 1);
+        assert_eq!(&back.faces[0].code, b"Qd");
+        assert!((back.faces[0].feat[5] - 0.8).abs() < 0.01);
+    }
+
+    /// Models written before face samples existed (version 1: the same
+    /// layout without the face part) still load, with no faces.
+    #[test]
+    fn version_one_files_load_without_faces() {
+        let mut m = tiny();
+        let full = m.to_bytes();
+        m.faces.clear();
+        let mut old = m.to_bytes();
+        // Drop the empty face part (dim and count) and mark it version 1.
+        old.truncate(old.len() - 8);
+        old[8..12].copy_from_slice(&VERSION_NO_FACES.to_le_bytes());
+        let back = CardModel::from_bytes(&old).unwrap();
+        assert!(back.faces.is_empty());
+        assert_eq!(back.rank.len(), 1);
+        // A version-1 header on a file with a face part has trailing bytes.
+        let mut mislabelled = full;
+        mislabelled[8..12].copy_from_slice(&VERSION_NO_FACES.to_le_bytes());
+        assert!(CardModel::from_bytes(&mislabelled).is_err());
+    }
+
+    #[test]
+    fn a_face_of_a_number_card_is_corrupt() {
+        let mut m = tiny();
+        m.faces[0].code = *b"9d";
+        let err = CardModel::from_bytes(&m.to_bytes()).unwrap_err();
+        assert!(err.to_string().contains("not a picture card"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,305 @@
+//! Reading a picture card (J, Q, K, joker) from its whole face: a second
+//! opinion for whole-card outlines whose corner indices gave no read.
+//!
+//! Court pictures differ from card to card within a deck and are large and
+//! colourful, so a blurred, faint or partly covered index may leave the card
+//! unread while its picture is still plain. The card is rectified through its
+//! outline, averaged down to a coarse colour grid ([`FACE_GRID`]) and compared
+//! with the model's face samples (cut from labelled photos at fitting time,
+//! or from a player's own deck by `learn-deck`). Court pictures are drawn
+//! double-ended, and the outline does not say which end is up, so a face is
+//! compared both ways round (the grid turned half a turn is its cells in
+//! reverse order).
+
+use super::model::FaceSample;
+use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
+use crate::vision::geometry::{Homography, Point, Quad, cross, sub};
+use image::RgbImage;
+
+/// Cells across and down the face grid (the card's short side first). Coarse
+/// on purpose: at 12 x 18 a court picture's layout and colours are kept,
+/// while blur, JPEG noise and a misplaced outline edge are averaged away.
+pub const FACE_GRID: (usize, usize) = (12, 18);
+
+/// Length of a face feature: one value per colour channel per cell.
+pub const FACE_DIM: usize = FACE_GRID.0 * FACE_GRID.1 * 3;
+
+/// Bilinear samples per cell along each axis (averaged into the cell).
+pub const FACE_SUBSAMPLES: usize = 4;
+
+/// Margin left out around the face, as shares of the card's width and
+/// height: outlines found in the paper mask sit a little off the card edge,
+/// so the table shows along them.
+pub const FACE_INSET: (f32, f32) = (0.06, 0.04);
+
+/// Largest cosine distance (1 - dot) to the nearest face sample that is
+/// still a read. Development split (edje `train_*` 4-fold; faces from the
+/// other folds' outlines): faces of court cards read from their indices lie
+/// within 0.1 of a sample of the same card for most cards; unread outlines of
+/// number cards, backs and paper lie 0.35 or more from every court sample.
+pub const FACE_MAX_DIST: f32 = 0.15;
+
+/// Required gap between the nearest face sample and the nearest sample of
+/// another card: the two red kings of one deck differ in the picture's
+/// details, not its layout.
+pub const FACE_MIN_MARGIN: f32 = 0.05;
+
+/// Confidence of a face read at distance 0; it falls linearly to
+/// [`FACE_MIN_CONFIDENCE`] at [`FACE_MAX_DIST`].
+pub const FACE_MAX_CONFIDENCE: f32 = 0.9;
+
+/// Confidence of a face read at [`FACE_MAX_DIST`].
+pub const FACE_MIN_CONFIDENCE: f32 = 0.5;
+
+/// A face whose colours deviate from their means by less than this (root
+/// mean square, grey levels) is flat: a blank card or paper, nothing to match.
+pub const FLAT_FACE_RMS: f32 = 1.0;
+
+/// Whether `code` is a picture card whose face is worth a sample: courts and
+/// jokers (number cards are read from their pips, see `pips`).
+pub fn is_picture_card(code: &str) -> bool {
+    matches!(code.as_bytes().first(), Some(b'J' | b'Q' | b'K' | b'X'))
+}
+
+/// The face feature of the card outlined by `quad`: mean colour per grid
+/// cell, each channel's mean over the face subtracted, scaled to unit length.
+/// `None` for a degenerate outline or a face of one flat colour.
+pub fn face_feature(rgb: &RgbImage, quad: &Quad) -> Option<Vec<f32>> {
+    let corners = upright_corners(quad)?;
+    let unit = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+    let h = Homography::from_points(&unit, &corners)?;
+    let inside = inside_for_bilinear(rgb, &corners);
+    let (gw, gh) = FACE_GRID;
+    let (su, sv) = (
+        (1.0 - 2.0 * FACE_INSET.0) / (gw * FACE_SUBSAMPLES) as f32,
+        (1.0 - 2.0 * FACE_INSET.1) / (gh * FACE_SUBSAMPLES) as f32,
+    );
+    let mut feat = Vec::with_capacity(FACE_DIM);
+    for cy in 0..gh {
+        for cx in 0..gw {
+            let mut sum = [0.0f32; 3];
+            for j in 0..FACE_SUBSAMPLES {
+                let v = FACE_INSET.1 + ((cy * FACE_SUBSAMPLES + j) as f32 + 0.5) * sv;
+                for i in 0..FACE_SUBSAMPLES {
+                    let u = FACE_INSET.0 + ((cx * FACE_SUBSAMPLES + i) as f32 + 0.5) * su;
+                    let p = h.apply([u, v])?;
+                    if !(p[0].is_finite() && p[1].is_finite()) {
+                        return None;
+                    }
+                    let c = if inside {
+                        sample_rgb_inside(rgb, p[0], p[1])
+                    } else {
+                        sample_rgb(rgb, p[0], p[1])
+                    };
+                    for (s, v) in sum.iter_mut().zip(c) {
+                        *s += v;
+                    }
+                }
+            }
+            let n = (FACE_SUBSAMPLES * FACE_SUBSAMPLES) as f32;
+            feat.extend(sum.iter().map(|s| s / n));
+        }
+    }
+    normalise(&mut feat).then_some(feat)
+}
+
+/// The outline's corners ordered short side first and clockwise on screen,
+/// so that a face is never compared with a mirror image of itself.
+fn upright_corners(quad: &Quad) -> Option<[Point; 4]> {
+    let mut q = quad.0;
+    if quad.side(0) > quad.side(1) {
+        q.rotate_left(1);
+    }
+    let turn = cross(sub(q[1], q[0]), sub(q[2], q[1]));
+    if !turn.is_finite() || turn == 0.0 {
+        return None;
+    }
+    // Image y points down: a clockwise outline turns with a positive cross.
+    if turn < 0.0 {
+        q = [q[1], q[0], q[3], q[2]];
+    }
+    Some(q)
+}
+
+/// Subtracts each channel's mean and scales to unit length; false if nothing
+/// is left (a face of one colour, [`FLAT_FACE_RMS`]).
+fn normalise(feat: &mut [f32]) -> bool {
+    let cells = (feat.len() / 3).max(1) as f32;
+    let mut mean = [0.0f32; 3];
+    for px in feat.chunks_exact(3) {
+        for (m, v) in mean.iter_mut().zip(px) {
+            *m += v / cells;
+        }
+    }
+    for px in feat.chunks_exact_mut(3) {
+        for (v, m) in px.iter_mut().zip(mean) {
+            *v -= m;
+        }
+    }
+    let len = feat.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if !(len.is_finite() && len > FLAT_FACE_RMS * (feat.len() as f32).sqrt()) {
+        return false;
+    }
+    feat.iter_mut().for_each(|v| *v /= len);
+    true
+}
+
+/// Cosine distance of two faces, the smaller of the two ways round.
+pub fn face_distance(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 2.0;
+    }
+    let same: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    // Half a turn: cell k of one is cell (n - 1 - k) of the other, channels kept.
+    let turned: f32 = a
+        .chunks_exact(3)
+        .zip(b.chunks_exact(3).rev())
+        .map(|(p, q)| p[0] * q[0] + p[1] * q[1] + p[2] * q[2])
+        .sum();
+    1.0 - same.max(turned)
+}
+
+/// The card named by `feat` among `samples`, with its confidence: the
+/// nearest sample within [`FACE_MAX_DIST`], every other card's nearest at
+/// least [`FACE_MIN_MARGIN`] further.
+pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f32)> {
+    let mut best: Vec<([u8; 2], f32)> = Vec::new();
+    for s in samples {
+        let d = face_distance(&s.feat, feat);
+        match best.iter_mut().find(|(c, _)| *c == s.code) {
+            Some(e) => e.1 = e.1.min(d),
+            None => best.push((s.code, d)),
+        }
+    }
+    best.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (code, d) = *best.first()?;
+    let next = best.get(1).map_or(2.0, |e| e.1);
+    if d > FACE_MAX_DIST || next - d < FACE_MIN_MARGIN {
+        return None;
+    }
+    let code = String::from_utf8(code.to_vec()).ok()?;
+    let share = (d / FACE_MAX_DIST).clamp(0.0, 1.0);
+    let confidence = FACE_MAX_CONFIDENCE - (FACE_MAX_CONFIDENCE - FACE_MIN_CONFIDENCE) * share;
+    Some((code, confidence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    /// A synthetic "court": a white card with two coloured figures (`tint`
+    /// and its channels turned) and a black bar, placed by `layout` (0 or
+    /// 1), in a `w` x 1.4 `w` outline at (`x0`, `y0`) on green cloth.
+    fn court(tint: [u8; 3], layout: usize, x0: u32, y0: u32, w: u32) -> (RgbImage, Quad) {
+        // (u range, v range) of the two figures and the bar, per layout.
+        type Region = ((f32, f32), (f32, f32));
+        let layouts: [[Region; 3]; 2] = [
+            [
+                ((0.2, 0.5), (0.15, 0.45)),
+                ((0.5, 0.8), (0.55, 0.85)),
+                ((0.3, 0.7), (0.45, 0.55)),
+            ],
+            [
+                ((0.1, 0.9), (0.1, 0.3)),
+                ((0.1, 0.9), (0.7, 0.9)),
+                ((0.45, 0.55), (0.3, 0.7)),
+            ],
+        ];
+        let [a, b, bar] = layouts[layout];
+        let inside =
+            |r: Region, u: f32, v: f32| (r.0.0..r.0.1).contains(&u) && (r.1.0..r.1.1).contains(&v);
+        let h = w * 14 / 10;
+        let mut img = RgbImage::from_pixel(x0 * 2 + w, y0 * 2 + h, Rgb([40, 90, 40]));
+        for y in y0..y0 + h {
+            for x in x0..x0 + w {
+                let (u, v) = ((x - x0) as f32 / w as f32, (y - y0) as f32 / h as f32);
+                let px = if inside(a, u, v) {
+                    Rgb(tint)
+                } else if inside(b, u, v) {
+                    Rgb([tint[2], tint[0], tint[1]])
+                } else if inside(bar, u, v) {
+                    Rgb([20, 20, 20])
+                } else {
+                    Rgb([235, 235, 230])
+                };
+                img.put_pixel(x, y, px);
+            }
+        }
+        let (x0, y0, w, h) = (x0 as f32, y0 as f32, w as f32, h as f32);
+        let quad = Quad([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]]);
+        (img, quad)
+    }
+
+    fn sample(code: &str, feat: Vec<f32>) -> FaceSample {
+        let b = code.as_bytes();
+        FaceSample {
+            code: [b[0], b[1]],
+            feat,
+        }
+    }
+
+    #[test]
+    fn a_face_reads_at_any_corner_order_and_half_turn() {
+        let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
+        let (other, oquad) = court([30, 30, 200], 0, 20, 30, 90);
+        let samples = vec![
+            sample("Kh", face_feature(&img, &quad).unwrap()),
+            sample("Qs", face_feature(&other, &oquad).unwrap()),
+        ];
+        // The same outline given from another corner, the long side first,
+        // or counter-clockwise: the same card.
+        let q = quad.0;
+        for corners in [
+            [q[2], q[3], q[0], q[1]],
+            [q[1], q[2], q[3], q[0]],
+            [q[3], q[2], q[1], q[0]],
+        ] {
+            let f = face_feature(&img, &Quad(corners)).unwrap();
+            let (code, conf) = classify_face(&samples, &f).unwrap();
+            assert_eq!(code, "Kh");
+            assert!(conf > 0.85, "{conf}");
+        }
+        let f = face_feature(&other, &oquad).unwrap();
+        assert_eq!(classify_face(&samples, &f).unwrap().0, "Qs");
+    }
+
+    #[test]
+    fn unknown_faces_and_flat_paper_are_not_read() {
+        let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
+        let samples = vec![sample("Kh", face_feature(&img, &quad).unwrap())];
+        // A blank card has no feature at all.
+        let blank = RgbImage::from_pixel(200, 200, image::Rgb([230, 230, 230]));
+        let bq = Quad([[10.0, 10.0], [100.0, 10.0], [100.0, 136.0], [10.0, 136.0]]);
+        assert!(face_feature(&blank, &bq).is_none());
+        // A different picture is too far from every sample.
+        let (green, gq) = court([30, 200, 30], 1, 20, 30, 90);
+        let f = face_feature(&green, &gq).unwrap();
+        assert!(face_distance(&samples[0].feat, &f) > FACE_MAX_DIST);
+        assert!(classify_face(&samples, &f).is_none());
+        // Two cards with the same picture: no margin, no read.
+        let twin = vec![samples[0].clone(), sample("Kd", samples[0].feat.clone())];
+        let f = face_feature(&img, &quad).unwrap();
+        assert!(classify_face(&twin, &f).is_none());
+        assert!(classify_face(&[], &f).is_none());
+    }
+
+    #[test]
+    fn degenerate_outlines_give_no_feature() {
+        let (img, _) = court([200, 30, 30], 0, 20, 30, 90);
+        let flat = Quad([[10.0, 10.0], [50.0, 10.0], [90.0, 10.0], [130.0, 10.0]]);
+        assert!(face_feature(&img, &flat).is_none());
+        let nan = Quad([[f32::NAN, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
+        assert!(face_feature(&img, &nan).is_none());
+    }
+
+    #[test]
+    fn picture_cards_are_courts_and_jokers() {
+        for c in ["Js", "Qh", "Kd", "XR", "XB"] {
+            assert!(is_picture_card(c), "{c}");
+        }
+        for c in ["As", "Th", "9c", ""] {
+            assert!(!is_picture_card(c), "{c}");
+        }
+    }
+}
