@@ -672,7 +672,7 @@ impl CardReader {
             let read = faces::face_feature(rgb, quad)
                 .and_then(|f| faces::classify_face(&self.model.faces, &f))
                 .filter(|(code, _)| {
-                    !scan.cards.iter().any(|c| {
+                    !scan.cards.iter().chain(&found).any(|c| {
                         c.code == *code
                             && (c.quad.contains(quad.centre()) || quad.contains(c.quad.centre()))
                     })
@@ -1004,6 +1004,48 @@ mod tests {
             (q.area() - 126.0 * 176.0).abs() < 0.1 * 126.0 * 176.0,
             "{q:?}"
         );
+    }
+
+    /// A face-up card with no index ink but a picture (a red and a blue
+    /// block, not a back's edge-to-edge print) on a dark table.
+    fn picture_card(turned: bool) -> DynamicImage {
+        let mut img = RgbImage::from_pixel(400, 400, Rgb([30, 32, 30]));
+        for y in 112..288u32 {
+            for x in 137..263u32 {
+                let (u, v) = ((x - 137) as f32 / 126.0, (y - 112) as f32 / 176.0);
+                let (u, v) = if turned { (1.0 - u, 1.0 - v) } else { (u, v) };
+                let px = if (0.3..0.7).contains(&u) && (0.25..0.5).contains(&v) {
+                    Rgb([190, 40, 40])
+                } else if (0.3..0.55).contains(&u) && (0.5..0.75).contains(&v) {
+                    Rgb([40, 60, 170])
+                } else {
+                    Rgb([235, 235, 232])
+                };
+                img.put_pixel(x, y, px);
+            }
+        }
+        DynamicImage::ImageRgb8(img)
+    }
+
+    /// An outline no index names is read from its face when the model holds
+    /// that face, either way up; without face samples it stays unread.
+    #[test]
+    fn picture_card_without_index_is_read_from_its_face() {
+        let img = picture_card(false);
+        let scan = CardReader::from_model(empty_model()).read(&img).unwrap();
+        assert!(scan.cards.is_empty());
+        assert_eq!(scan.unread.len(), 1, "{scan:?}");
+        let feat = faces::face_feature(&img.to_rgb8(), &scan.unread[0]).unwrap();
+        let mut model = empty_model();
+        model.faces.push(model::FaceSample { code: *b"Kh", feat });
+        let reader = CardReader::from_model(model);
+        for turned in [false, true] {
+            let scan = reader.read(&picture_card(turned)).unwrap();
+            assert!(scan.unread.is_empty(), "{scan:?}");
+            assert_eq!(scan.cards.len(), 1);
+            assert_eq!(scan.cards[0].code, "Kh");
+            assert!(scan.cards[0].confidence > 0.8);
+        }
     }
 
     #[test]
