@@ -339,6 +339,19 @@ pub fn learn_deck(dir: &Path, name: Option<&str>, sarm_names: bool) -> Result<Ex
         "Learned deck saved to {}; scans now use it (pass --general to ignore it).",
         out.display()
     );
+    let mut faces: Vec<String> = model
+        .faces
+        .iter()
+        .map(|f| String::from_utf8_lossy(&f.code).into_owned())
+        .collect();
+    faces.sort();
+    faces.dedup();
+    if !faces.is_empty() {
+        println!(
+            "Picture cards also learned by their whole face (read when their corners are hidden or blurred): {}",
+            faces.join(" ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
