@@ -5,23 +5,15 @@
 //! indices, the three nearest cards by face (code, cosine distance) and what
 //! `classify_face` makes of it.
 
-use adjutant::vision::cards::faces::{classify_face, face_distance, face_feature};
+use adjutant::vision::cards::faces::{classify_face, face_feature, nearest_per_card};
 use adjutant::vision::cards::model::FaceSample;
 use adjutant::vision::cards::{CardModel, CardReader};
 use adjutant::vision::geometry::Quad;
 use image::RgbImage;
 
 fn nearest(samples: &[FaceSample], feat: &[f32]) -> String {
-    let mut per: Vec<([u8; 2], f32)> = Vec::new();
-    for s in samples {
-        let d = face_distance(&s.feat, feat);
-        match per.iter_mut().find(|(c, _)| *c == s.code) {
-            Some(e) => e.1 = e.1.min(d),
-            None => per.push((s.code, d)),
-        }
-    }
-    per.sort_by(|a, b| a.1.total_cmp(&b.1));
-    per.iter()
+    nearest_per_card(samples, feat)
+        .iter()
         .take(3)
         .map(|(c, d)| format!("{}:{d:.3}", String::from_utf8_lossy(c)))
         .collect::<Vec<_>>()

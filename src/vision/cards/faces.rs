@@ -159,10 +159,9 @@ pub fn face_distance(a: &[f32], b: &[f32]) -> f32 {
     1.0 - same.max(turned)
 }
 
-/// The card named by `feat` among `samples`, with its confidence: the
-/// nearest sample within [`FACE_MAX_DIST`], every other card's nearest at
-/// least [`FACE_MIN_MARGIN`] further.
-pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f32)> {
+/// Each card's nearest face distance to `feat` over `samples`, nearest card
+/// first.
+pub fn nearest_per_card(samples: &[FaceSample], feat: &[f32]) -> Vec<([u8; 2], f32)> {
     let mut best: Vec<([u8; 2], f32)> = Vec::new();
     for s in samples {
         let d = face_distance(&s.feat, feat);
@@ -172,6 +171,14 @@ pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f3
         }
     }
     best.sort_by(|a, b| a.1.total_cmp(&b.1));
+    best
+}
+
+/// The card named by `feat` among `samples`, with its confidence: the
+/// nearest sample within [`FACE_MAX_DIST`], every other card's nearest at
+/// least [`FACE_MIN_MARGIN`] further.
+pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f32)> {
+    let best = nearest_per_card(samples, feat);
     let (code, d) = *best.first()?;
     let next = best.get(1).map_or(2.0, |e| e.1);
     if d > FACE_MAX_DIST || next - d < FACE_MIN_MARGIN {
