@@ -13,8 +13,8 @@
 
 use super::learn::valid_code;
 use super::model::FaceSample;
-use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
-use crate::vision::geometry::{Homography, Point, Quad, cross, sub};
+use super::prep::QuadSampler;
+use crate::vision::geometry::{Point, Quad, cross, sub};
 use image::RgbImage;
 
 /// Cells across and down the face grid (the card's short side first). Coarse
@@ -70,8 +70,7 @@ pub fn is_picture_card(code: &str) -> bool {
 pub fn face_feature(rgb: &RgbImage, quad: &Quad) -> Option<Vec<f32>> {
     let corners = upright_corners(quad)?;
     let unit = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-    let h = Homography::from_points(&unit, &corners)?;
-    let inside = inside_for_bilinear(rgb, &corners);
+    let sampler = QuadSampler::new(rgb, &unit, &corners)?;
     let (gw, gh) = FACE_GRID;
     let (su, sv) = (
         (1.0 - 2.0 * FACE_INSET.0) / (gw * FACE_SUBSAMPLES) as f32,
@@ -85,15 +84,7 @@ pub fn face_feature(rgb: &RgbImage, quad: &Quad) -> Option<Vec<f32>> {
                 let v = FACE_INSET.1 + ((cy * FACE_SUBSAMPLES + j) as f32 + 0.5) * sv;
                 for i in 0..FACE_SUBSAMPLES {
                     let u = FACE_INSET.0 + ((cx * FACE_SUBSAMPLES + i) as f32 + 0.5) * su;
-                    let p = h.apply([u, v])?;
-                    if !(p[0].is_finite() && p[1].is_finite()) {
-                        return None;
-                    }
-                    let c = if inside {
-                        sample_rgb_inside(rgb, p[0], p[1])
-                    } else {
-                        sample_rgb(rgb, p[0], p[1])
-                    };
+                    let c = sampler.sample(rgb, [u, v])?;
                     for (s, v) in sum.iter_mut().zip(c) {
                         *s += v;
                     }

@@ -194,38 +194,32 @@ impl CardModel {
     /// one corner): a smaller model classifies faster, and each class's nearest
     /// distance grows by at most `min_dist`. Returns how many were dropped.
     pub fn condense(&mut self, min_dist: f32) -> usize {
-        fn run(v: &mut Vec<Sample>, min_dist: f32) -> usize {
-            let mut kept: Vec<Sample> = Vec::with_capacity(v.len());
-            for s in v.drain(..) {
-                let dup = kept.iter().any(|k| {
-                    k.label == s.label
-                        && k.feat.len() == s.feat.len()
-                        && 1.0 - k.feat.iter().zip(&s.feat).map(|(a, b)| a * b).sum::<f32>()
-                            < min_dist
-                });
-                if !dup {
-                    kept.push(s);
-                }
-            }
-            let n = kept.len();
-            *v = kept;
-            n
-        }
+        let near = |k: &Sample, s: &Sample| {
+            k.label == s.label
+                && k.feat.len() == s.feat.len()
+                && 1.0 - k.feat.iter().zip(&s.feat).map(|(a, b)| a * b).sum::<f32>() < min_dist
+        };
         let before = self.rank.len() + self.suit.len() + self.faces.len();
-        let mut after = run(&mut self.rank, min_dist) + run(&mut self.suit, min_dist);
-        let mut kept: Vec<FaceSample> = Vec::with_capacity(self.faces.len());
-        for f in self.faces.drain(..) {
-            let dup = kept
-                .iter()
-                .any(|k| k.code == f.code && face_distance(&k.feat, &f.feat) < min_dist);
-            if !dup {
-                kept.push(f);
-            }
-        }
-        after += kept.len();
-        self.faces = kept;
+        let after = keep_first_of_each(&mut self.rank, near)
+            + keep_first_of_each(&mut self.suit, near)
+            + keep_first_of_each(&mut self.faces, |k, f| {
+                k.code == f.code && face_distance(&k.feat, &f.feat) < min_dist
+            });
         before - after
     }
+}
+
+/// Drops every item of `v` that `near` pairs with an earlier kept item;
+/// returns how many are kept.
+fn keep_first_of_each<T>(v: &mut Vec<T>, near: impl Fn(&T, &T) -> bool) -> usize {
+    let mut kept: Vec<T> = Vec::with_capacity(v.len());
+    for s in v.drain(..) {
+        if !kept.iter().any(|k| near(k, &s)) {
+            kept.push(s);
+        }
+    }
+    *v = kept;
+    v.len()
 }
 
 /// Appends a feature as its scale (`f32`) and `i8` values.

@@ -15,8 +15,8 @@ use super::index::{
     INK_LEVEL, INK_LEVEL_STRICT, MIN_INK_DARKNESS, MIN_PAPER_LEVEL, REDNESS_SCALE, SUIT_SIDE,
 };
 use super::index::{Part, components, glyph_feature, paper_level};
-use super::prep::{inside_for_bilinear, sample_rgb, sample_rgb_inside};
-use crate::vision::geometry::{Homography, Point, Quad};
+use super::prep::QuadSampler;
+use crate::vision::geometry::{Point, Quad};
 use image::RgbImage;
 
 /// Rectified card resolution: pixels per card width (a centre pip ~0.17 W
@@ -113,7 +113,7 @@ struct Grid {
 fn rectify(rgb: &RgbImage, quad: &Quad) -> Option<Grid> {
     let aspect = CARD_ASPECT;
     let card = [[0.0, 0.0], [1.0, 0.0], [1.0, aspect], [0.0, aspect]];
-    let h = Homography::from_points(&card, &quad.0)?;
+    let sampler = QuadSampler::new(rgb, &card, &quad.0)?;
     let w = GRID_PX_PER_WIDTH;
     let gh = (GRID_PX_PER_WIDTH as f32 * aspect).round() as usize;
     let mut out = Grid {
@@ -123,21 +123,9 @@ fn rectify(rgb: &RgbImage, quad: &Quad) -> Option<Grid> {
         lum: Vec::with_capacity(w * gh),
     };
     let px = GRID_PX_PER_WIDTH as f32;
-    // Every sample lies inside the outline (the grid spans the card, which
-    // the homography maps onto the quad), so when the quad is inside the
-    // frame the unclamped sampling applies (same arithmetic, same values).
-    let inside = inside_for_bilinear(rgb, &quad.0);
     for y in 0..gh {
         for x in 0..w {
-            let p = h.apply([(x as f32 + 0.5) / px, (y as f32 + 0.5) / px])?;
-            if !(p[0].is_finite() && p[1].is_finite()) {
-                return None;
-            }
-            let c = if inside {
-                sample_rgb_inside(rgb, p[0], p[1])
-            } else {
-                sample_rgb(rgb, p[0], p[1])
-            };
+            let c = sampler.sample(rgb, [(x as f32 + 0.5) / px, (y as f32 + 0.5) / px])?;
             out.rgb.push(c);
             out.lum.push(c[0].min(c[1]).min(c[2]));
         }

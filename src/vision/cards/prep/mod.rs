@@ -1,6 +1,7 @@
 //! Frame preparation: colour conversion, reduced-resolution "paper" mask.
 
 use crate::vision::contours::is_empty_mask;
+use crate::vision::geometry::{Homography, Point};
 use image::{DynamicImage, GrayImage, RgbImage};
 use std::borrow::Cow;
 
@@ -907,6 +908,40 @@ fn sample_rgb_inside_sse2(img: &RgbImage, x: f32, y: f32) -> [f32; 3] {
         _mm_storeu_ps(out.as_mut_ptr(), o);
     }
     [out[0], out[1], out[2]]
+}
+
+/// Colour samples of an outlined region through a perspective map from the
+/// region's own coordinates (a card's width units, a unit square) onto its
+/// outline. Every point asked for lies inside the outline, so when the
+/// outline is inside the frame the unclamped sampling applies (same
+/// arithmetic, same values as the clamped one).
+pub struct QuadSampler {
+    map: Homography,
+    inside: bool,
+}
+
+impl QuadSampler {
+    /// The map sending `from[i]` to `outline[i]`; `None` if degenerate.
+    pub fn new(img: &RgbImage, from: &[Point; 4], outline: &[Point; 4]) -> Option<Self> {
+        Some(QuadSampler {
+            map: Homography::from_points(from, outline)?,
+            inside: inside_for_bilinear(img, outline),
+        })
+    }
+
+    /// The bilinear colour at `p` (region coordinates); `None` where the
+    /// map sends it to infinity or to no finite pixel.
+    pub fn sample(&self, img: &RgbImage, p: Point) -> Option<[f32; 3]> {
+        let q = self.map.apply(p)?;
+        if !(q[0].is_finite() && q[1].is_finite()) {
+            return None;
+        }
+        Some(if self.inside {
+            sample_rgb_inside(img, q[0], q[1])
+        } else {
+            sample_rgb(img, q[0], q[1])
+        })
+    }
 }
 
 /// Margin (px) kept from the frame's last row and column by
