@@ -103,6 +103,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             singles.len(),
             merged.len()
         );
+        for (k, corners) in merged.iter().enumerate() {
+            for c in corners {
+                println!(
+                    "  merged {k} corner ({:.0},{:.0}) axis ({:.2},{:.2})",
+                    c.origin[0], c.origin[1], c.r[0], c.r[1]
+                );
+                if std::env::var("DIAG_MERGED").is_err() {
+                    continue;
+                }
+                let short = rgb.width().min(rgb.height()) as f32;
+                for g in adjutant::vision::cards::WIDTH_GUESSES {
+                    let f = find::CornerFrame {
+                        width: g * short,
+                        ..*c
+                    };
+                    let Some(p) = index::sample_patch(&rgb, &f) else {
+                        println!("    w {:.0}: no patch", f.width);
+                        continue;
+                    };
+                    for level in [index::INK_LEVEL, index::INK_LEVEL_STRICT, 0.78, 0.84, 0.9] {
+                        if let Some(x) = p.read(0.045, 0.22, &[level]) {
+                            println!(
+                                "    w {:.0} ink {level}: h {:.3} at ({:.3},{:.3}) contrast {:.2} red {:.0} rank [{}] suit [{}] -> {:?}",
+                                f.width,
+                                x.rank_height,
+                                x.rank_centre[0],
+                                x.rank_centre[1],
+                                x.contrast,
+                                x.redness,
+                                nearest(&model.rank, &x.rank),
+                                x.suit
+                                    .as_ref()
+                                    .map(|s| nearest(&model.suit, s))
+                                    .unwrap_or_default(),
+                                classify_corner(&model, &x).map(|r| (r.code, r.confidence)),
+                            );
+                        }
+                    }
+                }
+            }
+        }
         for q in &singles {
             let c = q.centre();
             println!(

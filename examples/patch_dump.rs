@@ -22,6 +22,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .flat_map(|q| adjutant::vision::cards::find::quad_frames(q, true))
             .collect();
     }
+    if let Some(w) = std::env::var("MERGED")
+        .ok()
+        .and_then(|v| v.parse::<f32>().ok())
+    {
+        let (_, merged, _) = adjutant::vision::cards::debug_candidates(&rgb);
+        frames = merged
+            .into_iter()
+            .flatten()
+            .map(|f| adjutant::vision::cards::find::CornerFrame { width: w, ..f })
+            .collect();
+    }
     let h = frames
         .iter()
         .min_by(|a, b| {

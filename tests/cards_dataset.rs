@@ -87,9 +87,13 @@ fn general_model_on_edje_test() {
     // 0.993 (139 of 140), recall 0.972 (139 of 143); recall floor raised to
     // one card below it. Since the pip split, the fainter 0.87 level and its
     // pip rescue (round s19): precision 0.993 (140 of 141), recall 0.979 (140
-    // of 143); recall floor raised to one card below it.
+    // of 143); recall floor raised to one card below it. Since picture cards
+    // are read from the part of their face that shows at merged-blob corners
+    // (round s23): precision 0.993 (142 of 143), recall 0.993 (142 of 143;
+    // the one miss is the Kd label we believe wrong); recall floor raised to
+    // the 0.98 (one card below the figure reached).
     assert!(p >= 0.99, "precision {p}");
-    assert!(r >= 0.972, "recall {r}");
+    assert!(r >= 0.98, "recall {r}");
 }
 
 #[test]

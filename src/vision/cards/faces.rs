@@ -10,7 +10,17 @@
 //! double-ended, and the outline does not say which end is up, so a face is
 //! compared both ways round (the grid turned half a turn is its cells in
 //! reverse order).
+//!
+//! A picture card that has no outline of its own (it lies under another
+//! card or a book, or its paper joins a sheet or tile grout in the mask)
+//! may still show a right-angled corner of a merged blob that no index read
+//! named. Its outline is predicted from that corner at the frame's card
+//! width, and its face is compared over the cells that match best only
+//! ([`partial_face_distance`]): the covered part is ignored
+//! ([`read_corner_faces`]).
 
+use super::CardRead;
+use super::find::CornerFrame;
 use super::learn::valid_code;
 use super::model::FaceSample;
 use super::prep::QuadSampler;
@@ -53,6 +63,46 @@ pub const FACE_MAX_CONFIDENCE: f32 = 0.9;
 
 /// Confidence of a face read at [`FACE_MAX_DIST`].
 pub const FACE_MIN_CONFIDENCE: f32 = 0.5;
+
+/// Cap on one cell's squared colour difference in [`partial_face_distance`],
+/// times the number of cells (unit-length faces: 1 is a cell's mean
+/// squared size, so a covered cell counts about as much as an unrelated
+/// one). Development split, nearest card per unread corner: with 2 (and 3)
+/// the courts found lie 1.5x closer than the nearest wrong card, with 1 and
+/// 0.5 only 1.4x and 1.3x.
+pub const PARTIAL_FACE_CAP: f32 = 2.0;
+
+/// Largest [`partial_face_distance`] to the nearest face sample that is
+/// still a read at a merged-blob corner. Development split (edje `train_*`
+/// 4-fold, fold models; nearest card per unread corner, best width): the
+/// two courts found this way (a jack on tiles whose paper joins the grout,
+/// a queen crossed by a cable) lie 0.036 and 0.214 from their cards' faces,
+/// every wrong card 0.327 or further; the limit is about midway.
+pub const PARTIAL_FACE_MAX_DIST: f32 = 0.27;
+
+/// Required gap between the nearest card and the next one at a merged-blob
+/// corner ([`partial_face_distance`]); the two courts of the development
+/// split have 0.141 and 0.078.
+pub const PARTIAL_FACE_MIN_MARGIN: f32 = 0.03;
+
+/// Card widths tried at a merged-blob corner, as shares of the frame's card
+/// width (the width of a corner read comes from its rank glyph's height and
+/// may be some 10 % off; the face match needs it within a few percent).
+pub const PARTIAL_FACE_WIDTH_SCALES: [f32; 4] = [0.85, 0.92, 1.0, 1.08];
+
+/// Without a card width in the frame: widths tried, as shares of the
+/// frame's short side (first, step, count).
+pub const PARTIAL_FACE_WIDTH_SWEEP: (f32, f32, usize) = (0.2, 0.025, 11);
+
+/// At most this many unread merged-blob corners are looked at per frame
+/// (largest blobs first): each costs a face grid and a comparison with
+/// every face sample per width.
+pub const MAX_PARTIAL_FACE_CORNERS: usize = 8;
+
+/// Confidence of a read at a merged-blob corner at distance 0; it falls
+/// linearly to [`FACE_MIN_CONFIDENCE`] at [`PARTIAL_FACE_MAX_DIST`]. Lower
+/// than a whole face's: part of the card is not seen.
+pub const PARTIAL_FACE_MAX_CONFIDENCE: f32 = 0.7;
 
 /// A face whose colours deviate from their means by less than this (root
 /// mean square, grey levels) is flat: a blank card or paper, nothing to match.
@@ -153,12 +203,84 @@ pub fn face_distance(a: &[f32], b: &[f32]) -> f32 {
     1.0 - same.max(turned)
 }
 
+/// Distance of two faces that tolerates a covered part: each cell's squared
+/// colour difference counts up to `cap` / cells only (a truncated square),
+/// halved and summed (0 alike; about 1 for unrelated faces when `cap` is
+/// large), the smaller of the two ways round. Cells where a card lies under
+/// another card, a book or the frame edge add at most the cap, so the part
+/// that shows decides.
+pub fn partial_face_distance(a: &[f32], b: &[f32], cap: f32) -> f32 {
+    partial_face_distance_within(a, b, cap, f32::INFINITY)
+}
+
+/// As [`partial_face_distance`], stopping a way round as soon as its sum
+/// passes `bound` (the value returned is then above `bound`, not exact):
+/// beyond [`PARTIAL_FACE_MAX_DIST`] + [`PARTIAL_FACE_MIN_MARGIN`] a
+/// distance decides nothing, and most samples get there early.
+fn partial_face_distance_within(a: &[f32], b: &[f32], cap: f32, bound: f32) -> f32 {
+    if a.len() != b.len() || a.len() < 3 {
+        return 2.0;
+    }
+    let cells = a.len() / 3;
+    let cap = cap / cells as f32;
+    let limit = 2.0 * bound;
+    // One row of the grid at a time (a flat loop the compiler vectorises),
+    // the bound checked between rows.
+    let row = 3 * FACE_GRID.0;
+    let way = |turned: bool| {
+        let mut sum = 0.0f32;
+        let mut sq = [0.0f32; 3 * FACE_GRID.0];
+        for (r, pa) in a.chunks(row).enumerate() {
+            let n = pa.len();
+            if turned {
+                // Cell k of one is cell (cells - 1 - k) of the other: the
+                // row from the other end, cells reversed, channels kept.
+                let start = b.len() - r * row - n;
+                let pb = &b[start..start + n];
+                for (k, (p, q)) in pa.chunks_exact(3).zip(pb.chunks_exact(3).rev()).enumerate() {
+                    sq[3 * k] = (p[0] - q[0]) * (p[0] - q[0]);
+                    sq[3 * k + 1] = (p[1] - q[1]) * (p[1] - q[1]);
+                    sq[3 * k + 2] = (p[2] - q[2]) * (p[2] - q[2]);
+                }
+            } else {
+                let pb = &b[r * row..r * row + n];
+                for ((s, x), y) in sq.iter_mut().zip(pa).zip(pb) {
+                    *s = (x - y) * (x - y);
+                }
+            }
+            sum += sq[..n]
+                .chunks_exact(3)
+                .map(|c| (c[0] + c[1] + c[2]).min(cap))
+                .sum::<f32>();
+            if sum > limit {
+                break;
+            }
+        }
+        sum
+    };
+    way(false).min(way(true)) / 2.0
+}
+
+/// As [`nearest_per_card`] with [`partial_face_distance`] ([`PARTIAL_FACE_CAP`]):
+/// distances past the decision bound are not exact.
+pub fn nearest_partial_per_card(samples: &[FaceSample], feat: &[f32]) -> Vec<([u8; 2], f32)> {
+    let bound = PARTIAL_FACE_MAX_DIST + PARTIAL_FACE_MIN_MARGIN;
+    nearest_by(samples, |s| {
+        partial_face_distance_within(s, feat, PARTIAL_FACE_CAP, bound)
+    })
+}
+
 /// Each card's nearest face distance to `feat` over `samples`, nearest card
 /// first.
 pub fn nearest_per_card(samples: &[FaceSample], feat: &[f32]) -> Vec<([u8; 2], f32)> {
+    nearest_by(samples, |s| face_distance(s, feat))
+}
+
+/// Each card's nearest `distance` over `samples`, nearest card first.
+fn nearest_by(samples: &[FaceSample], distance: impl Fn(&[f32]) -> f32) -> Vec<([u8; 2], f32)> {
     let mut best: Vec<([u8; 2], f32)> = Vec::new();
     for s in samples {
-        let d = face_distance(&s.feat, feat);
+        let d = distance(&s.feat);
         match best.iter_mut().find(|(c, _)| *c == s.code) {
             Some(e) => e.1 = e.1.min(d),
             None => best.push((s.code, d)),
@@ -182,6 +304,74 @@ pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f3
     let share = (d / FACE_MAX_DIST).clamp(0.0, 1.0);
     let confidence = FACE_MAX_CONFIDENCE - (FACE_MAX_CONFIDENCE - FACE_MIN_CONFIDENCE) * share;
     Some((code, confidence))
+}
+
+/// Picture cards at merged-blob `corners` that no index read named: at
+/// each card width tried (around the frame's card `width`, else a sweep of
+/// the frame's short side), the outline the corner predicts is compared
+/// with the face samples over its best-matching cells; the nearest card
+/// within [`PARTIAL_FACE_MAX_DIST`], [`PARTIAL_FACE_MIN_MARGIN`] ahead of
+/// the next, is read (best width kept). A predicted outline around the
+/// centre of a card already read, or whose centre lies in one, belongs to
+/// that card and is skipped; reads are added to `cards` as they are made.
+pub fn read_corner_faces(
+    samples: &[FaceSample],
+    rgb: &RgbImage,
+    cards: &mut Vec<CardRead>,
+    corners: &[CornerFrame],
+    width: Option<f32>,
+) {
+    if samples.is_empty() {
+        return;
+    }
+    let short = rgb.width().min(rgb.height()) as f32;
+    let widths: Vec<f32> = match width {
+        Some(w) => PARTIAL_FACE_WIDTH_SCALES.iter().map(|s| s * w).collect(),
+        None => {
+            let (first, step, n) = PARTIAL_FACE_WIDTH_SWEEP;
+            (0..n).map(|k| short * (first + step * k as f32)).collect()
+        }
+    };
+    for c in corners.iter().take(MAX_PARTIAL_FACE_CORNERS) {
+        let mut best: Option<([u8; 2], f32, Quad)> = None;
+        for &w in &widths {
+            let quad = CornerFrame { width: w, ..*c }.card_quad();
+            let centre = quad.centre();
+            let taken = cards
+                .iter()
+                .any(|r| r.quad.contains(centre) || quad.contains(r.quad.centre()));
+            if taken {
+                continue;
+            }
+            let Some(feat) = face_feature(rgb, &quad) else {
+                continue;
+            };
+            let near = nearest_partial_per_card(samples, &feat);
+            let Some(&(code, d)) = near.first() else {
+                continue;
+            };
+            let next = near.get(1).map_or(2.0, |e| e.1);
+            if d <= PARTIAL_FACE_MAX_DIST
+                && next - d >= PARTIAL_FACE_MIN_MARGIN
+                && best.as_ref().is_none_or(|b| d < b.1)
+            {
+                best = Some((code, d, quad));
+            }
+        }
+        let Some((code, d, quad)) = best else {
+            continue;
+        };
+        let Ok(code) = String::from_utf8(code.to_vec()) else {
+            continue;
+        };
+        let share = (d / PARTIAL_FACE_MAX_DIST).clamp(0.0, 1.0);
+        cards.push(CardRead {
+            code,
+            quad,
+            confidence: PARTIAL_FACE_MAX_CONFIDENCE
+                - (PARTIAL_FACE_MAX_CONFIDENCE - FACE_MIN_CONFIDENCE) * share,
+        });
+    }
 }
 
 #[cfg(test)]
@@ -283,6 +473,88 @@ mod tests {
         let f = face_feature(&img, &quad).unwrap();
         assert!(classify_face(&twin, &f).is_none());
         assert!(classify_face(&[], &f).is_none());
+    }
+
+    /// `img` with the rectangle (x0, y0)-(x1, y1) painted white (a sheet
+    /// or another card's margin lying over the card).
+    fn covered(img: &RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32)) -> RgbImage {
+        let mut out = img.clone();
+        for y in y0..y1 {
+            for x in x0..x1 {
+                out.put_pixel(x, y, Rgb([240, 240, 240]));
+            }
+        }
+        out
+    }
+
+    /// The corner frame at `quad`'s first corner (short side along x).
+    fn corner_of(quad: &Quad) -> CornerFrame {
+        CornerFrame {
+            origin: quad.0[0],
+            r: [1.0, 0.0],
+            d: [0.0, 1.0],
+            width: 1.0,
+        }
+    }
+
+    #[test]
+    fn partial_distance_ignores_a_covered_part() {
+        let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
+        let (other, oquad) = court([30, 30, 200], 1, 20, 30, 90);
+        let own = face_feature(&img, &quad).unwrap();
+        let unrelated = face_feature(&other, &oquad).unwrap();
+        // A third of the card under white paper (its lower part).
+        let part = face_feature(&covered(&img, (20, 114, 110, 156)), &quad).unwrap();
+        let cap = PARTIAL_FACE_CAP;
+        assert!(partial_face_distance(&own, &own, cap) < 1e-6);
+        let near = partial_face_distance(&own, &part, cap);
+        let far = partial_face_distance(&unrelated, &part, cap);
+        assert!(near < PARTIAL_FACE_MAX_DIST, "own face {near}");
+        assert!(
+            far > near + PARTIAL_FACE_MIN_MARGIN,
+            "own {near}, other {far}"
+        );
+        // The whole-face cosine distance counts the covered part in full.
+        assert!(face_distance(&own, &part) > near);
+        // Half a turn reads the same.
+        let turned: Vec<f32> = own.chunks_exact(3).rev().flatten().copied().collect();
+        assert!((partial_face_distance(&turned, &part, cap) - near).abs() < 1e-5);
+        // Stopping at a bound never reports less than the bound.
+        let stopped = partial_face_distance_within(&unrelated, &part, cap, near);
+        assert!(stopped > near);
+    }
+
+    #[test]
+    fn a_covered_court_is_read_at_its_corner() {
+        let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
+        let (other, oquad) = court([30, 30, 200], 1, 20, 30, 90);
+        let samples = vec![
+            sample("Kh", face_feature(&img, &quad).unwrap()),
+            sample("Qs", face_feature(&other, &oquad).unwrap()),
+        ];
+        let part = covered(&img, (20, 114, 110, 156));
+        let corner = corner_of(&quad);
+        // At the frame's card width.
+        let mut cards = Vec::new();
+        read_corner_faces(&samples, &part, &mut cards, &[corner], Some(90.0));
+        assert_eq!(cards.len(), 1);
+        assert_eq!(cards[0].code, "Kh");
+        assert!(
+            (cards[0].quad.0[2][0] - 110.0).abs() < 1.0,
+            "{:?}",
+            cards[0].quad
+        );
+        assert!(cards[0].confidence <= PARTIAL_FACE_MAX_CONFIDENCE);
+        // A card already read there owns the corner: nothing added.
+        read_corner_faces(&samples, &part, &mut cards, &[corner], Some(90.0));
+        assert_eq!(cards.len(), 1);
+        // No samples, or a corner on plain cloth: no read.
+        let mut none = Vec::new();
+        read_corner_faces(&[], &part, &mut none, &[corner], Some(90.0));
+        let cloth = RgbImage::from_pixel(200, 260, Rgb([40, 90, 40]));
+        read_corner_faces(&samples, &cloth, &mut none, &[corner], Some(90.0));
+        read_corner_faces(&samples, &cloth, &mut none, &[corner], None);
+        assert!(none.is_empty());
     }
 
     #[test]

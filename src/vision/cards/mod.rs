@@ -651,10 +651,29 @@ impl CardReader {
         let mut scan = CardScan::default();
         let whole = self.read_outlines(rgb, &cands, &mut scan);
         // Corner reads: merged blobs first, then index-first.
-        let mut loose = self.read_merged_corners(rgb, &cands);
+        let (mut loose, unread_corners) = self.read_merged_corners(rgb, &cands);
         loose.extend(self.read_index_first(rgb, &whole, &scan.unread));
+        // The frame's card width for the corner faces: the whole outlines',
+        // else the median of every read's.
+        let mut widths: Vec<f32> = whole
+            .iter()
+            .map(|o| o.width)
+            .chain(loose.iter().map(|l| l.width))
+            .collect();
+        widths.sort_by(|a, b| a.total_cmp(b));
+        let width = cands
+            .width_estimate
+            .or(widths.get(widths.len() / 2).copied());
         let mut scan = merge::merge_reads(scan, whole, loose);
         self.read_faces(rgb, &mut scan);
+        // Last: picture cards at merged-blob corners nobody read.
+        faces::read_corner_faces(
+            &self.model.faces,
+            rgb,
+            &mut scan.cards,
+            &unread_corners,
+            width,
+        );
         Ok(scan)
     }
 
@@ -763,8 +782,13 @@ impl CardReader {
 
     /// Reads the corner hypotheses of merged blobs (largest blobs first, at
     /// most [`MAX_CORNER_READS`]), at the frame's card width when whole
-    /// cards gave one, else at [`WIDTH_GUESSES`].
-    fn read_merged_corners(&self, rgb: &RgbImage, cands: &Candidates) -> Vec<CornerCardRead> {
+    /// cards gave one, else at [`WIDTH_GUESSES`]. Also returns the corners
+    /// left unread, in the same order (for [`faces::read_corner_faces`]).
+    fn read_merged_corners(
+        &self,
+        rgb: &RgbImage,
+        cands: &Candidates,
+    ) -> (Vec<CornerCardRead>, Vec<CornerFrame>) {
         let short = rgb.width().min(rgb.height()) as f32;
         let guesses: Vec<f32> = match cands.width_estimate {
             Some(w) => vec![w],
@@ -780,6 +804,7 @@ impl CardReader {
         // Corners that the located-glyph read left unread get the faint ink
         // levels, up to [`MAX_FAINT_CORNER_READS`] of them.
         let mut faint_budget = MAX_FAINT_CORNER_READS;
+        let mut unread = Vec::new();
         for c in corners {
             let faint = || {
                 if faint_budget == 0 {
@@ -798,9 +823,11 @@ impl CardReader {
                     width: f.width,
                     glyph: f.at(glyphs::RANK_CENTRE.0, glyphs::RANK_CENTRE.1),
                 });
+            } else {
+                unread.push(*c);
             }
         }
-        loose
+        (loose, unread)
     }
 
     /// Index-first reads: glyph pairs found as ink blobs anywhere outside the
