@@ -29,6 +29,25 @@ fn nearest(samples: &[Sample], feat: &[f32]) -> String {
         .join(" ")
 }
 
+/// One index read: rank glyph size and place, contrast, redness, the
+/// nearest rank and suit samples and the classifier's decision.
+fn describe(model: &CardModel, x: &index::IndexFeatures) -> String {
+    format!(
+        "h {:.3} at ({:.3},{:.3}) contrast {:.2} red {:.0} rank [{}] suit [{}] -> {:?}",
+        x.rank_height,
+        x.rank_centre[0],
+        x.rank_centre[1],
+        x.contrast,
+        x.redness,
+        nearest(&model.rank, &x.rank),
+        x.suit
+            .as_ref()
+            .map(|s| nearest(&model.suit, s))
+            .unwrap_or_default(),
+        classify_corner(model, x).map(|r| (r.code, r.confidence)),
+    )
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (model_path, images) = args
@@ -124,21 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     };
                     for level in [index::INK_LEVEL, index::INK_LEVEL_STRICT, 0.78, 0.84, 0.9] {
                         if let Some(x) = p.read(0.045, 0.22, &[level]) {
-                            println!(
-                                "    w {:.0} ink {level}: h {:.3} at ({:.3},{:.3}) contrast {:.2} red {:.0} rank [{}] suit [{}] -> {:?}",
-                                f.width,
-                                x.rank_height,
-                                x.rank_centre[0],
-                                x.rank_centre[1],
-                                x.contrast,
-                                x.redness,
-                                nearest(&model.rank, &x.rank),
-                                x.suit
-                                    .as_ref()
-                                    .map(|s| nearest(&model.suit, s))
-                                    .unwrap_or_default(),
-                                classify_corner(&model, &x).map(|r| (r.code, r.confidence)),
-                            );
+                            println!("    w {:.0} ink {level}: {}", f.width, describe(&model, &x));
                         }
                     }
                 }
@@ -168,21 +173,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             f.origin[0], f.origin[1], f.width
                         ),
                         Some(x) => println!(
-                            "    corner ({:.0},{:.0}) w {:.0} ink {level}: h {:.3} at ({:.3},{:.3}) contrast {:.2} red {:.0} rank [{}] suit [{}] -> {:?}",
+                            "    corner ({:.0},{:.0}) w {:.0} ink {level}: {}",
                             f.origin[0],
                             f.origin[1],
                             f.width,
-                            x.rank_height,
-                            x.rank_centre[0],
-                            x.rank_centre[1],
-                            x.contrast,
-                            x.redness,
-                            nearest(&model.rank, &x.rank),
-                            x.suit
-                                .as_ref()
-                                .map(|s| nearest(&model.suit, s))
-                                .unwrap_or_default(),
-                            classify_corner(&model, &x).map(|r| (r.code, r.confidence)),
+                            describe(&model, &x)
                         ),
                     }
                 }

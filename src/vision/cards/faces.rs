@@ -221,52 +221,55 @@ fn partial_face_distance_within(a: &[f32], b: &[f32], cap: f32, bound: f32) -> f
     if a.len() != b.len() || a.len() < 3 {
         return 2.0;
     }
-    let cells = a.len() / 3;
-    let cap = cap / cells as f32;
+    partial_both_ways(a, b, &turned_cells(b), cap, bound)
+}
+
+/// `b` half a turned: cell k becomes cell (n - 1 - k), channels kept.
+fn turned_cells(b: &[f32]) -> Vec<f32> {
+    b.chunks_exact(3).rev().flatten().copied().collect()
+}
+
+/// [`partial_face_distance_within`] of `a` and `b` given `b` turned too
+/// (the same lengths).
+fn partial_both_ways(a: &[f32], b: &[f32], b_turned: &[f32], cap: f32, bound: f32) -> f32 {
+    let cap = cap / (a.len() / 3).max(1) as f32;
     let limit = 2.0 * bound;
-    // One row of the grid at a time (a flat loop the compiler vectorises),
-    // the bound checked between rows.
+    truncated_sum(a, b, cap, limit).min(truncated_sum(a, b_turned, cap, limit)) / 2.0
+}
+
+/// Sum over cells of the squared colour difference of `a` and `b`, each
+/// cell's capped at `cap`; one grid row at a time (a flat loop the compiler
+/// vectorises), stopping once past `limit`.
+fn truncated_sum(a: &[f32], b: &[f32], cap: f32, limit: f32) -> f32 {
     let row = 3 * FACE_GRID.0;
-    let way = |turned: bool| {
-        let mut sum = 0.0f32;
-        let mut sq = [0.0f32; 3 * FACE_GRID.0];
-        for (r, pa) in a.chunks(row).enumerate() {
-            let n = pa.len();
-            if turned {
-                // Cell k of one is cell (cells - 1 - k) of the other: the
-                // row from the other end, cells reversed, channels kept.
-                let start = b.len() - r * row - n;
-                let pb = &b[start..start + n];
-                for (k, (p, q)) in pa.chunks_exact(3).zip(pb.chunks_exact(3).rev()).enumerate() {
-                    sq[3 * k] = (p[0] - q[0]) * (p[0] - q[0]);
-                    sq[3 * k + 1] = (p[1] - q[1]) * (p[1] - q[1]);
-                    sq[3 * k + 2] = (p[2] - q[2]) * (p[2] - q[2]);
-                }
-            } else {
-                let pb = &b[r * row..r * row + n];
-                for ((s, x), y) in sq.iter_mut().zip(pa).zip(pb) {
-                    *s = (x - y) * (x - y);
-                }
-            }
-            sum += sq[..n]
-                .chunks_exact(3)
-                .map(|c| (c[0] + c[1] + c[2]).min(cap))
-                .sum::<f32>();
-            if sum > limit {
-                break;
-            }
+    let mut sum = 0.0f32;
+    let mut sq = [0.0f32; 3 * FACE_GRID.0];
+    for (pa, pb) in a.chunks(row).zip(b.chunks(row)) {
+        let n = pa.len().min(pb.len());
+        for ((s, x), y) in sq.iter_mut().zip(pa).zip(pb) {
+            *s = (x - y) * (x - y);
         }
-        sum
-    };
-    way(false).min(way(true)) / 2.0
+        sum += sq[..n]
+            .chunks_exact(3)
+            .map(|c| (c[0] + c[1] + c[2]).min(cap))
+            .sum::<f32>();
+        if sum > limit {
+            break;
+        }
+    }
+    sum
 }
 
 /// As [`nearest_per_card`] with [`partial_face_distance`] ([`PARTIAL_FACE_CAP`]):
 /// distances past the decision bound are not exact.
 pub fn nearest_partial_per_card(samples: &[FaceSample], feat: &[f32]) -> Vec<([u8; 2], f32)> {
     let bound = PARTIAL_FACE_MAX_DIST + PARTIAL_FACE_MIN_MARGIN;
+    let turned = turned_cells(feat);
     nearest_by(samples, |s| {
-        partial_face_distance_within(s, feat, PARTIAL_FACE_CAP, bound)
+        if s.len() != feat.len() || s.len() < 3 {
+            return 2.0;
+        }
+        partial_both_ways(s, feat, &turned, PARTIAL_FACE_CAP, bound)
     })
 }
 
