@@ -8,6 +8,8 @@
 //! the decisions with crops at the labelled box ("oracle") and with
 //! probabilities averaged over several crop scales. Candidates are taken down
 //! to a detector score of 0.02 so near-misses of the detector show up.
+//! `DICE_DIAG_ALIGNED=1` also writes the face-aligned crop the classifier
+//! sees for every die with a candidate (`aligned_*.png`, 8x enlarged).
 
 use adjutant::vision::dice::classify::{Decision, classify};
 use adjutant::vision::dice::find::find_candidates;
@@ -15,6 +17,25 @@ use adjutant::vision::dice::fit::{Part, in_tune_half_a, load_rgb, load_set, part
 use adjutant::vision::dice::model::DiceModel;
 use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
+
+/// Writes the face-aligned crop the classifier sees (`DICE_DIAG_ALIGNED=1`),
+/// 8x enlarged.
+fn save_aligned(
+    img: &image::RgbImage,
+    c: &adjutant::vision::dice::find::Candidate,
+    path: &std::path::Path,
+) {
+    use adjutant::vision::dice::crop::{GRID, aligned_crop};
+    let cpu = adjutant::vision::dice::cpu::Cpu::detect();
+    let scale = adjutant::vision::dice::classify::CROP_SCALE;
+    let (cells, _) = aligned_crop(img, c.center[0], c.center[1], c.size, scale, 0.0, cpu);
+    let g = GRID as u32;
+    let out = image::RgbImage::from_fn(g * 8, g * 8, |x, y| {
+        let p = cells[((y / 8) * g + x / 8) as usize];
+        image::Rgb([p[0] as u8, p[1] as u8, p[2] as u8])
+    });
+    let _ = out.save(path);
+}
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
@@ -83,6 +104,13 @@ fn main() -> anyhow::Result<()> {
                 Some((j, c)) => {
                     used[j] = true;
                     size_err.push(c.size / d.size);
+                    if std::env::var("DICE_DIAG_ALIGNED").is_ok() {
+                        save_aligned(
+                            &img,
+                            c,
+                            &out.join(format!("aligned_{name}_{k}_v{}.png", d.value)),
+                        );
+                    }
                     let pr = classify(&img, &m.classifier, c);
                     info = format!(
                         "det {:.3} size {:.1}/{:.1} probs {:?}",
