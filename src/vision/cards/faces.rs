@@ -15,9 +15,9 @@
 //! card or a book, or its paper joins a sheet or tile grout in the mask)
 //! may still show a right-angled corner of a merged blob that no index read
 //! named. Its outline is predicted from that corner at the frame's card
-//! width, and its face is compared over the cells that match best only
-//! ([`partial_face_distance`]): the covered part is ignored
-//! ([`read_corner_faces`]).
+//! width, and its face is compared cell by cell with each cell's difference
+//! capped ([`partial_face_distance`]): the covered part adds a bounded
+//! amount and the part that shows decides ([`read_corner_faces`]).
 
 use super::CardRead;
 use super::find::CornerFrame;
@@ -224,7 +224,7 @@ fn partial_face_distance_within(a: &[f32], b: &[f32], cap: f32, bound: f32) -> f
     partial_both_ways(a, b, &turned_cells(b), cap, bound)
 }
 
-/// `b` half a turned: cell k becomes cell (n - 1 - k), channels kept.
+/// `b` turned half a turn: cell k becomes cell (n - 1 - k), channels kept.
 fn turned_cells(b: &[f32]) -> Vec<f32> {
     b.chunks_exact(3).rev().flatten().copied().collect()
 }
@@ -312,7 +312,7 @@ pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f3
 /// Picture cards at merged-blob `corners` that no index read named: at
 /// each card width tried (around the frame's card `width`, else a sweep of
 /// the frame's short side), the outline the corner predicts is compared
-/// with the face samples over its best-matching cells; the nearest card
+/// with the face samples by [`partial_face_distance`]; the nearest card
 /// within [`PARTIAL_FACE_MAX_DIST`], [`PARTIAL_FACE_MIN_MARGIN`] ahead of
 /// the next, is read (best width kept). A predicted outline around the
 /// centre of a card already read, or whose centre lies in one, belongs to
@@ -520,7 +520,7 @@ mod tests {
         // The whole-face cosine distance counts the covered part in full.
         assert!(face_distance(&own, &part) > near);
         // Half a turn reads the same.
-        let turned: Vec<f32> = own.chunks_exact(3).rev().flatten().copied().collect();
+        let turned = turned_cells(&own);
         assert!((partial_face_distance(&turned, &part, cap) - near).abs() < 1e-5);
         // Stopping at a bound never reports less than the bound.
         let stopped = partial_face_distance_within(&unrelated, &part, cap, near);
