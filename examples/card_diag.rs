@@ -85,19 +85,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let desc = index::sample_patch(&rgb, &f).map(|p| {
                 [index::INK_LEVEL, index::INK_LEVEL_STRICT, 0.78]
                     .iter()
-                    .map(|&l| match p.read_split(index::MIN_RANK_HEIGHT, index::MAX_RANK_HEIGHT, &[l], split) {
-                        None => format!("[{l}: none]"),
-                        Some(x) => format!(
-                            "[{l}: h {:.3} at ({:.3},{:.3}) c {:.2} red {:.0} rank {} suit {} -> {:?}]",
-                            x.rank_height,
-                            x.rank_centre[0],
-                            x.rank_centre[1],
-                            x.contrast,
-                            x.redness,
-                            nearest(&model.rank, &x.rank),
-                            x.suit.as_ref().map(|s| nearest(&model.suit, s)).unwrap_or_default(),
-                            classify_corner(&model, &x).map(|r| (r.code, r.confidence)),
-                        ),
+                    .map(|&l| {
+                        match p.read_split(
+                            index::MIN_RANK_HEIGHT,
+                            index::MAX_RANK_HEIGHT,
+                            &[l],
+                            split,
+                        ) {
+                            None => format!("[{l}: none]"),
+                            Some(x) => format!("[{l}: {}]", describe(&model, &x)),
+                        }
                     })
                     .collect::<Vec<_>>()
                     .join(" ")
