@@ -465,10 +465,7 @@ mod tests {
     fn a_face_reads_at_any_corner_order_and_half_turn() {
         let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
         let (other, oquad) = court([30, 30, 200], 0, 20, 30, 90);
-        let samples = vec![
-            sample("Kh", face_feature(&img, &quad).unwrap()),
-            sample("Qs", face_feature(&other, &oquad).unwrap()),
-        ];
+        let samples = samples_of(&img, &quad, &other, &oquad);
         // The same outline given from another corner, the long side first,
         // or counter-clockwise: the same card.
         let q = quad.0;
@@ -526,6 +523,17 @@ mod tests {
         ]
     }
 
+    /// `cards` is one read of `code` whose outline corner `k` lies at x.
+    fn assert_one_read(cards: &[CardRead], code: &str, k: usize, x: f32) {
+        assert_eq!(cards.len(), 1);
+        assert_eq!(cards[0].code, code);
+        assert!(
+            (cards[0].quad.0[k][0] - x).abs() < 1.0,
+            "{:?}",
+            cards[0].quad
+        );
+    }
+
     /// The corner frame at `quad`'s first corner (short side along x).
     fn corner_of(quad: &Quad) -> CornerFrame {
         CornerFrame {
@@ -567,22 +575,13 @@ mod tests {
     fn a_covered_court_is_read_at_its_corner() {
         let (img, quad) = court([200, 30, 30], 0, 20, 30, 90);
         let (other, oquad) = court([30, 30, 200], 1, 20, 30, 90);
-        let samples = vec![
-            sample("Kh", face_feature(&img, &quad).unwrap()),
-            sample("Qs", face_feature(&other, &oquad).unwrap()),
-        ];
+        let samples = samples_of(&img, &quad, &other, &oquad);
         let part = covered(&img, (20, 114, 110, 156));
         let corner = corner_of(&quad);
         // At the frame's card width.
         let mut cards = Vec::new();
         read_corner_faces(&samples, &part, &mut cards, &[corner], Some(90.0));
-        assert_eq!(cards.len(), 1);
-        assert_eq!(cards[0].code, "Kh");
-        assert!(
-            (cards[0].quad.0[2][0] - 110.0).abs() < 1.0,
-            "{:?}",
-            cards[0].quad
-        );
+        assert_one_read(&cards, "Kh", 2, 110.0);
         assert!(cards[0].confidence <= PARTIAL_FACE_MAX_CONFIDENCE);
         // A card already read there owns the corner: nothing added.
         read_corner_faces(&samples, &part, &mut cards, &[corner], Some(90.0));
@@ -600,13 +599,7 @@ mod tests {
             &[corner_of(&bquad)],
             None,
         );
-        assert_eq!(swept.len(), 1);
-        assert_eq!(swept[0].code, "Kh");
-        assert!(
-            (swept[0].quad.0[1][0] - 159.0).abs() < 1.0,
-            "{:?}",
-            swept[0].quad
-        );
+        assert_one_read(&swept, "Kh", 1, 159.0);
         // No samples, or a corner on plain cloth: no read.
         let mut none = Vec::new();
         read_corner_faces(&[], &part, &mut none, &[corner], Some(90.0));
