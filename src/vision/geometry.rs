@@ -44,6 +44,13 @@ impl Quad {
         Quad(q)
     }
 
+    /// Whether either quad holds the other's centre: the two outlines are,
+    /// or cover, one card.
+    #[inline]
+    pub fn shares_centre_with(&self, other: &Quad) -> bool {
+        self.contains(other.centre()) || other.contains(self.centre())
+    }
+
     /// Whether `p` lies inside the (convex) quad.
     pub fn contains(&self, p: Point) -> bool {
         let mut sign = 0.0f32;

@@ -347,11 +347,7 @@ pub fn read_corner_faces(
         // outline predicted at width `w`, unless a read card owns it.
         let nearest_at = |w: f32| {
             let quad = CornerFrame { width: w, ..*c }.card_quad();
-            let centre = quad.centre();
-            let taken = cards
-                .iter()
-                .any(|r| r.quad.contains(centre) || quad.contains(r.quad.centre()));
-            if taken {
+            if cards.iter().any(|r| r.quad.shares_centre_with(&quad)) {
                 return None;
             }
             let near = nearest_partial_per_card(samples, &face_feature(rgb, &quad)?);

@@ -691,10 +691,11 @@ impl CardReader {
             let read = faces::face_feature(rgb, quad)
                 .and_then(|f| faces::classify_face(&self.model.faces, &f))
                 .filter(|(code, _)| {
-                    !scan.cards.iter().chain(&found).any(|c| {
-                        c.code == *code
-                            && (c.quad.contains(quad.centre()) || quad.contains(c.quad.centre()))
-                    })
+                    !scan
+                        .cards
+                        .iter()
+                        .chain(&found)
+                        .any(|c| c.code == *code && c.quad.shares_centre_with(quad))
                 });
             match read {
                 Some((code, confidence)) => {
