@@ -190,6 +190,10 @@ enum Cmd {
         /// earlier half of the tune part only (the later half is left out).
         #[arg(long, hide = true)]
         check_select: bool,
+        /// Synthetic dice of random colours drawn per classifier epoch on
+        /// patches of the training photos (0 for the shipped model).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        synthetic: usize,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -296,6 +300,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             r#final,
             check_final,
             check_select,
+            synthetic,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -306,6 +311,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 final_from: r#final.as_deref(),
                 check_final_from: check_final.as_deref(),
                 check_select: *check_select,
+                synthetic: *synthetic,
             },
         ),
     }

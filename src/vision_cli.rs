@@ -474,6 +474,8 @@ pub struct FitDiceFlags<'a> {
     pub check_final_from: Option<&'a Path>,
     /// `--check-select`.
     pub check_select: bool,
+    /// `--synthetic N`.
+    pub synthetic: usize,
 }
 
 pub fn fit_dice(
@@ -488,6 +490,7 @@ pub fn fit_dice(
         final_from,
         check_final_from,
         check_select,
+        synthetic,
     } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
@@ -497,6 +500,7 @@ pub fn fit_dice(
         }
     }
     opts.seed = seed;
+    opts.synthetic_per_epoch = synthetic;
     opts.cnn_widths = match cnn_widths {
         [c1, c2] => (*c1, *c2),
         _ => anyhow::bail!(

@@ -33,6 +33,7 @@ use super::find::{
 use super::mlp::{Mlp, TrainOptions, XorShift, sigmoid};
 use super::model::{DiceModel, N_CLASSES};
 use super::prep::{N_DET_FEATURES, det_features, prepare};
+use super::synth;
 use super::{DiceReader, MAX_PIXELS};
 use crate::vision::error::VisionError;
 
@@ -189,6 +190,9 @@ pub struct FitOptions {
     pub verbose: bool,
     /// Which images fit the weights and how the thresholds are set.
     pub protocol: Protocol,
+    /// Synthetic dice ([`super::synth`]) drawn per classifier epoch on
+    /// patches of the training photos, as extra positives (0: none).
+    pub synthetic_per_epoch: usize,
 }
 
 /// How a fit uses the tune part.
@@ -268,6 +272,7 @@ impl FitOptions {
             cnn_widths: (cnn::C1, cnn::C2),
             verbose: true,
             protocol: Protocol::Select,
+            synthetic_per_epoch: 0,
         }
     }
 }
@@ -362,6 +367,8 @@ const CHANNEL_PERM_PROB: f32 = 0.3;
 const SHRINK_PROB: f32 = 0.2;
 /// Range of the degraded resolution (cells across the crop).
 const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
+/// Salt of the synthetic dice's random stream.
+const SYNTH_SEED: u64 = 0x5D1C_E5ED;
 /// A detection matches a labelled die when within this share of its size.
 const MATCH_FRACTION: f32 = 0.4;
 
@@ -926,6 +933,24 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             tune_cands.push((k, feats, class));
         }
     }
+    // Table photos the synthetic dice are drawn on: the training part's.
+    let train_tables: Vec<&RgbImage> = images
+        .iter()
+        .zip(&parts)
+        .filter(|(_, p)| **p == Part::Train)
+        .filter_map(|(img, _)| img.as_ref())
+        .collect();
+    if opts.synthetic_per_epoch > 0 {
+        log(
+            v,
+            &format!(
+                "synthetic dice: {} per epoch on {} training photos",
+                opts.synthetic_per_epoch,
+                train_tables.len()
+            ),
+            &mut out,
+        );
+    }
     let regen = |epoch: usize, rows: &mut Vec<Vec<f32>>, classes: &mut Vec<usize>| {
         let mut r = XorShift::new(opts.seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64));
         rows.clear();
@@ -940,6 +965,24 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
                 for _ in 0..JITTERED_PER_DIE {
                     let spec = CropSpec::jittered(d, &mut r);
                     push_crop(img, &spec, &[r.below(8)], rows, classes);
+                }
+            }
+        }
+        // Synthetic dice from their own random stream, so the real crops
+        // and negatives are drawn as without them.
+        if opts.synthetic_per_epoch > 0 && !train_tables.is_empty() {
+            let mut rs = XorShift::new(
+                opts.seed
+                    .wrapping_mul(0x9E37_79B9)
+                    .wrapping_add(epoch as u64)
+                    ^ SYNTH_SEED,
+            );
+            for i in 0..opts.synthetic_per_epoch {
+                let table = train_tables[rs.below(train_tables.len())];
+                let value = 1 + (i % 6) as u8;
+                if let Some((img, d)) = synth::render_die(&mut rs, table, value) {
+                    let spec = CropSpec::jittered(&d, &mut rs);
+                    push_crop(&img, &spec, &[rs.below(8)], rows, classes);
                 }
             }
         }

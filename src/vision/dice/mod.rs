@@ -29,6 +29,7 @@ pub mod fit;
 pub mod mlp;
 pub mod model;
 pub mod prep;
+pub mod synth;
 
 use crate::vision::error::VisionError;
 use model::DiceModel;

@@ -1,0 +1,421 @@
+//! Synthetic dice for fitting the face classifier: a d6 of random colours
+//! drawn onto a patch of a real table photo, at a random angle, with the
+//! side faces a camera sees when the die is off the optical axis.
+//!
+//! Why: the photo set holds a few dozen dice designs, so the classifier
+//! ties pip counts to the colours it has seen (a blue die with red pips, a
+//! red die with white pips and dark marbled dice read wrong on the held-out
+//! part). Drawn dice take any face and pip colour, marbling, glare, pip
+//! size and spacing, and side faces whose foreshortened pips must be
+//! ignored, so what decides the value is the top face's pip layout.
+
+use super::fit::LabelledDie;
+use super::mlp::XorShift;
+use image::RgbImage;
+
+/// Range of the drawn top face's side (px); the photo set's die boxes span
+/// 21-69 px.
+const FACE_SIDE: (f32, f32) = (20.0, 58.0);
+/// Canvas side as a multiple of the face side: the widest crop (1.15 face
+/// sides, rotated, plus size and centre jitter) stays inside.
+const CANVAS_FACTOR: f32 = 2.8;
+/// Probability that side faces show (the die is off the optical axis).
+const SIDE_PROB: f32 = 0.6;
+/// Range of the side band's depth as a share of the face side.
+const SIDE_DEPTH: (f32, f32) = (0.05, 0.35);
+/// Pip centre offset from the face centre (share of the face side) for the
+/// corner and edge pips.
+const PIP_OFFSET: (f32, f32) = (0.23, 0.3);
+/// Pip radius range (share of the face side).
+const PIP_RADIUS: (f32, f32) = (0.065, 0.11);
+/// Probability that a drawn 1 has a large single pip (many dice makers
+/// enlarge or decorate the 1).
+const BIG_ONE_PROB: f32 = 0.3;
+/// Probability of a marbled (two-colour swirl) face.
+const MARBLE_PROB: f32 = 0.3;
+/// Probability of a specular highlight on the top face.
+const GLARE_PROB: f32 = 0.3;
+
+/// Pip positions of each value in units of the pip offset (x right, y down).
+fn layout(value: u8) -> &'static [(f32, f32)] {
+    match value {
+        1 => &[(0.0, 0.0)],
+        2 => &[(-1.0, -1.0), (1.0, 1.0)],
+        3 => &[(-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)],
+        4 => &[(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)],
+        5 => &[
+            (-1.0, -1.0),
+            (1.0, -1.0),
+            (0.0, 0.0),
+            (-1.0, 1.0),
+            (1.0, 1.0),
+        ],
+        _ => &[
+            (-1.0, -1.0),
+            (-1.0, 0.0),
+            (-1.0, 1.0),
+            (1.0, -1.0),
+            (1.0, 0.0),
+            (1.0, 1.0),
+        ],
+    }
+}
+
+/// Colour from hue, saturation, value (all 0-1) as 0-255 floats.
+fn hsv(h: f32, s: f32, v: f32) -> [f32; 3] {
+    let h6 = (h.rem_euclid(1.0)) * 6.0;
+    let c = v * s;
+    let x = c * (1.0 - ((h6 % 2.0) - 1.0).abs());
+    let (r, g, b) = match h6 as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    [(r + m) * 255.0, (g + m) * 255.0, (b + m) * 255.0]
+}
+
+fn luma(c: [f32; 3]) -> f32 {
+    0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
+}
+
+fn lerp(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+fn uniform(rng: &mut XorShift, range: (f32, f32)) -> f32 {
+    range.0 + (range.1 - range.0) * rng.unit()
+}
+
+/// A face colour: white or ivory, black or dark, or any hue.
+fn face_colour(rng: &mut XorShift) -> [f32; 3] {
+    let kind = rng.unit();
+    if kind < 0.3 {
+        hsv(rng.unit(), 0.15 * rng.unit(), uniform(rng, (0.8, 1.0)))
+    } else if kind < 0.5 {
+        hsv(rng.unit(), 0.4 * rng.unit(), uniform(rng, (0.05, 0.3)))
+    } else {
+        hsv(
+            rng.unit(),
+            uniform(rng, (0.4, 1.0)),
+            uniform(rng, (0.3, 1.0)),
+        )
+    }
+}
+
+/// A pip colour that stands out from `face`: black or white, red, gold or
+/// any hue, redrawn until the colour distance is large enough.
+fn pip_colour(rng: &mut XorShift, face: [f32; 3]) -> [f32; 3] {
+    for _ in 0..20 {
+        let kind = rng.unit();
+        let c = if kind < 0.3 {
+            if luma(face) > 128.0 {
+                hsv(0.0, 0.0, uniform(rng, (0.0, 0.15)))
+            } else {
+                hsv(0.0, 0.0, uniform(rng, (0.85, 1.0)))
+            }
+        } else if kind < 0.5 {
+            hsv(
+                uniform(rng, (-0.03, 0.03)),
+                uniform(rng, (0.7, 1.0)),
+                uniform(rng, (0.6, 1.0)),
+            )
+        } else if kind < 0.65 {
+            hsv(
+                uniform(rng, (0.1, 0.16)),
+                uniform(rng, (0.5, 0.9)),
+                uniform(rng, (0.7, 1.0)),
+            )
+        } else {
+            hsv(
+                rng.unit(),
+                uniform(rng, (0.3, 1.0)),
+                uniform(rng, (0.2, 1.0)),
+            )
+        };
+        let d =
+            ((c[0] - face[0]).powi(2) + (c[1] - face[1]).powi(2) + (c[2] - face[2]).powi(2)).sqrt();
+        if d > 110.0 {
+            return c;
+        }
+    }
+    if luma(face) > 128.0 {
+        [20.0; 3]
+    } else {
+        [240.0; 3]
+    }
+}
+
+/// Coverage (0-1) of a rounded square of half side `half` and corner radius
+/// `rho` at face coordinates (u, w), anti-aliased over one pixel.
+fn square_coverage(u: f32, w: f32, half: f32, rho: f32) -> f32 {
+    let qx = u.abs() - (half - rho);
+    let qy = w.abs() - (half - rho);
+    let outside = (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt();
+    let sd = outside + qx.max(qy).min(0.0) - rho;
+    (0.5 - sd).clamp(0.0, 1.0)
+}
+
+/// Pip coverage (0-1) of `value`'s layout at face coordinates (u, w).
+fn pip_coverage(value: u8, u: f32, w: f32, offset: f32, radius: f32) -> f32 {
+    layout(value)
+        .iter()
+        .map(|&(px, py)| {
+            let d = ((u - px * offset).powi(2) + (w - py * offset).powi(2)).sqrt();
+            (0.5 - (d - radius)).clamp(0.0, 1.0)
+        })
+        .fold(0.0, f32::max)
+}
+
+/// The look of one drawn die.
+struct Style {
+    face: [f32; 3],
+    face2: [f32; 3],
+    pip: [f32; 3],
+    marble: Option<[f32; 5]>,
+    glare: Option<[f32; 4]>,
+    /// Brightness gradient across the top face (gain per face side, x and y).
+    gradient: [f32; 2],
+    top_gain: f32,
+    side_gain: f32,
+}
+
+impl Style {
+    fn draw(rng: &mut XorShift, side: f32) -> Self {
+        let face = face_colour(rng);
+        let face2 = lerp(face, face_colour(rng), uniform(rng, (0.3, 0.7)));
+        let pip = pip_colour(rng, face);
+        let marble = (rng.unit() < MARBLE_PROB).then(|| {
+            [
+                uniform(rng, (2.0, 8.0)) / side,
+                uniform(rng, (2.0, 8.0)) / side,
+                uniform(rng, (1.0, 4.0)),
+                uniform(rng, (3.0, 10.0)) / side,
+                rng.unit() * std::f32::consts::TAU,
+            ]
+        });
+        let glare = (rng.unit() < GLARE_PROB).then(|| {
+            [
+                uniform(rng, (-0.35, 0.35)) * side,
+                uniform(rng, (-0.35, 0.35)) * side,
+                uniform(rng, (0.08, 0.3)) * side,
+                uniform(rng, (0.3, 0.85)),
+            ]
+        });
+        Self {
+            face,
+            face2,
+            pip,
+            marble,
+            glare,
+            gradient: [uniform(rng, (-0.15, 0.15)), uniform(rng, (-0.15, 0.15))],
+            top_gain: uniform(rng, (0.85, 1.1)),
+            side_gain: uniform(rng, (0.4, 0.8)),
+        }
+    }
+
+    /// Body colour at face coordinates (u, w).
+    fn body(&self, u: f32, w: f32) -> [f32; 3] {
+        match self.marble {
+            Some([fx, fy, amp, g, phase]) => {
+                let t = 0.5 + 0.5 * (fx * u + fy * w + amp * (g * (u - w) + phase).sin()).sin();
+                lerp(self.face, self.face2, t * t)
+            }
+            None => self.face,
+        }
+    }
+}
+
+/// Draw a die showing `value` on a patch of `table` (a real table photo)
+/// and return the canvas and the die's label: the centre and side of its
+/// axis-aligned box (top face and visible side faces), as the photo set
+/// labels dice. `None` when `table` is smaller than the canvas.
+pub fn render_die(
+    rng: &mut XorShift,
+    table: &RgbImage,
+    value: u8,
+) -> Option<(RgbImage, LabelledDie)> {
+    let side = uniform(rng, FACE_SIDE);
+    let canvas = (side * CANVAS_FACTOR).ceil() as u32;
+    if table.width() < canvas || table.height() < canvas {
+        return None;
+    }
+    let x0 = rng.below((table.width() - canvas + 1) as usize) as u32;
+    let y0 = rng.below((table.height() - canvas + 1) as usize) as u32;
+    let mut img = image::imageops::crop_imm(table, x0, y0, canvas, canvas).to_image();
+    let half = side / 2.0;
+    let rho = side * uniform(rng, (0.06, 0.2));
+    let theta = rng.unit() * std::f32::consts::TAU;
+    let (sin, cos) = theta.sin_cos();
+    let centre = canvas as f32 / 2.0;
+    let offset = side * uniform(rng, PIP_OFFSET);
+    let radius = side * uniform(rng, PIP_RADIUS);
+    let top_radius = if value == 1 && rng.unit() < BIG_ONE_PROB {
+        side * uniform(rng, (0.13, 0.2))
+    } else {
+        radius
+    };
+    let style = Style::draw(rng, side);
+    // The side band: seen from `dir` (the die's top face is shifted away
+    // from the camera's axis), `depth` px deep.
+    let (depth, dir) = if rng.unit() < SIDE_PROB {
+        let a = rng.unit() * std::f32::consts::TAU;
+        (side * uniform(rng, SIDE_DEPTH), [a.cos(), a.sin()])
+    } else {
+        (0.0, [1.0, 0.0])
+    };
+    let side_values = [1 + rng.below(6) as u8, 1 + rng.below(6) as u8];
+    // Face coordinates of a canvas point.
+    let to_face = |x: f32, y: f32| {
+        let (dx, dy) = (x - centre, y - centre);
+        (cos * dx + sin * dy, -sin * dx + cos * dy)
+    };
+    let (mut bx0, mut by0, mut bx1, mut by1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for py in 0..canvas {
+        for px in 0..canvas {
+            let (x, y) = (px as f32 + 0.5, py as f32 + 0.5);
+            let (u, w) = to_face(x, y);
+            let top = square_coverage(u, w, half, rho);
+            // The side face: the first point towards `dir` that is on the
+            // top face, within the band's depth.
+            let mut side_px = None;
+            let reach = half * std::f32::consts::SQRT_2 + depth + 1.0;
+            if depth > 0.0 && top < 1.0 && u * u + w * w <= reach * reach {
+                let steps = (depth * 2.0).ceil().max(1.0) as usize;
+                for k in 1..=steps {
+                    let t = depth * k as f32 / steps as f32;
+                    let (hu, hw) = to_face(x + t * dir[0], y + t * dir[1]);
+                    if square_coverage(hu, hw, half, rho) >= 0.5 {
+                        side_px = Some((hu, hw, t / depth));
+                        break;
+                    }
+                }
+            }
+            let mut colour = None;
+            let mut alpha = 0.0f32;
+            if let Some((hu, hw, frac)) = side_px {
+                // Side face coordinates: along the edge it hangs from and down
+                // its depth, mapped onto a virtual face for the pip layout.
+                let (along, which) = if hu.abs() > hw.abs() {
+                    (hw, 0)
+                } else {
+                    (hu, 1)
+                };
+                let v = (frac - 0.5) * side;
+                let pip = pip_coverage(side_values[which], along, v, offset, radius);
+                let body = style.body(along, v);
+                let c = lerp(body, style.pip, pip);
+                colour = Some(c.map(|q| q * style.side_gain));
+                alpha = 1.0;
+            }
+            if top > 0.0 {
+                let pip = pip_coverage(value, u, w, offset, top_radius);
+                let mut c = lerp(style.body(u, w), style.pip, pip);
+                let gain = style.top_gain
+                    * (1.0 + style.gradient[0] * u / side + style.gradient[1] * w / side);
+                c = c.map(|q| q * gain);
+                if let Some([gx, gy, gr, gs]) = style.glare {
+                    let d2 = ((u - gx).powi(2) + (w - gy).powi(2)) / (gr * gr);
+                    c = lerp(c, [255.0; 3], gs * (-d2).exp());
+                }
+                colour = Some(match colour {
+                    Some(sc) => lerp(sc, c, top),
+                    None => c,
+                });
+                alpha = alpha.max(top);
+            }
+            if let Some(c) = colour {
+                let p = img.get_pixel_mut(px, py);
+                for (q, ck) in p.0.iter_mut().zip(c) {
+                    *q = (*q as f32 + (ck - *q as f32) * alpha).clamp(0.0, 255.0) as u8;
+                }
+                if alpha >= 0.5 {
+                    bx0 = bx0.min(x - 0.5);
+                    by0 = by0.min(y - 0.5);
+                    bx1 = bx1.max(x + 0.5);
+                    by1 = by1.max(y + 0.5);
+                }
+            }
+        }
+    }
+    if bx1 <= bx0 {
+        return None;
+    }
+    let label = LabelledDie {
+        value,
+        center: [(bx0 + bx1) / 2.0, (by0 + by1) / 2.0],
+        size: ((bx1 - bx0) + (by1 - by0)) / 2.0,
+    };
+    Some((img, label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grey_table() -> RgbImage {
+        RgbImage::from_pixel(200, 200, image::Rgb([180, 180, 175]))
+    }
+
+    #[test]
+    fn a_drawn_die_is_labelled_around_its_face() {
+        let mut rng = XorShift::new(5);
+        for value in 1..=6u8 {
+            let (img, d) = render_die(&mut rng, &grey_table(), value).expect("canvas fits");
+            assert_eq!(d.value, value);
+            let c = img.width() as f32 / 2.0;
+            // The box holds the top face (centred on the canvas) and at most
+            // a side band, so its centre is near the canvas centre.
+            assert!((d.center[0] - c).abs() < 0.25 * d.size, "{d:?}");
+            assert!((d.center[1] - c).abs() < 0.25 * d.size, "{d:?}");
+            assert!(
+                d.size >= FACE_SIDE.0 * 0.95 && d.size <= FACE_SIDE.1 * 1.41 * 1.4,
+                "{d:?}"
+            );
+            // Something was drawn: the centre differs from the table.
+            let changed = img.pixels().filter(|p| p.0 != [180, 180, 175]).count();
+            assert!(
+                changed as f32 > 0.5 * FACE_SIDE.0 * FACE_SIDE.0,
+                "{changed}"
+            );
+        }
+    }
+
+    #[test]
+    fn pips_follow_the_layout() {
+        for value in 1..=6u8 {
+            let n = layout(value).len();
+            assert_eq!(n, value as usize);
+            // Every pip centre is covered, the face centre only for odd values.
+            for &(px, py) in layout(value) {
+                assert_eq!(pip_coverage(value, px * 10.0, py * 10.0, 10.0, 3.0), 1.0);
+            }
+            let centre = pip_coverage(value, 0.0, 0.0, 10.0, 3.0);
+            assert_eq!(centre > 0.5, value % 2 == 1, "value {value}");
+        }
+    }
+
+    #[test]
+    fn a_small_table_gives_no_die() {
+        let mut rng = XorShift::new(1);
+        assert!(render_die(&mut rng, &RgbImage::new(10, 10), 3).is_none());
+    }
+
+    #[test]
+    fn pips_stand_out_from_the_face() {
+        let mut rng = XorShift::new(9);
+        for _ in 0..200 {
+            let f = face_colour(&mut rng);
+            let p = pip_colour(&mut rng, f);
+            let d = ((p[0] - f[0]).powi(2) + (p[1] - f[1]).powi(2) + (p[2] - f[2]).powi(2)).sqrt();
+            assert!(d > 100.0, "{f:?} {p:?}");
+        }
+    }
+}
