@@ -35,7 +35,7 @@ fn main() -> anyhow::Result<()> {
         use adjutant::vision::dice::classify::{Decision, classify};
         use adjutant::vision::dice::find::Candidate;
         let m = adjutant::vision::dice::model::DiceModel::from_bytes(&std::fs::read(
-            "models/dice.bin",
+            std::env::var("DICE_MODEL").unwrap_or_else(|_| "models/dice.bin".into()),
         )?)?;
         let mut t = [[0usize; 3]; 7];
         for i in 0..n {

@@ -153,14 +153,30 @@ fn pip_colour(rng: &mut XorShift, face: [f32; 3]) -> [f32; 3] {
     }
 }
 
+/// Signed distance (px, negative inside) from face coordinates (u, w) to
+/// the outline of a rounded square of half side `half`, corner radius `rho`.
+fn square_signed_distance(u: f32, w: f32, half: f32, rho: f32) -> f32 {
+    let qx = u.abs() - (half - rho);
+    let qy = w.abs() - (half - rho);
+    (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt() + qx.max(qy).min(0.0) - rho
+}
+
+/// Position across the nearest pip of `value` along the light direction
+/// (0 on the lit edge, 1 on the shaded edge; 0 away from pips).
+fn pip_slope(value: u8, u: f32, w: f32, offset: f32, radius: f32) -> f32 {
+    layout(value)
+        .iter()
+        .map(|&(px, py)| (u - px * offset, w - py * offset))
+        .find(|(du, dw)| du * du + dw * dw <= radius * radius)
+        .map_or(0.0, |(du, dw)| {
+            (0.5 + 0.35 * (du + dw) / radius.max(1e-3)).clamp(0.0, 1.0)
+        })
+}
+
 /// Coverage (0-1) of a rounded square of half side `half` and corner radius
 /// `rho` at face coordinates (u, w), anti-aliased over one pixel.
 fn square_coverage(u: f32, w: f32, half: f32, rho: f32) -> f32 {
-    let qx = u.abs() - (half - rho);
-    let qy = w.abs() - (half - rho);
-    let outside = (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt();
-    let sd = outside + qx.max(qy).min(0.0) - rho;
-    (0.5 - sd).clamp(0.0, 1.0)
+    (0.5 - square_signed_distance(u, w, half, rho)).clamp(0.0, 1.0)
 }
 
 /// Pip coverage (0-1) of `value`'s layout at face coordinates (u, w).
@@ -185,6 +201,10 @@ struct Style {
     gradient: [f32; 2],
     top_gain: f32,
     side_gain: f32,
+    /// Darkening across a drilled pip (0 = flat paint).
+    pip_shade: f32,
+    /// Darkening at the rounded edges of the top face.
+    bevel: f32,
 }
 
 impl Style {
@@ -194,10 +214,10 @@ impl Style {
         let pip = pip_colour(rng, face);
         let marble = (rng.unit() < MARBLE_PROB).then(|| {
             [
-                uniform(rng, (2.0, 8.0)) / side,
-                uniform(rng, (2.0, 8.0)) / side,
-                uniform(rng, (1.0, 4.0)),
-                uniform(rng, (3.0, 10.0)) / side,
+                uniform(rng, (1.5, 5.0)) / side,
+                uniform(rng, (1.5, 5.0)) / side,
+                uniform(rng, (0.5, 2.5)),
+                uniform(rng, (2.0, 6.0)) / side,
                 rng.unit() * std::f32::consts::TAU,
             ]
         });
@@ -218,6 +238,8 @@ impl Style {
             gradient: [uniform(rng, (-0.15, 0.15)), uniform(rng, (-0.15, 0.15))],
             top_gain: uniform(rng, (0.85, 1.1)),
             side_gain: uniform(rng, (0.4, 0.8)),
+            pip_shade: uniform(rng, (0.0, 0.4)),
+            bevel: uniform(rng, (0.0, 0.3)),
         }
     }
 
@@ -225,8 +247,9 @@ impl Style {
     fn body(&self, u: f32, w: f32) -> [f32; 3] {
         match self.marble {
             Some([fx, fy, amp, g, phase]) => {
+                // A soft swirl: the second colour fades in and out smoothly.
                 let t = 0.5 + 0.5 * (fx * u + fy * w + amp * (g * (u - w) + phase).sin()).sin();
-                lerp(self.face, self.face2, t * t)
+                lerp(self.face, self.face2, t * t * (3.0 - 2.0 * t))
             }
             None => self.face,
         }
@@ -317,7 +340,15 @@ pub fn render_die(
             }
             if top > 0.0 {
                 let pip = pip_coverage(value, u, w, offset, top_radius);
-                let mut c = lerp(style.body(u, w), style.pip, pip);
+                // Drilled pips: darker on the side away from the light.
+                let pip_colour = style.pip.map(|q| {
+                    q * (1.0 - style.pip_shade * pip_slope(value, u, w, offset, top_radius))
+                });
+                let mut c = lerp(style.body(u, w), pip_colour, pip);
+                // Rounded edges catch less light than the flat face.
+                let edge =
+                    (-square_signed_distance(u, w, half, rho) / (0.12 * side)).clamp(0.0, 1.0);
+                c = c.map(|q| q * (1.0 - style.bevel * (1.0 - edge)));
                 let gain = style.top_gain
                     * (1.0 + style.gradient[0] * u / side + style.gradient[1] * w / side);
                 c = c.map(|q| q * gain);
