@@ -1,7 +1,8 @@
 //! Writes a sheet of synthetic dice (`vision::dice::synth`) drawn on patches
 //! of a table photo, for looking at: `dice_synth TABLE.jpg OUT.png [SEED]`.
 //! With `DICE_SYNTH_SCORE=N` it also reads N drawn dice with the built-in
-//! model (the drawn die's box as the candidate) and counts the reads.
+//! model (the drawn die's box as the candidate) and counts the reads; `V=1`
+//! also lists each wrong read with its pip-blob counts and saves the canvas.
 use adjutant::vision::dice::fit::load_rgb;
 use adjutant::vision::dice::mlp::XorShift;
 use adjutant::vision::dice::synth::render_die;
@@ -52,7 +53,19 @@ fn main() -> anyhow::Result<()> {
                 Decision::Read { value: v, .. } if v == value => 0,
                 Decision::Read { value: v, .. } => {
                     if std::env::var("V").is_ok() {
-                        println!("{i}: {value} read {v}");
+                        let cpu = adjutant::vision::dice::cpu::Cpu::detect();
+                        let (cells, side) = adjutant::vision::dice::crop::aligned_crop(
+                            &img,
+                            d.center[0],
+                            d.center[1],
+                            d.size,
+                            1.15,
+                            0.0,
+                            cpu,
+                        );
+                        let f = adjutant::vision::dice::crop::crop_features(&cells, side, 0, cpu);
+                        let counts = adjutant::vision::dice::crop::pip_counts(&f);
+                        println!("{i}: {value} read {v}, pip-blob counts {counts:?}");
                         let _ = img.save(format!("/tmp/syn_{i}_{value}_{v}.png"));
                         let cpu = adjutant::vision::dice::cpu::Cpu::detect();
                         let (cells, _) = adjutant::vision::dice::crop::aligned_crop(
