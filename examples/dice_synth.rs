@@ -1,8 +1,9 @@
 //! Writes a sheet of synthetic dice (`vision::dice::synth`) drawn on patches
 //! of a table photo, for looking at: `dice_synth TABLE.jpg OUT.png [SEED]`.
 //! With `DICE_SYNTH_SCORE=N` it also reads N drawn dice with the built-in
-//! model (the drawn die's box as the candidate) and counts the reads; `V=1`
-//! also lists each wrong read with its pip-blob counts and saves the canvas.
+//! model or `DICE_MODEL` (the drawn die's box as the candidate) and counts
+//! the reads; `V=1` also lists each wrong read with its pip-blob counts and
+//! saves the canvas in /tmp.
 use adjutant::vision::dice::fit::load_rgb;
 use adjutant::vision::dice::mlp::XorShift;
 use adjutant::vision::dice::synth::render_die;
