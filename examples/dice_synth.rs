@@ -60,7 +60,7 @@ fn main() -> anyhow::Result<()> {
                             d.center[0],
                             d.center[1],
                             d.size,
-                            1.15,
+                            adjutant::vision::dice::classify::CROP_SCALE,
                             0.0,
                             cpu,
                         );
@@ -68,16 +68,6 @@ fn main() -> anyhow::Result<()> {
                         let counts = adjutant::vision::dice::crop::pip_counts(&f);
                         println!("{i}: {value} read {v}, pip-blob counts {counts:?}");
                         let _ = img.save(format!("/tmp/syn_{i}_{value}_{v}.png"));
-                        let cpu = adjutant::vision::dice::cpu::Cpu::detect();
-                        let (cells, _) = adjutant::vision::dice::crop::aligned_crop(
-                            &img,
-                            d.center[0],
-                            d.center[1],
-                            d.size,
-                            1.15,
-                            0.0,
-                            cpu,
-                        );
                         let g = adjutant::vision::dice::crop::GRID as u32;
                         let out = image::RgbImage::from_fn(g * 4, g * 4, |x, y| {
                             let p = cells[((y / 4) * g + x / 4) as usize];
