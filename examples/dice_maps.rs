@@ -2,7 +2,7 @@
 //! nearest to (x, y) as a PNG (maps side by side, each min-max scaled) and
 //! prints its class probabilities and scalar features:
 //! `dice_maps IMAGE X Y OUT.png [MODEL]`.
-use adjutant::vision::dice::classify::{CROP_SCALE, classify};
+use adjutant::vision::dice::classify::{CROP_SCALE, TTA_EARLY_EXIT, probs_tta};
 use adjutant::vision::dice::cpu::Cpu;
 use adjutant::vision::dice::crop::{MAP, N_MAPS, aligned_crop, crop_features};
 use adjutant::vision::dice::find::find_candidates;
@@ -32,13 +32,22 @@ fn main() -> anyhow::Result<()> {
     let cpu = Cpu::detect();
     let (cells, side) = aligned_crop(&img, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
     let f = crop_features(&cells, side, 0, cpu);
+    // The reader's probabilities, from the same crop features.
     println!(
         "cand {:?} size {:.1} probs {:?}",
         c.center,
         c.size,
-        classify(&img, &m.classifier, c).0
+        probs_tta(&m.classifier, &f, TTA_EARLY_EXIT).0
     );
     println!("scalars+pips {:?}", &f[N_MAPS * MAP * MAP..]);
+    let planes: Vec<&[f32]> = f[..N_MAPS * MAP * MAP].chunks_exact(MAP * MAP).collect();
+    let ranges: Vec<(f32, f32)> = planes
+        .iter()
+        .map(|p| {
+            p.iter()
+                .fold((f32::MAX, f32::MIN), |(l, h), &q| (l.min(q), h.max(q)))
+        })
+        .collect();
     let z = 12u32;
     let out = image::RgbImage::from_fn(z * (MAP * N_MAPS) as u32, z * MAP as u32, |px, py| {
         let (mi, u, v) = (
@@ -46,11 +55,8 @@ fn main() -> anyhow::Result<()> {
             (px / z) as usize % MAP,
             (py / z) as usize,
         );
-        let plane = &f[mi * MAP * MAP..(mi + 1) * MAP * MAP];
-        let (lo, hi) = plane
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(l, h), &q| (l.min(q), h.max(q)));
-        let q = ((plane[v * MAP + u] - lo) / (hi - lo).max(1e-6) * 255.0) as u8;
+        let (lo, hi) = ranges[mi];
+        let q = ((planes[mi][v * MAP + u] - lo) / (hi - lo).max(1e-6) * 255.0) as u8;
         image::Rgb([q, q, q])
     });
     out.save(&a[4])?;

@@ -4,8 +4,12 @@
 //! model or `DICE_MODEL` (the drawn die's box as the candidate) and counts
 //! the reads; `V=1` also lists each wrong read with its pip-blob counts and
 //! saves the canvas in /tmp.
+use adjutant::vision::dice::classify::{CROP_SCALE, Decision, TTA_EARLY_EXIT, probs_tta};
+use adjutant::vision::dice::cpu::Cpu;
+use adjutant::vision::dice::crop::{GRID, aligned_crop, crop_features, pip_counts};
 use adjutant::vision::dice::fit::load_rgb;
 use adjutant::vision::dice::mlp::XorShift;
+use adjutant::vision::dice::model::DiceModel;
 use adjutant::vision::dice::synth::render_die;
 
 fn main() -> anyhow::Result<()> {
@@ -34,41 +38,32 @@ fn main() -> anyhow::Result<()> {
         .ok()
         .and_then(|s| s.parse::<usize>().ok())
     {
-        use adjutant::vision::dice::classify::{Decision, classify};
-        use adjutant::vision::dice::find::Candidate;
-        let m = adjutant::vision::dice::model::DiceModel::from_bytes(&std::fs::read(
+        let m = DiceModel::from_bytes(&std::fs::read(
             std::env::var("DICE_MODEL").unwrap_or_else(|_| "models/dice.bin".into()),
         )?)?;
+        let verbose = std::env::var("V").is_ok();
+        let cpu = Cpu::detect();
         let mut t = [[0usize; 3]; 7];
         for i in 0..n {
             let value = 1 + (i % 6) as u8;
             let Some((img, d)) = render_die(&mut rng, &table, value) else {
                 continue;
             };
-            let c = Candidate {
-                center: d.center,
-                size: d.size,
-                score: 1.0,
-            };
-            let k = match classify(&img, &m.classifier, &c).decide(m.read_threshold) {
+            // The crop the reader takes at the drawn die's box, and its
+            // probabilities as `classify` gives them.
+            let (cells, side) =
+                aligned_crop(&img, d.center[0], d.center[1], d.size, CROP_SCALE, 0.0, cpu);
+            let f = crop_features(&cells, side, 0, cpu);
+            let k = match probs_tta(&m.classifier, &f, TTA_EARLY_EXIT).decide(m.read_threshold) {
                 Decision::Read { value: v, .. } if v == value => 0,
                 Decision::Read { value: v, .. } => {
-                    if std::env::var("V").is_ok() {
-                        let cpu = adjutant::vision::dice::cpu::Cpu::detect();
-                        let (cells, side) = adjutant::vision::dice::crop::aligned_crop(
-                            &img,
-                            d.center[0],
-                            d.center[1],
-                            d.size,
-                            adjutant::vision::dice::classify::CROP_SCALE,
-                            0.0,
-                            cpu,
+                    if verbose {
+                        println!(
+                            "{i}: {value} read {v}, pip-blob counts {:?}",
+                            pip_counts(&f)
                         );
-                        let f = adjutant::vision::dice::crop::crop_features(&cells, side, 0, cpu);
-                        let counts = adjutant::vision::dice::crop::pip_counts(&f);
-                        println!("{i}: {value} read {v}, pip-blob counts {counts:?}");
                         let _ = img.save(format!("/tmp/syn_{i}_{value}_{v}.png"));
-                        let g = adjutant::vision::dice::crop::GRID as u32;
+                        let g = GRID as u32;
                         let out = image::RgbImage::from_fn(g * 4, g * 4, |x, y| {
                             let p = cells[((y / 4) * g + x / 4) as usize];
                             image::Rgb([p[0] as u8, p[1] as u8, p[2] as u8])

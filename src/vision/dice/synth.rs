@@ -9,9 +9,9 @@
 //! size and spacing, and side faces whose foreshortened pips must be
 //! ignored, so what decides the value is the top face's pip layout.
 //!
-//! Used by `fit-dice --synthetic N` only; the built-in model is fitted
-//! without it (two rounds of fits with it did not beat it on the tune part:
-//! `docs/models.md`, "Synthetic dice of any colour").
+//! Used by `fit-dice --synthetic N`; the built-in model is fitted with 8000
+//! per epoch since round s24 (`docs/models.md`, "Synthetic dice of any
+//! colour").
 
 use super::fit::LabelledDie;
 use super::mlp::XorShift;
@@ -304,6 +304,8 @@ pub fn render_die(
         let (dx, dy) = (x - centre, y - centre);
         (cos * dx + sin * dy, -sin * dx + cos * dy)
     };
+    // Only points this close to the centre can hang below the top face.
+    let reach = half * std::f32::consts::SQRT_2 + depth + 1.0;
     let (mut bx0, mut by0, mut bx1, mut by1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
     for py in 0..canvas {
         for px in 0..canvas {
@@ -313,7 +315,6 @@ pub fn render_die(
             // The side face: the first point towards `dir` that is on the
             // top face, within the band's depth.
             let mut side_px = None;
-            let reach = half * std::f32::consts::SQRT_2 + depth + 1.0;
             if depth > 0.0 && top < 1.0 && u * u + w * w <= reach * reach {
                 let steps = (depth * 2.0).ceil().max(1.0) as usize;
                 for k in 1..=steps {
