@@ -3,14 +3,14 @@
 //! With `DICE_SYNTH_SCORE=N` it also reads N drawn dice with the built-in
 //! model or `DICE_MODEL` (the drawn die's box as the candidate) and counts
 //! the reads; `V=1` also lists each wrong read with its pip-blob counts and
-//! saves the canvas in /tmp.
+//! saves the canvas in /tmp. `DICE_SYNTH_STYLE=2` draws with renderer style 2.
 use adjutant::vision::dice::classify::{CROP_SCALE, Decision, TTA_EARLY_EXIT, probs_tta};
 use adjutant::vision::dice::cpu::Cpu;
 use adjutant::vision::dice::crop::{GRID, aligned_crop, crop_features, pip_counts};
 use adjutant::vision::dice::fit::load_rgb;
 use adjutant::vision::dice::mlp::XorShift;
 use adjutant::vision::dice::model::DiceModel;
-use adjutant::vision::dice::synth::render_die;
+use adjutant::vision::dice::synth::{SynthStyle, render_die_styled};
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
@@ -20,11 +20,17 @@ fn main() -> anyhow::Result<()> {
         })?))?;
     let seed = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let mut rng = XorShift::new(seed);
+    // `DICE_SYNTH_STYLE=2` draws with renderer style 2.
+    let style = std::env::var("DICE_SYNTH_STYLE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .and_then(SynthStyle::from_number)
+        .unwrap_or_default();
     let cell = 170u32;
     let mut sheet = image::RgbImage::new(cell * 8, cell * 4);
     for k in 0..32u32 {
         let value = 1 + (k % 6) as u8;
-        if let Some((img, d)) = render_die(&mut rng, &table, value) {
+        if let Some((img, d)) = render_die_styled(&mut rng, &table, value, style) {
             let (x, y) = ((k % 8) * cell, (k / 8) * cell);
             image::imageops::overlay(&mut sheet, &img, x as i64, y as i64);
             println!(
@@ -46,7 +52,7 @@ fn main() -> anyhow::Result<()> {
         let mut t = [[0usize; 3]; 7];
         for i in 0..n {
             let value = 1 + (i % 6) as u8;
-            let Some((img, d)) = render_die(&mut rng, &table, value) else {
+            let Some((img, d)) = render_die_styled(&mut rng, &table, value, style) else {
                 continue;
             };
             // The crop the reader takes at the drawn die's box, and its

@@ -191,9 +191,15 @@ enum Cmd {
         #[arg(long, hide = true)]
         check_select: bool,
         /// Synthetic dice of random colours drawn per classifier epoch on
-        /// patches of the training photos (0 for the shipped model).
+        /// patches of the training photos (the shipped model: 8000).
         #[arg(long, value_name = "N", default_value_t = 0)]
         synthetic: usize,
+        /// Renderer of the synthetic dice: 1 (the shipped model's) or 2
+        /// (adds specular streaks, translucent bodies, deeper side faces
+        /// and low-contrast pips).
+        #[arg(long, value_name = "STYLE", default_value_t = 1,
+              value_parser = clap::value_parser!(u8).range(1..=2))]
+        synthetic_style: u8,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -301,6 +307,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             check_final,
             check_select,
             synthetic,
+            synthetic_style,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -312,6 +319,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 check_final_from: check_final.as_deref(),
                 check_select: *check_select,
                 synthetic: *synthetic,
+                synthetic_style: *synthetic_style,
             },
         ),
     }

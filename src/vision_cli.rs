@@ -4,6 +4,7 @@ use adjutant::paths;
 use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
 use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
 use adjutant::vision::dice::fit::{FitOptions, Part, Protocol, fit, part_of};
+use adjutant::vision::dice::synth::SynthStyle;
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
 use adjutant::vision::scan::{Looking, Readers, open_image};
 use anyhow::{Context, Result};
@@ -476,6 +477,8 @@ pub struct FitDiceFlags<'a> {
     pub check_select: bool,
     /// `--synthetic N`.
     pub synthetic: usize,
+    /// `--synthetic-style STYLE` (1 or 2).
+    pub synthetic_style: u8,
 }
 
 pub fn fit_dice(
@@ -491,6 +494,7 @@ pub fn fit_dice(
         check_final_from,
         check_select,
         synthetic,
+        synthetic_style,
     } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
@@ -501,6 +505,8 @@ pub fn fit_dice(
     }
     opts.seed = seed;
     opts.synthetic_per_epoch = synthetic;
+    opts.synthetic_style = SynthStyle::from_number(synthetic_style)
+        .with_context(|| format!("--synthetic-style takes 1 or 2 (got {synthetic_style})"))?;
     opts.cnn_widths = match cnn_widths {
         [c1, c2] => (*c1, *c2),
         _ => anyhow::bail!(

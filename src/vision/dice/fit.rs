@@ -193,6 +193,8 @@ pub struct FitOptions {
     /// Synthetic dice ([`super::synth`]) drawn per classifier epoch on
     /// patches of the training photos, as extra positives (0: none).
     pub synthetic_per_epoch: usize,
+    /// Renderer of the synthetic dice.
+    pub synthetic_style: synth::SynthStyle,
 }
 
 /// How a fit uses the tune part.
@@ -273,6 +275,7 @@ impl FitOptions {
             verbose: true,
             protocol: Protocol::Select,
             synthetic_per_epoch: 0,
+            synthetic_style: synth::SynthStyle::V1,
         }
     }
 }
@@ -944,8 +947,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         log(
             v,
             &format!(
-                "synthetic dice: {} per epoch on {} training photos",
+                "synthetic dice: {} per epoch (style {:?}) on {} training photos",
                 opts.synthetic_per_epoch,
+                opts.synthetic_style,
                 train_tables.len()
             ),
             &mut out,
@@ -980,7 +984,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             for i in 0..opts.synthetic_per_epoch {
                 let table = train_tables[rs.below(train_tables.len())];
                 let value = 1 + (i % 6) as u8;
-                if let Some((img, d)) = synth::render_die(&mut rs, table, value) {
+                if let Some((img, d)) =
+                    synth::render_die_styled(&mut rs, table, value, opts.synthetic_style)
+                {
                     let spec = CropSpec::jittered(&d, &mut rs);
                     push_crop(&img, &spec, &[rs.below(8)], rows, classes);
                 }

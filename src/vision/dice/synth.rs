@@ -39,6 +39,48 @@ const BIG_ONE_PROB: f32 = 0.3;
 const MARBLE_PROB: f32 = 0.3;
 /// Probability of a specular highlight on the top face.
 const GLARE_PROB: f32 = 0.3;
+/// Style 2: probability of a long, curved specular streak across the top
+/// face (glossy dice under a strip light; the streak runs over the pips).
+const STREAK_PROB: f32 = 0.35;
+/// Style 2: probability of a translucent body, whose opposite face's pips
+/// show faintly through the top face.
+const GHOST_PROB: f32 = 0.25;
+/// Style 2: range of the side band's depth (deeper than style 1: dice near
+/// the frame's edge under a wide-angle lens).
+const SIDE_DEPTH_2: (f32, f32) = (0.05, 0.5);
+/// Style 2: probability of pips that stand out only a little from the face
+/// (dark dice with dark red pips).
+const LOW_CONTRAST_PROB: f32 = 0.25;
+/// Colour distance (RGB units) a pip keeps from its face: normally, and for
+/// style 2's low-contrast dice.
+const PIP_CONTRAST: f32 = 110.0;
+/// See [`PIP_CONTRAST`].
+const PIP_CONTRAST_LOW: f32 = 55.0;
+
+/// Which renderer [`render_die_styled`] draws with. Style 1 is the one the
+/// built-in model was fitted with (it must keep drawing the same pixels from
+/// the same random stream, so the documented fit command rebuilds the model
+/// byte for byte); style 2 adds specular streaks, translucent bodies, deeper
+/// side faces and low-contrast pips.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SynthStyle {
+    /// The round-s24 renderer.
+    #[default]
+    V1,
+    /// Style 1 plus streaks, ghost pips, deeper sides, low-contrast pips.
+    V2,
+}
+
+impl SynthStyle {
+    /// The style numbered `n` (1 or 2), as `fit-dice --synthetic-style`.
+    pub fn from_number(n: u8) -> Option<Self> {
+        match n {
+            1 => Some(Self::V1),
+            2 => Some(Self::V2),
+            _ => None,
+        }
+    }
+}
 
 /// Pip positions of each value in units of the pip offset (x right, y down).
 fn layout(value: u8) -> &'static [(f32, f32)] {
@@ -116,7 +158,7 @@ fn face_colour(rng: &mut XorShift) -> [f32; 3] {
 
 /// A pip colour that stands out from `face`: black or white, red, gold or
 /// any hue, redrawn until the colour distance is large enough.
-fn pip_colour(rng: &mut XorShift, face: [f32; 3]) -> [f32; 3] {
+fn pip_colour(rng: &mut XorShift, face: [f32; 3], min_distance: f32) -> [f32; 3] {
     for _ in 0..20 {
         let kind = rng.unit();
         let c = if kind < 0.3 {
@@ -146,7 +188,7 @@ fn pip_colour(rng: &mut XorShift, face: [f32; 3]) -> [f32; 3] {
         };
         let d =
             ((c[0] - face[0]).powi(2) + (c[1] - face[1]).powi(2) + (c[2] - face[2]).powi(2)).sqrt();
-        if d > 110.0 {
+        if d > min_distance {
             return c;
         }
     }
@@ -194,6 +236,18 @@ fn pip_coverage(value: u8, u: f32, w: f32, offset: f32, radius: f32) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// Blurred pip coverage (0-1) of `value`'s layout: full at a pip's centre,
+/// fading to 0 at `radius` (a pip seen through translucent plastic).
+fn pip_coverage_soft(value: u8, u: f32, w: f32, offset: f32, radius: f32) -> f32 {
+    layout(value)
+        .iter()
+        .map(|&(px, py)| {
+            let d2 = (u - px * offset).powi(2) + (w - py * offset).powi(2);
+            (1.0 - d2 / (radius * radius).max(1e-3)).max(0.0)
+        })
+        .fold(0.0, f32::max)
+}
+
 /// The look of one drawn die.
 struct Style {
     face: [f32; 3],
@@ -209,13 +263,24 @@ struct Style {
     pip_shade: f32,
     /// Darkening at the rounded edges of the top face.
     bevel: f32,
+    /// Style 2 streak: unit normal (x, y), offset and curvature (per px)
+    /// of its centre line, half width (px) and strength.
+    streak: Option<[f32; 6]>,
+    /// Style 2 translucency: parallax shift (u, w, px), blur growth of the
+    /// pip radius and strength of the opposite face's pips.
+    ghost: Option<[f32; 4]>,
 }
 
 impl Style {
-    fn draw(rng: &mut XorShift, side: f32) -> Self {
+    fn draw(rng: &mut XorShift, side: f32, style: SynthStyle) -> Self {
         let face = face_colour(rng);
         let face2 = lerp(face, face_colour(rng), uniform(rng, (0.3, 0.7)));
-        let pip = pip_colour(rng, face);
+        let contrast = if style == SynthStyle::V2 && rng.unit() < LOW_CONTRAST_PROB {
+            PIP_CONTRAST_LOW
+        } else {
+            PIP_CONTRAST
+        };
+        let pip = pip_colour(rng, face, contrast);
         let marble = (rng.unit() < MARBLE_PROB).then(|| {
             [
                 uniform(rng, (1.5, 5.0)) / side,
@@ -244,6 +309,31 @@ impl Style {
             side_gain: uniform(rng, (0.4, 0.8)),
             pip_shade: uniform(rng, (0.0, 0.4)),
             bevel: uniform(rng, (0.0, 0.3)),
+            streak: None,
+            ghost: None,
+        }
+    }
+
+    /// Style 2's extra looks, drawn after everything style 1 draws.
+    fn draw_v2(&mut self, rng: &mut XorShift, side: f32) {
+        if rng.unit() < STREAK_PROB {
+            let a = rng.unit() * std::f32::consts::TAU;
+            self.streak = Some([
+                a.cos(),
+                a.sin(),
+                uniform(rng, (-0.35, 0.35)) * side,
+                uniform(rng, (-2.0, 2.0)) / side,
+                uniform(rng, (0.03, 0.1)) * side,
+                uniform(rng, (0.4, 0.95)),
+            ]);
+        }
+        if rng.unit() < GHOST_PROB {
+            self.ghost = Some([
+                uniform(rng, (-0.1, 0.1)) * side,
+                uniform(rng, (-0.1, 0.1)) * side,
+                uniform(rng, (1.0, 1.6)),
+                uniform(rng, (0.15, 0.45)),
+            ]);
         }
     }
 
@@ -269,6 +359,16 @@ pub fn render_die(
     table: &RgbImage,
     value: u8,
 ) -> Option<(RgbImage, LabelledDie)> {
+    render_die_styled(rng, table, value, SynthStyle::V1)
+}
+
+/// [`render_die`] with the renderer `style`.
+pub fn render_die_styled(
+    rng: &mut XorShift,
+    table: &RgbImage,
+    value: u8,
+    style_kind: SynthStyle,
+) -> Option<(RgbImage, LabelledDie)> {
     let side = uniform(rng, FACE_SIDE);
     let canvas = (side * CANVAS_FACTOR).ceil() as u32;
     if table.width() < canvas || table.height() < canvas {
@@ -289,16 +389,25 @@ pub fn render_die(
     } else {
         radius
     };
-    let style = Style::draw(rng, side);
+    let mut style = Style::draw(rng, side, style_kind);
     // The side band: seen from `dir` (the die's top face is shifted away
     // from the camera's axis), `depth` px deep.
     let (depth, dir) = if rng.unit() < SIDE_PROB {
         let a = rng.unit() * std::f32::consts::TAU;
-        (side * uniform(rng, SIDE_DEPTH), [a.cos(), a.sin()])
+        let range = match style_kind {
+            SynthStyle::V1 => SIDE_DEPTH,
+            SynthStyle::V2 => SIDE_DEPTH_2,
+        };
+        (side * uniform(rng, range), [a.cos(), a.sin()])
     } else {
         (0.0, [1.0, 0.0])
     };
     let side_values = [1 + rng.below(6) as u8, 1 + rng.below(6) as u8];
+    if style_kind == SynthStyle::V2 {
+        style.draw_v2(rng, side);
+    }
+    // The opposite face's value, seen mirrored through a translucent body.
+    let back_value = 7 - value;
     // Face coordinates of a canvas point.
     let to_face = |x: f32, y: f32| {
         let (dx, dy) = (x - centre, y - centre);
@@ -349,7 +458,13 @@ pub fn render_die(
                 let pip_colour = style.pip.map(|q| {
                     q * (1.0 - style.pip_shade * pip_slope(value, u, w, offset, top_radius))
                 });
-                let mut c = lerp(style.body(u, w), pip_colour, pip);
+                let mut body = style.body(u, w);
+                if let Some([gu, gw, grow, gs]) = style.ghost {
+                    let ghost =
+                        pip_coverage_soft(back_value, -(u - gu), w - gw, offset, radius * grow);
+                    body = lerp(body, lerp(body, style.pip, 0.6), gs * ghost);
+                }
+                let mut c = lerp(body, pip_colour, pip);
                 // Rounded edges catch less light than the flat face.
                 let edge =
                     (-square_signed_distance(u, w, half, rho) / (0.12 * side)).clamp(0.0, 1.0);
@@ -360,6 +475,13 @@ pub fn render_die(
                 if let Some([gx, gy, gr, gs]) = style.glare {
                     let d2 = ((u - gx).powi(2) + (w - gy).powi(2)) / (gr * gr);
                     c = lerp(c, [255.0; 3], gs * (-d2).exp());
+                }
+                if let Some([nx, ny, off, curv, hw, ss]) = style.streak {
+                    // Distance from a parabolic centre line across the face.
+                    let across = nx * u + ny * w - off;
+                    let along = -ny * u + nx * w;
+                    let d = (across - 0.5 * curv * along * along) / hw;
+                    c = lerp(c, [255.0; 3], ss * (-d * d).exp());
                 }
                 colour = Some(match colour {
                     Some(sc) => lerp(sc, c, top),
@@ -395,6 +517,9 @@ pub fn render_die(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`style_1_fingerprint`] of the round-s24 renderer.
+    const STYLE_1_FINGERPRINT: u64 = 17_449_210_352_182_758_833;
 
     fn grey_table() -> RgbImage {
         RgbImage::from_pixel(200, 200, image::Rgb([180, 180, 175]))
@@ -445,6 +570,50 @@ mod tests {
         assert_ne!(draw(3), draw(4));
     }
 
+    /// FNV-1a of the pixels and labels of six style-1 dice from seed 3.
+    fn style_1_fingerprint() -> u64 {
+        let mut rng = XorShift::new(3);
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        let mut eat = |b: u8| h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        for value in 1..=6u8 {
+            let (img, d) = render_die(&mut rng, &grey_table(), value).expect("canvas fits");
+            img.as_raw().iter().for_each(|b| eat(*b));
+            for f in [d.center[0], d.center[1], d.size] {
+                f.to_le_bytes().into_iter().for_each(&mut eat);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn style_1_draws_what_the_shipped_model_was_fitted_on() {
+        // The documented fit command rebuilds `models/dice.bin` byte for
+        // byte only while style 1 draws the same pixels from the same random
+        // stream; a change here needs a new style, not an edit of style 1.
+        assert_eq!(style_1_fingerprint(), STYLE_1_FINGERPRINT);
+    }
+
+    #[test]
+    fn style_2_draws_other_dice_labelled_around_their_face() {
+        let (mut r1, mut r2) = (XorShift::new(8), XorShift::new(8));
+        let mut differ = 0;
+        for value in 1..=6u8 {
+            let a = render_die_styled(&mut r1, &grey_table(), value, SynthStyle::V1);
+            let b = render_die_styled(&mut r2, &grey_table(), value, SynthStyle::V2);
+            let ((ia, _), (ib, d)) = (a.expect("fits"), b.expect("fits"));
+            differ += (ia != ib) as usize;
+            assert_eq!(d.value, value);
+            let c = ib.width() as f32 / 2.0;
+            // A side band up to half a face deep moves the box centre by
+            // at most a quarter face.
+            assert!((d.center[0] - c).abs() < 0.3 * d.size, "{d:?}");
+            assert!((d.center[1] - c).abs() < 0.3 * d.size, "{d:?}");
+        }
+        assert!(differ > 0);
+        assert_eq!(SynthStyle::from_number(2), Some(SynthStyle::V2));
+        assert_eq!(SynthStyle::from_number(3), None);
+    }
+
     #[test]
     fn a_small_table_gives_no_die() {
         let mut rng = XorShift::new(1);
@@ -456,9 +625,12 @@ mod tests {
         let mut rng = XorShift::new(9);
         for _ in 0..200 {
             let f = face_colour(&mut rng);
-            let p = pip_colour(&mut rng, f);
+            let p = pip_colour(&mut rng, f, PIP_CONTRAST);
             let d = ((p[0] - f[0]).powi(2) + (p[1] - f[1]).powi(2) + (p[2] - f[2]).powi(2)).sqrt();
             assert!(d > 100.0, "{f:?} {p:?}");
+            let p = pip_colour(&mut rng, f, PIP_CONTRAST_LOW);
+            let d = ((p[0] - f[0]).powi(2) + (p[1] - f[1]).powi(2) + (p[2] - f[2]).powi(2)).sqrt();
+            assert!(d > 50.0, "{f:?} {p:?}");
         }
     }
 }

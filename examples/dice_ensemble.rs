@@ -1,0 +1,103 @@
+//! Score an ensemble of dice models on the tune part: candidates from the
+//! first model's detector, class probabilities averaged over every model's
+//! classifier (each with the reader's test-time augmentation), thresholds
+//! chosen as the fitter does ([`fit::choose_thresholds`]):
+//! `cargo run --release --example dice_ensemble -- SET_DIR MODEL...`
+//! With `HELD=1`, also scores the held-out part with the tune-chosen
+//! thresholds (read it only after deciding on the tune part).
+use adjutant::vision::dice::classify::classify;
+use adjutant::vision::dice::find::Candidate;
+use adjutant::vision::dice::find::find_candidates_reference;
+use adjutant::vision::dice::fit::{self, LabelledDie, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::model::{DiceModel, N_CLASSES};
+use adjutant::vision::dice::prep::prepare;
+use std::path::PathBuf;
+
+/// The fitter mines tune candidates at this detector threshold (`MINE_THRESHOLD`).
+const MINE_THRESHOLD: f32 = 0.1;
+
+type Scored = (Vec<LabelledDie>, Vec<(Candidate, [f32; N_CLASSES])>);
+
+fn score_part(
+    set: &std::path::Path,
+    models: &[DiceModel],
+    part: Part,
+) -> anyhow::Result<Vec<Scored>> {
+    let items = load_set(set)?;
+    let first = &models[0];
+    let mut out = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        if part_of(i) != part {
+            continue;
+        }
+        let img = load_rgb(&it.path)?;
+        let pr = prepare(&img);
+        let cands =
+            find_candidates_reference(&pr, &first.detector, MINE_THRESHOLD, first.nms_factor, 1);
+        let c = cands
+            .into_iter()
+            .map(|c| {
+                let mut acc = [0f32; N_CLASSES];
+                for m in models {
+                    let p = classify(&img, &m.classifier, &c).0;
+                    for (a, v) in acc.iter_mut().zip(p) {
+                        *a += v / models.len() as f32;
+                    }
+                }
+                (c, acc)
+            })
+            .collect();
+        out.push((it.dice.clone(), c));
+    }
+    Ok(out)
+}
+
+fn main() -> anyhow::Result<()> {
+    let a: Vec<String> = std::env::args().collect();
+    let usage = || anyhow::anyhow!("usage: dice_ensemble SET_DIR MODEL...");
+    let set = PathBuf::from(a.get(1).ok_or_else(usage)?);
+    let models = a[2..]
+        .iter()
+        .map(|p| Ok(DiceModel::from_bytes(&std::fs::read(p)?)?))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if models.is_empty() {
+        return Err(usage());
+    }
+    let tune = score_part(&set, &models, Part::Tune)?;
+    let pairs: Vec<_> = tune
+        .iter()
+        .map(|(d, c)| (d.as_slice(), c.as_slice()))
+        .collect();
+    let best = fit::choose_thresholds(&pairs);
+    println!(
+        "tune: {} images; chosen det {} read {}: score {}, exact {}, tp {}",
+        pairs.len(),
+        best.2,
+        best.3,
+        best.0,
+        best.1,
+        best.4
+    );
+    if std::env::var("HELD").is_ok_and(|v| v == "1") {
+        let held = score_part(&set, &models, Part::HeldOut)?;
+        let pairs: Vec<_> = held
+            .iter()
+            .map(|(d, c)| (d.as_slice(), c.as_slice()))
+            .collect();
+        let (score, exact, tp, reads) = fit::threshold_score(&pairs, best.2, best.3);
+        let dice: usize = held.iter().map(|(d, _)| d.len()).sum();
+        println!(
+            "held: {} images, {} dice; score {}, exact {} ({:.1}%), tp {}, reads {}: P {:.2}% R {:.2}%",
+            pairs.len(),
+            dice,
+            score,
+            exact,
+            100.0 * exact as f64 / pairs.len() as f64,
+            tp,
+            reads,
+            100.0 * tp as f64 / reads.max(1) as f64,
+            100.0 * tp as f64 / dice.max(1) as f64
+        );
+    }
+    Ok(())
+}
