@@ -4,7 +4,8 @@
 //! chosen as the fitter does ([`fit::choose_thresholds`]):
 //! `cargo run --release --example dice_ensemble -- SET_DIR MODEL...`
 //! With `HELD=1`, also scores the held-out part with the tune-chosen
-//! thresholds (read it only after deciding on the tune part).
+//! thresholds (read it only after deciding on the tune part). `DETS=0.8,0.9`
+//! also prints the tune score at those detector thresholds.
 use adjutant::vision::dice::classify::classify;
 use adjutant::vision::dice::find::Candidate;
 use adjutant::vision::dice::find::find_candidates_reference;
@@ -78,6 +79,16 @@ fn main() -> anyhow::Result<()> {
         best.1,
         best.4
     );
+    // `DETS=0.8,0.9`: the tune score at other detector thresholds (with the
+    // chosen read threshold), e.g. above the fitter's grid.
+    for dt in std::env::var("DETS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|v| v.parse::<f32>().ok())
+    {
+        let (score, exact, tp, reads) = fit::threshold_score(&pairs, dt, best.3);
+        println!("tune at det {dt}: score {score}, exact {exact}, tp {tp}, reads {reads}");
+    }
     if std::env::var("HELD").is_ok_and(|v| v == "1") {
         let held = score_part(&set, &models, Part::HeldOut)?;
         let pairs: Vec<_> = held

@@ -59,6 +59,10 @@ fn main() -> anyhow::Result<()> {
     if let Some(out) = a.get(3).filter(|o| *o != "-") {
         m.det_threshold = best.2;
         m.read_threshold = best.3;
+        // `DET=0.85` writes that detector threshold instead of the chosen one.
+        if let Some(dt) = std::env::var("DET").ok().and_then(|v| v.parse().ok()) {
+            m.det_threshold = dt;
+        }
         std::fs::write(out, m.to_bytes())?;
     }
     Ok(())

@@ -11,7 +11,8 @@
 //!
 //! Used by `fit-dice --synthetic N`; the built-in model is fitted with 8000
 //! per epoch since round s24 (`docs/models.md`, "Synthetic dice of any
-//! colour").
+//! colour"), drawn by [`SynthStyle::V1`]. `--synthetic-style 2` draws with
+//! [`SynthStyle::V2`] (round s25).
 
 use super::fit::LabelledDie;
 use super::mlp::XorShift;
@@ -314,7 +315,7 @@ impl Style {
         }
     }
 
-    /// Style 2's extra looks, drawn after everything style 1 draws.
+    /// Style 2's streak and translucency (drawn once the side band is).
     fn draw_v2(&mut self, rng: &mut XorShift, side: f32) {
         if rng.unit() < STREAK_PROB {
             let a = rng.unit() * std::f32::consts::TAU;
