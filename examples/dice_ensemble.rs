@@ -6,26 +6,25 @@
 //! With `HELD=1`, also scores the held-out part with the tune-chosen
 //! thresholds (read it only after deciding on the tune part). `DETS=0.8,0.9`
 //! also prints the tune score at those detector thresholds.
-use adjutant::vision::dice::classify::classify;
-use adjutant::vision::dice::find::Candidate;
-use adjutant::vision::dice::find::find_candidates_reference;
-use adjutant::vision::dice::fit::{self, LabelledDie, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::classify::{TTA_EARLY_EXIT, candidate_features, probs_tta};
+use adjutant::vision::dice::cpu::Cpu;
+use adjutant::vision::dice::find::{Candidate, find_candidates_reference};
+use adjutant::vision::dice::fit::{
+    self, LabelledImage, MINE_THRESHOLD, Part, load_rgb, load_set, part_of,
+};
 use adjutant::vision::dice::model::{DiceModel, N_CLASSES};
 use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
 
-/// The fitter mines tune candidates at this detector threshold (`MINE_THRESHOLD`).
-const MINE_THRESHOLD: f32 = 0.1;
-
-type Scored = (Vec<LabelledDie>, Vec<(Candidate, [f32; N_CLASSES])>);
+type Scored = (Vec<fit::LabelledDie>, Vec<(Candidate, [f32; N_CLASSES])>);
 
 fn score_part(
-    set: &std::path::Path,
+    items: &[LabelledImage],
     models: &[DiceModel],
     part: Part,
 ) -> anyhow::Result<Vec<Scored>> {
-    let items = load_set(set)?;
     let first = &models[0];
+    let cpu = Cpu::detect();
     let mut out = Vec::new();
     for (i, it) in items.iter().enumerate() {
         if part_of(i) != part {
@@ -38,9 +37,12 @@ fn score_part(
         let c = cands
             .into_iter()
             .map(|c| {
+                // One crop per candidate; each model's classifier reads it
+                // as `classify` does.
+                let f = candidate_features(&img, &c, cpu);
                 let mut acc = [0f32; N_CLASSES];
                 for m in models {
-                    let p = classify(&img, &m.classifier, &c).0;
+                    let p = probs_tta(&m.classifier, &f, TTA_EARLY_EXIT).0;
                     for (a, v) in acc.iter_mut().zip(p) {
                         *a += v / models.len() as f32;
                     }
@@ -56,7 +58,7 @@ fn score_part(
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
     let usage = || anyhow::anyhow!("usage: dice_ensemble SET_DIR MODEL...");
-    let set = PathBuf::from(a.get(1).ok_or_else(usage)?);
+    let items = load_set(&PathBuf::from(a.get(1).ok_or_else(usage)?))?;
     let models = a[2..]
         .iter()
         .map(|p| Ok(DiceModel::from_bytes(&std::fs::read(p)?)?))
@@ -64,7 +66,7 @@ fn main() -> anyhow::Result<()> {
     if models.is_empty() {
         return Err(usage());
     }
-    let tune = score_part(&set, &models, Part::Tune)?;
+    let tune = score_part(&items, &models, Part::Tune)?;
     let pairs: Vec<_> = tune
         .iter()
         .map(|(d, c)| (d.as_slice(), c.as_slice()))
@@ -90,7 +92,7 @@ fn main() -> anyhow::Result<()> {
         println!("tune at det {dt}: score {score}, exact {exact}, tp {tp}, reads {reads}");
     }
     if std::env::var("HELD").is_ok_and(|v| v == "1") {
-        let held = score_part(&set, &models, Part::HeldOut)?;
+        let held = score_part(&items, &models, Part::HeldOut)?;
         let pairs: Vec<_> = held
             .iter()
             .map(|(d, c)| (d.as_slice(), c.as_slice()))

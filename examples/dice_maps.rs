@@ -2,9 +2,9 @@
 //! nearest to (x, y) as a PNG (maps side by side, each min-max scaled) and
 //! prints its class probabilities and scalar features:
 //! `dice_maps IMAGE X Y OUT.png [MODEL]`.
-use adjutant::vision::dice::classify::{CROP_SCALE, TTA_EARLY_EXIT, probs_tta};
+use adjutant::vision::dice::classify::{TTA_EARLY_EXIT, candidate_features, probs_tta};
 use adjutant::vision::dice::cpu::Cpu;
-use adjutant::vision::dice::crop::{MAP, N_MAPS, aligned_crop, crop_features};
+use adjutant::vision::dice::crop::{MAP, N_MAPS};
 use adjutant::vision::dice::find::find_candidates;
 use adjutant::vision::dice::fit::load_rgb;
 use adjutant::vision::dice::model::DiceModel;
@@ -30,8 +30,7 @@ fn main() -> anyhow::Result<()> {
         })
         .ok_or_else(|| anyhow::anyhow!("no candidate"))?;
     let cpu = Cpu::detect();
-    let (cells, side) = aligned_crop(&img, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
-    let f = crop_features(&cells, side, 0, cpu);
+    let f = candidate_features(&img, c, cpu);
     // The reader's probabilities, from the same crop features.
     println!(
         "cand {:?} size {:.1} probs {:?}",

@@ -7,13 +7,10 @@
 //! thresholds on the same images.
 use adjutant::vision::dice::classify::classify;
 use adjutant::vision::dice::find::find_candidates_reference;
-use adjutant::vision::dice::fit::{self, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::fit::{self, MINE_THRESHOLD, Part, load_rgb, load_set, part_of};
 use adjutant::vision::dice::model::DiceModel;
 use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
-
-/// The fitter mines tune candidates at this detector threshold (`MINE_THRESHOLD`).
-const MINE_THRESHOLD: f32 = 0.1;
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();

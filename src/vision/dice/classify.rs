@@ -127,7 +127,7 @@ pub fn classify_scratch(
 
 /// Untransformed crop features of a candidate: its face-aligned crop, as the
 /// classifier takes it (on the SIMD paths `cpu` allows).
-fn candidate_features(rgb: &image::RgbImage, c: &Candidate, cpu: super::cpu::Cpu) -> Vec<f32> {
+pub fn candidate_features(rgb: &image::RgbImage, c: &Candidate, cpu: super::cpu::Cpu) -> Vec<f32> {
     let (cells, side) = aligned_crop(rgb, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
     crop_features(&cells, side, 0, cpu)
 }

@@ -316,7 +316,7 @@ const HARD_FRACTION: f32 = 1.5;
 const EASY_KEEP: f32 = 0.08;
 /// Detector threshold used when mining candidates for the classifier and when
 /// tuning (the tuned threshold is never below it).
-const MINE_THRESHOLD: f32 = 0.1;
+pub const MINE_THRESHOLD: f32 = 0.1;
 /// NMS radius as share of die size (touching dice have centres about one die
 /// side apart; the box of a rotated die is up to 1.4 sides).
 const NMS_FACTOR: f32 = 0.55;
