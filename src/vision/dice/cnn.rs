@@ -1060,9 +1060,46 @@ impl FaceNet {
     /// replace the training samples before each epoch (online augmentation;
     /// the scalar standardisation stays the one of the initial rows), and
     /// `after(epoch, net)` sees the network after each epoch (model selection).
+    pub fn train_with<R, A>(
+        &mut self,
+        rows: &mut Vec<Vec<f32>>,
+        classes: &mut Vec<usize>,
+        opts: &TrainOptions,
+        regen: R,
+        after: A,
+    ) -> f32
+    where
+        R: FnMut(usize, &mut Vec<Vec<f32>>, &mut Vec<usize>),
+        A: FnMut(usize, &FaceNet),
+    {
+        self.standardise_scalars(rows);
+        self.train_epochs_with(rows, classes, opts, regen, after)
+    }
+
+    /// Fit the head's standardisation of the scalar inputs (the ones after
+    /// the maps) to `rows`; the convolution outputs keep identity.
+    fn standardise_scalars(&mut self, rows: &[Vec<f32>]) {
+        let conv_out = self.conv_out();
+        let n_sc = self.head.n_in - conv_out;
+        for i in 0..n_sc {
+            let n = rows.len().max(1) as f64;
+            let m = rows.iter().map(|r| r[MAP_INPUTS + i] as f64).sum::<f64>() / n;
+            let v = rows
+                .iter()
+                .map(|r| (r[MAP_INPUTS + i] as f64 - m).powi(2))
+                .sum::<f64>()
+                / n;
+            self.head.in_mean[conv_out + i] = m as f32;
+            self.head.in_scale[conv_out + i] = 1.0 / (v.sqrt() as f32).max(1e-3);
+        }
+    }
+
+    /// [`Self::train_with`] without refitting the scalar standardisation:
+    /// continues from the current weights and standardisation (fine-tuning
+    /// a fitted net on new examples).
     // Index loops over several parallel arrays read clearer than zipped iterators here.
     #[allow(clippy::needless_range_loop)]
-    pub fn train_with<R, A>(
+    pub fn train_epochs_with<R, A>(
         &mut self,
         rows: &mut Vec<Vec<f32>>,
         classes: &mut Vec<usize>,
@@ -1076,19 +1113,6 @@ impl FaceNet {
     {
         let nh_in = self.head.n_in;
         let conv_out = self.conv_out();
-        let n_sc = nh_in - conv_out;
-        // Standardise scalar inputs only.
-        for i in 0..n_sc {
-            let n = rows.len().max(1) as f64;
-            let m = rows.iter().map(|r| r[MAP_INPUTS + i] as f64).sum::<f64>() / n;
-            let v = rows
-                .iter()
-                .map(|r| (r[MAP_INPUTS + i] as f64 - m).powi(2))
-                .sum::<f64>()
-                / n;
-            self.head.in_mean[conv_out + i] = m as f32;
-            self.head.in_scale[conv_out + i] = 1.0 / (v.sqrt() as f32).max(1e-3);
-        }
         let mut rng = XorShift::new(opts.seed);
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (nh, no) = (self.head.n_hidden, self.head.n_out);

@@ -300,7 +300,7 @@ const SAMPLED_CARD_SEED: u64 = 0x5A4D_0C4D;
 /// Hidden units of the detector MLP.
 const DET_HIDDEN: usize = 24;
 /// Initial learning rate of the classifier (decays linearly).
-const CLF_LR: f32 = 0.02;
+pub(super) const CLF_LR: f32 = 0.02;
 /// Hidden units of the classifier MLP.
 const CLF_HIDDEN: usize = 32;
 /// A cell is a positive detector example within this share of the die size of
@@ -309,7 +309,7 @@ const POS_FRACTION: f32 = 0.15;
 /// Minimum positive radius (frame px): half a grid step diagonal plus margin.
 const POS_MIN_PX: f32 = 3.0;
 /// A cell is a negative detector example beyond this share of the die size.
-const NEG_FRACTION: f32 = 0.45;
+pub(super) const NEG_FRACTION: f32 = 0.45;
 /// Negatives within this share of a die size are "hard" and all kept.
 const HARD_FRACTION: f32 = 1.5;
 /// Share of the remaining (easy) negatives kept.
@@ -319,7 +319,7 @@ const EASY_KEEP: f32 = 0.08;
 pub const MINE_THRESHOLD: f32 = 0.1;
 /// NMS radius as share of die size (touching dice have centres about one die
 /// side apart; the box of a rotated die is up to 1.4 sides).
-const NMS_FACTOR: f32 = 0.55;
+pub(super) const NMS_FACTOR: f32 = 0.55;
 /// Full range (radians) of the random angle error added to jittered training
 /// crops, simulating orientation-estimate error.
 const ANGLE_JITTER: f32 = 0.3;
@@ -373,14 +373,14 @@ const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
 /// Salt of the synthetic dice's random stream.
 const SYNTH_SEED: u64 = 0x5D1C_E5ED;
 /// A detection matches a labelled die when within this share of its size.
-const MATCH_FRACTION: f32 = 0.4;
+pub(super) const MATCH_FRACTION: f32 = 0.4;
 
 fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
 /// Nearest labelled die to `p`: (distance, index).
-fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
+pub(super) fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
     dice.iter()
         .enumerate()
         .map(|(i, d)| (dist(d.center, p), i))
@@ -456,7 +456,7 @@ fn detector_samples(
 
 /// One classifier training crop: where, which class, and its augmentation.
 #[derive(Debug, Clone, Copy)]
-struct CropSpec {
+pub(super) struct CropSpec {
     center: [f32; 2],
     size: f32,
     class: usize,
@@ -493,7 +493,7 @@ const CHANNEL_ORDERS: [[usize; 3]; 6] = [
 ];
 
 impl CropSpec {
-    fn plain(center: [f32; 2], size: f32, class: usize) -> Self {
+    pub(super) fn plain(center: [f32; 2], size: f32, class: usize) -> Self {
         Self {
             center,
             size,
@@ -510,7 +510,7 @@ impl CropSpec {
         }
     }
     /// Photometric jitter only (brightness, colour gains, contrast).
-    fn photometric(mut self, rng: &mut XorShift) -> Self {
+    pub(super) fn photometric(mut self, rng: &mut XorShift) -> Self {
         let b = 1.0 + (rng.unit() - 0.5) * 2.0 * BRIGHT_JITTER;
         let mut g = || b * (1.0 + (rng.unit() - 0.5) * 2.0 * GAIN_JITTER);
         self.gain = [g(), g(), g()];
@@ -518,7 +518,7 @@ impl CropSpec {
         self
     }
     /// Full jitter: geometry (centre, size, angle), photometric, blur, noise.
-    fn jittered(d: &LabelledDie, rng: &mut XorShift) -> Self {
+    pub(super) fn jittered(d: &LabelledDie, rng: &mut XorShift) -> Self {
         let center = [
             d.center[0] + (rng.unit() - 0.5) * 2.0 * CENTER_JITTER * d.size,
             d.center[1] + (rng.unit() - 0.5) * 2.0 * CENTER_JITTER * d.size,
@@ -671,7 +671,7 @@ fn shrink_cells(cells: &mut [[f32; 3]], g: usize, n: usize) {
 }
 
 /// Add the crop under the given dihedral transforms.
-fn push_crop(
+pub(super) fn push_crop(
     img: &RgbImage,
     spec: &CropSpec,
     transforms: &[usize],
@@ -696,7 +696,7 @@ fn push_crop(
     }
 }
 
-fn random_transforms(rng: &mut XorShift, n: usize) -> Vec<usize> {
+pub(super) fn random_transforms(rng: &mut XorShift, n: usize) -> Vec<usize> {
     let start = rng.below(8);
     (0..n).map(|k| (start + k * 3) % 8).collect()
 }

@@ -20,6 +20,7 @@
 //! The model (detector MLP, CNN and thresholds) is loaded from bytes, see
 //! [`model`]; it is produced by [`fit::fit`].
 
+pub mod adapt;
 pub mod classify;
 pub mod cnn;
 pub mod cpu;
