@@ -8,12 +8,9 @@
 //! also prints the tune score at those detector thresholds.
 use adjutant::vision::dice::classify::{TTA_EARLY_EXIT, candidate_features, probs_tta};
 use adjutant::vision::dice::cpu::Cpu;
-use adjutant::vision::dice::find::{Candidate, find_candidates_reference};
-use adjutant::vision::dice::fit::{
-    self, LabelledImage, MINE_THRESHOLD, Part, load_rgb, load_set, part_of,
-};
+use adjutant::vision::dice::find::Candidate;
+use adjutant::vision::dice::fit::{self, LabelledImage, Part, load_set, mined_part};
 use adjutant::vision::dice::model::{DiceModel, N_CLASSES};
-use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
 
 type Scored = (Vec<fit::LabelledDie>, Vec<(Candidate, [f32; N_CLASSES])>);
@@ -23,17 +20,9 @@ fn score_part(
     models: &[DiceModel],
     part: Part,
 ) -> anyhow::Result<Vec<Scored>> {
-    let first = &models[0];
     let cpu = Cpu::detect();
     let mut out = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        if part_of(i) != part {
-            continue;
-        }
-        let img = load_rgb(&it.path)?;
-        let pr = prepare(&img);
-        let cands =
-            find_candidates_reference(&pr, &first.detector, MINE_THRESHOLD, first.nms_factor, 1);
+    for (img, it, cands) in mined_part(items, &models[0], part)? {
         let c = cands
             .into_iter()
             .map(|c| {

@@ -6,12 +6,9 @@
 //! `held` also scores the held-out part (read it only after deciding).
 use adjutant::vision::dice::classify::{TTA_EARLY_EXIT, candidate_features, probs_tta};
 use adjutant::vision::dice::cpu::Cpu;
-use adjutant::vision::dice::find::{Candidate, find_candidates_reference};
-use adjutant::vision::dice::fit::{
-    self, LabelledImage, MINE_THRESHOLD, Part, load_rgb, load_set, part_of,
-};
+use adjutant::vision::dice::find::Candidate;
+use adjutant::vision::dice::fit::{self, LabelledImage, Part, load_set, mined_part};
 use adjutant::vision::dice::model::{DiceModel, N_CLASSES};
-use adjutant::vision::dice::prep::prepare;
 use std::path::PathBuf;
 
 type P = [f32; N_CLASSES];
@@ -46,13 +43,7 @@ fn score_part(
     let cpu = Cpu::detect();
     let grid = crops(step);
     let mut out = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        if part_of(i) != part {
-            continue;
-        }
-        let img = load_rgb(&it.path)?;
-        let pr = prepare(&img);
-        let cands = find_candidates_reference(&pr, &m.detector, MINE_THRESHOLD, m.nms_factor, 1);
+    for (img, it, cands) in mined_part(items, m, part)? {
         let c = cands
             .into_iter()
             .map(|c| {
@@ -62,12 +53,8 @@ fn score_part(
                         let mut c2 = c;
                         c2.center = [c.center[0] + dx * c.size, c.center[1] + dy * c.size];
                         c2.size = c.size * s;
-                        probs_tta(
-                            &m.classifier,
-                            &candidate_features(&img, &c2, cpu),
-                            TTA_EARLY_EXIT,
-                        )
-                        .0
+                        let f = candidate_features(&img, &c2, cpu);
+                        probs_tta(&m.classifier, &f, TTA_EARLY_EXIT).0
                     })
                     .collect();
                 (c, ps)

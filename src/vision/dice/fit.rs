@@ -165,6 +165,35 @@ pub fn load_rgb(path: &Path) -> Result<RgbImage, VisionError> {
     Ok(img.to_rgb8())
 }
 
+/// A loaded image of a set, its labels and its detector candidates.
+pub type MinedImage<'a> = (RgbImage, &'a LabelledImage, Vec<Candidate>);
+
+/// The images of one `part` of a set, each loaded with its labelled dice and
+/// the candidates `model`'s detector finds on it down to [`MINE_THRESHOLD`]
+/// (what the fitter scores thresholds on), in set order.
+pub fn mined_part<'a>(
+    items: &'a [LabelledImage],
+    model: &DiceModel,
+    part: Part,
+) -> Result<Vec<MinedImage<'a>>, VisionError> {
+    let mut out = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        if part_of(i) != part {
+            continue;
+        }
+        let img = load_rgb(&it.path)?;
+        let cands = find_candidates_reference(
+            &prepare(&img),
+            &model.detector,
+            MINE_THRESHOLD,
+            model.nms_factor,
+            1,
+        );
+        out.push((img, it, cands));
+    }
+    Ok(out)
+}
+
 /// Options of [`fit`].
 #[derive(Debug, Clone)]
 pub struct FitOptions {
@@ -319,7 +348,7 @@ const EASY_KEEP: f32 = 0.08;
 pub const MINE_THRESHOLD: f32 = 0.1;
 /// NMS radius as share of die size (touching dice have centres about one die
 /// side apart; the box of a rotated die is up to 1.4 sides).
-pub(super) const NMS_FACTOR: f32 = 0.55;
+const NMS_FACTOR: f32 = 0.55;
 /// Full range (radians) of the random angle error added to jittered training
 /// crops, simulating orientation-estimate error.
 const ANGLE_JITTER: f32 = 0.3;
