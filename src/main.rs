@@ -200,6 +200,10 @@ enum Cmd {
         #[arg(long, value_name = "STYLE", default_value_t = 1,
               value_parser = clap::value_parser!(u8).range(1..=2))]
         synthetic_style: u8,
+        /// Jittered crops per epoch around each detector candidate on a
+        /// training die, besides its plain crop (the shipped model: 0).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        candidate_jitter: usize,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -308,6 +312,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             check_select,
             synthetic,
             synthetic_style,
+            candidate_jitter,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -320,6 +325,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 check_select: *check_select,
                 synthetic: *synthetic,
                 synthetic_style: *synthetic_style,
+                candidate_jitter: *candidate_jitter,
             },
         ),
     }

@@ -479,6 +479,8 @@ pub struct FitDiceFlags<'a> {
     pub synthetic: usize,
     /// `--synthetic-style STYLE` (1 or 2).
     pub synthetic_style: u8,
+    /// `--candidate-jitter N`.
+    pub candidate_jitter: usize,
 }
 
 pub fn fit_dice(
@@ -495,6 +497,7 @@ pub fn fit_dice(
         check_select,
         synthetic,
         synthetic_style,
+        candidate_jitter,
     } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
@@ -505,6 +508,7 @@ pub fn fit_dice(
     }
     opts.seed = seed;
     opts.synthetic_per_epoch = synthetic;
+    opts.candidate_jitter = candidate_jitter;
     opts.synthetic_style = SynthStyle::from_number(synthetic_style)
         .with_context(|| format!("--synthetic-style takes 1 or 2 (got {synthetic_style})"))?;
     opts.cnn_widths = match cnn_widths {

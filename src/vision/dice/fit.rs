@@ -224,6 +224,10 @@ pub struct FitOptions {
     pub synthetic_per_epoch: usize,
     /// Renderer of the synthetic dice.
     pub synthetic_style: synth::SynthStyle,
+    /// Jittered crops per epoch around each detector candidate on a training
+    /// die (besides its plain crop), so the classifier sees more crops with
+    /// the detector's centre and size errors (0: none, the shipped model).
+    pub candidate_jitter: usize,
 }
 
 /// How a fit uses the tune part.
@@ -305,6 +309,7 @@ impl FitOptions {
             protocol: Protocol::Select,
             synthetic_per_epoch: 0,
             synthetic_style: synth::SynthStyle::V1,
+            candidate_jitter: 0,
         }
     }
 }
@@ -994,11 +999,17 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             };
             let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(&mut r);
             push_crop(img, &base, &[r.below(8)], rows, classes);
-            if *jitter {
-                for _ in 0..JITTERED_PER_DIE {
-                    let spec = CropSpec::jittered(d, &mut r);
-                    push_crop(img, &spec, &[r.below(8)], rows, classes);
-                }
+            // Labelled boxes get the usual jittered crops; detector
+            // candidates only with `candidate_jitter` (none draws no random
+            // numbers, so the shipped fit is unchanged).
+            let extra = if *jitter {
+                JITTERED_PER_DIE
+            } else {
+                opts.candidate_jitter
+            };
+            for _ in 0..extra {
+                let spec = CropSpec::jittered(d, &mut r);
+                push_crop(img, &spec, &[r.below(8)], rows, classes);
             }
         }
         // Synthetic dice from their own random stream, so the real crops
