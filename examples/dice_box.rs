@@ -25,16 +25,12 @@ fn env<T: std::str::FromStr>(k: &str, d: T) -> T {
         .unwrap_or(d)
 }
 
-/// The labelled die a candidate lies on (within 0.4 of its side, the
-/// fitter's match distance).
+/// The labelled die a candidate lies on, as the fitter matches them.
 fn matched(it: &LabelledImage, c: &Candidate) -> Option<fit::LabelledDie> {
-    it.dice
-        .iter()
-        .find(|d| {
-            let (dx, dy) = (d.center[0] - c.center[0], d.center[1] - c.center[1]);
-            (dx * dx + dy * dy).sqrt() < 0.4 * d.size
-        })
-        .copied()
+    match fit::candidate_on(&it.dice, c.center) {
+        fit::CandidateOn::Die(d) => Some(*d),
+        _ => None,
+    }
 }
 
 fn features(img: &image::RgbImage, c: &Candidate, ctx: f32, cpu: Cpu) -> Vec<f32> {

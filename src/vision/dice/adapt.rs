@@ -12,8 +12,8 @@
 use super::cnn::FaceNet;
 use super::find::find_candidates_reference;
 use super::fit::{
-    CLF_LR, CropSpec, LabelledDie, MATCH_FRACTION, MINE_THRESHOLD, NEG_FRACTION, nearest,
-    push_crop, random_transforms,
+    CLF_LR, CandidateOn, CropSpec, LabelledDie, MINE_THRESHOLD, candidate_on, push_crop,
+    push_die_crops, random_transforms,
 };
 use super::mlp::{TrainOptions, XorShift};
 use super::model::DiceModel;
@@ -82,17 +82,17 @@ fn positions(model: &DiceModel, frames: &[TaughtFrame]) -> Positions {
         for c in
             find_candidates_reference(&pr, &model.detector, MINE_THRESHOLD, model.nms_factor, 1)
         {
-            match nearest(&f.dice, c.center) {
-                Some((nd, ni)) if nd < MATCH_FRACTION * f.dice[ni].size => {
+            match candidate_on(&f.dice, c.center) {
+                CandidateOn::Die(d) => {
                     let die = LabelledDie {
-                        value: f.dice[ni].value,
+                        value: d.value,
                         center: c.center,
                         size: c.size,
                     };
                     out.dice.push((k, die, false));
                 }
-                Some((nd, ni)) if nd < NEG_FRACTION * f.dice[ni].size => {}
-                _ => out.non_dice.push((k, c.center, c.size)),
+                CandidateOn::NearDie => {}
+                CandidateOn::NoDie => out.non_dice.push((k, c.center, c.size)),
             }
         }
     }
@@ -115,15 +115,8 @@ pub fn adapt(
         rows.clear();
         classes.clear();
         for (k, d, jitter) in &teach.dice {
-            let img = &taught[*k].image;
-            let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(&mut r);
-            push_crop(img, &base, &[r.below(8)], rows, classes);
-            if *jitter {
-                for _ in 0..opts.jittered_per_die {
-                    let spec = CropSpec::jittered(d, &mut r);
-                    push_crop(img, &spec, &[r.below(8)], rows, classes);
-                }
-            }
+            let extra = if *jitter { opts.jittered_per_die } else { 0 };
+            push_die_crops(&taught[*k].image, d, extra, &mut r, rows, classes);
         }
         for (k, c, s) in &teach.non_dice {
             let tr = random_transforms(&mut r, 2);

@@ -343,7 +343,7 @@ const POS_FRACTION: f32 = 0.15;
 /// Minimum positive radius (frame px): half a grid step diagonal plus margin.
 const POS_MIN_PX: f32 = 3.0;
 /// A cell is a negative detector example beyond this share of the die size.
-pub(super) const NEG_FRACTION: f32 = 0.45;
+const NEG_FRACTION: f32 = 0.45;
 /// Negatives within this share of a die size are "hard" and all kept.
 const HARD_FRACTION: f32 = 1.5;
 /// Share of the remaining (easy) negatives kept.
@@ -407,18 +407,59 @@ const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
 /// Salt of the synthetic dice's random stream.
 const SYNTH_SEED: u64 = 0x5D1C_E5ED;
 /// A detection matches a labelled die when within this share of its size.
-pub(super) const MATCH_FRACTION: f32 = 0.4;
+const MATCH_FRACTION: f32 = 0.4;
 
 fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
 /// Nearest labelled die to `p`: (distance, index).
-pub(super) fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
+fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
     dice.iter()
         .enumerate()
         .map(|(i, d)| (dist(d.center, p), i))
         .min_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+/// Where a detector candidate lies among a frame's labelled dice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CandidateOn<'a> {
+    /// Within [`MATCH_FRACTION`] of this die's side of its centre: a read of it.
+    Die(&'a LabelledDie),
+    /// Off the nearest die's centre but within [`NEG_FRACTION`] of its side:
+    /// neither a die's crop nor a clean "not a die" (left out).
+    NearDie,
+    /// Away from every die: "not a die".
+    NoDie,
+}
+
+/// Match a candidate centred at `center` against the labelled `dice` (the
+/// nearest one decides), as the fitter labels its mined candidates.
+pub fn candidate_on(dice: &[LabelledDie], center: [f32; 2]) -> CandidateOn<'_> {
+    match nearest(dice, center) {
+        Some((nd, ni)) if nd < MATCH_FRACTION * dice[ni].size => CandidateOn::Die(&dice[ni]),
+        Some((nd, ni)) if nd < NEG_FRACTION * dice[ni].size => CandidateOn::NearDie,
+        _ => CandidateOn::NoDie,
+    }
+}
+
+/// A die's training crops for one epoch: its plain crop under photometric
+/// jitter, then `jittered` fully jittered crops, each under one random
+/// dihedral transform (the random draws in that order).
+pub(super) fn push_die_crops(
+    img: &RgbImage,
+    d: &LabelledDie,
+    jittered: usize,
+    r: &mut XorShift,
+    rows: &mut Vec<Vec<f32>>,
+    classes: &mut Vec<usize>,
+) {
+    let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(r);
+    push_crop(img, &base, &[r.below(8)], rows, classes);
+    for _ in 0..jittered {
+        let spec = CropSpec::jittered(d, r);
+        push_crop(img, &spec, &[r.below(8)], rows, classes);
+    }
 }
 
 fn log(verbose: bool, s: &str, out: &mut String) {
@@ -863,18 +904,18 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         // Mined detector candidates.
         let pr = prepare(img);
         for c in find_candidates_reference(&pr, &det, MINE_THRESHOLD, NMS_FACTOR, 1) {
-            match nearest(&it.dice, c.center) {
-                Some((nd, ni)) if nd < MATCH_FRACTION * it.dice[ni].size => {
+            match candidate_on(&it.dice, c.center) {
+                CandidateOn::Die(d) => {
                     det_hits += 1;
                     let die = LabelledDie {
-                        value: it.dice[ni].value,
+                        value: d.value,
                         center: c.center,
                         size: c.size,
                     };
                     pos.push((k, die, false));
                 }
-                Some((nd, ni)) if nd < NEG_FRACTION * it.dice[ni].size => {}
-                _ => {
+                CandidateOn::NearDie => {}
+                CandidateOn::NoDie => {
                     det_fp += 1;
                     let tr = random_transforms(&mut rng, 4);
                     push_crop(
@@ -960,12 +1001,10 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
                 aligned_crop(img, c.center[0], c.center[1], c.size, CROP_SCALE, 0.0, cpu);
             let f0 = crop_features(&cells, side, 0, cpu);
             let feats: Vec<Vec<f32>> = (0..8).map(|t| transform_features(&f0, t)).collect();
-            let class = match nearest(&it.dice, c.center) {
-                Some((nd, ni)) if nd < MATCH_FRACTION * it.dice[ni].size => {
-                    Some(it.dice[ni].value as usize)
-                }
-                Some((nd, ni)) if nd < NEG_FRACTION * it.dice[ni].size => None,
-                _ => Some(0),
+            let class = match candidate_on(&it.dice, c.center) {
+                CandidateOn::Die(d) => Some(d.value as usize),
+                CandidateOn::NearDie => None,
+                CandidateOn::NoDie => Some(0),
             };
             tune_cands.push((k, feats, class));
         }
@@ -997,8 +1036,6 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             let Some(img) = images[*k].as_ref() else {
                 continue;
             };
-            let base = CropSpec::plain(d.center, d.size, d.value as usize).photometric(&mut r);
-            push_crop(img, &base, &[r.below(8)], rows, classes);
             // Labelled boxes get the usual jittered crops; detector
             // candidates only with `candidate_jitter` (none draws no random
             // numbers, so the shipped fit is unchanged).
@@ -1007,10 +1044,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             } else {
                 opts.candidate_jitter
             };
-            for _ in 0..extra {
-                let spec = CropSpec::jittered(d, &mut r);
-                push_crop(img, &spec, &[r.below(8)], rows, classes);
-            }
+            push_die_crops(img, d, extra, &mut r, rows, classes);
         }
         // Synthetic dice from their own random stream, so the real crops
         // and negatives are drawn as without them.
