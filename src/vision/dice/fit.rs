@@ -424,9 +424,10 @@ fn nearest(dice: &[LabelledDie], p: [f32; 2]) -> Option<(f32, usize)> {
 /// Where a detector candidate lies among a frame's labelled dice.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CandidateOn<'a> {
-    /// Within [`MATCH_FRACTION`] of this die's side of its centre: a read of it.
+    /// Within `MATCH_FRACTION` (0.4) of this die's side of its centre: a read
+    /// of it.
     Die(&'a LabelledDie),
-    /// Off the nearest die's centre but within [`NEG_FRACTION`] of its side:
+    /// Off the nearest die's centre but within `NEG_FRACTION` (0.45) of its side:
     /// neither a die's crop nor a clean "not a die" (left out).
     NearDie,
     /// Away from every die: "not a die".
