@@ -367,6 +367,7 @@ fn start_camera(state: &mut app::AppState, index: u32) {
             Ok(Box::new(cam) as Box<dyn adjutant::vision::frame_source::FrameSource>)
         }),
         std::time::Duration::ZERO,
+        adjutant::vision::settle::SettleRule::LIVE,
     );
 }
 

@@ -150,6 +150,54 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
 }
 
 #[test]
+fn a_camera_roll_is_offered_only_once_the_dice_rest() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        saves.join("t52-3.ron"),
+        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.execute(adjutant::app::Command::Resume(saves.join("t52-3.ron")));
+    // As a camera source sets it up.
+    st.roll =
+        adjutant::vision::settle::RollWatcher::new(adjutant::vision::settle::SettleRule::LIVE);
+    // Tumbling across the table: a new place and face each frame.
+    st.show_frame(frame_with(vec![], vec![die(2, [40.0, 40.0])]));
+    st.show_frame(frame_with(vec![], vec![die(6, [55.0, 40.0])]));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
+    harness.run();
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    harness.get_by_label_contains("1 die still rolling");
+    // At rest showing 3, with one frame misread as 5: voted 3 on the third
+    // frame at rest.
+    for v in [3, 5] {
+        harness
+            .state_mut()
+            .show_frame(frame_with(vec![], vec![die(v, [70.0, 40.0])]));
+        harness.run();
+        assert!(harness.query_by_label_contains("Use the camera").is_none());
+    }
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![], vec![die(3, [70.5, 40.0])]));
+    harness.run();
+    assert!(harness.query_by_label_contains("still rolling").is_none());
+    harness.get_by_label("Use the camera's dice [3]").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    match session.events().last() {
+        Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Dice(d))) => {
+            assert_eq!(d.iter().map(|d| d.value.get()).collect::<Vec<_>>(), vec![3]);
+        }
+        other => panic!("expected the camera's dice as the answer, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));

@@ -30,8 +30,11 @@ pub struct LiveFrame {
     pub scale: f32,
     /// What was read, in frame pixels, with the player's corrections.
     pub scan: ScanRecord,
-    /// What the readers read, before corrections.
+    /// What the readers read, before corrections (dice settled and voted
+    /// across frames, see [`crate::vision::settle`]).
     pub raw: ScanRecord,
+    /// Dice in this frame that have not come to rest yet.
+    pub moving_dice: usize,
 }
 
 /// What the worker sends.
@@ -153,6 +156,7 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         scale,
         raw: scan.clone(),
         scan,
+        moving_dice: 0,
     }
 }
 

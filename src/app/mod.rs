@@ -16,6 +16,7 @@ use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
 use crate::table::{Card, DieSource};
 use crate::vision::scan::Readers;
+use crate::vision::settle::{RollWatcher, SettleRule};
 use std::path::PathBuf;
 
 /// Which screen is shown.
@@ -178,6 +179,8 @@ pub struct AppState {
     pub corrections: corrections::Corrections,
     /// The detection picked for correcting in the table view.
     pub selected: Option<corrections::Target>,
+    /// Follows the dice across frames: a camera's dice count once they rest.
+    pub roll: RollWatcher,
 }
 
 impl AppState {
@@ -234,6 +237,7 @@ impl AppState {
             cards_entry: Vec::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
+            roll: RollWatcher::new(SettleRule::STILLS),
         }
     }
 
@@ -344,13 +348,16 @@ impl AppState {
     }
 
     /// Starts reading frames from the source `open` gives (replacing any
-    /// running source).
+    /// running source); its dice are followed across frames by `settle`
+    /// ([`SettleRule::LIVE`] for a camera, [`SettleRule::STILLS`] for photos).
     pub fn start_live(
         &mut self,
         description: String,
         open: live::OpenSource,
         pause: std::time::Duration,
+        settle: SettleRule,
     ) {
+        self.roll = RollWatcher::new(settle);
         match &self.readers {
             Some(r) => self.live = Some(live::Live::start(description, open, r.clone(), pause)),
             None => self
@@ -370,6 +377,7 @@ impl AppState {
                 Ok(Box::new(src) as Box<dyn crate::vision::frame_source::FrameSource>)
             }),
             live::REPLAY_PAUSE,
+            SettleRule::STILLS,
         );
     }
 
@@ -397,9 +405,12 @@ impl AppState {
 
     /// The answer the newest frame gives to the pending request, if it fits.
     pub fn camera_answer(&self) -> Option<Answer> {
-        let scan = &self.live_frame.as_ref()?.scan;
+        let frame = self.live_frame.as_ref()?;
+        let scan = &frame.scan;
         let req = self.session.as_ref()?.0.pending()?;
         let answer = match &req.ask {
+            // A roll is read once every die in sight has come to rest.
+            Ask::Dice { .. } if frame.moving_dice > 0 => return None,
             Ask::Dice { .. } => {
                 let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
@@ -418,12 +429,28 @@ impl AppState {
     /// Shows a new frame as if the frame-source loop had read it (tests,
     /// and sources driven by the UI thread).
     pub fn show_frame(&mut self, mut frame: live::LiveFrame) {
+        // Votes first, so a player's fix applies to the settled read.
+        (frame.raw, frame.moving_dice) = self.roll.observe_scan(&frame.raw);
         frame.scan = self.corrections.next_frame(&frame.raw);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
             self.selected = target.relocate(&old.scan, &frame.scan);
         }
         self.live_frame = Some(frame);
         self.live_dirty = true;
+    }
+
+    /// Dice the newest frame shows still moving while the pending request
+    /// asks for dice (the camera's answer waits for them), else 0.
+    pub fn dice_still_moving(&self) -> usize {
+        let asks_dice = self
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.pending())
+            .is_some_and(|r| matches!(r.ask, Ask::Dice { .. }));
+        match &self.live_frame {
+            Some(f) if asks_dice => f.moving_dice,
+            _ => 0,
+        }
     }
 
     fn correct(&mut self, target: corrections::Target, fix: corrections::Fix) {

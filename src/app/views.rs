@@ -412,6 +412,13 @@ fn display_name(path: &std::path::Path) -> String {
 }
 
 fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let moving = state.dice_still_moving();
+    if moving > 0 {
+        ui.label(format!(
+            "The camera sees {moving} {} still rolling; its reading comes once they rest.",
+            if moving == 1 { "die" } else { "dice" }
+        ));
+    }
     if let Some(answer) = state.camera_answer()
         && ui.button(format!("Use the camera's {answer}")).clicked()
     {
@@ -605,6 +612,10 @@ fn detections(
         }
         if scan.dice.is_empty() && scan.unread_dice.is_empty() {
             ui.label("none");
+        }
+        let moving = state.live_frame.as_ref().map_or(0, |f| f.moving_dice);
+        if moving > 0 {
+            ui.label(format!("({moving} still rolling)"));
         }
     });
     if let Some(target) = state.selected {

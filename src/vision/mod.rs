@@ -5,6 +5,7 @@
 //! - [`dice`]: finds d6 and reads their up faces.
 //! - [`contours`]: border following on binary masks.
 //! - [`scan`]: both readers over one image, in the `scan --json` shape.
+//! - [`settle`]: dice followed across live frames: resting or moving, reads voted.
 //! - [`eval`]: scoring against labelled photo sets.
 //! - [`frame_source`] / `camera`: where frames come from.
 
@@ -18,6 +19,7 @@ pub mod eval;
 pub mod frame_source;
 pub mod geometry;
 pub mod scan;
+pub mod settle;
 
 pub use error::VisionError;
 pub use geometry::{Point, Quad};
