@@ -14,9 +14,13 @@ use super::scan::{DieOut, ScanRecord, UnreadDieOut};
 use std::collections::VecDeque;
 
 /// Furthest a resting die's centre may drift from where it stopped, as a
-/// fraction of its size: the detector's box wobbles by a few pixels from frame
-/// to frame (sensor noise), while a die that rolls on moves its own width.
-pub const STILL_FRACTION: f32 = 0.15;
+/// fraction of its size. The detector's centres snap to its cell grid: in
+/// simulated camera frames of the byler-d6 held-out photos
+/// (`examples/dice_settle`) a resting die's centre moves at most 0.29 of its
+/// size under sensor noise alone, and 0.22 in 99 % of frames (0.40 at most)
+/// when the camera also shakes by a pixel; a die that rolls on moves about
+/// its own width per frame.
+pub const STILL_FRACTION: f32 = 0.3;
 
 /// Furthest a die may move between two frames, as a fraction of its size, and
 /// still be taken for the same die (a die moving further starts afresh, which
@@ -277,8 +281,8 @@ mod tests {
         let mut w = RollWatcher::new(SettleRule::LIVE);
         let first = w.observe(&[die(4, 100.0, 0.9)], &[]);
         assert_eq!((values(&first), first.moving), (vec![4], 1));
-        // Box jitter of 2 px is still resting.
-        assert_eq!(w.observe(&[die(4, 102.0, 0.9)], &[]).moving, 1);
+        // Box jitter of 10 px (a grid step of the detector) is still resting.
+        assert_eq!(w.observe(&[die(4, 110.0, 0.9)], &[]).moving, 1);
         let third = w.observe(&[die(4, 101.0, 0.8)], &[]);
         assert_eq!((values(&third), third.moving), (vec![4], 0));
         assert!((third.dice[0].confidence - (0.9 + 0.9 + 0.8) / 3.0).abs() < 1e-6);
@@ -288,7 +292,7 @@ mod tests {
     #[test]
     fn a_rolling_die_does_not_settle_until_it_stops() {
         let mut w = RollWatcher::new(SettleRule::LIVE);
-        // Moving 15 px a frame (more than 0.15 of its 40 px) but close
+        // Moving 15 px a frame (more than 0.3 of its 40 px) but close
         // enough to stay the same die.
         for k in 0..6 {
             let s = w.observe(&[die(1 + k % 6, 100.0 + 15.0 * k as f32, 0.9)], &[]);
