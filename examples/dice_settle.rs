@@ -155,24 +155,8 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             before = now;
-            let dice: Vec<DieOut> = s
-                .dice
-                .iter()
-                .map(|d| DieOut {
-                    value: d.value,
-                    center: d.center,
-                    size: d.size,
-                    confidence: d.confidence,
-                })
-                .collect();
-            let unread: Vec<UnreadDieOut> = s
-                .unread
-                .iter()
-                .map(|d| UnreadDieOut {
-                    center: d.center,
-                    size: d.size,
-                })
-                .collect();
+            let dice: Vec<DieOut> = s.dice.iter().map(DieOut::from).collect();
+            let unread: Vec<UnreadDieOut> = s.unread.iter().map(UnreadDieOut::from).collect();
             last = Some(watcher.observe(&dice, &unread));
         }
         if let Some(s) = last {

@@ -2,9 +2,12 @@
 //! with red pips and a corner index) rendered next to real die crops (tiny
 //! fixtures cut from training images), and real card photos from the card set
 //! read at test time (skipped with a reason when the data is absent).
+mod common;
+
 use std::path::PathBuf;
 
 use adjutant::vision::dice::DiceReader;
+use common::fixture;
 use image::{DynamicImage, Rgb, RgbImage};
 
 const MODEL: &[u8] = include_bytes!("../models/dice.bin");
@@ -13,16 +16,6 @@ fn reader() -> DiceReader {
     match DiceReader::from_model_bytes(MODEL) {
         Ok(r) => r,
         Err(e) => panic!("shipped model does not load: {e}"),
-    }
-}
-
-fn fixture(name: &str) -> RgbImage {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    match image::open(&p) {
-        Ok(i) => i.to_rgb8(),
-        Err(e) => panic!("fixture {} missing: {e}", p.display()),
     }
 }
 

@@ -3,22 +3,14 @@
 //! for two frames and then resting under sensor noise, read by the shipped
 //! readers frame by frame and followed by a `RollWatcher` as the app does.
 
+mod common;
+
 use adjutant::vision::scan::{Looking, Readers};
 use adjutant::vision::settle::{RollWatcher, SettleRule};
+use common::fixture;
 use image::{DynamicImage, Rgb, RgbImage};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use std::path::PathBuf;
-
-fn fixture(name: &str) -> RgbImage {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    match image::open(&p) {
-        Ok(i) => i.to_rgb8(),
-        Err(e) => panic!("fixture {} missing: {e}", p.display()),
-    }
-}
 
 /// A 480x320 grey table with `dice` (fixture, top-left corner) pasted on
 /// it, plus pixel noise of up to +-`noise` levels (seeded).

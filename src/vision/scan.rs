@@ -2,7 +2,7 @@
 //! `adjutant scan --json` contract.
 
 use super::cards::{CardModel, CardReader, CardScan};
-use super::dice::{DiceReader, DiceScan};
+use super::dice::{DiceReader, DiceScan, DieRead, UnreadDie};
 use super::error::VisionError;
 use super::geometry::Point;
 use serde::Serialize;
@@ -61,6 +61,26 @@ pub struct UnreadDieOut {
     pub center: Point,
     /// Side in pixels.
     pub size: f32,
+}
+
+impl From<&DieRead> for DieOut {
+    fn from(d: &DieRead) -> DieOut {
+        DieOut {
+            value: d.value,
+            center: d.center,
+            size: d.size,
+            confidence: d.confidence,
+        }
+    }
+}
+
+impl From<&UnreadDie> for UnreadDieOut {
+    fn from(d: &UnreadDie) -> UnreadDieOut {
+        UnreadDieOut {
+            center: d.center,
+            size: d.size,
+        }
+    }
 }
 
 /// Everything read in one image (one JSON line of `scan --json`).
@@ -223,24 +243,8 @@ impl Readers {
                     quad: b.quad.0,
                 })
                 .collect(),
-            dice: dice
-                .dice
-                .into_iter()
-                .map(|d| DieOut {
-                    value: d.value,
-                    center: d.center,
-                    size: d.size,
-                    confidence: d.confidence,
-                })
-                .collect(),
-            unread_dice: dice
-                .unread
-                .into_iter()
-                .map(|d| UnreadDieOut {
-                    center: d.center,
-                    size: d.size,
-                })
-                .collect(),
+            dice: dice.dice.iter().map(DieOut::from).collect(),
+            unread_dice: dice.unread.iter().map(UnreadDieOut::from).collect(),
         })
     }
 }
