@@ -119,18 +119,24 @@ fn a_broken_ruleset_is_shown_not_fatal() {
     assert!(harness.state().messages.is_empty());
 }
 
-#[test]
-fn a_pending_dice_request_can_be_answered_by_the_camera() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let saves = dir.path().join("saves");
+/// A T52 game resumed from a save (in `dir`) whose roll-off asks for dice.
+fn waiting_for_roll_off(dir: &std::path::Path) -> AppState {
+    let saves = dir.join("saves");
     std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(
         saves.join("t52-2.ron"),
         "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let mut st = state(dir.path());
+    let mut st = state(dir);
     st.execute(adjutant::app::Command::Resume(saves.join("t52-2.ron")));
+    st
+}
+
+#[test]
+fn a_pending_dice_request_can_be_answered_by_the_camera() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
     // What the camera saw: one die showing 5.
     st.show_frame(frame_with(vec![], vec![die(5, [4.0, 4.0])]));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
@@ -152,15 +158,7 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
 #[test]
 fn a_camera_roll_is_offered_only_once_the_dice_rest() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let saves = dir.path().join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        saves.join("t52-3.ron"),
-        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mut st = state(dir.path());
-    st.execute(adjutant::app::Command::Resume(saves.join("t52-3.ron")));
+    let mut st = waiting_for_roll_off(dir.path());
     // As a camera source sets it up.
     st.roll =
         adjutant::vision::settle::RollWatcher::new(adjutant::vision::settle::SettleRule::LIVE);
