@@ -196,6 +196,60 @@ fn a_camera_roll_is_offered_only_once_the_dice_rest() {
 }
 
 #[test]
+fn the_camera_says_why_it_cannot_answer_a_roll_and_an_unread_die_is_named_with_clicks() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    // The roll-off wants 1 die; the camera reads 2.
+    st.show_frame(frame_with(
+        vec![],
+        vec![die(2, [40.0, 40.0]), die(6, [200.0, 40.0])],
+    ));
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
+    harness.run();
+    harness.get_by_label("The camera reads 2 dice; this roll needs 1.");
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    // One die the reader cannot read.
+    let mut frame = frame_with(vec![], vec![]);
+    frame
+        .raw
+        .unread_dice
+        .push(adjutant::vision::scan::UnreadDieOut {
+            center: [120.0, 80.0],
+            size: 30.0,
+        });
+    harness.state_mut().show_frame(frame);
+    harness.run();
+    harness.get_by_label_contains("The camera cannot read 1 die: click on it in the table view");
+    // Named in two clicks in the table view, then offered as the answer.
+    harness.get_by_label("Table view (camera)").click();
+    harness.run();
+    harness.get_by_label("unread die 1").click();
+    harness.run();
+    harness.get_by_label("shows 4").click();
+    harness.run();
+    harness.get_by_label("Back").click();
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("The camera cannot read")
+            .is_none()
+    );
+    harness.get_by_label("Use the camera's dice [4]").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    assert!(
+        matches!(
+            session.events().last(),
+            Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Dice(d)))
+                if d.len() == 1 && d[0].value.get() == 4
+        ),
+        "{:?}",
+        session.events().last()
+    );
+}
+
+#[test]
 fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));

@@ -439,17 +439,32 @@ impl AppState {
         self.live_dirty = true;
     }
 
-    /// Dice the newest frame shows still moving while the pending request
-    /// asks for dice (the camera's answer waits for them), else 0.
-    pub fn dice_still_moving(&self) -> usize {
-        let asks_dice = self
-            .session
-            .as_ref()
-            .and_then(|(s, _)| s.pending())
-            .is_some_and(|r| matches!(r.ask, Ask::Dice { .. }));
-        match &self.live_frame {
-            Some(f) if asks_dice => f.moving_dice,
-            _ => 0,
+    /// Why the camera's reading cannot answer the pending dice request yet,
+    /// in a sentence for the player (dice still rolling, an unread die to
+    /// name, the wrong count); `None` when it can, or when there is no frame
+    /// or no dice request.
+    pub fn camera_hint(&self) -> Option<String> {
+        let f = self.live_frame.as_ref()?;
+        let req = self.session.as_ref()?.0.pending()?;
+        let scan = &f.scan;
+        let dice = |n: usize| match n {
+            1 => "1 die".to_string(),
+            n => format!("{n} dice"),
+        };
+        match req.ask {
+            Ask::Dice { .. } if f.moving_dice > 0 => Some(format!(
+                "The camera sees {} still rolling; its reading comes once they rest.",
+                dice(f.moving_dice)
+            )),
+            Ask::Dice { .. } if !scan.unread_dice.is_empty() => Some(format!(
+                "The camera cannot read {}: click on it in the table view to name it.",
+                dice(scan.unread_dice.len())
+            )),
+            Ask::Dice { count } if scan.dice.len() != count as usize => Some(format!(
+                "The camera reads {}; this roll needs {count}.",
+                dice(scan.dice.len())
+            )),
+            _ => None,
         }
     }
 

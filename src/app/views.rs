@@ -157,6 +157,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         {
             cmds.push(Command::Redo);
         }
+        // The camera's picture, where a misread or unread die or card is
+        // named with a click; Back returns here.
+        if ui.button("Table view (camera)").clicked() {
+            cmds.push(Command::OpenTable);
+        }
         ui.label(format!("Saving to {}", autosave.path.display()));
     });
     let st = session.state();
@@ -412,12 +417,8 @@ fn display_name(path: &std::path::Path) -> String {
 }
 
 fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    let moving = state.dice_still_moving();
-    if moving > 0 {
-        ui.label(format!(
-            "The camera sees {moving} {} still rolling; its reading comes once they rest.",
-            if moving == 1 { "die" } else { "dice" }
-        ));
+    if let Some(hint) = state.camera_hint() {
+        ui.label(hint);
     }
     if let Some(answer) = state.camera_answer()
         && ui.button(format!("Use the camera's {answer}")).clicked()
