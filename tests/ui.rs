@@ -380,6 +380,59 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
 }
 
 #[test]
+fn a_frame_is_kept_as_a_labelled_dice_photo_once_every_die_is_named() {
+    use adjutant::app::Command;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    let mut frame = frame_with(vec![], vec![die(5, [250.0, 150.0])]);
+    frame
+        .raw
+        .unread_dice
+        .push(adjutant::vision::scan::UnreadDieOut {
+            center: [60.0, 60.0],
+            size: 30.0,
+        });
+    st.show_frame(frame);
+    st.execute(Command::OpenTable);
+    let mut harness = window(st);
+    harness.run();
+    // An unread die would be a missing label: refused, with the reason.
+    harness
+        .get_by_label("Keep as a labelled dice photo")
+        .click();
+    harness.run();
+    let last = |h: &Harness<'_, AppState>| h.state().messages.last().cloned().unwrap_or_default();
+    assert!(
+        last(&harness).contains("1 die unread"),
+        "{}",
+        last(&harness)
+    );
+    let set = dir.path().join("captures").join("dice");
+    assert!(!set.join("labels.json").exists());
+    // Named with two clicks, then kept.
+    harness.get_by_label("unread die 1").click();
+    harness.run();
+    harness.get_by_label("shows 2").click();
+    harness.run();
+    harness
+        .get_by_label("Keep as a labelled dice photo")
+        .click();
+    harness.run();
+    assert!(
+        last(&harness).contains("labelled with its 2 dice"),
+        "{}",
+        last(&harness)
+    );
+    let labels = adjutant::vision::eval::LabelSet::load(&set).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(labels.items.len(), 1);
+    let mut dice = labels.items[0].dice.clone().unwrap_or_default();
+    dice.sort_unstable();
+    assert_eq!(dice, vec![2, 5]);
+    let img = image::open(set.join(&labels.items[0].image)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((img.width(), img.height()), (320, 240), "the full frame");
+}
+
+#[test]
 fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut harness = window(state(dir.path()));

@@ -35,6 +35,8 @@ pub struct LiveFrame {
     pub raw: ScanRecord,
     /// Dice in this frame that have not come to rest yet.
     pub moving_dice: usize,
+    /// The frame at full resolution (kept as a labelled photo on request).
+    pub picture: Arc<image::RgbImage>,
 }
 
 /// What the worker sends.
@@ -145,18 +147,15 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
     let scale = (PREVIEW_MAX_SIDE as f32 / long as f32).min(1.0);
     let w = ((frame.width() as f32 * scale).round() as u32).max(1);
     let h = ((frame.height() as f32 * scale).round() as u32).max(1);
-    let preview = image::imageops::resize(
-        &frame.to_rgb8(),
-        w,
-        h,
-        image::imageops::FilterType::Triangle,
-    );
+    let picture = frame.to_rgb8();
+    let preview = image::imageops::resize(&picture, w, h, image::imageops::FilterType::Triangle);
     LiveFrame {
         preview,
         scale,
         raw: scan.clone(),
         scan,
         moving_dice: 0,
+        picture: Arc::new(picture),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::rules::session::{Event, Session};
 use crate::table::{Card, DieSource};
 use crate::vision::scan::Readers;
 use crate::vision::settle::{RollWatcher, SettleRule};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which screen is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,9 @@ pub enum Command {
     Correct(corrections::Target, corrections::Fix),
     /// Forget every correction.
     ClearCorrections,
+    /// Keep the shown frame, with its dice as read and corrected, as a
+    /// labelled dice photo in [`AppState::capture_dir`].
+    KeepFrame,
     /// Open the Gunfight setup form.
     NewGunfight,
     /// Replace the Gunfight setup form.
@@ -181,6 +184,9 @@ pub struct AppState {
     pub selected: Option<corrections::Target>,
     /// Follows the dice across frames: a camera's dice count once they rest.
     pub roll: RollWatcher,
+    /// The photo set that frames kept from the table view join
+    /// (`<data>/captures/dice`, beside the save folder).
+    pub capture_dir: PathBuf,
 }
 
 impl AppState {
@@ -194,6 +200,11 @@ impl AppState {
             .map(|e| format!("Ruleset not loaded, using the built-in one: {e}"))
             .collect();
         let saves = save::list(&save_dir);
+        let capture_dir = save_dir
+            .parent()
+            .map_or_else(paths::data_dir, Path::to_path_buf)
+            .join("captures")
+            .join("dice");
         let readers = match Readers::with_overrides(&paths::model_dir()) {
             Ok((r, problems)) => {
                 for e in problems {
@@ -238,6 +249,7 @@ impl AppState {
             corrections: corrections::Corrections::default(),
             selected: None,
             roll: RollWatcher::new(SettleRule::STILLS),
+            capture_dir,
         }
     }
 
@@ -341,6 +353,7 @@ impl AppState {
                     f.scan = f.raw.clone();
                 }
             }
+            Command::KeepFrame => self.keep_frame(),
             Command::DismissMessage => {
                 self.messages.pop();
             }
@@ -466,6 +479,41 @@ impl AppState {
             )),
             _ => None,
         }
+    }
+
+    fn keep_frame(&mut self) {
+        let Some(f) = &self.live_frame else {
+            self.messages.push("No frame to keep yet.".into());
+            return;
+        };
+        if f.moving_dice > 0 {
+            self.messages
+                .push("Frame not kept: wait for the dice to stop rolling.".into());
+            return;
+        }
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let kept = crate::vision::capture::keep_dice_photo(
+            &self.capture_dir,
+            &f.picture,
+            &f.scan.dice,
+            f.scan.unread_dice.len(),
+            &format!("frame-{millis}"),
+        );
+        self.messages.push(match kept {
+            Ok(path) => format!(
+                "Kept {} labelled with {}; `adjutant eval {}` measures the reader on your photos.",
+                path.display(),
+                match f.scan.dice.len() {
+                    0 => "no dice".to_string(),
+                    1 => "its die".to_string(),
+                    n => format!("its {n} dice"),
+                },
+                self.capture_dir.display()
+            ),
+            Err(e) => format!("Frame not kept: {e}"),
+        });
     }
 
     fn correct(&mut self, target: corrections::Target, fix: corrections::Fix) {

@@ -5,12 +5,14 @@
 //! - [`dice`]: finds d6 and reads their up faces.
 //! - [`contours`]: border following on binary masks.
 //! - [`scan`]: both readers over one image, in the `scan --json` shape.
+//! - [`capture`]: frames kept as labelled dice photos (the photo-set format).
 //! - [`settle`]: dice followed across live frames: resting or moving, reads voted.
 //! - [`eval`]: scoring against labelled photo sets.
 //! - [`frame_source`] / `camera`: where frames come from.
 
 #[cfg(feature = "camera")]
 pub mod camera;
+pub mod capture;
 pub mod cards;
 pub mod contours;
 pub mod dice;
