@@ -619,16 +619,18 @@ fn detections(
             ui.label(format!("({moving} still rolling)"));
         }
     });
-    if ui
-        .button("Keep as a labelled dice photo")
-        .on_hover_text(
-            "Saves this frame with its dice as shown (read or named by you) to your own photo set, \
-             which `adjutant eval` can score the reader on.",
-        )
-        .clicked()
-    {
-        cmds.push(Command::KeepFrame);
-    }
+    ui.horizontal(|ui| {
+        if ui
+            .button("Keep as a labelled dice photo")
+            .on_hover_text(
+                "Saves this frame with its dice as shown (read or named by you) to your own \
+                 photo set, which `adjutant eval` can score the reader on.",
+            )
+            .clicked()
+        {
+            cmds.push(Command::KeepFrame);
+        }
+    });
     if let Some(target) = state.selected {
         ui.separator();
         picker(target, ui, cmds);
