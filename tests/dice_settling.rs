@@ -46,22 +46,26 @@ fn a_roll_is_answered_once_its_dice_rest_with_their_voted_values() {
     let flipped = image::imageops::rotate180(&four);
     for (k, at) in [(40, 60), (110, 90)].into_iter().enumerate() {
         let tumbling = if k % 2 == 0 { &flipped } else { &four };
-        let (_, moving) = read(&[(&two, (320, 200)), (tumbling, at)], &mut rng);
+        let (_, moving, _) = read(&[(&two, (320, 200)), (tumbling, at)], &mut rng);
         assert!(moving >= 1, "frame {k}: a tumbling die counts as moving");
     }
     // It stops at (180, 120): settled on the third frame at rest.
     let mut last = None;
     for k in 0..3 {
-        let (scan, moving) = read(&[(&two, (320, 200)), (&four, (180, 120))], &mut rng);
+        let (scan, moving, unseen) = read(&[(&two, (320, 200)), (&four, (180, 120))], &mut rng);
         if k < 2 {
             assert_eq!(moving, 1, "rest frame {k}: not settled yet");
         }
-        last = Some((scan, moving));
+        last = Some((scan, moving, unseen));
     }
-    let Some((scan, moving)) = last else {
+    let Some((scan, moving, unseen)) = last else {
         panic!("no frame read")
     };
-    assert_eq!(moving, 0, "both dice rest: {scan:?}");
+    assert_eq!(
+        (moving, unseen),
+        (0, 0),
+        "both dice rest in sight: {scan:?}"
+    );
     let mut values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
     values.sort_unstable();
     assert_eq!(values, vec![2, 4], "{scan:?}");
@@ -74,4 +78,9 @@ fn a_roll_is_answered_once_its_dice_rest_with_their_voted_values() {
             .any(|d| (d.center[0] - x).abs() < 10.0 && (d.center[1] - y).abs() < 10.0)
     };
     assert!(at(208.0, 148.0) && at(348.0, 228.0), "{scan:?}");
+    // A hand covers the 2 for a frame: still reported, counted as unseen.
+    let (scan, moving, unseen) = read(&[(&four, (180, 120))], &mut rng);
+    let mut values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
+    values.sort_unstable();
+    assert_eq!((values, moving, unseen), (vec![2, 4], 0, 1), "{scan:?}");
 }

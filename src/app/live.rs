@@ -35,6 +35,9 @@ pub struct LiveFrame {
     pub raw: ScanRecord,
     /// Dice in this frame that have not come to rest yet.
     pub moving_dice: usize,
+    /// Resting dice this frame did not show, still reported from the frames
+    /// before (a detector miss, a hand passing over).
+    pub unseen_dice: usize,
     /// The frame at full resolution (kept as a labelled photo on request).
     pub picture: Arc<image::RgbImage>,
 }
@@ -155,6 +158,7 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         raw: scan.clone(),
         scan,
         moving_dice: 0,
+        unseen_dice: 0,
         picture: Arc::new(picture),
     }
 }

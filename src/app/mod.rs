@@ -443,7 +443,7 @@ impl AppState {
     /// and sources driven by the UI thread).
     pub fn show_frame(&mut self, mut frame: live::LiveFrame) {
         // Votes first, so a player's fix applies to the settled read.
-        (frame.raw, frame.moving_dice) = self.roll.observe_scan(&frame.raw);
+        (frame.raw, frame.moving_dice, frame.unseen_dice) = self.roll.observe_scan(&frame.raw);
         frame.scan = self.corrections.next_frame(&frame.raw);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
             self.selected = target.relocate(&old.scan, &frame.scan);
@@ -486,9 +486,11 @@ impl AppState {
             self.messages.push("No frame to keep yet.".into());
             return;
         };
-        if f.moving_dice > 0 {
+        if f.moving_dice > 0 || f.unseen_dice > 0 {
+            // A rolling die's value is not its label yet, and a die the frame
+            // does not show would be a label without a die.
             self.messages
-                .push("Frame not kept: wait for the dice to stop rolling.".into());
+                .push("Frame not kept: wait until every die rests in plain sight.".into());
             return;
         }
         let millis = std::time::SystemTime::now()

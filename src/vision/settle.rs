@@ -89,6 +89,9 @@ pub struct SettledDice {
     pub unread_dice: Vec<UnreadDieOut>,
     /// Dice in this frame that have not come to rest yet.
     pub moving: usize,
+    /// Settled dice this frame missed, still reported (the last entries of
+    /// `dice` / `unread_dice`).
+    pub bridged: usize,
 }
 
 /// Follows the dice of successive frames (see the module docs).
@@ -174,6 +177,7 @@ impl RollWatcher {
         let mut out = SettledDice::default();
         for &i in &order {
             let t = &self.tracks[i];
+            out.bridged += usize::from(t.missed > 0);
             let value = if settled(t) {
                 vote(&t.looks)
             } else {
@@ -201,13 +205,14 @@ impl RollWatcher {
     }
 
     /// [`Self::observe`] on a scan's dice, written back into a copy of the
-    /// scan; also returns how many dice are still moving.
-    pub fn observe_scan(&mut self, scan: &ScanRecord) -> (ScanRecord, usize) {
+    /// scan; also returns how many dice are still moving and how many were
+    /// bridged ([`SettledDice::bridged`]).
+    pub fn observe_scan(&mut self, scan: &ScanRecord) -> (ScanRecord, usize, usize) {
         let s = self.observe(&scan.dice, &scan.unread_dice);
         let mut out = scan.clone();
         out.dice = s.dice;
         out.unread_dice = s.unread_dice;
-        (out, s.moving)
+        (out, s.moving, s.bridged)
     }
 
     /// For each of `seen`, the index of the track it continues, if any:
@@ -356,7 +361,7 @@ mod tests {
         // The detector misses the 6 for a frame: still reported.
         let s = w.observe(&[die(2, 100.0, 0.9)], &[]);
         assert_eq!(values(&s), vec![2, 6]);
-        assert_eq!(s.moving, 0);
+        assert_eq!((s.moving, s.bridged), (0, 1));
         // Gone for good: reported for `max_missed` frames in all, then not.
         assert_eq!(values(&w.observe(&[die(2, 100.0, 0.9)], &[])), vec![2, 6]);
         assert_eq!(values(&w.observe(&[die(2, 100.0, 0.9)], &[])), vec![2, 6]);
