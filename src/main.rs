@@ -204,6 +204,11 @@ enum Cmd {
         /// training die, besides its plain crop (the shipped model: 0).
         #[arg(long, value_name = "N", default_value_t = 0)]
         candidate_jitter: usize,
+        /// Another labelled dice set whose photos all join the training part
+        /// (e.g. your own, kept from the table view:
+        /// ~/.local/share/adjutant/captures/dice). Repeatable.
+        #[arg(long, value_name = "DIR")]
+        extra_train: Vec<PathBuf>,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -313,6 +318,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             synthetic,
             synthetic_style,
             candidate_jitter,
+            extra_train,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -326,6 +332,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 synthetic: *synthetic,
                 synthetic_style: *synthetic_style,
                 candidate_jitter: *candidate_jitter,
+                extra_train,
             },
         ),
     }

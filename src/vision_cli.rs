@@ -481,6 +481,8 @@ pub struct FitDiceFlags<'a> {
     pub synthetic_style: u8,
     /// `--candidate-jitter N`.
     pub candidate_jitter: usize,
+    /// `--extra-train DIR` (repeatable).
+    pub extra_train: &'a [PathBuf],
 }
 
 pub fn fit_dice(
@@ -498,6 +500,7 @@ pub fn fit_dice(
         synthetic,
         synthetic_style,
         candidate_jitter,
+        extra_train,
     } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
@@ -509,6 +512,7 @@ pub fn fit_dice(
     opts.seed = seed;
     opts.synthetic_per_epoch = synthetic;
     opts.candidate_jitter = candidate_jitter;
+    opts.extra_train_sets = extra_train.to_vec();
     opts.synthetic_style = SynthStyle::from_number(synthetic_style)
         .with_context(|| format!("--synthetic-style takes 1 or 2 (got {synthetic_style})"))?;
     opts.cnn_widths = match cnn_widths {

@@ -228,6 +228,9 @@ pub struct FitOptions {
     /// die (besides its plain crop), so the classifier sees more crops with
     /// the detector's centre and size errors (0: none, the shipped model).
     pub candidate_jitter: usize,
+    /// Further labelled dice sets whose images all join the training part
+    /// (after the main set's, whose split is unchanged).
+    pub extra_train_sets: Vec<PathBuf>,
 }
 
 /// How a fit uses the tune part.
@@ -310,8 +313,28 @@ impl FitOptions {
             synthetic_per_epoch: 0,
             synthetic_style: synth::SynthStyle::V1,
             candidate_jitter: 0,
+            extra_train_sets: Vec::new(),
         }
     }
+}
+
+/// The images of a fit and the part each takes: the main set split by the
+/// protocol, then every image of the extra training sets as training images.
+fn fit_images(opts: &FitOptions) -> Result<(Vec<LabelledImage>, Vec<Part>), VisionError> {
+    let mut items = load_set(&opts.set_dir)?;
+    if items.is_empty() {
+        return Err(VisionError::InvalidInput {
+            what: "empty labels.json".into(),
+        });
+    }
+    let protocol = opts.protocol;
+    let mut parts: Vec<Part> = (0..items.len()).map(|i| protocol.part_of(i)).collect();
+    for dir in &opts.extra_train_sets {
+        let extra = load_set(dir)?;
+        parts.extend(std::iter::repeat_n(Part::Train, extra.len()));
+        items.extend(extra);
+    }
+    Ok((items, parts))
 }
 
 /// Card photos are resized to these long sides (px) before mining "not a die"
@@ -791,15 +814,9 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
             ),
         });
     }
-    let items = load_set(&opts.set_dir)?;
-    if items.is_empty() {
-        return Err(VisionError::InvalidInput {
-            what: "empty labels.json".into(),
-        });
-    }
+    let (items, parts) = fit_images(opts)?;
     let mut rng = XorShift::new(opts.seed);
     let protocol = opts.protocol;
-    let parts: Vec<Part> = (0..items.len()).map(|i| protocol.part_of(i)).collect();
     let count = |p: Part| parts.iter().filter(|q| **q == p).count();
     log(
         v,
@@ -1858,6 +1875,43 @@ mod tests {
         shrink_cells(&mut line, GRID, SHRINK_CELLS.0);
         let row = &line[GRID * 3..GRID * 4];
         assert!(row[GRID / 2][0] < 255.0 && row[GRID / 2 + 1][0] > 0.0);
+    }
+
+    #[test]
+    fn extra_sets_join_the_training_part_and_leave_the_split_alone() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let set = |name: &str, n: usize| {
+            let d = dir.path().join(name);
+            let items: Vec<String> = (0..n)
+                .map(|i| format!("{{\"image\": \"images/{i:03}.jpg\", \"dice\": [3], \"boxes\": [{{\"label\": 3, \"bbox\": [10, 10, 30, 30], \"what\": \"die\"}}]}}"))
+                .collect();
+            std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(
+                d.join("labels.json"),
+                format!("{{\"items\": [{}]}}", items.join(",")),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            d
+        };
+        let mut opts = FitOptions::new(set("main", 250));
+        let (items, parts) = fit_images(&opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(items.len(), 250);
+        opts.extra_train_sets = vec![set("mine", 7), set("more", 2)];
+        let (with, with_parts) = fit_images(&opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(with.len(), 259);
+        assert_eq!(
+            &with_parts[..250],
+            &parts[..],
+            "the main set's split is unchanged"
+        );
+        assert!(with_parts[250..].iter().all(|p| *p == Part::Train));
+        assert!(with[250].path.starts_with(dir.path().join("mine")));
+        assert_eq!(with[258].dice[0].value, 3);
+        opts.extra_train_sets = vec![dir.path().join("missing")];
+        assert!(
+            fit_images(&opts).is_err(),
+            "a missing extra set is an error"
+        );
     }
 
     #[test]
