@@ -22,7 +22,7 @@ use adjutant::vision::dice::find::Candidate;
 use adjutant::vision::dice::fit::{self, LabelledImage, MinedImage, Part, load_set, mined_part};
 use adjutant::vision::dice::mlp::{Mlp, TrainOptions, XorShift};
 use adjutant::vision::dice::model::{DiceModel, N_CLASSES};
-use adjutant::vision::dice::prep::{Prepared, prepare};
+use adjutant::vision::dice::prep::{DETECT_DOWNSAMPLE, Prepared, prepare};
 use std::path::PathBuf;
 
 fn env<T: std::str::FromStr>(k: &str, d: T) -> T {
@@ -104,7 +104,7 @@ fn run_around(profile: &[f32], mid: usize, level: f32) -> (usize, usize) {
 /// The candidate re-measured from the colour-distance profiles (see the
 /// module docs); unchanged when the window leaves nothing to measure.
 fn refine_by_profile(p: &Prepared, c: &Candidate, ctx: f32) -> Candidate {
-    let f = 2.0; // `prep::DETECT_DOWNSAMPLE`
+    let f = DETECT_DOWNSAMPLE as f32;
     let (cx, cy, half) = (c.center[0] / f, c.center[1] / f, c.size * ctx / f / 2.0);
     let (x0, x1) = ((cx - half).floor() as i64, (cx + half).ceil() as i64);
     let (y0, y1) = ((cy - half).floor() as i64, (cy + half).ceil() as i64);

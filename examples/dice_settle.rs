@@ -10,8 +10,9 @@
 //! `cargo run --release --example dice_settle -- SET_DIR [PART]` with PART
 //! `held` (default), `tune` or `train` (the byler-d6 split of `fit-dice`).
 
-use adjutant::vision::dice::DiceReader;
-use adjutant::vision::dice::fit::{LabelledImage, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::fit::{Part, load_rgb, part_of};
+use adjutant::vision::dice::{DiceReader, DiceScan};
+use adjutant::vision::eval::{self, ImageResult, LabelSet, LabelledItem};
 use adjutant::vision::scan::{BUILTIN_DICE_MODEL, DieOut, UnreadDieOut};
 use adjutant::vision::settle::{RollWatcher, SettleRule};
 use image::RgbImage;
@@ -51,52 +52,32 @@ fn noisy_frame(
     })
 }
 
-/// Right reads, wrong-or-extra reads and whether the image is read exactly.
-fn score(item: &LabelledImage, read: &[u8]) -> (usize, usize, bool) {
-    let mut want: Vec<u8> = item.dice.iter().map(|d| d.value).collect();
-    let mut right = 0;
-    for v in read {
-        if let Some(i) = want.iter().position(|w| w == v) {
-            want.swap_remove(i);
-            right += 1;
-        }
+/// The dice values a read reports, as the scorer takes them.
+fn result(values: impl Iterator<Item = u8>, unread: usize) -> ImageResult {
+    ImageResult {
+        predicted: values.map(|v| v.to_string()).collect(),
+        unread,
+        ..ImageResult::default()
     }
-    let exact = right == item.dice.len() && read.len() == item.dice.len();
-    (right, read.len() - right, exact)
 }
 
-#[derive(Default)]
-struct Tally {
-    right: usize,
-    wrong: usize,
-    exact: usize,
-    images: usize,
-    labelled: usize,
-}
-
-impl Tally {
-    fn add(&mut self, item: &LabelledImage, read: &[u8]) {
-        let (r, w, e) = score(item, read);
-        self.right += r;
-        self.wrong += w;
-        self.exact += usize::from(e);
-        self.images += 1;
-        self.labelled += item.dice.len();
-    }
-
-    fn line(&self, name: &str) -> String {
-        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
-        format!(
-            "{name:<28} exact {:5.1}%  precision {:5.1}%  recall {:5.1}%  ({} right, {} wrong, of {} dice in {} images)",
-            pct(self.exact, self.images),
-            pct(self.right, self.right + self.wrong),
-            pct(self.right, self.labelled),
-            self.right,
-            self.wrong,
-            self.labelled,
-            self.images
-        )
-    }
+/// One line of figures from [`eval::score`] (the `adjutant eval` scorer).
+fn line(name: &str, labels: Vec<LabelledItem>, results: &[ImageResult]) -> String {
+    let set = LabelSet {
+        source: String::new(),
+        items: labels,
+    };
+    let s = eval::score(name, &set, results);
+    format!(
+        "{name:<28} exact {:5.1}%  precision {:5.1}%  recall {:5.1}%  ({} right, {} wrong, of {} dice in {} images)",
+        100.0 * s.exact,
+        100.0 * s.precision,
+        100.0 * s.recall,
+        s.tp,
+        s.predicted - s.tp,
+        s.labelled,
+        s.images
+    )
 }
 
 fn main() -> anyhow::Result<()> {
@@ -117,27 +98,29 @@ fn main() -> anyhow::Result<()> {
     );
     let reader = DiceReader::from_model_bytes(BUILTIN_DICE_MODEL)?;
     let mut rng = ChaCha8Rng::seed_from_u64(27);
-    let (mut clean, mut single, mut settled) =
-        (Tally::default(), Tally::default(), Tally::default());
+    let (mut clean, mut single, mut settled) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut photos, mut frame_labels) = (Vec::new(), Vec::new());
     let mut still_moving = 0;
     let mut jitter: Vec<f32> = Vec::new();
-    let items = load_set(std::path::Path::new(set))?;
-    for (i, item) in items.iter().enumerate() {
+    let dir = std::path::Path::new(set);
+    // In name order, as the fitter's split numbers them.
+    let mut labels = LabelSet::load(dir)?;
+    labels.items.sort_by(|a, b| a.image.cmp(&b.image));
+    for (i, item) in labels.items.into_iter().enumerate() {
         if part_of(i) != part {
             continue;
         }
-        let img = load_rgb(&item.path)?;
-        let values = |s: &adjutant::vision::dice::DiceScan| -> Vec<u8> {
-            s.dice.iter().map(|d| d.value).collect()
-        };
-        clean.add(item, &values(&reader.read_rgb(&img)));
+        let img = load_rgb(&dir.join(&item.image))?;
+        let read = |s: &DiceScan| result(s.dice.iter().map(|d| d.value), s.unread.len());
+        clean.push(read(&reader.read_rgb(&img)));
         let mut watcher = RollWatcher::new(SettleRule::LIVE);
         let mut last = None;
         let mut before: Vec<([f32; 2], f32)> = Vec::new();
         for _ in 0..frames {
             let f = noisy_frame(&img, &mut rng, sigma, gain, shift);
             let s = reader.read_rgb(&f);
-            single.add(item, &values(&s));
+            single.push(read(&s));
+            frame_labels.push(item.clone());
             let now: Vec<([f32; 2], f32)> = s
                 .dice
                 .iter()
@@ -161,13 +144,14 @@ fn main() -> anyhow::Result<()> {
         }
         if let Some(s) = last {
             still_moving += s.moving;
-            settled.add(item, &s.dice.iter().map(|d| d.value).collect::<Vec<_>>());
+            settled.push(result(s.dice.iter().map(|d| d.value), s.unread_dice.len()));
         }
+        photos.push(item);
     }
     println!("{frames} frames per photo, noise sigma {sigma}, gain +-{gain}, shift +-{shift} px");
-    println!("{}", clean.line("photo as taken"));
-    println!("{}", single.line("single noisy frames"));
-    println!("{}", settled.line("settled over the frames"));
+    println!("{}", line("photo as taken", photos.clone(), &clean));
+    println!("{}", line("single noisy frames", frame_labels, &single));
+    println!("{}", line("settled over the frames", photos, &settled));
     println!("dice not settled after the last frame: {still_moving}");
     jitter.sort_by(f32::total_cmp);
     let q = |p: f64| {

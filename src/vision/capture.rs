@@ -105,12 +105,8 @@ pub fn keep_dice_photo(
 
 /// The labels file as JSON, or where it is broken.
 fn parse_labels(path: &Path, text: &str) -> Result<Value, CaptureError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| EvalError::Labels {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| EvalError::labels(path.to_path_buf(), &e))?;
     if v.get("items").is_some_and(Value::is_array) {
         Ok(v)
     } else {

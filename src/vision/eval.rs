@@ -69,6 +69,18 @@ pub enum EvalError {
     },
 }
 
+impl EvalError {
+    /// A `labels.json` that does not parse, with where.
+    pub(crate) fn labels(path: PathBuf, e: &serde_json::Error) -> EvalError {
+        EvalError::Labels {
+            path,
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        }
+    }
+}
+
 impl LabelSet {
     /// Reads `dir/labels.json`.
     pub fn load(dir: &Path) -> Result<LabelSet, EvalError> {
@@ -77,12 +89,7 @@ impl LabelSet {
             path: path.clone(),
             source,
         })?;
-        serde_json::from_str(&text).map_err(|e| EvalError::Labels {
-            path,
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+        serde_json::from_str(&text).map_err(|e| EvalError::labels(path, &e))
     }
 
     /// True when the set labels dice rather than cards.

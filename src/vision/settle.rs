@@ -114,11 +114,6 @@ impl RollWatcher {
         }
     }
 
-    /// The rule this watcher follows.
-    pub fn rule(&self) -> SettleRule {
-        self.rule
-    }
-
     /// Takes the dice of the next frame and returns them settled and voted.
     /// Dice come out in the frame's order (read dice, then unread ones),
     /// followed by settled dice this frame missed.
