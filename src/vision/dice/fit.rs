@@ -1411,11 +1411,22 @@ pub fn threshold_score(tune: &[TuneImage], dt: f32, rt: f32) -> (i64, usize, usi
 /// Evaluate a reader on the held-out part of a set (position-matched
 /// confusion matrix and multiset figures, as printed by [`fit`]).
 pub fn evaluate_held_out(reader: &DiceReader, set_dir: &Path) -> Result<Evaluation, VisionError> {
+    evaluate_held_out_taken(reader, set_dir, |img| img)
+}
+
+/// [`evaluate_held_out`] on the held-out photos as `take` changes them (dimmer,
+/// turned, ...): how the reader holds up when the same dice are photographed
+/// another way.
+pub fn evaluate_held_out_taken(
+    reader: &DiceReader,
+    set_dir: &Path,
+    take: impl Fn(RgbImage) -> RgbImage,
+) -> Result<Evaluation, VisionError> {
     let items = load_set(set_dir)?;
     let mut eval = Evaluation::default();
     for (i, it) in items.iter().enumerate() {
         if part_of(i) == Part::HeldOut {
-            let img = load_rgb(&it.path)?;
+            let img = take(load_rgb(&it.path)?);
             eval.add(&it.dice, &reader.read_rgb(&img));
         }
     }

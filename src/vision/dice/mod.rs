@@ -25,6 +25,7 @@ pub mod classify;
 pub mod cnn;
 pub mod cpu;
 pub mod crop;
+pub mod exposure;
 pub mod find;
 pub mod fit;
 pub mod mlp;
@@ -133,7 +134,18 @@ impl DiceReader {
     }
 
     /// Read an 8-bit RGB frame (caller guarantees the size checks of [`Self::read`]).
+    ///
+    /// A frame dimmer than the photos the model was fitted on is brightened
+    /// first ([`exposure`]).
     pub fn read_rgb(&self, rgb: &image::RgbImage) -> DiceScan {
+        match exposure::exposure_gain(rgb) {
+            Some(gain) => self.read_as_is(&exposure::brighten(rgb, gain)),
+            None => self.read_as_is(rgb),
+        }
+    }
+
+    /// Read a frame at its own light.
+    pub fn read_as_is(&self, rgb: &image::RgbImage) -> DiceScan {
         let m = &self.model;
         // The SIMD paths, chosen once for all stages of this read.
         let cpu = cpu::Cpu::detect();
