@@ -351,7 +351,7 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
     if cli.resume {
         match state.saves.first() {
             Some(s) => state.execute(app::Command::Resume(s.path.clone())),
-            None => state.messages.push("No saved game to resume.".into()),
+            None => state.notify("No saved game to resume."),
         }
     }
     app::run(state).map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
@@ -362,9 +362,7 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
 fn start_camera(state: &mut app::AppState, index: u32) {
     use adjutant::vision::camera::CameraSource;
     if CameraSource::list().is_empty() {
-        state.messages.push(
-            "No camera found: enter cards and dice by hand or use the virtual roller.".into(),
-        );
+        state.notify("No camera found: enter cards and dice by hand or use the virtual roller.");
         return;
     }
     state.start_live(
@@ -380,9 +378,7 @@ fn start_camera(state: &mut app::AppState, index: u32) {
 
 #[cfg(not(feature = "camera"))]
 fn start_camera(state: &mut app::AppState, _index: u32) {
-    state
-        .messages
-        .push("This build has no camera support; enter cards and dice by hand.".into());
+    state.notify("This build has no camera support; enter cards and dice by hand.");
 }
 
 fn game_id(game: &str) -> Result<GameId> {

@@ -640,3 +640,84 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
     assert_eq!((frame.width, frame.height), size);
     assert!(harness.state().live.is_some());
 }
+
+/// The last event of the open game, as the dice it answered with.
+fn last_dice(harness: &Harness<'_, AppState>) -> Vec<u8> {
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    match session.as_ref().and_then(|s| s.events().last()) {
+        Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Dice(d))) => {
+            d.iter().map(|d| d.value.get()).collect()
+        }
+        other => panic!("expected dice as the last answer, got {other:?}"),
+    }
+}
+
+#[test]
+fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(waiting_for_roll_off(dir.path()));
+    harness.run();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    // A face already entered for a roll of several dice is shown...
+    harness.state_mut().dice_entry = vec![5];
+    harness.run();
+    harness.get_by_label_contains("so far 5");
+    // ...and dropped when Undo brings up another question.
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert!(harness.state().dice_entry.is_empty());
+    harness.get_by_label("Click (or type 1-6) the 1 die:");
+    // Red's die again, typed on the keyboard this time.
+    harness.key_press(egui::Key::Num6);
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![6]);
+    harness.get_by_label("Undo").click();
+    harness.run();
+    harness.state_mut().dice_entry = vec![2];
+    harness.run();
+    harness.get_by_label("Redo").click();
+    harness.run();
+    assert!(harness.state().dice_entry.is_empty());
+    assert_eq!(last_dice(&harness), vec![6]);
+}
+
+#[test]
+fn every_message_shows_wrapped_once_and_each_can_be_dismissed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    let long = format!("Cannot resume: {}", "a-damaged-save.ron, ".repeat(40));
+    st.notify(long.clone());
+    st.notify("Second problem");
+    // A problem that recurs (a broken photo met on every loop) is shown once.
+    st.notify(long.clone());
+    assert_eq!(st.messages.len(), 2);
+    let mut harness = window(st);
+    harness.run();
+    // Wrapped to the window: the Dismiss buttons stay on screen.
+    let first = harness.get_by_label_contains("a-damaged-save.ron").rect();
+    assert!(first.width() <= 1000.0, "{first:?}");
+    assert!(first.height() > 20.0, "one long line: {first:?}");
+    if let Some(first) = harness.get_all_by_label("Dismiss").next() {
+        first.click();
+    }
+    harness.run();
+    assert_eq!(harness.state().messages, vec!["Second problem".to_string()]);
+    harness.state_mut().notify("Third");
+    harness.run();
+    harness.get_by_label("Dismiss all").click();
+    harness.run();
+    assert!(harness.state().messages.is_empty());
+}
+
+#[test]
+fn a_rules_search_without_a_match_says_so() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("T52").click();
+    harness.run();
+    harness.state_mut().rules_query = "zzqx".into();
+    harness.run();
+    harness.get_by_label("No rule matches \"zzqx\".");
+}

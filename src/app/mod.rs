@@ -61,8 +61,10 @@ pub enum Command {
     Undo,
     /// Redo the last undone event.
     Redo,
-    /// Dismiss the message banner.
-    DismissMessage,
+    /// Dismiss one message (by its place in [`AppState::messages`]).
+    DismissMessage(usize),
+    /// Dismiss every message.
+    DismissAllMessages,
     /// Set the rules search text.
     SetRulesQuery(String),
     /// Add one die face typed by the player; the answer is sent once the
@@ -265,43 +267,59 @@ impl AppState {
             Command::Resume(path) => match save::load(&path, &self.library) {
                 Ok(loaded) => {
                     for e in &loaded.skipped {
-                        self.messages.push(format!("Skipped a damaged save: {e}"));
+                        self.notify(format!("Skipped a damaged save: {e}"));
                     }
                     if loaded.from != path {
-                        self.messages
-                            .push(format!("Restored from backup {}", loaded.from.display()));
+                        self.notify(format!("Restored from backup {}", loaded.from.display()));
                     }
+                    self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
                     self.rules_query.clear();
                     self.screen = Screen::Play;
                 }
-                Err(e) => self.messages.push(format!("Cannot resume: {e}")),
+                Err(e) => {
+                    self.notify(format!("Cannot resume: {e}"));
+                    // "Resume last game" must not offer it again.
+                    self.saves.retain(|s| s.path != path);
+                }
             },
             Command::Apply(event) => self.apply(event),
             Command::AnswerVirtually => {
                 let answer = self.session.as_ref().and_then(|(s, _)| s.virtual_answer());
                 match answer {
                     Some(a) => self.apply(Event::Answer(a)),
-                    None => self.messages.push("This needs a player's answer.".into()),
+                    None => self.notify("This needs a player's answer."),
                 }
             }
             Command::Undo | Command::Redo => {
+                // Faces or cards picked for the question on screen do not
+                // belong to the one that Undo or Redo brings up.
+                self.clear_entries();
+                let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     if cmd == Command::Undo {
                         s.undo();
                     } else if let Err(e) = s.redo() {
-                        self.messages.push(format!("Cannot redo: {e}"));
+                        problems.push(format!("Cannot redo: {e}"));
                     }
                     if let Err(e) = save::save(s, &autosave.path) {
-                        self.messages.push(format!("Not saved: {e}"));
+                        problems.push(format!("Not saved: {e}"));
                     }
+                }
+                for p in problems {
+                    self.notify(p);
                 }
             }
             Command::SetRulesQuery(q) => self.rules_query = q,
             Command::EnterDie(v) => self.enter_die(v),
             Command::ClearDice => self.dice_entry.clear(),
             Command::OpenTable => self.screen = Screen::Table,
-            Command::StopLive => self.live = None,
+            Command::StopLive => {
+                // What the stopped source last saw no longer answers anything.
+                self.live = None;
+                self.live_frame = None;
+                self.live_texture = None;
+            }
             Command::SetReplayDir(d) => self.replay_dir = d,
             Command::Replay(dir) => self.start_replay(dir),
             Command::AnswerFromCamera => self.answer_from_camera(),
@@ -354,9 +372,12 @@ impl AppState {
                 }
             }
             Command::KeepFrame => self.keep_frame(),
-            Command::DismissMessage => {
-                self.messages.pop();
+            Command::DismissMessage(i) => {
+                if i < self.messages.len() {
+                    self.messages.remove(i);
+                }
             }
+            Command::DismissAllMessages => self.messages.clear(),
         }
     }
 
@@ -373,9 +394,7 @@ impl AppState {
         self.roll = RollWatcher::new(settle);
         match &self.readers {
             Some(r) => self.live = Some(live::Live::start(description, open, r.clone(), pause)),
-            None => self
-                .messages
-                .push("Cannot read frames: the reader models did not load.".into()),
+            None => self.notify("Cannot read frames: the reader models did not load."),
         }
     }
 
@@ -403,7 +422,7 @@ impl AppState {
             match update {
                 live::LiveUpdate::Frame(f) => frames.push(*f),
                 live::LiveUpdate::Problem { message, fatal } => {
-                    self.messages.push(message);
+                    self.notify(message);
                     lost |= fatal;
                 }
             }
@@ -483,14 +502,13 @@ impl AppState {
 
     fn keep_frame(&mut self) {
         let Some(f) = &self.live_frame else {
-            self.messages.push("No frame to keep yet.".into());
+            self.notify("No frame to keep yet.");
             return;
         };
         if f.moving_dice > 0 || f.unseen_dice > 0 {
             // A rolling die's value is not its label yet, and a die the frame
             // does not show would be a label without a die.
-            self.messages
-                .push("Frame not kept: wait until every die rests in plain sight.".into());
+            self.notify("Frame not kept: wait until every die rests in plain sight.");
             return;
         }
         let millis = std::time::SystemTime::now()
@@ -503,7 +521,7 @@ impl AppState {
             f.scan.unread_dice.len(),
             &format!("frame-{millis}"),
         );
-        self.messages.push(match kept {
+        self.notify(match kept {
             Ok(path) => format!(
                 "Kept {} labelled with {}; `adjutant eval {}` measures the reader on your photos.",
                 path.display(),
@@ -526,17 +544,14 @@ impl AppState {
         if self.corrections.add(&f.scan, target, fix) {
             f.scan = self.corrections.apply(&f.raw);
         } else {
-            self.messages
-                .push("That detection is gone from the picture; pick it again.".into());
+            self.notify("That detection is gone from the picture; pick it again.");
         }
     }
 
     fn answer_from_camera(&mut self) {
         match self.camera_answer() {
             Some(a) => self.apply(Event::Answer(a)),
-            None => self
-                .messages
-                .push("The camera does not show what is asked; enter it by hand.".into()),
+            None => self.notify("The camera does not show what is asked; enter it by hand."),
         }
     }
 
@@ -548,8 +563,7 @@ impl AppState {
             .filter_map(|c| c.code.parse().ok())
             .collect();
         if cards.is_empty() {
-            self.messages
-                .push("The camera reads no cards right now; type the codes instead.".into());
+            self.notify("The camera reads no cards right now; type the codes instead.");
             return;
         }
         let text = units_text(&crate::rules::t52::group_cards(&cards));
@@ -570,13 +584,12 @@ impl AppState {
         setup: impl FnOnce(&Self, &crate::rules::Ruleset) -> Result<ProcedureSpec, Vec<String>>,
     ) {
         let Some(ruleset) = self.library.get(game).cloned() else {
-            self.messages
-                .push(format!("The {name} ruleset did not load."));
+            self.notify(format!("The {name} ruleset did not load."));
             return;
         };
         match setup(self, &ruleset) {
             Ok(spec) => self.begin(game, ruleset, spec),
-            Err(errors) => self.messages.push(errors.join(" ")),
+            Err(errors) => self.notify(errors.join(" ")),
         }
     }
 
@@ -588,9 +601,10 @@ impl AppState {
         let mut session = Session::new(game, ruleset, seed);
         let autosave = Autosave::new_in(&self.save_dir, game);
         if let Err(e) = autosave.apply(&mut session, Event::Begin(spec)) {
-            self.messages.push(e.to_string());
+            self.notify(e.to_string());
         }
         self.saves = save::list(&self.save_dir);
+        self.clear_entries();
         self.session = Some((session, autosave));
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
@@ -625,18 +639,34 @@ impl AppState {
             let values = std::mem::take(&mut self.dice_entry);
             match dice_from_values(&values, DieSource::Manual) {
                 Ok(dice) => self.apply(Event::Answer(Answer::Dice(dice))),
-                Err(e) => self.messages.push(e),
+                Err(e) => self.notify(e),
             }
         }
     }
 
-    fn apply(&mut self, event: Event) {
+    /// Shows `message` to the player, once: a problem that recurs (a broken
+    /// photo read again every loop of a replay) is not queued again while it
+    /// is still on screen.
+    pub fn notify(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        if !self.messages.contains(&message) {
+            self.messages.push(message);
+        }
+    }
+
+    /// Forgets the dice, cards and number entered for the question on screen.
+    fn clear_entries(&mut self) {
         self.dice_entry.clear();
         self.cards_entry.clear();
+        self.number_entry = 0;
+    }
+
+    fn apply(&mut self, event: Event) {
+        self.clear_entries();
         if let Some((s, autosave)) = &mut self.session
             && let Err(e) = autosave.apply(s, event)
         {
-            self.messages.push(e.to_string());
+            self.notify(e.to_string());
         }
     }
 }

@@ -7,30 +7,72 @@ use crate::rules::procedure::{Answer, Ask};
 use crate::rules::session::Event;
 use crate::table::BackColour;
 
+/// The most height the message list takes before it scrolls.
+const MESSAGES_HEIGHT: f32 = 120.0;
+
+/// Messages are problems to read: in an orange that reads on both themes.
+const MESSAGE_COLOUR: egui::Color32 = egui::Color32::from_rgb(200, 80, 40);
+
+/// Keys 1-6 enter a die face, as the face buttons do, unless a text field
+/// has the keyboard.
+fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
+    if ui.ctx().egui_wants_keyboard_input() {
+        return;
+    }
+    const FACES: [(egui::Key, u8); 6] = [
+        (egui::Key::Num1, 1),
+        (egui::Key::Num2, 2),
+        (egui::Key::Num3, 3),
+        (egui::Key::Num4, 4),
+        (egui::Key::Num5, 5),
+        (egui::Key::Num6, 6),
+    ];
+    ui.input(|i| {
+        for (key, face) in FACES {
+            if i.key_pressed(key) {
+                cmds.push(Command::EnterDie(face));
+            }
+        }
+    });
+}
+
 /// Draws the window; returns what the user asked for.
 pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
     let mut cmds = Vec::new();
-    egui::CentralPanel::default().show(ui, |ui| {
-        if let Some(msg) = state.messages.last() {
-            ui.horizontal(|ui| {
-                ui.colored_label(egui::Color32::from_rgb(200, 80, 40), msg);
-                if ui.button("Dismiss").clicked() {
-                    cmds.push(Command::DismissMessage);
-                }
-            });
-            ui.separator();
-        }
-        match &state.screen {
-            Screen::Home => home(state, ui, &mut cmds),
-            Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
-            Screen::Play => play(state, ui, &mut cmds),
-            Screen::Table => table(state, ui, &mut cmds),
-            Screen::NewT52 => new_t52(state, ui, &mut cmds),
-            Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
-            Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
-            Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
-            Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
-        }
+    if !state.messages.is_empty() {
+        // At the foot of the window, so the page above does not move when a
+        // message comes or goes; oldest first, each wrapped to the width.
+        egui::Panel::bottom("messages").show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .max_height(MESSAGES_HEIGHT)
+                .show(ui, |ui| {
+                    for (i, msg) in state.messages.iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            if ui.button("Dismiss").clicked() {
+                                cmds.push(Command::DismissMessage(i));
+                            }
+                            ui.add(
+                                egui::Label::new(egui::RichText::new(msg).color(MESSAGE_COLOUR))
+                                    .wrap(),
+                            );
+                        });
+                    }
+                });
+            if state.messages.len() > 1 && ui.button("Dismiss all").clicked() {
+                cmds.push(Command::DismissAllMessages);
+            }
+        });
+    }
+    egui::CentralPanel::default().show(ui, |ui| match &state.screen {
+        Screen::Home => home(state, ui, &mut cmds),
+        Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
+        Screen::Play => play(state, ui, &mut cmds),
+        Screen::Table => table(state, ui, &mut cmds),
+        Screen::NewT52 => new_t52(state, ui, &mut cmds),
+        Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
+        Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
+        Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
+        Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
     });
     cmds
 }
@@ -125,7 +167,11 @@ fn rules_search(
         .id_salt("rules")
         .max_height(max_height)
         .show(ui, |ui| {
-            for r in rs.search(&query) {
+            let found = rs.search(&query);
+            if found.is_empty() {
+                ui.label(format!("No rule matches \"{}\".", query.trim()));
+            }
+            for r in found {
                 ui.strong(&r.title);
                 ui.label(&r.text);
                 if let Some(ruling) = &r.ruling {
@@ -141,7 +187,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         cmds.push(Command::GoHome);
         return;
     };
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui.button("Home").clicked() {
             cmds.push(Command::GoHome);
         }
@@ -198,11 +244,19 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
                 Ask::Dice { count } => {
                     camera_button(state, ui, cmds);
+                    dice_keys(ui, cmds);
                     ui.horizontal(|ui| {
-                        ui.label(format!(
-                            "Type the {count} dice ({} so far):",
-                            state.dice_entry.len()
-                        ));
+                        let dice = if *count == 1 { "die" } else { "dice" };
+                        ui.label(if state.dice_entry.is_empty() {
+                            format!("Click (or type 1-6) the {count} {dice}:")
+                        } else {
+                            let so_far: Vec<String> =
+                                state.dice_entry.iter().map(u8::to_string).collect();
+                            format!(
+                                "Click (or type 1-6) the {count} {dice}; so far {}:",
+                                so_far.join(" ")
+                            )
+                        });
                         for face in 1..=6u8 {
                             if ui.button(format!("Die {face}")).clicked() {
                                 cmds.push(Command::EnterDie(face));
@@ -428,7 +482,7 @@ fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui.button("Back").clicked() {
             cmds.push(if state.session.is_some() { Command::GoPlay } else { Command::GoHome });
         }
@@ -440,12 +494,12 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
             None => {
-                ui.label("No camera running. Plug in a webcam and restart Adjutant, or read photos from a folder; dice and cards can always be entered by hand.");
+                ui.label("Not reading a camera or photos. Plug in a webcam and restart Adjutant, or read photos from a folder; dice and cards can always be entered by hand.");
             }
         }
     });
     if state.live.is_none() {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let mut dir = state.replay_dir.clone();
             let l = ui.label("Read photos from folder:");
             ui.add(egui::TextEdit::singleline(&mut dir).desired_width(360.0))
@@ -619,7 +673,7 @@ fn detections(
             ui.label(format!("({moving} still rolling)"));
         }
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if ui
             .button("Keep as a labelled dice photo")
             .on_hover_text(
@@ -637,7 +691,7 @@ fn detections(
     }
     if !state.corrections.is_empty() {
         ui.separator();
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label(format!(
                 "{} correction(s) in force.",
                 state.corrections.len()
@@ -751,7 +805,7 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     .into_iter()
     .enumerate()
     {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let l = ui.label(format!("Player {} name:", i + 1));
             ui.text_edit_singleline(name).labelled_by(l.id);
             let l = ui.label(format!("Player {} units:", i + 1));
@@ -762,7 +816,7 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             }
         });
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let l = ui.label("Terrain:");
         ui.text_edit_singleline(&mut form.terrain).labelled_by(l.id);
         let l = ui.label("Objective cards:");
@@ -810,7 +864,7 @@ fn side_rows(
 ) -> Option<usize> {
     let mut remove = None;
     for (i, g) in sides.iter_mut().enumerate() {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let l = ui.label(format!("Player {} name:", i + 1));
             ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
                 .labelled_by(l.id);
@@ -872,7 +926,7 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if let Some(i) = side_rows(ui, &mut form.gangs, "gunmen", true, 2) {
         form.gangs.remove(i);
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if form.gangs.len() < super::setup_forms::MAX_GANGS && ui.button("Add a player").clicked() {
             form.add_gang();
         }
@@ -898,7 +952,7 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
     };
     let mut form = state.napoleonic_form.clone();
     side_rows(ui, &mut form.armies, "units", true, usize::MAX);
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let l = ui.label("Objectives (commas between):");
         ui.add(egui::TextEdit::singleline(&mut form.objectives).desired_width(420.0))
             .labelled_by(l.id);

@@ -10,7 +10,7 @@ pub enum FrameError {
     #[error("no more frames")]
     Exhausted,
     /// The source is gone (camera unplugged).
-    #[error("frame source lost: {0}")]
+    #[error("lost the camera or photo folder: {0}")]
     Lost(String),
     /// A recorded image could not be decoded.
     #[error("{}: {message}", path.display())]
