@@ -33,15 +33,27 @@ impl SideForm {
 }
 
 /// Parses every side's units with `parse` (given the trimmed side name and
-/// the row); each problem is a sentence starting with the side's name.
+/// the row); each problem is a sentence starting with the side's name. Every
+/// side needs a name of its own: prompts and the log say whose turn it is by
+/// name.
 fn parse_sides<T>(
     sides: &[SideForm],
     parse: impl Fn(String, &SideForm) -> Result<T, String>,
 ) -> Result<Vec<T>, Vec<String>> {
     let mut errors = Vec::new();
     let mut parsed = Vec::new();
-    for side in sides {
+    for (i, side) in sides.iter().enumerate() {
         let name = side.name.trim().to_string();
+        if name.is_empty() {
+            errors.push(format!("Player {}: type a name.", i + 1));
+        } else if sides[..i]
+            .iter()
+            .any(|s| s.name.trim().eq_ignore_ascii_case(&name))
+        {
+            errors.push(format!(
+                "Two players are called {name}: give each a name of their own."
+            ));
+        }
         match parse(name.clone(), side) {
             Ok(t) => parsed.push(t),
             Err(e) => errors.push(format!("{name}: {e}.")),
@@ -152,13 +164,21 @@ impl NapoleonicForm {
                 units,
             })
         })?;
-        let objectives = self
+        let objectives: Vec<String> = self
             .objectives
             .split(',')
             .map(str::trim)
             .filter(|o| !o.is_empty())
             .map(String::from)
             .collect();
+        // The holder of each objective is asked by its name.
+        for (i, o) in objectives.iter().enumerate() {
+            if objectives[..i].iter().any(|p| p.eq_ignore_ascii_case(o)) {
+                return Err(vec![format!(
+                    "Two objectives are called {o}: give each a name of its own."
+                )]);
+            }
+        }
         let setup = napoleonic::GameSetup { armies, objectives };
         napoleonic::check_setup(&setup, ruleset)?;
         Ok(setup)
@@ -265,6 +285,37 @@ mod tests {
         let setup = setup.unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(setup.gangs.len(), 2);
         assert_eq!(setup.gangs[0].gunmen[1].name, "Doc");
+    }
+
+    #[test]
+    fn every_side_needs_a_name_of_its_own() {
+        let mut form = GunfightForm::default();
+        form.gangs[0].name = "  ".into();
+        let errs = form.setup(&gunfight()).err().unwrap_or_default();
+        assert_eq!(errs, vec!["Player 1: type a name.".to_string()]);
+        form.gangs[0].name = "blue".into();
+        let errs = form.setup(&gunfight()).err().unwrap_or_default();
+        assert_eq!(
+            errs,
+            vec!["Two players are called Blue: give each a name of their own.".to_string()]
+        );
+        form.gangs[0].name = "Red".into();
+        assert!(form.setup(&gunfight()).is_ok());
+    }
+
+    #[test]
+    fn napoleonic_objectives_need_names_of_their_own() {
+        let (lib, _) = Library::builtin();
+        let rs = lib.get(GameId::Napoleonic).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no napoleonic ruleset"));
+        let mut form = NapoleonicForm::default();
+        assert!(form.setup(&rs).is_ok(), "{:?}", form.setup(&rs).err());
+        form.objectives = "Hill, Farm, hill, Village".into();
+        let errs = form.setup(&rs).err().unwrap_or_default();
+        assert_eq!(
+            errs,
+            vec!["Two objectives are called hill: give each a name of its own.".to_string()]
+        );
     }
 
     #[test]
