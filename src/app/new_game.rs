@@ -119,6 +119,26 @@ mod tests {
     }
 
     #[test]
+    fn a_card_in_both_regiments_or_twice_an_objective_is_shown() {
+        let form = NewGameForm {
+            first_units: "XR As 8c+7s".into(),
+            second_units: "XB Ac 8c+7c".into(),
+            objectives: "Kh Kh".into(),
+            ..Default::default()
+        };
+        let errs = form.setup(&t52()).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("8c is used 2 times") && e.contains("one deck")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|e| e.starts_with("Kh is used 2 times")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
     fn problems_are_sentences_naming_the_player() {
         let form = NewGameForm {
             first_units: "XR As 8c+7s 8s+9c 8h+3c".into(),

@@ -314,7 +314,8 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
     let Some(t) = unit(ctx, target) else {
         return Ok(0);
     };
-    if strike.hits == 0 {
+    // A unit already gone (a gun destroyed by its own misfire) rolls nothing.
+    if strike.hits == 0 || !t.in_play() {
         return Ok(0);
     }
     if strike.unsavable {
@@ -660,8 +661,17 @@ pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
 }
 
 /// A move of up to `inches`: tells the player how far, then asks how many
-/// dangerous terrain pieces were crossed (only when there are any).
-pub fn move_unit(ctx: &mut Ctx, id: UnitId, inches: i32, what: &str, rule: &str) -> Flow<()> {
+/// dangerous terrain pieces were crossed (only when there are any). When
+/// the order lets its commanding Snob follow (`snob`), the Snob's crossings
+/// are asked next and it takes its own tests.
+pub fn move_unit(
+    ctx: &mut Ctx,
+    id: UnitId,
+    inches: i32,
+    what: &str,
+    rule: &str,
+    snob: Option<UnitId>,
+) -> Flow<()> {
     let Some(u) = unit(ctx, id) else {
         return Ok(());
     };
@@ -680,7 +690,22 @@ pub fn move_unit(ctx: &mut Ctx, id: UnitId, inches: i32, what: &str, rule: &str)
         pieces as i64,
         Some("dangerous-terrain"),
     )?;
-    dangerous_tests(ctx, id, n as u32)
+    dangerous_tests(ctx, id, n as u32)?;
+    let Some(snob) = snob.filter(|&c| unit(ctx, c).is_some_and(|c| c.in_play())) else {
+        return Ok(());
+    };
+    // A Snob that follows moves across the same table, so it tests too.
+    let snob_name = ctx.state().unit_name(snob);
+    let n = ctx.number(
+        format!(
+            "{snob_name} may follow {}: enter how many dangerous terrain pieces {snob_name} crossed (0 if it stayed put)",
+            u.name
+        ),
+        0,
+        pieces as i64,
+        Some("dangerous-terrain"),
+    )?;
+    dangerous_tests(ctx, snob, n as u32)
 }
 
 #[cfg(test)]

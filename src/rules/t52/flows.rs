@@ -34,6 +34,72 @@ fn bad_regiment_is_refused_with_reasons() {
 }
 
 #[test]
+fn a_card_used_twice_across_the_shared_deck_is_refused() {
+    // (Red, Blue, objectives, the card named)
+    let cases = [
+        (
+            "XR As 8c+7s",
+            "XB Ah 8c+7c",
+            &["Kh"][..],
+            "8c is used 2 times (Red's regiment, Blue's regiment)",
+        ),
+        (
+            "XR As 8c+7s",
+            "XB Ah 6d+7s",
+            &["Kh"][..],
+            "7s is used 2 times",
+        ),
+        (
+            "XR As 8c+7s",
+            "XB Ah 6d+7c",
+            &["Kh", "Kh"][..],
+            "Kh is used 2 times (the objectives 2 times)",
+        ),
+        (
+            "XR As 8c+7s",
+            "XB Ah Kh 6d+7c",
+            &["Kh"][..],
+            "Kh is used 2 times (Blue's regiment, the objectives)",
+        ),
+    ];
+    for (red, blue, objectives, message) in cases {
+        let s = begin(&setup(red, blue, &[], objectives));
+        assert!(s.pending().is_none(), "{red} / {blue} / {objectives:?}");
+        assert!(logged(&s, message), "{message}");
+        assert!(s.state().units.is_empty());
+    }
+}
+
+#[test]
+fn players_with_the_same_name_are_refused() {
+    let mut same = setup(RED, BLUE, &[], &["Kh"]);
+    same.players[1].name = " red ".into();
+    let s = begin(&same);
+    assert!(s.pending().is_none());
+    assert!(logged(&s, "Two players are called \"red\""));
+    assert!(s.state().units.is_empty());
+}
+
+#[test]
+fn objective_holders_are_picked_by_side_not_by_name() {
+    // A player named like a holder option can still hold a marker, and so
+    // can the second player.
+    let cases = [
+        ("c side0", Holder::Side(0)),
+        ("c Held by Blue", Holder::Side(1)),
+        ("c contested", Holder::Contested),
+    ];
+    for (answer, holder) in cases {
+        let mut named = setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh"]);
+        named.players[0].name = "Contested".into();
+        let mut s = begin(&named);
+        feed(&mut s, &INIT);
+        feed(&mut s, &["c none", "c Kh", answer, "c none"]);
+        assert_eq!(s.state().objectives[0].holder, holder, "{answer}");
+    }
+}
+
+#[test]
 fn roll_off_rerolls_ties() {
     let mut s = begin(&setup(RED, BLUE, &[], &[]));
     feed(&mut s, &["d 4", "d 4", "d 2", "d 5"]);
@@ -369,7 +435,7 @@ fn victory_goes_to_most_objectives_after_four_rounds() {
         "c none",
     ];
     let cases = [
-        (vec!["c Kh", "c Red", "c none"], Some(0)),
+        (vec!["c Kh", "c Held by Red", "c none"], Some(0)),
         (vec!["c Kh", "c contested", "c none"], None),
     ];
     for (first_change, winner) in cases {
@@ -457,4 +523,75 @@ fn objective_markers_are_kings_and_one_jack() {
             }
         }
     }
+}
+
+#[test]
+fn a_snob_that_follows_tests_dangerous_terrain_too() {
+    let mut s = game(RED, BLUE, &[TerrainKind::Dangerous]);
+    feed(&mut s, &["c XR", "c 8c", "c march", "d 4", "d 5", "n 0"]);
+    assert_asking(&s, "Toff XR may follow Follower 8c");
+    feed(&mut s, &["n 1"]);
+    assert_asking(&s, "Dangerous Terrain Test for Toff XR: roll 1 die");
+    feed(&mut s, &["d 1"]);
+    assert!(!unit(&s, "Toff XR").in_play());
+    assert!(unit(&s, "Snob As").in_play());
+    // A Snob that stayed put answers 0 and rolls nothing.
+    let mut s = game(RED, BLUE, &[TerrainKind::Dangerous]);
+    feed(
+        &mut s,
+        &["c XR", "c 8c", "c march", "d 4", "d 5", "n 0", "n 0"],
+    );
+    assert_asking(&s, "Blue: choose a Toff or Snob");
+}
+
+#[test]
+fn no_vulnerability_dice_for_a_gun_its_misfire_destroyed() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c yes", "c lump",
+        ],
+    );
+    feed(&mut s, &["d 1 5 6", "d 1"]);
+    assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
+    // 8c's Return Fire was rolled with the gun's: 2 hits on 6+.
+    assert_asking(&s, "Return Fire: Follower 8c shoots at Artillery 3c");
+    feed(&mut s, &["d 6 6 1 1 1 1 1 1"]);
+    let a = asking(&s);
+    assert!(!a.contains("Artillery 3c rolls"), "{a}");
+    assert_asking(&s, "Snob As");
+}
+
+#[test]
+fn a_follower_with_no_order_left_is_not_offered() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c no", "c lump",
+            "d 5 6 2", "d 2", "c clear",
+        ],
+    );
+    // Red's As orders nobody; Blue's Ad may order 6d but not the gun that fired.
+    feed(&mut s, &["c none"]);
+    let a = asking(&s);
+    assert!(a.contains("Snob Ad") && a.contains("Follower 6d"), "{a}");
+    assert!(!a.contains("Artillery 3c"), "{a}");
+    // Nor in the unordered phase: Blue's only Follower left to order is 6d.
+    feed(&mut s, &["c none", "c 8c", "c march", "d 1"]);
+    assert_asking(&s, "Declare an order for Follower 6d");
+}
+
+#[test]
+fn objectives_are_asked_after_vanguard_moves() {
+    let red = "XR As 8c+7s 4h+5h:vanguard";
+    let mut s = begin(&setup(red, BLUE, &[], &["Kh"]));
+    feed(&mut s, &INIT);
+    assert_asking(&s, "Vanguard");
+    feed(&mut s, &["ok"]);
+    assert_asking(&s, "Objectives:");
+    feed(&mut s, &["c Kh", "c side0", "c none"]);
+    assert_eq!(s.state().objectives[0].holder, Holder::Side(0));
+    assert_asking(&s, "Red: choose a Toff or Snob");
 }

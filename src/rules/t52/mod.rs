@@ -166,8 +166,10 @@ pub struct GameSetup {
     pub objectives: Vec<Card>,
 }
 
-/// Checks a whole setup: two valid regiments and objective cards that are
-/// Kings or one Jack. Returns the regiments, or every problem in a sentence.
+/// Checks a whole setup: two differently named players with valid
+/// regiments, objective cards that are Kings or one Jack, and no card used
+/// twice anywhere (both players share one deck). Returns the regiments, or
+/// every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>, Vec<String>> {
     let mut errors = Vec::new();
     let mut regiments = Vec::new();
@@ -177,6 +179,19 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>
             setup.players.len()
         ));
     }
+    // Players are told apart by name in every prompt and log line.
+    for (i, p) in setup.players.iter().enumerate() {
+        let name = p.name.trim();
+        if setup.players[..i]
+            .iter()
+            .any(|q| q.name.trim().eq_ignore_ascii_case(name))
+        {
+            errors.push(format!(
+                "Two players are called \"{name}\"; give each player a different name."
+            ));
+        }
+    }
+    errors.extend(shared_deck_duplicates(setup));
     for p in &setup.players {
         match build_regiment(&p.units, ruleset) {
             Ok(r) => regiments.push(r),
@@ -205,6 +220,58 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>
     } else {
         Err(errors)
     }
+}
+
+/// Cards used more than once across the two regiments and the objectives
+/// (the players share one deck). A card repeated within one regiment only
+/// is left to [`build_regiment`], which reports it for that player.
+fn shared_deck_duplicates(setup: &GameSetup) -> Vec<String> {
+    // Where each card is used: a player's index, or None for the objectives.
+    let mut uses: Vec<(Card, Vec<Option<usize>>)> = Vec::new();
+    let mut note = |c: Card, place: Option<usize>| match uses.iter_mut().find(|(u, _)| *u == c) {
+        Some((_, places)) => places.push(place),
+        None => uses.push((c, vec![place])),
+    };
+    for (i, p) in setup.players.iter().enumerate() {
+        for u in &p.units {
+            for &c in std::iter::once(&u.card).chain(&u.with) {
+                note(c, Some(i));
+            }
+        }
+    }
+    for &c in &setup.objectives {
+        note(c, None);
+    }
+    let place_name = |place: Option<usize>| match place.and_then(|i| setup.players.get(i)) {
+        Some(p) => format!("{}'s regiment", p.name.trim()),
+        None => "the objectives".to_string(),
+    };
+    let mut errors = Vec::new();
+    for (c, places) in uses {
+        let mut distinct: Vec<Option<usize>> = Vec::new();
+        for &p in &places {
+            if !distinct.contains(&p) {
+                distinct.push(p);
+            }
+        }
+        let within_one_regiment = matches!(distinct.as_slice(), [Some(_)]);
+        if places.len() < 2 || within_one_regiment {
+            continue;
+        }
+        let listed: Vec<String> = distinct
+            .iter()
+            .map(|&d| match places.iter().filter(|&&p| p == d).count() {
+                1 => place_name(d),
+                n => format!("{} {n} times", place_name(d)),
+            })
+            .collect();
+        errors.push(format!(
+            "{c} is used {} times ({}); both players share one deck, so each card can be used once.",
+            places.len(),
+            listed.join(", ")
+        ));
+    }
+    errors
 }
 
 /// Plays a whole game: regiments, terrain, objectives, initiative, Vanguard

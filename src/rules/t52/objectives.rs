@@ -40,12 +40,9 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
         let mut holders = vec![Choice::new("uncaptured", "Uncaptured")];
         let mut side_ids = Vec::new();
         for (i, side) in s.sides.iter().enumerate() {
-            // Side names are the ids scripts use; an unnamed side gets its number.
-            let id = if side.name.trim().is_empty() {
-                format!("side{i}")
-            } else {
-                side.name.clone()
-            };
+            // Ids by side number: a name can repeat another player's or
+            // read like "uncaptured"; scripts may still choose by the label.
+            let id = format!("side{i}");
             side_ids.push(id.clone());
             holders.push(Choice::new(id, format!("Held by {}", side.name)));
         }

@@ -133,8 +133,10 @@ fn choose_target(
     Ok(target)
 }
 
-/// Carries out an order (after a passed blunder check).
-pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order) -> Flow<()> {
+/// Carries out an order (after a passed blunder check). `snob` is the
+/// commanding Snob or Toff, which may follow the unit's moves; `None` in
+/// the unordered phase.
+pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order, snob: Option<UnitId>) -> Flow<()> {
     let Some(u) = unit(ctx, id) else {
         return Ok(());
     };
@@ -159,6 +161,7 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order) -> Flow<()> {
                 m,
                 "Move and Shoot! (its Snob may follow)",
                 "move-and-shoot",
+                snob,
             )?;
             if unit(ctx, id).is_some_and(|u| u.in_play())
                 && let Some(t) = choose_target(ctx, id, "Move and Shoot!", None, "move-and-shoot")?
@@ -186,15 +189,16 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order) -> Flow<()> {
                 "march",
                 format!("{} marches up to {dist}\" ({m} + {d})", u.name),
             );
-            move_unit(ctx, id, dist, "March! (its Snob may follow)", "march")?;
+            move_unit(ctx, id, dist, "March! (its Snob may follow)", "march", snob)?;
         }
-        Order::Charge => charge(ctx, id)?,
+        Order::Charge => charge(ctx, id, snob)?,
     }
     Ok(())
 }
 
-/// Charge!: target Panic Test, Stand and Shoot, the charge move, melee.
-fn charge(ctx: &mut Ctx, id: UnitId) -> Flow<()> {
+/// Charge!: target Panic Test, Stand and Shoot, the charge move (its
+/// commanding `snob` may follow), melee.
+fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
     let Some(u) = unit(ctx, id) else {
         return Ok(());
     };
@@ -257,6 +261,7 @@ fn charge(ctx: &mut Ctx, id: UnitId) -> Flow<()> {
         dist,
         "Charge! by the shortest route (its Snob may follow)",
         "charge",
+        snob,
     )?;
     if !unit(ctx, id).is_some_and(|u| u.in_play()) || !unit(ctx, t).is_some_and(|u| u.in_play()) {
         return Ok(());

@@ -3,7 +3,7 @@
 //! after each activation.
 
 use super::engagement::{FIRED, move_unit};
-use super::orders::{declare, execute};
+use super::orders::{available, declare, execute};
 use super::{UnitKind, kind, num, objectives, other, pick_unit, unit, unit_choice};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -23,17 +23,23 @@ fn ready_commanders(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
         .collect()
 }
 
-/// Followers of a side in play (optionally only those without an order).
+/// Followers of a side in play that can carry out some order now
+/// (optionally only those without an order this round). A unit with no
+/// order left (artillery that has fired) is never offered: picking it
+/// would only waste the activation.
 fn followers(ctx: &Ctx, side: SideId, unordered_only: bool) -> Vec<UnitId> {
     ctx.state()
         .units_of(side)
         .filter(|(_, u)| !kind(u).is_commander())
         .filter(|(_, u)| !unordered_only || !u.has(ORDERED))
+        .filter(|(_, u)| !available(u).is_empty())
         .map(|(i, _)| i)
         .collect()
 }
 
-/// Vanguard units move once before the first round, Initiative player first.
+/// Vanguard units move once before the first round, Initiative player
+/// first; a move can capture or contest an objective, so objectives are
+/// asked about after each.
 pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
     for side in [first, other(first)] {
         let ids: Vec<UnitId> = ctx
@@ -49,7 +55,15 @@ pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
                 "vanguard",
                 format!("{name} makes its Vanguard move before the game"),
             );
-            move_unit(ctx, id, m, "Vanguard (its Snob stays put)", "vanguard")?;
+            move_unit(
+                ctx,
+                id,
+                m,
+                "Vanguard (its Snob stays put)",
+                "vanguard",
+                None,
+            )?;
+            objectives::update(ctx)?;
         }
     }
     Ok(())
@@ -101,7 +115,7 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
             "rounds",
         )? {
             let blunder = num(ctx, "blunder_unordered");
-            order_follower(ctx, f, blunder)?;
+            order_follower(ctx, f, blunder, None)?;
         }
         if end_of_activation(ctx)? {
             return Ok(());
@@ -143,7 +157,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     if ids.is_empty() {
         ctx.resolved(
             "rounds",
-            format!("{} has no Follower left to order", cu.name),
+            format!("{} has no Follower left that can take an order", cu.name),
         );
         return Ok(());
     }
@@ -171,11 +185,12 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         return Ok(());
     };
     let blunder = num(ctx, "blunder_ordered");
-    order_follower(ctx, f, blunder)
+    order_follower(ctx, f, blunder, Some(c))
 }
 
 /// Declare, blunder check (fails on `blunder_on` or less), execute, Dash.
-fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32) -> Flow<()> {
+/// `snob` is the commander giving the order (it may follow the moves).
+fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId>) -> Flow<()> {
     let Some(fu) = unit(ctx, f) else {
         return Ok(());
     };
@@ -215,14 +230,21 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32) -> Flow<()> {
         "blunder",
         format!("{} passes the blunder check with {d}", fu.name),
     );
-    execute(ctx, f, order)?;
+    execute(ctx, f, order, snob)?;
     if let Some(u) = unit(ctx, f)
         && u.in_play()
         && u.upgrade_count("dash") > 0
         && kind(&u) != UnitKind::Artillery
     {
         ctx.resolved("dash", format!("{} may Dash after its order", u.name));
-        move_unit(ctx, f, u.stat("M"), "Dash (its Snob stays put)", "dash")?;
+        move_unit(
+            ctx,
+            f,
+            u.stat("M"),
+            "Dash (its Snob stays put)",
+            "dash",
+            None,
+        )?;
     }
     Ok(())
 }
