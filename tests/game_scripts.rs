@@ -149,7 +149,13 @@ fn a_card_activation_turn_is_played_and_called_by_agreement() {
     assert_eq!(report["winner"], "Red");
     assert_eq!(unit_field(&report, 1, "Guards", "soldiers"), 3);
     assert_eq!(unit_field(&report, 1, "Militia", "soldiers"), 4);
-    play_library(name);
+    let session = play_library(name);
+    assert!(
+        session.state().log.iter().any(|l| l.text.contains(
+            "Captain rolls 1 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
+        )),
+        "the free melee after two moves counts both moves"
+    );
 }
 
 #[test]

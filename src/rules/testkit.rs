@@ -70,3 +70,24 @@ pub fn begin_game(game: GameId, spec: ProcedureSpec, seed: u64) -> Session {
         .unwrap_or_else(|e| panic!("{e}"));
     s
 }
+
+/// Like [`begin_game`], with some of the ruleset's numbers house-ruled.
+pub fn begin_game_with(
+    game: GameId,
+    spec: ProcedureSpec,
+    seed: u64,
+    numbers: &[(&str, i64)],
+) -> Session {
+    let (lib, errs) = Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let mut rs = lib.get(game).cloned();
+    let rs = rs.get_or_insert_with(|| panic!("no {} ruleset", game.id()));
+    for (key, value) in numbers {
+        assert!(rs.numbers.contains_key(*key), "no number {key}");
+        rs.numbers.insert((*key).to_string(), *value);
+    }
+    let mut s = Session::new(game, rs.clone(), seed);
+    s.apply(Event::Begin(spec))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}

@@ -3,14 +3,15 @@
 //! may spend their held action in between.
 
 use super::{
-    OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, num, pick_unit, set_status, stat, units_of,
-    yes_no,
+    FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, num, pick_unit, set_status,
+    stat, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::UnitId;
 
 /// Stat: actions the unit has taken this turn (each costs -1 in combat).
+/// Actions lost to a rout are not taken: see [`FORFEIT`].
 pub const SPENT: &str = "spent";
 
 /// The to-hit penalty for a target that moved `moved` inches: `penalty` for
@@ -20,6 +21,16 @@ pub fn movement_penalty(moved: i32, free: i32, step: i32, penalty: i32) -> i32 {
         return 0;
     }
     ((moved - free) / step) * penalty
+}
+
+/// Puts a unit on Overwatch with its held actions.
+fn go_on_overwatch(ctx: &mut Ctx, unit: UnitId) {
+    set_status(ctx, unit, OVERWATCH, true);
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: HELD.into(),
+        value: num(ctx, "overwatch_actions").max(1),
+    });
 }
 
 fn add_spent(ctx: &mut Ctx, unit: UnitId) {
@@ -41,7 +52,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         if morale_check(ctx, unit, "rally")? {
             set_status(ctx, unit, ROUTED, false);
-            set_status(ctx, unit, OVERWATCH, true);
+            go_on_overwatch(ctx, unit);
             ctx.resolved(
                 "rally",
                 format!("{name} rallies, turns to face the fight and goes on Overwatch"),
@@ -51,14 +62,20 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         return Ok(());
     }
-    let mut last_was_move = false;
+    // Straight move actions in a row so far: enough of them make a charge.
+    let mut moves_in_row = 0;
     let mut charge_bonus = 0;
     let mut free_melee = 0;
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());
         }
-        let left = actions - stat(ctx, unit, SPENT);
+        // A rout forfeits the rest of the turn's actions.
+        let left = if has(ctx, unit, FORFEIT) {
+            0
+        } else {
+            actions - stat(ctx, unit, SPENT)
+        };
         if left <= 0 && free_melee == 0 {
             return Ok(());
         }
@@ -92,37 +109,47 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             options,
             Some("actions"),
         )?;
-        let was_move = last_was_move;
-        last_was_move = false;
+        let run = if picked == "move" {
+            moves_in_row + 1
+        } else {
+            0
+        };
+        moves_in_row = 0;
+        // Actions taken before this one, each a penalty in combat.
+        let prior = stat(ctx, unit, SPENT);
         match picked.as_str() {
             "move" => {
                 add_spent(ctx, unit);
-                last_was_move = true;
-                let (bonus, free) = charge(ctx, unit, was_move)?;
+                moves_in_row = run;
+                let (bonus, free) = charge(ctx, unit, run)?;
                 charge_bonus = bonus;
                 free_melee += free;
             }
             "melee" => {
+                // The free melee a charge earns costs no action.
                 if left <= 0 {
                     free_melee -= 1;
                 } else {
                     add_spent(ctx, unit);
                 }
-                attack(ctx, unit, Attack::Melee, charge_bonus)?;
+                attack(ctx, unit, Attack::Melee, charge_bonus, prior)?;
             }
             "shoot" => {
                 add_spent(ctx, unit);
-                attack(ctx, unit, Attack::Ballistic, 0)?;
+                attack(ctx, unit, Attack::Ballistic, 0, prior)?;
             }
             "special" => {
                 add_spent(ctx, unit);
                 special(ctx, unit)?;
             }
             "overwatch" => {
-                set_status(ctx, unit, OVERWATCH, true);
+                go_on_overwatch(ctx, unit);
                 ctx.resolved(
                     "overwatch",
-                    format!("{name} goes on Overwatch, holding one action"),
+                    format!(
+                        "{name} goes on Overwatch, holding {} action(s)",
+                        stat(ctx, unit, HELD)
+                    ),
                 );
                 return Ok(());
             }
@@ -142,10 +169,19 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     }
 }
 
-/// A unit on Overwatch spends its one held action.
+/// A unit on Overwatch spends one held action; it stays on Overwatch while
+/// it holds more.
 fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
-    set_status(ctx, unit, OVERWATCH, false);
+    let held = stat(ctx, unit, HELD) - 1;
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: HELD.into(),
+        value: held.max(0),
+    });
+    if held <= 0 {
+        set_status(ctx, unit, OVERWATCH, false);
+    }
     let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
     if stat(ctx, unit, PREP_LEFT) <= 0 {
         options.push(Choice::new("shoot", "Shoot"));
@@ -156,31 +192,39 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         options,
         Some("overwatch"),
     )?;
+    let prior = stat(ctx, unit, SPENT);
     add_spent(ctx, unit);
     match picked.as_str() {
         "move" => ctx.resolved(
             "move",
             format!("{name} moves up to {} in", stat(ctx, unit, "move")),
         ),
-        "melee" => attack(ctx, unit, Attack::Melee, 0)?,
-        "shoot" => attack(ctx, unit, Attack::Ballistic, 0)?,
+        "melee" => attack(ctx, unit, Attack::Melee, 0, prior)?,
+        "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,
         _ => special(ctx, unit)?,
     }
     Ok(())
 }
 
-/// Asks whether a move made contact as a charge: returns the combat bonus
-/// and the free melee actions it earns.
-fn charge(ctx: &mut Ctx, unit: UnitId, after_move: bool) -> Flow<(i32, i32)> {
+/// Asks whether a move (the `run`-th move action in a row) made contact as a
+/// charge: returns the combat bonus and the free melee actions it earns.
+fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
     let name = ctx.state().unit_name(unit);
     let mut options = vec![
         Choice::new("none", "No charge"),
-        Choice::new("distance", "Charged: 8 in or more straight into contact"),
+        Choice::new(
+            "distance",
+            format!(
+                "Charged: {} in or more straight into contact",
+                num(ctx, "charge_distance_in")
+            ),
+        ),
     ];
-    if after_move {
+    let moves = num(ctx, "charge_move_actions").max(1);
+    if run >= moves {
         options.push(Choice::new(
             "two-moves",
-            "Charged: second straight move in a row into contact",
+            format!("Charged: {moves} straight move actions in a row into contact"),
         ));
     }
     let picked = ctx.choose(
@@ -215,9 +259,10 @@ enum Attack {
     Ballistic,
 }
 
-/// An attack: the dice and modifier to roll at the table, then the
-/// casualties after saves, then a morale check if the target needs one.
-fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32) -> Flow<()> {
+/// An attack by a unit that has taken `prior` actions before it: the dice
+/// and modifier to roll at the table, then the casualties after saves, then a
+/// morale check if the target needs one.
+fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
     let enemies = units_of(ctx, 1 - side.min(1));
@@ -225,6 +270,9 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32) -> Flow<()> {
         Attack::Melee => ("melee", "melee", "melee_dice"),
         Attack::Ballistic => ("ballistics", "shooting", "ballistic_dice"),
     };
+    let models = ctx.state().units[unit].soldiers.len() as i32;
+    let split =
+        (models * num(ctx, "split_fraction_num").max(0)) / num(ctx, "split_fraction_den").max(1);
     let prompt = match kind {
         Attack::Melee => {
             format!("{name} attacks which enemy in base contact and in its weapon arc?")
@@ -234,12 +282,15 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32) -> Flow<()> {
             stat(ctx, unit, "weapon_range")
         ),
     };
+    let prompt = if split > 0 {
+        format!("{prompt} (up to {split} of its {models} models may split off at another target)")
+    } else {
+        prompt
+    };
     let Some(target) = pick_unit(ctx, &prompt, &enemies, None, rule)? else {
         return Ok(());
     };
     let target_name = ctx.state().unit_name(target);
-    // Actions taken before this one, each a penalty.
-    let prior = stat(ctx, unit, SPENT) - 1;
     let mut modifier = bonus - prior.max(0) * num(ctx, "prior_action_penalty");
     let mut why = vec![format!("{} earlier action(s)", prior.max(0))];
     if bonus != 0 {
@@ -269,7 +320,6 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32) -> Flow<()> {
             value: prep,
         });
     }
-    let models = ctx.state().units[unit].soldiers.len() as i32;
     let dice = models * stat(ctx, unit, dice_key).max(0);
     ctx.resolved(
         rule,
@@ -405,12 +455,8 @@ fn rout(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     set_status(ctx, unit, ROUTED, true);
     set_status(ctx, unit, OVERWATCH, false);
-    let actions = stat(ctx, unit, "actions");
-    ctx.apply(Effect::SetStat {
-        unit,
-        stat: SPENT.into(),
-        value: actions,
-    });
+    // The actions left are lost, not taken: they add no combat penalty.
+    set_status(ctx, unit, FORFEIT, true);
     let dist = stat(ctx, unit, "move") * num(ctx, "rout_move_multiplier");
     if yes_no(
         ctx,

@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
+use crate::rules::testkit::{asking, assert_asking, begin_game, begin_game_with, feed, logged};
 
 fn setup() -> GameSetup {
     let side = |name: &str, units: &str| SideSetup {
@@ -106,9 +106,10 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     ));
     assert_asking(&s, "Free melee");
     feed(&mut s, &["c melee", "c u4"]);
+    // The free melee costs no action: both moves came before it.
     assert!(logged(
         &s,
-        "Captain rolls 1 melee dice at Militia, +0 to hit (1 earlier action(s), charge +1)"
+        "Captain rolls 1 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
     ));
     feed(&mut s, &["n 1", "c no"]);
     assert_eq!(unit(&s, "Militia").soldiers.len(), 4);
@@ -151,4 +152,76 @@ fn the_players_stop_on_the_agreed_condition() {
         .unwrap_or_else(|| panic!("no outcome"));
     assert_eq!(outcome.winner, Some(1));
     assert!(s.pending().is_none());
+}
+
+#[test]
+fn a_routed_unit_that_rallies_counts_only_the_actions_it_took() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    // The Rifles shoot the Guards, who rout; then prep the rifle.
+    feed(
+        &mut s,
+        &[
+            "c u3",
+            "n 13",
+            "n 2",
+            "c yes",
+            "d 6 3",
+            "c no",
+            "c special",
+            "c prep",
+        ],
+    );
+    // Militia on Overwatch; the Guards rally (one action taken).
+    feed(&mut s, &["c overwatch", "d 2 2"]);
+    // Captain's activation: the Guards use their held action to melee.
+    feed(&mut s, &["c watch", "c u3", "c melee", "c u0"]);
+    assert!(
+        logged(
+            &s,
+            "Guards rolls 3 melee dice at Rifles, -1 to hit (1 earlier action(s))"
+        ),
+        "{:?}",
+        s.state().log
+    );
+}
+
+#[test]
+fn a_unit_routed_in_its_own_activation_loses_the_rest_of_its_actions() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // The Militia's activation: the Rifles fire from Overwatch and rout them.
+    feed(
+        &mut s,
+        &[
+            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6", "c no",
+        ],
+    );
+    assert!(unit(&s, "Militia").has(ROUTED));
+    assert_asking(&s, "Guards has 2 action(s) left");
+}
+
+#[test]
+fn house_ruled_numbers_change_play() {
+    let mut s = begin_game_with(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(setup()),
+        4,
+        &[
+            ("prepped_weapons_at_start", 0),
+            ("charge_distance_in", 10),
+            ("charge_move_actions", 3),
+        ],
+    );
+    feed(&mut s, &DEAL[..7]);
+    // Weapons start unprepped: the Rifles cannot shoot yet.
+    assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
+    assert_asking(&s, "Rifles has 2 action(s) left");
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    feed(&mut s, &["c move"]);
+    assert_asking(&s, "Charged: 10 in or more");
+    // Two moves in a row are not yet a charge when three are needed.
+    feed(&mut s, &["c none", "c move"]);
+    assert!(!asking(&s).contains("in a row"), "{}", asking(&s));
 }

@@ -32,10 +32,16 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "cards_per_unit",
         "least_units_fraction_num",
         "least_units_fraction_den",
+        "leadership_bonus_default",
+        "split_fraction_num",
+        "split_fraction_den",
         "overwatch_min_actions_fraction_num",
         "overwatch_min_actions_fraction_den",
         "overwatch_actions",
         "rally_action_cost",
+        "prepped_weapons_at_start",
+        "charge_distance_in",
+        "charge_move_actions",
         "charge_bonus",
         "charge_free_melee_actions",
         "rout_move_multiplier",
@@ -72,8 +78,12 @@ pub const REQUIREMENTS: Requirements = Requirements {
 
 /// Status: routed (must rally first when activated).
 pub const ROUTED: &str = "routed";
-/// Status: on Overwatch, holding one action.
+/// Status: on Overwatch, holding actions (see [`HELD`]).
 pub const OVERWATCH: &str = "overwatch";
+/// Stat: actions a unit on Overwatch still holds.
+pub const HELD: &str = "held";
+/// Status: the unit routed and lost the rest of its actions this turn.
+pub const FORFEIT: &str = "forfeit";
 /// Stat: actions still needed before the weapon can shoot again.
 pub const PREP_LEFT: &str = "prep_left";
 
@@ -200,13 +210,23 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             let Some(profile) = ctx.ruleset.profile(&u.profile).cloned() else {
                 continue;
             };
-            // Every unit starts with its main weapon ready: no `prep_left`.
+            let mut stats = profile.stats.clone();
+            // A Field Commander whose profile names no bonus has the default.
+            if profile.id == "field-commander" && !stats.contains_key("leadership") {
+                stats.insert("leadership".into(), num(ctx, "leadership_bonus_default"));
+            }
+            // Units start with their main weapon ready (no `prep_left`) unless
+            // the group plays that weapons start unprepped.
+            if num(ctx, "prepped_weapons_at_start") <= 0 {
+                let prep = stats.get("weapon_prep").copied().unwrap_or(0);
+                stats.insert(PREP_LEFT.into(), prep);
+            }
             ctx.apply(Effect::AddUnit(UnitSpec {
                 side,
                 name: u.name.clone(),
                 profile: profile.id.clone(),
                 cards: Vec::new(),
-                stats: profile.stats.clone(),
+                stats,
                 soldiers: u.models.unwrap_or(profile.soldiers),
                 wounds_per_soldier: 1,
                 upgrades: Vec::new(),

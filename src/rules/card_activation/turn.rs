@@ -1,7 +1,7 @@
 //! A turn: deal each side its activation cards, lay one beside each unit,
 //! then activate the units in card order.
 
-use super::{DECK, OVERWATCH, actions, check_wipeout, num, stat, units_of};
+use super::{DECK, FORFEIT, OVERWATCH, actions, check_wipeout, num, stat, units_of};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Activation, Outcome, SideId, UnitId};
@@ -23,9 +23,11 @@ pub fn cards_for(own: usize, other: usize, per_unit: usize, num: usize, den: usi
 pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     ctx.apply(Effect::SetTurn(t));
     ctx.apply(Effect::Reshuffle { deck: DECK });
-    ctx.apply(Effect::ClearStatusAll {
-        status: OVERWATCH.into(),
-    });
+    for status in [OVERWATCH, FORFEIT] {
+        ctx.apply(Effect::ClearStatusAll {
+            status: status.into(),
+        });
+    }
     for u in 0..ctx.state().units.len() {
         if stat(ctx, u, actions::SPENT) != 0 {
             ctx.apply(Effect::SetStat {

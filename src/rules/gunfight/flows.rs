@@ -3,8 +3,10 @@
 use super::{GameSetup, GangSetup, parse_gunmen};
 use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
-use crate::rules::session::Session;
-use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
+use crate::rules::session::{Event, Session};
+use crate::rules::testkit::{
+    answer, asking, assert_asking, begin_game, begin_game_with, feed, logged,
+};
 use crate::table::BackColour;
 
 fn gang(name: &str, back: BackColour, men: &str) -> GangSetup {
@@ -287,4 +289,81 @@ fn a_bad_setup_is_refused_with_reasons() {
     assert!(logged(&s, "Blue has 3 gunmen; a gang is 4."));
     assert!(logged(&s, "Two gangs are called Red."));
     assert!(s.pending().is_none());
+}
+
+#[test]
+fn first_moves_may_spend_the_hand_less_the_initiative_card() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g1"]);
+    // Five cards dealt, one bid for initiative: four left to move with.
+    assert!(s.apply(Event::Answer(answer("n 5"))).is_err());
+    feed(&mut s, &["n 4", "k 2c 3c 4c 5c"]);
+    assert!(logged(&s, "Doc may move up to 14 in (2c 3c 4c 5c)"));
+}
+
+#[test]
+fn nobody_is_asked_about_civilians_once_a_civilian_ends_the_game() {
+    let mut s = begin(&setup(true));
+    feed(&mut s, &RED_FIRST);
+    // Doc shoots down three of Blue's four; no civilian is near.
+    for target in ["c g4", "c g5", "c g6"] {
+        feed(
+            &mut s,
+            &[
+                "c shoot", "c g1", target, "k As", "n 0", "c no", "c no", "c none", "d 6", "n 0",
+                "c none",
+            ],
+        );
+    }
+    // Doc misses Holliday; the first of two armed civilians shoots him dead.
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g1", "c g7", "k 2s", "n 0", "c no", "c no", "c save", "k Th",
+        ],
+    );
+    feed(
+        &mut s,
+        &[
+            "n 2", "c armed", "k Kd", "c g7", "n 0", "c no", "c none", "d 6",
+        ],
+    );
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+    assert!(s.pending().is_none(), "{}", asking(&s));
+}
+
+#[test]
+fn a_civilian_is_a_target_only_where_civilians_were_set_up() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c shoot", "c g0"]);
+    assert_asking(&s, "Shoot at whom?");
+    assert!(!asking(&s).contains("civilian"), "{}", asking(&s));
+    assert!(s.apply(Event::Answer(answer("c civilian"))).is_err());
+    let mut s = begin(&setup(true));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c shoot", "c g0"]);
+    assert_asking(&s, "A civilian");
+}
+
+#[test]
+fn house_ruled_numbers_change_play() {
+    let mut s = begin_game_with(
+        GameId::Gunfight,
+        ProcedureSpec::Gunfight(setup(false)),
+        11,
+        &[("initiative_cards", 2), ("group_move_card_widths", 3)],
+    );
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g1"]);
+    // Two cards bid: three left for the opening move.
+    assert!(s.apply(Event::Answer(answer("n 4"))).is_err());
+    feed(&mut s, &["n 3", "k 2c 3c 4c"]);
+    assert!(logged(&s, "within 3 card-widths"));
 }

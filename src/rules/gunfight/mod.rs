@@ -31,6 +31,7 @@ pub const REQUIREMENTS: Requirements = Requirements {
     numbers: &[
         "gang_size",
         "hand_size",
+        "initiative_cards",
         "lives",
         "damage_dice",
         "pistol_range",
@@ -43,6 +44,7 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "fan_shot_shots",
         "non_club_move_divisor",
         "no_clubs_max_cards",
+        "group_move_card_widths",
         "civilian_reaction_range",
         "civilian_run_multiplier",
     ],

@@ -43,7 +43,9 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let divisor = num(ctx, "non_club_move_divisor");
     let first_moves = ctx.state().counter(shooting::SHOTS_COUNTER) == 0;
     let (rule, cards) = if first_moves {
-        let most = ctx.ruleset.number("hand_size").max(1);
+        // The initiative bid has left the hand.
+        let most =
+            (ctx.ruleset.number("hand_size") - ctx.ruleset.number("initiative_cards")).max(1);
         let n = ctx.number(
             format!("How many cards does {player} spend moving {name}? (no shot fired yet: any cards, non-Clubs count half)"),
             1,
@@ -85,9 +87,10 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     ctx.resolved(
         rule,
         format!(
-            "{name} may move up to {} in ({})",
+            "{name} may move up to {} in ({}); figures within {} card-widths of him may move with him as a group",
             inches(dist),
-            shown.join(" ")
+            shown.join(" "),
+            num(ctx, "group_move_card_widths")
         ),
     );
     shooting::overwatch(ctx, side, g, shooting::Trigger::Moved)

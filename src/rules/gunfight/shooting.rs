@@ -169,7 +169,9 @@ pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) 
 fn pick_target(ctx: &mut Ctx, side: SideId, rule: &str) -> Flow<Option<Target>> {
     let enemies = enemies_of(ctx, side);
     let mut options: Vec<Choice> = enemies.iter().map(|&i| gunman_choice(ctx, i)).collect();
-    options.push(Choice::new("civilian", "A civilian"));
+    if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
+        options.push(Choice::new("civilian", "A civilian"));
+    }
     let picked = ctx.choose("Shoot at whom?", options, Some(rule))?;
     if picked == "civilian" {
         return Ok(Some(Target::Civilian));
@@ -376,6 +378,10 @@ fn civilians_react(ctx: &mut Ctx) -> Flow<()> {
     )?;
     let run = num(ctx, "civilian_run_multiplier");
     for i in 1..=n {
+        // A civilian's shot may have ended the game: nobody else reacts.
+        if ctx.state().outcome.is_some() {
+            break;
+        }
         let armed = ctx.choose(
             format!("Civilian {i} of {n}: armed or unarmed?"),
             vec![

@@ -3,8 +3,8 @@
 
 use super::turn::turn_card;
 use super::{
-    Arm, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, SHOT_MARKERS, arm, confused, in_ranks, men,
-    num, pick_unit, set_stat, units_of, yes_no,
+    Arm, COMBATS, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, IN_ENGAGEMENT, SHOT_MARKERS, arm,
+    confused, in_ranks, men, num, pick_unit, set_stat, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -22,21 +22,25 @@ pub fn artillery_confusion(card: Card, court: u32, ace: u32, divisor: u32) -> u3
     }
 }
 
-/// A cannon of `side` fires at long range.
-pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<()> {
+/// A cannon of `side` fires at long range. Returns whether it fired (a gun
+/// without the shot markers the target's cover needs does not).
+pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<bool> {
     let enemies = units_of(ctx, 1 - side.min(1));
     let gun_name = ctx.state().unit_name(gun);
     let Some(target) = pick_unit(
         ctx,
         &format!(
-            "{gun_name} fires at which enemy unit? (in clear sight, 10-130 cm away, within 45 degrees of straight ahead)"
+            "{gun_name} fires at which enemy unit? (in clear sight, {}-{} cm away, within {} degrees of straight ahead)",
+            num(ctx, "artillery_min_range_cm"),
+            num(ctx, "artillery_max_range_cm"),
+            num(ctx, "artillery_arc_degrees")
         ),
         &enemies,
         None,
         "artillery-fire",
     )?
     else {
-        return Ok(());
+        return Ok(false);
     };
     let cost = match ctx
         .choose(
@@ -60,7 +64,7 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<()> {
             "shot-markers",
             format!("{gun_name} has {markers} shot marker(s) left and this shot needs {cost}: it cannot fire"),
         );
-        return Ok(());
+        return Ok(false);
     }
     set_stat(ctx, gun, SHOT_MARKERS, markers - cost);
     let target_name = ctx.state().unit_name(target);
@@ -68,15 +72,41 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<()> {
     for _ in 0..kills {
         kill_one(ctx, target);
     }
+    // A man killed in an ongoing engagement stays where he fell, so he counts
+    // toward the confusion of the unit's later losses in it.
+    let engaged = ctx.state().units[target].has(IN_ENGAGEMENT);
+    if engaged {
+        let killed = ctx.state().units[target].stat(ENGAGEMENT_KILLS).max(0) + kills as i32;
+        set_stat(ctx, target, ENGAGEMENT_KILLS, killed);
+    }
+    let newly = (num(ctx, "long_range_confused").max(0) as u32).min(in_ranks(ctx, target));
+    if newly > 0 {
+        set_stat(
+            ctx,
+            target,
+            CONFUSED,
+            (confused(ctx, target) + newly) as i32,
+        );
+    }
+    let confusion = if newly > 0 {
+        format!("{newly} more are confused")
+    } else {
+        "nobody is confused".to_string()
+    };
+    let left_lying = if engaged {
+        " (left where he fell: the unit is engaged)"
+    } else {
+        ""
+    };
     ctx.resolved(
         "artillery-fire",
         format!(
-            "{gun_name} spends {cost} shot marker(s) ({} left) and kills {kills} of {target_name}; nobody is confused{}",
+            "{gun_name} spends {cost} shot marker(s) ({} left) and kills {kills} of {target_name}{left_lying}; {confusion}{}",
             markers - cost,
             gone(ctx, target)
         ),
     );
-    Ok(())
+    Ok(true)
 }
 
 /// `attacker` of `side` fights an enemy unit.
@@ -86,7 +116,10 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
     let a_name = ctx.state().unit_name(attacker);
     let Some(defender) = pick_unit(
         ctx,
-        &format!("{a_name} fights which enemy unit? (closer than 20 cm, one facing the other)"),
+        &format!(
+            "{a_name} fights which enemy unit? (closer than {} cm, one facing the other)",
+            num(ctx, "combat_range_cm")
+        ),
         &enemies,
         None,
         "combat-eligibility",
@@ -119,17 +152,23 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
         format!("Is {a_name} attacking {d_name}'s flank or rear?"),
         "cavalry-flank",
     )?;
-    ctx.apply(Effect::SetStatus {
-        unit: attacker,
-        status: FOUGHT.into(),
-        on: true,
-    });
-    for u in [attacker, defender] {
+    let combats = ctx.state().units[attacker].stat(COMBATS) + 1;
+    set_stat(ctx, attacker, COMBATS, combats);
+    if combats >= num(ctx, "combats_per_unit_per_turn").max(1) {
         ctx.apply(Effect::SetStatus {
-            unit: u,
-            status: ENGAGED.into(),
+            unit: attacker,
+            status: FOUGHT.into(),
             on: true,
         });
+    }
+    for u in [attacker, defender] {
+        for status in [ENGAGED, IN_ENGAGEMENT] {
+            ctx.apply(Effect::SetStatus {
+                unit: u,
+                status: status.into(),
+                on: true,
+            });
+        }
     }
     let a_side = ctx.state().side_name(side);
     let d_side = ctx.state().side_name(enemy_side);
@@ -195,7 +234,13 @@ fn gone(ctx: &Ctx, unit: UnitId) -> String {
 /// then confusion by the engagement's kill count and the winner's arm.
 fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
     let name = ctx.state().unit_name(loser);
-    let kills = num(ctx, "combat_kills").max(1) as u32;
+    let guns_won = winner.is_some_and(|(w, _, _)| arm(ctx, w) == Arm::Artillery);
+    let kills_key = if guns_won {
+        "artillery_win_kills"
+    } else {
+        "combat_kills"
+    };
+    let kills = num(ctx, kills_key).max(1) as u32;
     for _ in 0..kills {
         kill_one(ctx, loser);
     }
@@ -230,7 +275,7 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
     }
     let newly = wanted.min(in_ranks(ctx, loser));
     set_stat(ctx, loser, CONFUSED, (confused(ctx, loser) + newly) as i32);
-    let rule = if winner.is_some_and(|(w, _, _)| arm(ctx, w) == Arm::Artillery) {
+    let rule = if guns_won {
         "artillery-win"
     } else {
         "confusion"
@@ -238,7 +283,12 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
     ctx.resolved(
         rule,
         format!(
-            "{name} loses a man and {newly} more are confused ({why}): {} in ranks, {} confused{}",
+            "{name} loses {} and {newly} more are confused ({why}): {} in ranks, {} confused{}",
+            if kills == 1 {
+                "a man".to_string()
+            } else {
+                format!("{kills} men")
+            },
             in_ranks(ctx, loser),
             confused(ctx, loser),
             gone(ctx, loser)

@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
+use crate::rules::testkit::{asking, assert_asking, begin_game, begin_game_with, feed, logged};
 use crate::table::BackColour;
 
 fn setup() -> GameSetup {
@@ -226,4 +226,137 @@ fn unequal_armies_are_refused_with_the_counts() {
         &s,
         "French has 18 men and 1 guns, British has 18 men and 0 guns."
     ));
+}
+
+#[test]
+fn a_unit_rallies_once_a_turn() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none"]);
+    feed(
+        &mut s,
+        &[
+            "c u1", "c u3", "c no", "c no", "c yes", "k Kd", "k 5s", "c none",
+        ],
+    );
+    assert_eq!(men(&s, "Foot"), (11, 6));
+    // No general: the 5 men in ranks bring 5 back; one stays confused.
+    feed(&mut s, &["c rally", "c u3", "c no", "c no"]);
+    assert_eq!(men(&s, "Foot"), (11, 1));
+    assert_asking(&s, "British, step 1");
+    assert!(!asking(&s).contains("Rally a unit"), "{}", asking(&s));
+    // The French turn passes; in the next British turn the Foot may rally again.
+    feed(&mut s, &["c done", "c none", "c none"]);
+    feed(&mut s, &["c done", "c none", "c none"]);
+    assert_asking(&s, "British, step 1");
+    assert_asking(&s, "Rally a unit");
+    feed(&mut s, &["c rally", "c u3", "c no", "c no"]);
+    assert_eq!(men(&s, "Foot"), (11, 0));
+}
+
+#[test]
+fn a_long_range_kill_on_an_engaged_unit_counts_toward_its_confusion() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    // The Line beats the Foot: both are now engaged.
+    feed(
+        &mut s,
+        &[
+            "c done", "c none", "c u0", "c u3", "c no", "c no", "k Kd", "k 5s", "c none",
+        ],
+    );
+    // The British Guns hit the engaged Line: no one confused, but the dead
+    // man stays on the field and counts.
+    feed(&mut s, &["c done", "c u5", "c u0", "c open"]);
+    assert_eq!(men(&s, "Line"), (11, 0));
+    assert_eq!(unit(&s, "Line").stat(ENGAGEMENT_KILLS), 1);
+    assert!(logged(&s, "left where he fell"));
+    // The Foot then beats the Line: its second man killed confuses two.
+    feed(&mut s, &["c u3", "c u0", "c no", "c no", "k Qs", "k 3h"]);
+    assert_eq!(unit(&s, "Line").stat(ENGAGEMENT_KILLS), 2);
+    assert_eq!(men(&s, "Line"), (10, 2));
+}
+
+#[test]
+fn a_long_range_kill_on_a_unit_out_of_combat_starts_no_count() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c u2", "c u3", "c open"]);
+    assert_eq!(men(&s, "Foot"), (11, 0));
+    assert_eq!(unit(&s, "Foot").stat(ENGAGEMENT_KILLS), 0);
+}
+
+#[test]
+fn the_enemy_mob_can_be_caught_in_your_turn() {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:2").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(
+        &mut s,
+        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k 2d"],
+    );
+    assert_eq!(men(&s, "Foot"), (1, 1));
+    // The British mob stays put; the Foot declines to fight.
+    feed(&mut s, &["c done", "c none"]);
+    // Round 2, French step 1: the French close in and the mob cannot get away.
+    assert_asking(&s, "French, step 1");
+    feed(&mut s, &["c mob-lost", "c u1"]);
+    let outcome = s
+        .state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome"));
+    assert_eq!(outcome.winner, Some(0));
+}
+
+#[test]
+fn a_gun_refused_for_want_of_markers_may_try_another_target() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c u2", "c u3", "c redoubt", "c none"]);
+    feed(&mut s, &["c done", "c none", "c none"]);
+    // Round 2: 1 marker cannot pay for a redoubt, but can for the open.
+    feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
+    assert!(logged(&s, "it cannot fire"));
+    assert_asking(&s, "French, step 2");
+    feed(&mut s, &["c u2", "c u4", "c open"]);
+    assert_eq!(unit(&s, "Battery").stat(SHOT_MARKERS), 0);
+    assert_eq!(men(&s, "Dragoons"), (5, 0));
+    assert_asking(&s, "French, step 3");
+}
+
+#[test]
+fn house_ruled_numbers_change_play() {
+    let mut s = begin_game_with(
+        GameId::Napoleonic,
+        ProcedureSpec::Napoleonic(setup()),
+        3,
+        &[
+            ("long_range_confused", 1),
+            ("artillery_win_kills", 2),
+            ("rally_enemy_distance_cm", 30),
+            ("combats_per_unit_per_turn", 2),
+        ],
+    );
+    feed(&mut s, &FRENCH_FIRST);
+    // Long-range fire now confuses one man as well as killing one.
+    feed(&mut s, &["c done", "c u2", "c u3", "c open", "c none"]);
+    assert_eq!(men(&s, "Foot"), (11, 1));
+    assert!(logged(&s, "kills 1 of Foot; 1 more are confused"));
+    // The rally question uses the house-ruled distance.
+    feed(&mut s, &["c rally", "c u3"]);
+    assert_asking(&s, "within 30 cm of Foot");
+    feed(&mut s, &["c no", "c no", "c done", "c none"]);
+    // A gun that wins a combat kills two.
+    feed(
+        &mut s,
+        &["c u4", "c u2", "c no", "c yes", "c no", "k 6h", "k 4d"],
+    );
+    assert!(logged(&s, "Dragoons loses 2 men and 2 more are confused"));
+    assert_eq!(men(&s, "Dragoons"), (4, 2));
+    // Two combats a turn: the Dragoons may fight again.
+    assert_asking(&s, "British, step 3");
+    assert_asking(&s, "Dragoons");
 }

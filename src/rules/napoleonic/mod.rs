@@ -29,17 +29,31 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "objectives",
         "objectives_to_win",
         "shot_markers_per_cannon",
+        "table_width_cm",
+        "table_length_cm",
         "move_infantry_cm",
         "move_artillery_cm",
         "move_cavalry_cm",
         "move_general_cm",
+        "enemy_stop_distance_cm",
         "mob_move_cm",
+        "mob_enemy_distance_cm",
+        "rally_enemy_distance_cm",
+        "rally_all_confused_distance_cm",
         "rally_general_bonus",
+        "gunner_return_cm",
+        "artillery_min_range_cm",
+        "artillery_max_range_cm",
+        "artillery_arc_degrees",
         "shot_cost_open",
         "shot_cost_wall",
         "shot_cost_redoubt",
         "long_range_kills",
+        "long_range_confused",
+        "combat_range_cm",
+        "combats_per_unit_per_turn",
         "combat_kills",
+        "artillery_win_kills",
         "cover_bonus",
         "confused_per_kill_step",
         "artillery_confused_divisor",
@@ -77,10 +91,18 @@ pub const CONFUSED: &str = "confused";
 pub const ENGAGEMENT_KILLS: &str = "engagement_kills";
 /// Stat: a cannon's shot markers left.
 pub const SHOT_MARKERS: &str = "shot_markers";
-/// Status: the unit has fought a combat this turn.
+/// Status: the unit has fought all its combats this turn (for a gun in
+/// step 2: it has fired at long range).
 pub const FOUGHT: &str = "fought";
+/// Stat: combats the unit has fought this turn.
+pub const COMBATS: &str = "combats";
 /// Status: the unit was in a combat this round (either player's turn).
 pub const ENGAGED: &str = "engaged";
+/// Status: the unit is in an engagement (it fought this round or the last),
+/// so a man it loses to long-range fire counts toward its confusion.
+pub const IN_ENGAGEMENT: &str = "in_engagement";
+/// Status: the unit has rallied this turn (once per turn).
+pub const RALLIED: &str = "rallied";
 
 /// A unit's arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,6 +295,15 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             ),
         );
     }
+    ctx.resolved(
+        "setup",
+        format!(
+            "The table is about {} by {} cm, with {} objectives spread fairly across it",
+            num(ctx, "table_width_cm"),
+            num(ctx, "table_length_cm"),
+            setup.objectives.len()
+        ),
+    );
     for name in &setup.objectives {
         ctx.apply(Effect::AddObjective {
             name: name.clone(),

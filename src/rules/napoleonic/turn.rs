@@ -2,8 +2,9 @@
 //! reform, (2) long-range artillery, (3) combats; every step optional.
 
 use super::{
-    Arm, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, SHOT_MARKERS, arm, check_victory, combat,
-    confused, deck_of, in_ranks, men, num, pick_unit, set_stat, units_of, yes_no,
+    Arm, COMBATS, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, IN_ENGAGEMENT, RALLIED,
+    SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, in_ranks, men, num, pick_unit,
+    set_stat, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -68,9 +69,18 @@ pub fn cut_for_first_move(ctx: &mut Ctx) -> Flow<SideId> {
 
 /// One player's turn.
 pub fn play_turn(ctx: &mut Ctx, side: SideId) -> Flow<()> {
-    ctx.apply(Effect::ClearStatusAll {
-        status: FOUGHT.into(),
-    });
+    // Only the side whose turn it is rallies, so clearing every unit's mark
+    // frees this side's units to rally once more.
+    for status in [FOUGHT, RALLIED] {
+        ctx.apply(Effect::ClearStatusAll {
+            status: status.into(),
+        });
+    }
+    for u in 0..ctx.state().units.len() {
+        if ctx.state().units[u].stat(COMBATS) != 0 {
+            set_stat(ctx, u, COMBATS, 0);
+        }
+    }
     if movement_step(ctx, side)? || check_victory(ctx) {
         return Ok(());
     }
@@ -89,8 +99,19 @@ pub fn end_round(ctx: &mut Ctx) {
     let ids: Vec<usize> = (0..ctx.state().units.len()).collect();
     for u in ids {
         let unit = &ctx.state().units[u];
-        if !unit.has(ENGAGED) && unit.stat(ENGAGEMENT_KILLS) > 0 {
+        if unit.has(ENGAGED) {
+            continue;
+        }
+        let (kills, engaged) = (unit.stat(ENGAGEMENT_KILLS), unit.has(IN_ENGAGEMENT));
+        if kills > 0 {
             set_stat(ctx, u, ENGAGEMENT_KILLS, 0);
+        }
+        if engaged {
+            ctx.apply(Effect::SetStatus {
+                unit: u,
+                status: IN_ENGAGEMENT.into(),
+                on: false,
+            });
         }
     }
     ctx.apply(Effect::ClearStatusAll {
@@ -106,12 +127,15 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         let rallying: Vec<usize> = own
             .iter()
             .copied()
-            .filter(|&u| confused(ctx, u) > 0)
+            .filter(|&u| confused(ctx, u) > 0 && !ctx.state().units[u].has(RALLIED))
             .collect();
-        let mobs: Vec<usize> = own
-            .iter()
-            .copied()
-            .filter(|&u| men(ctx, u) > 0 && in_ranks(ctx, u) == 0)
+        let is_mob = |u: usize| men(ctx, u) > 0 && in_ranks(ctx, u) == 0;
+        let mobs: Vec<usize> = own.iter().copied().filter(|&u| is_mob(u)).collect();
+        // Mobs run from an approaching enemy in either side's turn, so a mob
+        // of either side may be caught.
+        let caught: Vec<usize> = (0..ctx.state().sides.len())
+            .flat_map(|s| units_of(ctx, s))
+            .filter(|&u| is_mob(u))
             .collect();
         let stuck: Vec<String> = own
             .iter()
@@ -119,10 +143,12 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             .map(|&u| ctx.state().unit_name(u))
             .collect();
         let mut prompt = format!(
-            "{name}, step 1: move, rally or reform (foot and guns {} cm, cavalry {} cm, general {} cm)",
+            "{name}, step 1: move, rally or reform (foot {} cm, guns {} cm, cavalry {} cm, general {} cm; stop within {} cm of a facing enemy)",
             num(ctx, "move_infantry_cm"),
+            num(ctx, "move_artillery_cm"),
             num(ctx, "move_cavalry_cm"),
-            num(ctx, "move_general_cm")
+            num(ctx, "move_general_cm"),
+            num(ctx, "enemy_stop_distance_cm")
         );
         if !stuck.is_empty() {
             prompt.push_str(&format!(
@@ -133,8 +159,9 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         if !mobs.is_empty() {
             let m: Vec<String> = mobs.iter().map(|&u| ctx.state().unit_name(u)).collect();
             prompt.push_str(&format!(
-                "; mobs (up to {} cm, away from the enemy): {}",
+                "; mobs (up to {} cm, never within {} cm of the enemy): {}",
                 num(ctx, "mob_move_cm"),
+                num(ctx, "mob_enemy_distance_cm"),
                 m.join(", ")
             ));
         }
@@ -142,7 +169,7 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         if !rallying.is_empty() {
             options.push(Choice::new("rally", "Rally a unit"));
         }
-        if !mobs.is_empty() {
+        if !caught.is_empty() {
             options.push(Choice::new(
                 "mob-lost",
                 "A mob could not flee its full distance",
@@ -154,7 +181,7 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         match ctx.choose(prompt, options, Some("movement"))?.as_str() {
             "rally" => rally(ctx, &rallying)?,
             "mob-lost" => {
-                if let Some(u) = pick_unit(ctx, "Which mob is caught?", &mobs, None, "mob")? {
+                if let Some(u) = pick_unit(ctx, "Which mob is caught?", &caught, None, "mob")? {
                     let unit = ctx.state().unit_name(u);
                     ctx.apply(Effect::RemoveUnit {
                         unit: u,
@@ -193,7 +220,10 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
     let bonus = if ranks > 0 {
         if yes_no(
             ctx,
-            format!("Is any enemy man in ranks within 20 cm of {unit} and facing it?"),
+            format!(
+                "Is any enemy man in ranks within {} cm of {unit} and facing it?",
+                num(ctx, "rally_enemy_distance_cm")
+            ),
             "rally",
         )? {
             ctx.resolved(
@@ -215,14 +245,16 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
         if !yes_no(
             ctx,
             format!(
-                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least 40 cm away?"
+                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least {} cm away?",
+                num(ctx, "rally_all_confused_distance_cm")
             ),
             "rally",
         )? {
             ctx.resolved(
                 "rally",
                 format!(
-                    "{unit} cannot rally yet: bring the commander and keep the enemy 40 cm off"
+                    "{unit} cannot rally yet: bring the commander and keep the enemy {} cm off",
+                    num(ctx, "rally_all_confused_distance_cm")
                 ),
             );
             return Ok(());
@@ -231,13 +263,21 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
     };
     let back = confused(ctx, u).min(ranks + bonus);
     set_stat(ctx, u, CONFUSED, (confused(ctx, u) - back) as i32);
+    ctx.apply(Effect::SetStatus {
+        unit: u,
+        status: RALLIED.into(),
+        on: true,
+    });
     let mut text = format!(
         "{unit} returns {back} man/men to ranks ({} in ranks, {} confused)",
         in_ranks(ctx, u),
         confused(ctx, u)
     );
     if arm(ctx, u) == Arm::Artillery {
-        text.push_str("; the gunners walk back to the gun at 25 cm a turn before it fires again");
+        text.push_str(&format!(
+            "; the gunners walk back to the gun at {} cm a turn before it fires again",
+            num(ctx, "gunner_return_cm")
+        ));
     }
     ctx.resolved("rally", text);
     Ok(())
@@ -304,13 +344,15 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         else {
             return Ok(());
         };
-        combat::long_range(ctx, side, gun)?;
-        // One shot per gun per turn: mark it so it is not offered again.
-        ctx.apply(Effect::SetStatus {
-            unit: gun,
-            status: FOUGHT.into(),
-            on: true,
-        });
+        // One shot per gun per turn: mark a gun that fired so it is not
+        // offered again; one refused for want of markers may try another target.
+        if combat::long_range(ctx, side, gun)? {
+            ctx.apply(Effect::SetStatus {
+                unit: gun,
+                status: FOUGHT.into(),
+                on: true,
+            });
+        }
         if check_victory(ctx) {
             return Ok(());
         }
