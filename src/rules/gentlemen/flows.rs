@@ -502,7 +502,7 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
     // Jean's musket suppresses Sharpe (a diamond and a club).
     feed(
         &mut s,
-        &["c musket-fire", "c u0", "n 0", "n 0", "k 4d 9c 2h", "c o2"],
+        &["c musket-fire", "c u0", "n 0", "n 0", "k 4d 9c 6h", "c o2"],
     );
     assert!(unit(&s, "Sharpe").has(super::SUPPRESSED));
     feed(&mut s, &["c end", "c end"]);
@@ -543,7 +543,7 @@ fn lose_sharpe(mut s: Session) -> Session {
             "c u0",
             "n 0",
             "n 0",
-            "k 6d 2h 3h",
+            "k 6d 4h 5h",
             "c o0",
             "c end",
         ],
