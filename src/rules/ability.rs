@@ -183,6 +183,57 @@ pub fn pay(cost: &[CostCard], hand: &[Card], cards: &CardOrdering) -> Option<Vec
     }
 }
 
+/// Every different way `hand` can pay `cost` (as sets of indices in `hand`,
+/// no two spending the same cards), the one [`pay`] picks first. The player
+/// chooses among them when the cards left over differ in what they can still
+/// buy.
+pub fn payments(cost: &[CostCard], hand: &[Card], cards: &CardOrdering) -> Vec<Vec<usize>> {
+    let Some(first) = pay(cost, hand, cards) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut seen: Vec<Vec<Card>> = Vec::new();
+    let mut add = |mut chosen: Vec<usize>| {
+        chosen.sort_unstable();
+        let mut spent: Vec<Card> = chosen.iter().map(|&i| hand[i]).collect();
+        spent.sort_unstable();
+        if !seen.contains(&spent) {
+            seen.push(spent);
+            out.push(chosen);
+        }
+    };
+    add(first);
+    let mut used = vec![false; hand.len()];
+    let mut chosen = Vec::with_capacity(cost.len());
+    every_payment(cost, hand, cards, &mut used, &mut chosen, &mut add);
+    out
+}
+
+/// Calls `found` with each assignment of distinct cards to the cost items.
+fn every_payment(
+    cost: &[CostCard],
+    hand: &[Card],
+    cards: &CardOrdering,
+    used: &mut [bool],
+    chosen: &mut Vec<usize>,
+    found: &mut impl FnMut(Vec<usize>),
+) {
+    let Some(item) = cost.get(chosen.len()) else {
+        found(chosen.clone());
+        return;
+    };
+    for h in 0..hand.len() {
+        if used[h] || !item.paid_by(hand[h], cards) {
+            continue;
+        }
+        used[h] = true;
+        chosen.push(h);
+        every_payment(cost, hand, cards, used, chosen, found);
+        chosen.pop();
+        used[h] = false;
+    }
+}
+
 /// Wild cards (counting as every suit) are spent last.
 fn wildness(card: Card, cards: &CardOrdering) -> usize {
     Suit::ALL
@@ -283,6 +334,35 @@ mod tests {
             pay(&cost(&[(d, 0), (d, 7)]), &hand("9d 3d"), &c),
             Some(vec![1, 0])
         );
+    }
+
+    #[test]
+    fn every_way_to_pay_is_listed_once() {
+        let c = gow_cards();
+        let h = Some(Suit::Hearts);
+        // ♥ from [Jh 9h]: the 9h first (not wild), or the Jack.
+        assert_eq!(
+            pay_texts(&cost(&[(h, 0)]), &hand("Jh 9h"), &c),
+            ["9h", "Jh"]
+        );
+        // ♥♥ from three hearts: three pairs, each once.
+        assert_eq!(
+            pay_texts(&cost(&[(h, 0), (h, 0)]), &hand("2h 3h 4h"), &c).len(),
+            3
+        );
+        assert!(payments(&cost(&[(h, 9)]), &hand("Jh 8h"), &c).is_empty());
+    }
+
+    fn pay_texts(cost: &[CostCard], hand: &[Card], c: &CardOrdering) -> Vec<String> {
+        payments(cost, hand, c)
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|&i| hand[i].to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
     }
 
     #[test]

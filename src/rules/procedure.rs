@@ -389,9 +389,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Asks for `count` cards from a tracked deck (or shown on the table),
-    /// reshuffling the discards first when the draw pile is too short, then
-    /// takes them out of the deck.
+    /// Asks for `count` cards from a tracked deck and takes them out of its
+    /// draw pile. When the pile is too short, the cards left in it are drawn
+    /// first, then the discards are shuffled into a new pile and the rest is
+    /// drawn from that (so an arranged top of the pile is drawn as arranged).
+    /// Cards that are not in the draw pile (drawn already, or named twice) are
+    /// refused, naming the card, before anything changes.
     pub fn draw(
         &mut self,
         deck: DeckId,
@@ -399,26 +402,80 @@ impl<'a> Ctx<'a> {
         prompt: impl Into<String>,
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
-        if let Some(d) = self.state.decks.get(deck)
-            && d.draw_pile.len() < count as usize
-            && !d.discard_pile.is_empty()
-        {
-            self.apply(Effect::Reshuffle { deck });
+        let prompt = prompt.into();
+        let Some(d) = self.state.decks.get(deck) else {
+            return Ok(Vec::new());
+        };
+        let left = d.draw_pile.len() as u32;
+        let count = count.min(d.len() as u32);
+        if count <= left {
+            return self.draw_from_pile(deck, count, prompt, rule);
         }
-        let available = self.state.decks.get(deck).map_or(0, |d| d.len()) as u32;
-        let count = count.min(available);
+        let mut cards = self.draw_from_pile(
+            deck,
+            left,
+            format!("{prompt} (the last {left} card(s) of the pile)"),
+            rule,
+        )?;
+        self.apply(Effect::Reshuffle { deck });
+        let rest = count - left;
+        let more = if left == 0 {
+            self.draw_from_pile(deck, rest, prompt, rule)?
+        } else {
+            self.draw_from_pile(
+                deck,
+                rest,
+                format!("{prompt} ({rest} more after shuffling the discards)"),
+                rule,
+            )?
+        };
+        cards.extend(more);
+        Ok(cards)
+    }
+
+    /// Asks for `count` cards that must all be in the deck's draw pile.
+    fn draw_from_pile(
+        &mut self,
+        deck: DeckId,
+        count: u32,
+        prompt: String,
+        rule: Option<&str>,
+    ) -> Flow<Vec<Card>> {
         if count == 0 {
             return Ok(Vec::new());
         }
-        match self.ask(Request {
+        let req = Request {
             ask: Ask::Cards {
                 count,
                 deck: Some(deck),
             },
-            prompt: prompt.into(),
+            prompt,
             rule: rule.map(str::to_string),
-        })? {
+        };
+        match self.ask(req.clone())? {
             Answer::Cards(cards) => {
+                if let Some(problem) = self.not_in_pile(deck, &cards) {
+                    return Err(Interrupt::Invalid(AnswerError {
+                        expected: format!("{} — {problem}", req.expected()),
+                        got: Answer::Cards(cards).to_string(),
+                    }));
+                }
+                let on_top = self.state.decks.get(deck).is_some_and(|d| {
+                    d.draw_pile
+                        .iter()
+                        .rev()
+                        .map(|c| c.card)
+                        .take(cards.len())
+                        .eq(cards.iter().copied())
+                });
+                if !on_top && self.state.counter(&order_untracked_key(deck)) == 0 {
+                    // The table drew other cards than Adjutant's top ones: its
+                    // pile order no longer says what lies on top.
+                    self.apply(Effect::SetCounter {
+                        key: order_untracked_key(deck),
+                        value: 1,
+                    });
+                }
                 self.apply(Effect::TakeCards {
                     deck,
                     cards: cards.clone(),
@@ -431,6 +488,40 @@ impl<'a> Ctx<'a> {
             })),
         }
     }
+
+    /// Why `cards` cannot all come out of the deck's draw pile (the first
+    /// card that is not there, counting repeats), or `None` when they can.
+    fn not_in_pile(&self, deck: DeckId, cards: &[Card]) -> Option<String> {
+        let d = self.state.decks.get(deck)?;
+        let mut pile: Vec<Card> = d.draw_pile.iter().map(|c| c.card).collect();
+        for c in cards {
+            match pile.iter().position(|p| p == c) {
+                Some(i) => {
+                    pile.swap_remove(i);
+                }
+                None => {
+                    let have = d.draw_pile.iter().filter(|p| p.card == *c).count();
+                    let named = cards.iter().filter(|n| *n == c).count();
+                    return Some(if have == 0 {
+                        format!("{c} is not in the draw pile of {} (drawn already)", d.name)
+                    } else {
+                        format!(
+                            "{c} is named {named} times but the draw pile of {} holds it {have} time(s)",
+                            d.name
+                        )
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The counter set once a deck's draws stop following Adjutant's pile order
+/// (a physical deck shuffled at the table): from then on the order of its draw
+/// pile is not known, only which cards are in it.
+pub fn order_untracked_key(deck: DeckId) -> String {
+    format!("deck-order-untracked:{deck}")
 }
 
 /// Builds dice from values typed or read, all with one source. Values outside
@@ -444,4 +535,110 @@ pub fn dice_from_values(values: &[u8], source: DieSource) -> Result<Vec<Die>, St
                 .ok_or_else(|| format!("{v} is not a d6 face (1-6)"))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::games::{GameId, Library};
+    use crate::table::{BackColour, Deck, PhysicalCard};
+    use rand::SeedableRng;
+
+    fn cards(codes: &str) -> Vec<Card> {
+        codes
+            .split_whitespace()
+            .map(|c| c.parse().unwrap_or_else(|e| panic!("{c}: {e}")))
+            .collect()
+    }
+
+    fn physical(codes: &str) -> Vec<PhysicalCard> {
+        cards(codes)
+            .into_iter()
+            .map(|card| PhysicalCard {
+                card,
+                back: BackColour::Red,
+            })
+            .collect()
+    }
+
+    /// A state whose one deck has `pile` (bottom first) and `discards`.
+    fn deck_state(pile: &str, discards: &str) -> GameState {
+        let mut s = GameState::default();
+        s.decks.push(Deck {
+            name: "Red's deck".into(),
+            draw_pile: physical(pile),
+            discard_pile: physical(discards),
+        });
+        s
+    }
+
+    fn ruleset() -> Ruleset {
+        let (lib, _) = Library::builtin();
+        lib.get(GameId::GentlemenOfWar)
+            .cloned()
+            .unwrap_or_else(|| panic!("no ruleset"))
+    }
+
+    fn answers(list: &[&str]) -> Vec<Input> {
+        list.iter()
+            .map(|a| Input::Answer(Answer::Cards(cards(a))))
+            .collect()
+    }
+
+    #[test]
+    fn a_short_pile_is_drawn_out_before_the_discards_are_shuffled_in() {
+        let rs = ruleset();
+        // 3c is the top card; three cards are wanted but two are left: the
+        // two come first, then one more from the shuffled discards.
+        let inputs = answers(&["3c 2c"]);
+        let mut ctx = Ctx::new(
+            deck_state("2c 3c", "4h 5h 6h"),
+            &rs,
+            ChaCha8Rng::seed_from_u64(1),
+            &inputs,
+        );
+        match ctx.draw(0, 3, "Red draws 3", None) {
+            Err(Interrupt::Need(req)) => {
+                assert_eq!(
+                    req.ask,
+                    Ask::Cards {
+                        count: 1,
+                        deck: Some(0)
+                    }
+                );
+                assert!(req.prompt.contains("after shuffling"), "{}", req.prompt);
+            }
+            other => panic!("{other:?}"),
+        }
+        let inputs = answers(&["3c 2c", "5h"]);
+        let mut ctx = Ctx::new(
+            deck_state("2c 3c", "4h 5h 6h"),
+            &rs,
+            ChaCha8Rng::seed_from_u64(1),
+            &inputs,
+        );
+        let drawn = ctx.draw(0, 3, "Red draws 3", None);
+        assert_eq!(drawn.ok(), Some(cards("3c 2c 5h")));
+        let d = &ctx.state().decks[0];
+        assert_eq!(d.draw_pile.len(), 2);
+        assert!(d.discard_pile.is_empty());
+    }
+
+    #[test]
+    fn cards_not_in_the_draw_pile_are_refused_by_name() {
+        let rs = ruleset();
+        for (answer, named) in [("7d 7d", "7d is named 2 times"), ("7d 5h", "5h is not in")] {
+            let inputs = answers(&[answer]);
+            let state = deck_state("2c 7d 3c", "5h");
+            let mut ctx = Ctx::new(state, &rs, ChaCha8Rng::seed_from_u64(1), &inputs);
+            match ctx.draw(0, 2, "Red draws 2", None) {
+                Err(Interrupt::Invalid(e)) => {
+                    assert!(e.to_string().contains(named), "{e}")
+                }
+                other => panic!("{answer}: {other:?}"),
+            }
+            // Nothing was taken.
+            assert_eq!(ctx.state().decks[0].draw_pile.len(), 3);
+        }
+    }
 }

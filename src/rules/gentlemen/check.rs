@@ -2,14 +2,25 @@
 //! actions, hits with their Armour Check, wounds, and the Rout Check.
 
 use super::{
-    AMMO_MAX, AP, ARMOUR, COMMANDED, CONCUSSION, IMMOBILIZED, IN_MELEE, SUPPRESSED, deck_of, num,
-    other, set_stat, set_status, stat, suit_stat, unit_choice, units_of, wounds, yes_no,
+    AMMO_MAX, AP, ARMOUR, COMMANDED, CONCUSSION, IMMOBILIZED, SUPPRESSED, deck_of, end_melees_of,
+    melee_partners, num, other, set_melee, set_stat, set_status, stat, suit_stat, unit_choice,
+    units_of, wounds, yes_no,
 };
-use crate::rules::ability::{Ability, AbilityOption, Condition, Reach, cost_text, pay};
+use crate::rules::ability::{Ability, AbilityOption, Condition, Reach, cost_text, pay, payments};
 use crate::rules::effect::Effect;
-use crate::rules::procedure::{Choice, Ctx, Flow};
-use crate::rules::state::{Outcome, SideId, UnitId};
+use crate::rules::procedure::{AnswerError, Choice, Ctx, Flow, Interrupt, order_untracked_key};
+use crate::rules::state::{DeckId, Outcome, SideId, UnitId};
 use crate::table::{BackColour, Card, Joker, PhysicalCard, Rank, Suit};
+
+/// Logs a result under `rule` without the rule's ruling, for lines the ruling
+/// does not bear on (it would only repeat there).
+fn noted(ctx: &mut Ctx, rule: &str, text: String) {
+    ctx.apply(Effect::Resolved {
+        rule: rule.to_string(),
+        ruling: None,
+        text,
+    });
+}
 
 /// Stat counting an ability's uses in the current activation.
 pub(crate) fn uses_key(a: &Ability) -> String {
@@ -106,27 +117,38 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
     let big = Card::Joker(Joker::Red);
     let mut failed = false;
     if hand.contains(&big) {
-        let ace = hand.iter().copied().find(|c| c.rank() == Some(Rank::Ace));
-        let cancel = match ace {
-            Some(a) => yes_no(
-                ctx,
-                format!("{player}: discard {a} to cancel the Big Joker?"),
-                "aces",
-            )?,
-            None => false,
-        };
         hand.retain(|c| *c != big);
-        if cancel {
-            if let Some(i) = hand.iter().position(|c| c.rank() == Some(Rank::Ace)) {
+        let mut aces: Vec<Card> = hand
+            .iter()
+            .copied()
+            .filter(|c| c.rank() == Some(Rank::Ace))
+            .collect();
+        aces.dedup();
+        // Each Ace is its own choice: which one goes matters for what is
+        // left to pay with.
+        let cancel = if aces.is_empty() {
+            None
+        } else {
+            let mut options: Vec<Choice> = aces
+                .iter()
+                .map(|a| Choice::new(a.to_string(), format!("Discard {a}")))
+                .collect();
+            options.push(Choice::new("none", "Keep the Aces (the check fails)"));
+            let picked = ctx.choose(
+                format!("{player}: discard an Ace to cancel the Big Joker?"),
+                options,
+                Some("aces"),
+            )?;
+            aces.into_iter().find(|a| picked == a.to_string())
+        };
+        if let Some(a) = cancel {
+            if let Some(i) = hand.iter().position(|c| *c == a) {
                 hand.remove(i);
             }
-            ctx.resolved(
-                "aces",
-                format!("{player} cancels the Big Joker with an Ace"),
-            );
+            ctx.resolved("aces", format!("{player} cancels the Big Joker with {a}"));
         } else {
             failed = true;
-            ctx.resolved("jokers", format!("Big Joker: {player}'s {what} fails"));
+            noted(ctx, "jokers", format!("Big Joker: {player}'s {what} fails"));
         }
     }
     Ok(Draw { hand, all, failed })
@@ -155,12 +177,13 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
     });
     let player = ctx.state().side_name(side);
     let peek = num(ctx, "joker_peek_cards").max(0) as usize;
-    let on_top = ctx.state().decks.get(deck).map_or(0, |d| d.draw_pile.len());
-    let peek = peek.min(on_top);
     for joker in [Joker::Black, Joker::Red] {
-        if !all.contains(&Card::Joker(joker)) || peek == 0 {
+        // Read after any earlier shuffle: the Little Joker's may have changed them.
+        let top = top_cards(ctx, deck, peek);
+        if !all.contains(&Card::Joker(joker)) || top.is_empty() {
             continue;
         }
+        let n = top.len();
         let mut options = vec![
             Choice::new("keep", "Leave them as they are"),
             Choice::new("shuffle", "Shuffle the deck"),
@@ -169,25 +192,84 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
             options.push(Choice::new("rearrange", "Put them back in a new order"));
         }
         let label = if joker == Joker::Red { "Big" } else { "Little" };
+        let seen = if order_known(ctx, deck) {
+            format!(": {} (top first)", card_list(&top))
+        } else {
+            String::new()
+        };
         let picked = ctx.choose(
-            format!("{player} ({label} Joker): look at the top {peek} cards of your deck"),
+            format!("{player} ({label} Joker): look at the top {n} cards of your deck{seen}"),
             options,
             Some("jokers"),
         )?;
         match picked.as_str() {
             "shuffle" => ctx.apply(Effect::Shuffle { deck }),
             "rearrange" => {
-                let top = ctx.shown(
-                    peek as u32,
-                    format!("{player}: name the top {peek} cards in their new order, top first"),
+                let named = ctx.shown(
+                    n as u32,
+                    format!("{player}: name the top {n} cards in their new order, top first"),
                     Some("jokers"),
                 )?;
-                ctx.apply(Effect::Restack { deck, top });
+                if let Some(problem) = restack_problem(ctx, deck, &top, &named) {
+                    return Err(Interrupt::Invalid(AnswerError {
+                        expected: format!("a new order of the top {n} cards: {problem}"),
+                        got: format!("cards [{}]", card_list(&named)),
+                    }));
+                }
+                ctx.apply(Effect::Restack { deck, top: named });
             }
             _ => {}
         }
     }
     Ok(())
+}
+
+/// The top `n` cards of a deck's draw pile as Adjutant holds them, top first.
+fn top_cards(ctx: &Ctx, deck: DeckId, n: usize) -> Vec<Card> {
+    ctx.state().decks.get(deck).map_or_else(Vec::new, |d| {
+        d.draw_pile.iter().rev().take(n).map(|c| c.card).collect()
+    })
+}
+
+/// Whether Adjutant's pile order is the table's: every draw so far took
+/// Adjutant's top cards (virtual draws, or a deck kept in Adjutant's order).
+fn order_known(ctx: &Ctx, deck: DeckId) -> bool {
+    ctx.state().counter(&order_untracked_key(deck)) == 0
+}
+
+fn card_list(cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Why `named` is not a new order of the top cards: with a known pile order
+/// it must be exactly `top` rearranged; otherwise different cards still in
+/// the draw pile (the table saw its own top cards).
+fn restack_problem(ctx: &Ctx, deck: DeckId, top: &[Card], named: &[Card]) -> Option<String> {
+    if order_known(ctx, deck) {
+        let mut want = top.to_vec();
+        let mut got = named.to_vec();
+        want.sort_unstable();
+        got.sort_unstable();
+        return (want != got).then(|| format!("the top cards are {}", card_list(top)));
+    }
+    let pile: Vec<Card> = ctx
+        .state()
+        .decks
+        .get(deck)
+        .map_or_else(Vec::new, |d| d.draw_pile.iter().map(|c| c.card).collect());
+    for (i, c) in named.iter().enumerate() {
+        if named[..i].contains(c) {
+            return Some(format!("{c} is named twice"));
+        }
+        if !pile.contains(c) {
+            return Some(format!("{c} is not in the draw pile"));
+        }
+    }
+    None
 }
 
 /// A skill check: declare, draw, then buy effects with the cards.
@@ -211,6 +293,13 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     } else {
         None
     };
+    // The target comes first: range, cover, Block and Parry depend on it, and
+    // every option bought hits it (no ability is Multitarget).
+    let target = if targets_someone(a) {
+        pick_target(ctx, unit, a)?
+    } else {
+        None
+    };
     let ap = stat(ctx, unit, AP);
     let extra = if ap > 0 {
         ctx.number(
@@ -224,14 +313,20 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     };
     spend(ctx, unit, extra);
     let m = num(ctx, "max_draw_modifier").max(0);
+    let against = target.map_or_else(String::new, |t| {
+        format!(" against {}", ctx.state().unit_name(t))
+    });
     let modifier = ctx.number(
-        "Cards more or fewer: cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk",
+        format!(
+            "Cards more or fewer{against}: cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
+        ),
         (-m).into(),
         m.into(),
         Some("skill-check"),
     )? as i32;
     let n = (base + extra + modifier).max(0) as u32;
-    ctx.resolved(
+    noted(
+        ctx,
         "skill-check",
         format!(
             "{name} uses {} ({}): draws {n} ({base} from {}, {extra:+} action points, {modifier:+} modifiers)",
@@ -287,24 +382,37 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
                 break;
             };
             let option = a.options[i].clone();
-            if let Some(mut paid) = pay(&option.cost, &hand, &ctx.ruleset.cards) {
-                paid.sort_unstable();
-                for j in paid.into_iter().rev() {
-                    hand.remove(j);
-                }
-            }
             bought.push(i);
-            ctx.resolved("skill-check", format!("{name} buys {}", option.label));
-            resolve(ctx, unit, a, &option, aces)?;
+            let paid = choose_payment(ctx, a, &bought, &option, &hand)?;
+            for j in paid.into_iter().rev() {
+                hand.remove(j);
+            }
+            // The cost ruling (values, two of a suit) only bears on such costs.
+            let text = format!("{name} buys {}", option.label);
+            let suits: Vec<_> = option.cost.iter().map(|c| c.suit).collect();
+            let repeated = (1..suits.len()).any(|k| suits[..k].contains(&suits[k]));
+            if option.cost.iter().any(|c| c.min > 0) || repeated {
+                ctx.resolved("skill-check", text);
+            } else {
+                noted(ctx, "skill-check", text);
+            }
+            resolve(ctx, unit, a, &option, aces, target)?;
             if ctx.state().outcome.is_some() {
                 return Ok(());
             }
         }
     }
     if bought.is_empty() && !draw.failed {
-        ctx.resolved("skill-check", format!("{name}'s {} fails", a.name));
+        noted(ctx, "skill-check", format!("{name}'s {} fails", a.name));
     }
     finish_draw(ctx, side, &draw.all)?;
+    // Moving is how a melee ends: after a move, each melee of the unit may
+    // be over (both units out of each other's reach).
+    if a.dash && !bought.is_empty() {
+        for p in melee_partners(ctx, unit) {
+            leave_melee_question(ctx, unit, p)?;
+        }
+    }
     if let Some(target) = charge
         && ctx.state().units.get(target).is_some_and(|u| u.in_play())
     {
@@ -314,12 +422,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             format!("Did {name} end its move next to {t}?"),
             "movement-charge",
         )? {
-            set_status(ctx, unit, IN_MELEE, true);
-            set_status(ctx, target, IN_MELEE, true);
-            ctx.resolved(
-                "movement-charge",
-                format!("{name} charges into {t}: both are in melee"),
-            );
+            // Melee itself starts only when a melee attack hits.
+            ctx.resolved("movement-charge", format!("{name}'s charge reaches {t}"));
         } else {
             ctx.resolved(
                 "movement-charge",
@@ -328,6 +432,64 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         }
     }
     Ok(())
+}
+
+/// The cards (indices in `hand`, ascending) that pay for `option`, just
+/// added to `bought`. When different cards would leave different effects
+/// still buyable, the player picks; otherwise the cheapest way is used.
+fn choose_payment(
+    ctx: &mut Ctx,
+    a: &Ability,
+    bought: &[usize],
+    option: &AbilityOption,
+    hand: &[Card],
+) -> Flow<Vec<usize>> {
+    let cards = &ctx.ruleset.cards;
+    let ways = payments(&option.cost, hand, cards);
+    // For each way, the options its leftover cards could still buy.
+    let mut choices: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    for way in ways {
+        let left: Vec<Card> = (0..hand.len())
+            .filter(|j| !way.contains(j))
+            .map(|j| hand[j])
+            .collect();
+        let keeps: Vec<usize> = (0..a.options.len())
+            .filter(|&j| may_buy(a, bought, j))
+            .filter(|&j| pay(&a.options[j].cost, &left, cards).is_some())
+            .collect();
+        if !choices.iter().any(|(_, k)| *k == keeps) {
+            choices.push((way, keeps));
+        }
+    }
+    if choices.len() <= 1 {
+        return Ok(choices.pop().map(|(w, _)| w).unwrap_or_default());
+    }
+    let options: Vec<Choice> = choices
+        .iter()
+        .enumerate()
+        .map(|(k, (way, keeps))| {
+            let spent: Vec<Card> = way.iter().map(|&j| hand[j]).collect();
+            let still: Vec<&str> = keeps.iter().map(|&j| a.options[j].label.as_str()).collect();
+            let still = if still.is_empty() {
+                "nothing more".to_string()
+            } else {
+                still.join(", ")
+            };
+            Choice::new(
+                format!("pay{k}"),
+                format!("Pay with {} (can still buy: {still})", card_list(&spent)),
+            )
+        })
+        .collect();
+    let picked = ctx.choose(
+        format!("{}: which cards pay for it?", option.label),
+        options,
+        Some("skill-check"),
+    )?;
+    let k = (0..choices.len())
+        .find(|k| picked == format!("pay{k}"))
+        .unwrap_or(0);
+    Ok(choices.swap_remove(k).0)
 }
 
 /// Whether option `i` may still be bought after `bought`: one option only,
@@ -385,51 +547,98 @@ pub fn checkless(ctx: &mut Ctx, unit: UnitId, a: &Ability, icons: u32) -> Flow<(
     spend_ammo(ctx, unit, a);
     ctx.resolved("checkless-action", format!("{name} completes {}", a.name));
     if let Some(option) = a.options.first().cloned() {
-        resolve(ctx, unit, a, &option, 0)?;
+        let target = if on_target(&option) {
+            pick_target(ctx, unit, a)?
+        } else {
+            None
+        };
+        resolve(ctx, unit, a, &option, 0, target)?;
     }
     Ok(())
 }
 
-/// What a bought option does: to its user (loading) and to a target (wounds,
-/// healing, conditions), with the target's Armour Check against harm.
-fn resolve(ctx: &mut Ctx, user: UnitId, a: &Ability, o: &AbilityOption, aces: u32) -> Flow<()> {
+/// Whether an option acts on a target (anything but loading the user's weapon).
+fn on_target(o: &AbilityOption) -> bool {
+    o.wounds > 0
+        || o.conditions
+            .iter()
+            .any(|c| !matches!(c, Condition::Load(_)))
+}
+
+/// Whether any of the ability's options acts on a target.
+fn targets_someone(a: &Ability) -> bool {
+    a.options.iter().any(on_target)
+}
+
+/// Whether the ability aids its own side (support, healing, commanding).
+fn friendly(a: &Ability) -> bool {
+    matches!(a.reach, Some(Reach::Support(_)))
+        || a.options.iter().any(|o| {
+            o.conditions
+                .iter()
+                .any(|c| matches!(c, Condition::Heal(_) | Condition::Commanded(_)))
+        })
+}
+
+/// Asks who the ability is used on: a unit of the user's side for friendly
+/// abilities, an enemy otherwise.
+fn pick_target(ctx: &mut Ctx, user: UnitId, a: &Ability) -> Flow<Option<UnitId>> {
+    let side = ctx.state().units[user].side;
+    let friendly = friendly(a);
+    let targets = units_of(ctx, if friendly { side } else { other(side) });
+    let name = ctx.state().unit_name(user);
+    super::super::common::pick(
+        ctx,
+        &format!("{name}'s {}: on whom?", a.name),
+        &targets,
+        unit_choice,
+        Some("Nobody in reach"),
+        "skill-check",
+    )
+}
+
+/// What a bought option does: to its user (loading) and to the target
+/// named before the draw (wounds, healing, conditions), with the target's
+/// Armour Check against harm.
+fn resolve(
+    ctx: &mut Ctx,
+    user: UnitId,
+    a: &Ability,
+    o: &AbilityOption,
+    aces: u32,
+    target: Option<UnitId>,
+) -> Flow<()> {
     for c in &o.conditions {
         if let Condition::Load(n) = c {
             load(ctx, user, a, *n);
         }
     }
-    let on_target = o.wounds > 0
-        || o.conditions
-            .iter()
-            .any(|c| !matches!(c, Condition::Load(_)));
-    if !on_target {
+    if !on_target(o) {
         return Ok(());
     }
-    let friendly = matches!(a.reach, Some(Reach::Support(_)))
-        || o.conditions
-            .iter()
-            .any(|c| matches!(c, Condition::Heal(_) | Condition::Commanded(_)));
-    let side = ctx.state().units[user].side;
-    let targets = units_of(ctx, if friendly { side } else { other(side) });
-    let name = ctx.state().unit_name(user);
-    let Some(target) = super::super::common::pick(
-        ctx,
-        &format!("{name}'s {}: {} on whom?", a.name, o.label),
-        &targets,
-        unit_choice,
-        Some("Nobody in reach"),
-        "skill-check",
-    )?
+    let friendly = friendly(a);
+    let Some(target) = target.filter(|&t| ctx.state().units.get(t).is_some_and(|u| u.in_play()))
     else {
+        let name = ctx.state().unit_name(user);
+        noted(
+            ctx,
+            "skill-check",
+            format!("{name}'s {}: nobody to take it", o.label),
+        );
         return Ok(());
     };
     let (mut hurt, mut affect) = (true, true);
     if !friendly {
-        let pierce = o.pierce + aces * num(ctx, "ace_armour_pierce").max(0) as u32;
+        let pierce = o.pierce * num(ctx, "armour_pierce_per_symbol").max(0) as u32
+            + aces * num(ctx, "ace_armour_pierce").max(0) as u32;
         (hurt, affect) = armour_check(ctx, target, pierce)?;
+        // A melee hit (armour or not) starts a melee between the two.
         if matches!(a.reach, Some(Reach::Melee(_))) {
-            set_status(ctx, user, IN_MELEE, true);
-            set_status(ctx, target, IN_MELEE, true);
+            if !melee_partners(ctx, user).contains(&target) {
+                let (n, t) = (ctx.state().unit_name(user), ctx.state().unit_name(target));
+                ctx.resolved("melee", format!("{n} and {t} are in melee"));
+            }
+            set_melee(ctx, user, target, true);
         }
     }
     if hurt && o.wounds > 0 {
@@ -439,12 +648,48 @@ fn resolve(ctx: &mut Ctx, user: UnitId, a: &Ability, o: &AbilityOption, aces: u3
         for c in &o.conditions {
             condition(ctx, target, *c);
         }
+        if o.conditions
+            .iter()
+            .any(|c| matches!(c, Condition::Knockback(_)))
+            && melee_partners(ctx, user).contains(&target)
+        {
+            leave_melee_question(ctx, user, target)?;
+        }
     }
     Ok(())
 }
 
+/// Asks whether two units in melee are now out of each other's melee reach
+/// (after a move or a knockback); if so their melee ends for both.
+fn leave_melee_question(ctx: &mut Ctx, a: UnitId, b: UnitId) -> Flow<()> {
+    let (an, bn) = (ctx.state().unit_name(a), ctx.state().unit_name(b));
+    if yes_no(
+        ctx,
+        format!("Are {an} and {bn} now out of each other's melee reach?"),
+        "melee",
+    )? {
+        set_melee(ctx, a, b, false);
+        ctx.resolved("melee", format!("{an} and {bn} are out of melee"));
+    }
+    Ok(())
+}
+
+/// Whether `a` only loads the unit's weapon and the weapon is already full
+/// (then it is not offered: it would spend points for nothing).
+pub(crate) fn loads_full_weapon(ctx: &Ctx, unit: UnitId, a: &Ability) -> bool {
+    let loads = |o: &AbilityOption| o.conditions.iter().any(|c| matches!(c, Condition::Load(_)));
+    !targets_someone(a)
+        && a.options.iter().all(loads)
+        && stat(ctx, unit, &ammo_key(a)) >= stat(ctx, unit, AMMO_MAX).max(1)
+}
+
+/// The ammunition stat a loading ability fills.
+fn ammo_key(a: &Ability) -> String {
+    a.ammo.clone().unwrap_or_else(|| super::AMMO.to_string())
+}
+
 fn load(ctx: &mut Ctx, unit: UnitId, a: &Ability, n: u32) {
-    let key = a.ammo.clone().unwrap_or_else(|| super::AMMO.to_string());
+    let key = ammo_key(a);
     let max = stat(ctx, unit, AMMO_MAX).max(1);
     let now = (stat(ctx, unit, &key) + n as i32).min(max);
     set_stat(ctx, unit, &key, now);
@@ -460,7 +705,8 @@ fn condition(ctx: &mut Ctx, target: UnitId, c: Condition) {
     let t = ctx.state().unit_name(target);
     let said = match c {
         Condition::Concussion(n) => {
-            let v = stat(ctx, target, CONCUSSION) + n as i32;
+            let v = stat(ctx, target, CONCUSSION)
+                + n as i32 * num(ctx, "concussion_actions_per_symbol");
             set_stat(ctx, target, CONCUSSION, v);
             format!("{t} is concussed: -{v} action point(s) next activation")
         }
@@ -472,7 +718,10 @@ fn condition(ctx: &mut Ctx, target: UnitId, c: Condition) {
             set_status(ctx, target, SUPPRESSED, true);
             format!("{t} is suppressed: it may not be its side's next activation")
         }
-        Condition::Knockback(n) => format!("Knockback: move {t} {n} hex(es) directly away"),
+        Condition::Knockback(n) => {
+            let hexes = n as i32 * num(ctx, "knockback_hexes");
+            format!("Knockback: move {t} {hexes} hex(es) directly away")
+        }
         Condition::Commanded(n) => {
             let v = stat(ctx, target, COMMANDED) + n as i32;
             set_stat(ctx, target, COMMANDED, v);
@@ -549,6 +798,7 @@ pub fn wound(ctx: &mut Ctx, unit: UnitId, n: u32) {
     let name = ctx.state().unit_name(unit);
     if w >= s {
         ctx.apply(Effect::Wound { unit, wounds: 1 });
+        end_melees_of(ctx, unit);
         ctx.resolved(
             "wounds",
             format!("{name} was at Death's Door: out of action"),
@@ -597,13 +847,16 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         false
     } else {
         let draw = draw_check(ctx, side, cards as u32, "Rout Check")?;
-        let clubs = !draw.failed
-            && draw
-                .hand
+        let clubs = if draw.failed {
+            0
+        } else {
+            draw.hand
                 .iter()
-                .any(|&c| ctx.ruleset.cards.counts_as(c, Suit::Clubs));
+                .filter(|&&c| ctx.ruleset.cards.counts_as(c, Suit::Clubs))
+                .count() as i32
+        };
         finish_draw(ctx, side, &draw.all)?;
-        clubs
+        clubs >= num(ctx, "rout_pass_clubs")
     };
     if passed {
         ctx.resolved(

@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{assert_asking, begin_game, feed, logged};
+use crate::rules::testkit::{answer, assert_asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 /// Red and Blue bands typed as in the app (`Name:profile[:stats]`).
@@ -74,7 +74,11 @@ fn offered(s: &Session) -> String {
 fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     let mut s = sharpe_up();
     // Rifle: Fire draws Diamonds (4); the check costs one action point.
-    feed(&mut s, &["c rifle-fire", "n 0", "n 0", "k 7d 3d 9d 2s"]);
+    // The target is named before the draw.
+    feed(
+        &mut s,
+        &["c rifle-fire", "c u3", "n 0", "n 0", "k 7d 3d 9d 2s"],
+    );
     assert!(
         logged(&s, "draws 4 (4 from diamonds"),
         "{:?}",
@@ -83,7 +87,7 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     assert_asking(&s, "buy an effect");
     // Three diamonds buy "2 wounds"; Pierre has Spades 1, so the first wound
     // puts him at Death's Door and the second is not taken.
-    feed(&mut s, &["c o1", "c u3"]);
+    feed(&mut s, &["c o1"]);
     assert_eq!(unit(&s, "Pierre").wounds(), 1);
     assert!(logged(&s, "Pierre is at Death's Door"));
     // Not Multichoice: the 7d left over buys nothing more.
@@ -102,11 +106,11 @@ fn a_wound_at_deaths_door_takes_the_unit_out_of_action() {
         &mut s,
         &[
             "c rifle-fire",
+            "c u3",
             "n 0",
             "n 0",
             "k 7d 3d 9d 2s",
             "c o1",
-            "c u3",
             "c end",
         ],
     );
@@ -114,14 +118,189 @@ fn a_wound_at_deaths_door_takes_the_unit_out_of_action() {
     // Harper's bayonet (Hearts 3): 4h buys 1 wound on Pierre.
     feed(
         &mut s,
-        &["c bayonet", "n 0", "n 0", "k 4h 5c 6s", "c o0", "c u3"],
+        &["c bayonet", "c u3", "n 0", "n 0", "k 4h 5c 6s", "c o0"],
     );
     assert!(logged(&s, "Pierre was at Death's Door: out of action"));
     assert!(!unit(&s, "Pierre").in_play());
-    // A melee hit puts the attacker in melee: no more ranged or checkless.
+    // The melee the hit started ends with Pierre out of action.
+    assert!(!unit(&s, "Harper").has(super::IN_MELEE));
+    assert!(offered(&s).contains("musket-fire"), "{}", offered(&s));
+}
+
+/// Sharpe and Jean pass; Harper (Hearts 3, 1 point left after the check)
+/// hits Jean with his bayonet.
+fn harper_hits_jean() -> Session {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    feed(
+        &mut s,
+        &["c bayonet", "c u2", "n 0", "n 0", "k 4h 5c 6s", "c o0"],
+    );
+    s
+}
+
+#[test]
+fn a_melee_hit_pairs_both_units_until_they_move_apart() {
+    let mut s = harper_hits_jean();
+    assert!(logged(&s, "Harper and Jean are in melee"));
     assert!(unit(&s, "Harper").has(super::IN_MELEE));
-    assert!(offered(&s).contains("leave-melee"), "{}", offered(&s));
-    assert!(!offered(&s).contains("musket-load"), "{}", offered(&s));
+    assert!(unit(&s, "Jean").has(super::IN_MELEE));
+    // In melee: no ranged ability, and no free way out.
+    assert!(!offered(&s).contains("musket-fire"), "{}", offered(&s));
+    assert!(!offered(&s).contains("leave-melee"), "{}", offered(&s));
+    // Moving away is a Dash (its point and cards); then the table says
+    // whether the two are out of reach, which ends the melee for both.
+    feed(
+        &mut s,
+        &["c dash", "c none", "n 0", "k 2c 3c", "c o0", "c none"],
+    );
+    assert_asking(
+        &s,
+        "Are Harper and Jean now out of each other's melee reach?",
+    );
+    feed(&mut s, &["c yes"]);
+    assert!(!unit(&s, "Harper").has(super::IN_MELEE));
+    assert!(!unit(&s, "Jean").has(super::IN_MELEE));
+}
+
+#[test]
+fn a_charge_alone_starts_no_melee() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    // Harper dashes and charges Jean: the charge reaches him, no attack yet.
+    feed(
+        &mut s,
+        &[
+            "c dash",
+            "c u2",
+            "n 1",
+            "n 0",
+            "k 2c 3c 4c",
+            "c o0",
+            "c o0",
+            "c none",
+            "c yes",
+        ],
+    );
+    assert!(logged(&s, "Harper's charge reaches Jean"));
+    assert!(!unit(&s, "Harper").has(super::IN_MELEE));
+    assert!(!unit(&s, "Jean").has(super::IN_MELEE));
+}
+
+#[test]
+fn cards_not_in_the_draw_pile_are_refused() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c rifle-fire", "c u2", "n 0", "n 0"]);
+    let refused = s.apply(crate::rules::session::Event::Answer(answer(
+        "k 7d 7d 7d 7d",
+    )));
+    let e = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("7d is named 4 times"), "{e}");
+    // Nothing happened: the draw is still asked for, the deck is whole.
+    assert_asking(&s, "Red draws 4");
+    assert_eq!(s.state().decks[0].len(), 54);
+    assert_eq!(unit(&s, "Jean").wounds(), 0);
+}
+
+#[test]
+fn a_multichoice_ability_hits_the_one_target_named_before_drawing() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end", "c u4", "c sabre"]);
+    assert_asking(&s, "Luc's Sabre: on whom?");
+    feed(&mut s, &["c u0", "n 0", "n 0", "k Jh 9h", "c o2"]);
+    // No second "on whom?": the next question is the next purchase.
+    assert_asking(&s, "Luc's Sabre with [Jh]: buy an effect");
+    feed(&mut s, &["c o0"]);
+    // Both wounds land on Sharpe.
+    assert_eq!(unit(&s, "Sharpe").wounds(), 2);
+    assert_eq!(unit(&s, "Jean").wounds(), 0);
+}
+
+#[test]
+fn the_player_picks_the_paying_cards_when_it_matters() {
+    let mut s = sharpe_up();
+    feed(
+        &mut s,
+        &[
+            "c end", "c u4", "c sabre", "c u0", "n 0", "n 0", "k Jh 9h", "c o0",
+        ],
+    );
+    // 9h or the wild Jack pay ♥; each keeps a different second purchase.
+    assert_asking(&s, "1 wound: which cards pay for it?");
+    assert!(offered(&s).contains("Pay with Jh"), "{}", offered(&s));
+    feed(&mut s, &["c pay1"]);
+    assert_asking(&s, "[9h]");
+    assert!(offered(&s).contains("pierces 1"), "{}", offered(&s));
+}
+
+#[test]
+fn each_ace_may_cancel_the_big_joker() {
+    let mut s = sharpe_up();
+    feed(
+        &mut s,
+        &["c rifle-fire", "c u2", "n 0", "n 0", "k XR As Ad 7d"],
+    );
+    assert_asking(&s, "discard an Ace to cancel the Big Joker");
+    assert!(offered(&s).contains("Discard As"), "{}", offered(&s));
+    feed(&mut s, &["c Ad"]);
+    assert!(logged(&s, "Red cancels the Big Joker with Ad"));
+    assert_asking(&s, "[As 7d]");
+}
+
+#[test]
+fn the_big_joker_shows_the_known_top_cards_and_reorders_only_them() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c rifle-fire", "c u2", "n 0", "n 0"]);
+    // Adjutant's own order is followed: the draw takes its top cards.
+    let edit = crate::rules::effect::Effect::Restack {
+        deck: 0,
+        top: "2c 3c 4c XR"
+            .split(' ')
+            .map(|c| c.parse().unwrap_or_else(|e| panic!("{e}")))
+            .collect(),
+    };
+    s.apply(crate::rules::session::Event::Edit(edit))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let next: Vec<String> = s.state().decks[0]
+        .draw_pile
+        .iter()
+        .rev()
+        .skip(4)
+        .take(3)
+        .map(|c| c.card.to_string())
+        .collect();
+    feed(&mut s, &["k 2c 3c 4c XR"]);
+    assert_asking(&s, &format!("{} (top first)", next.join(" ")));
+    feed(&mut s, &["c rearrange"]);
+    // Other cards are refused; the same three in a new order are taken.
+    let wrong = if next.contains(&"5c".to_string()) {
+        "k 6c 7c 8c"
+    } else {
+        "k 5c 6c 7c"
+    };
+    let refused = s.apply(crate::rules::session::Event::Answer(answer(wrong)));
+    assert!(refused.is_err());
+    let reversed = format!("k {} {} {}", next[2], next[1], next[0]);
+    feed(&mut s, &[reversed.as_str()]);
+    let top: Vec<String> = s.state().decks[0]
+        .draw_pile
+        .iter()
+        .rev()
+        .take(3)
+        .map(|c| c.card.to_string())
+        .collect();
+    assert_eq!(top, [next[2].clone(), next[1].clone(), next[0].clone()]);
+}
+
+#[test]
+fn load_is_offered_only_when_the_weapon_is_not_full() {
+    let mut s = sharpe_up();
+    assert!(!offered(&s).contains("rifle-load"), "{}", offered(&s));
+    feed(
+        &mut s,
+        &["c rifle-fire", "c u2", "n 0", "n 0", "k 2h 3h 4h 5h"],
+    );
+    assert!(offered(&s).contains("rifle-load"), "{}", offered(&s));
 }
 
 #[test]
@@ -131,7 +310,7 @@ fn a_spade_in_the_armour_check_stops_the_wounds_and_aces_pierce() {
     // Jean (Diamonds 3) fires at Harper (armour 1): a diamond buys 1 wound.
     feed(
         &mut s,
-        &["c musket-fire", "n 0", "n 0", "k 5d 2h 3c", "c o0", "c u1"],
+        &["c musket-fire", "c u1", "n 0", "n 0", "k 5d 2h 3c", "c o0"],
     );
     // Harper's Armour Check draws 1 card from Red's deck: a spade.
     assert_asking(&s, "Armour Check");
@@ -146,11 +325,11 @@ fn a_spade_in_the_armour_check_stops_the_wounds_and_aces_pierce() {
         &[
             "c u4",
             "c pistol-fire",
+            "c u1",
             "n 0",
             "n 0",
             "k Ad 4c",
             "c o0",
-            "c u1",
         ],
     );
     assert!(logged(&s, "Harper's armour is pierced: no Armour Check"));
@@ -177,10 +356,17 @@ fn luc_shoots_armoured_harper() -> Session {
     feed(&mut s, &turn_so_far);
     feed(
         &mut s,
-        &["c u4", "c pistol-fire", "n 3", "n 0", "k 8d 6s 2c 3h 4h"],
+        &[
+            "c u4",
+            "c pistol-fire",
+            "c u1",
+            "n 3",
+            "n 0",
+            "k 8d 6s 2c 3h 4h",
+        ],
     );
     assert!(logged(&s, "draws 5 (2 from diamonds, +3 action points"));
-    feed(&mut s, &["c o1", "c u1"]);
+    feed(&mut s, &["c o1"]);
     assert_asking(&s, "Harper's Armour Check");
     s
 }
@@ -212,7 +398,10 @@ fn one_spade_stops_only_the_wounds() {
 fn checkless_actions_are_paid_over_several_activations() {
     let mut s = sharpe_up();
     // No diamond: nothing can be bought and the ability fails.
-    feed(&mut s, &["c rifle-fire", "n 0", "n 0", "k 2h 3h 4h 5h"]);
+    feed(
+        &mut s,
+        &["c rifle-fire", "c u2", "n 0", "n 0", "k 2h 3h 4h 5h"],
+    );
     assert!(logged(&s, "Sharpe's Rifle: Fire fails"));
     // The two points left go into a 4-point load.
     feed(&mut s, &["c rifle-load", "n 2"]);
@@ -240,15 +429,18 @@ fn checkless_actions_are_paid_over_several_activations() {
 #[test]
 fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
     let mut s = sharpe_up();
-    feed(&mut s, &["c rifle-fire", "n 0", "n 0", "k Qd 3h XR As"]);
+    feed(
+        &mut s,
+        &["c rifle-fire", "c u2", "n 0", "n 0", "k Qd 3h XR As"],
+    );
     assert_asking(&s, "discard Qd to draw 2 more");
     feed(&mut s, &["c yes", "k 6d 6c"]);
-    assert_asking(&s, "discard As to cancel the Big Joker");
-    feed(&mut s, &["c yes"]);
-    assert!(logged(&s, "Red cancels the Big Joker with an Ace"));
+    assert_asking(&s, "discard an Ace to cancel the Big Joker");
+    feed(&mut s, &["c As"]);
+    assert!(logged(&s, "Red cancels the Big Joker with As"));
     // Left to pay with: 3h 6d 6c; 6d buys "1 wound, pierces 1".
     assert_asking(&s, "[3h 6d 6c]");
-    feed(&mut s, &["c o0", "c u2"]);
+    feed(&mut s, &["c o0"]);
     assert_eq!(unit(&s, "Jean").wounds(), 1);
     // After the action the Big Joker lets Red look at the top 3 cards and
     // put them back in a new order.
@@ -269,7 +461,14 @@ fn the_big_joker_fails_the_action() {
     let mut s = sharpe_up();
     feed(
         &mut s,
-        &["c rifle-fire", "n 0", "n 0", "k 7d 8d 9d XR", "c keep"],
+        &[
+            "c rifle-fire",
+            "c u2",
+            "n 0",
+            "n 0",
+            "k 7d 8d 9d XR",
+            "c keep",
+        ],
     );
     assert!(logged(&s, "Big Joker: Red's Rifle: Fire fails"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
@@ -287,11 +486,11 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
         &[
             "c u4",
             "c command",
+            "c u2",
             "n 0",
             "n 0",
             "k 5c 2h 3s 4s",
             "c o0",
-            "c u2",
         ],
     );
     assert!(logged(&s, "Jean is commanded: +1"));
@@ -303,7 +502,7 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
     // Jean's musket suppresses Sharpe (a diamond and a club).
     feed(
         &mut s,
-        &["c musket-fire", "n 0", "n 0", "k 4d 9c 2h", "c o2", "c u0"],
+        &["c musket-fire", "c u0", "n 0", "n 0", "k 4d 9c 6h", "c o2"],
     );
     assert!(unit(&s, "Sharpe").has(super::SUPPRESSED));
     feed(&mut s, &["c end", "c end"]);
@@ -314,21 +513,24 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
 
 /// Red: Sharpe has Spades 1; Blue shoots him twice in turn 1.
 fn red_loses_sharpe() -> Session {
-    let mut s = begin_with(
+    lose_sharpe(begin_with(
         "Sharpe:rifleman:s1 Harper:grenadier",
         "Jean:line Pierre:line Luc:officer",
-    );
+    ))
+}
+
+fn lose_sharpe(mut s: Session) -> Session {
     feed(&mut s, &["c deploy-second", "ok", "c u0", "c end"]);
     feed(
         &mut s,
         &[
             "c u2",
             "c musket-fire",
+            "c u0",
             "n 0",
             "n 0",
             "k 5d 2h 3h",
             "c o0",
-            "c u0",
             "c end",
         ],
     );
@@ -338,11 +540,11 @@ fn red_loses_sharpe() -> Session {
         &[
             "c u3",
             "c musket-fire",
-            "n 0",
-            "n 0",
-            "k 6d 2h 3h",
-            "c o0",
             "c u0",
+            "n 0",
+            "n 0",
+            "k 6d 4h 5h",
+            "c o0",
             "c end",
         ],
     );
@@ -372,30 +574,49 @@ fn a_jack_passes_the_rout_check_as_a_club() {
 }
 
 #[test]
+fn a_house_ruled_number_changes_play() {
+    // House rule: two clubs to pass a Rout Check.
+    let (lib, _) = Library::builtin();
+    let mut rs = lib
+        .get(GameId::GentlemenOfWar)
+        .cloned()
+        .unwrap_or_else(|| panic!("no GoW ruleset"));
+    rs.numbers.insert("rout_pass_clubs".into(), 2);
+    let mut s = Session::new(GameId::GentlemenOfWar, rs, 3);
+    let spec = ProcedureSpec::Gentlemen(setup(
+        "Sharpe:rifleman:s1 Harper:grenadier",
+        "Jean:line Pierre:line Luc:officer",
+    ));
+    s.apply(crate::rules::session::Event::Begin(spec))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut s = lose_sharpe(s);
+    // One club (the Jack) passed by default; now it does not.
+    feed(&mut s, &["k 2h Jd 4s"]);
+    assert!(logged(&s, "Red fails its Rout Check and flees"));
+}
+
+#[test]
 fn a_support_ability_heals_a_friendly_unit() {
     let mut s = sharpe_up();
     feed(
         &mut s,
         &[
             "c rifle-fire",
+            "c u2",
             "n 0",
             "n 0",
             "k 7d 2h 3h 4h",
             "c o0",
-            "c u2",
             "c end",
         ],
     );
     assert_eq!(unit(&s, "Jean").wounds(), 1);
     // Luc's Command: a club and a heart buy "Heal 1 wound" on his own side.
-    feed(
-        &mut s,
-        &["c u4", "c command", "n 0", "n 0", "k 5c 2h 3s 4s"],
-    );
-    feed(&mut s, &["c o1"]);
-    assert_asking(&s, "Heal 1 wound on whom?");
+    feed(&mut s, &["c u4", "c command"]);
+    // Command aids its own side: only Blue's units are offered.
+    assert_asking(&s, "Command: on whom?");
     assert!(!offered(&s).contains("Sharpe"), "{}", offered(&s));
-    feed(&mut s, &["c u2"]);
+    feed(&mut s, &["c u2", "n 0", "n 0", "k 5c 2h 3s 4s", "c o1"]);
     assert!(logged(&s, "Jean heals 1 wound(s)"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
 }

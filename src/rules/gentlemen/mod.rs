@@ -34,6 +34,11 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "rout_threshold_den",
         "rout_draw",
         "rout_draw_loss_per_unit",
+        "rout_pass_clubs",
+        "jokers_per_deck",
+        "armour_pierce_per_symbol",
+        "concussion_actions_per_symbol",
+        "knockback_hexes",
         "armour_cards_per_point",
         "armour_ignore_wounds_spades",
         "armour_deflect_spades",
@@ -159,6 +164,12 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             }
         }
     }
+    let jokers = ruleset.number("jokers_per_deck");
+    if jokers != 0 && jokers != 2 {
+        errors.push(format!(
+            "jokers_per_deck is {jokers}: a pack has both Jokers (2) or none (0)."
+        ));
+    }
     if let [a, b] = setup.bands.as_slice()
         && a.name == b.name
     {
@@ -274,7 +285,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             name: format!("{}'s deck", b.name),
             packs: vec![Pack {
                 back: b.back,
-                jokers: true,
+                jokers: num(ctx, "jokers_per_deck") > 0,
             }],
         });
     }
@@ -369,6 +380,53 @@ pub(crate) fn set_status(ctx: &mut Ctx, unit: UnitId, status: &str, on: bool) {
             status: status.into(),
             on,
         });
+    }
+}
+
+/// Counter key of the melee between two units (lower id first).
+fn melee_key(a: UnitId, b: UnitId) -> String {
+    format!("melee:{}:{}", a.min(b), a.max(b))
+}
+
+/// The units `unit` is in melee with (each melee is a pair of units, started
+/// by a melee hit).
+pub(crate) fn melee_partners(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
+    ctx.state()
+        .counters
+        .iter()
+        .filter(|&(_, &v)| v != 0)
+        .filter_map(|(k, _)| {
+            let (a, b) = k.strip_prefix("melee:")?.split_once(':')?;
+            let (a, b): (UnitId, UnitId) = (a.parse().ok()?, b.parse().ok()?);
+            match (a == unit, b == unit) {
+                (true, _) => Some(b),
+                (_, true) => Some(a),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Starts or ends the melee between `a` and `b`; each unit's "in melee"
+/// status follows whether it is still in any melee.
+pub(crate) fn set_melee(ctx: &mut Ctx, a: UnitId, b: UnitId, on: bool) {
+    let key = melee_key(a, b);
+    if (ctx.state().counter(&key) != 0) != on {
+        ctx.apply(Effect::SetCounter {
+            key,
+            value: i64::from(on),
+        });
+    }
+    for u in [a, b] {
+        let engaged = !melee_partners(ctx, u).is_empty();
+        set_status(ctx, u, IN_MELEE, engaged);
+    }
+}
+
+/// Ends every melee `unit` is in (it went out of action).
+pub(crate) fn end_melees_of(ctx: &mut Ctx, unit: UnitId) {
+    for p in melee_partners(ctx, unit) {
+        set_melee(ctx, unit, p, false);
     }
 }
 

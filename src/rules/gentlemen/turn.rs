@@ -132,12 +132,6 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             .iter()
             .map(|a| Choice::new(a.id.clone(), describe(ctx, unit, a)))
             .collect();
-        if ctx.state().units[unit].has(IN_MELEE) {
-            options.push(Choice::new(
-                "leave-melee",
-                "Leave melee (both units moved apart)",
-            ));
-        }
         options.push(Choice::new("end", format!("End {name}'s activation")));
         options.push(Choice::new("stop", "Stop the game here"));
         let picked = ctx.choose(
@@ -148,10 +142,6 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         match picked.as_str() {
             "end" => break,
             "stop" => return stop_game(ctx),
-            "leave-melee" => {
-                set_status(ctx, unit, IN_MELEE, false);
-                ctx.resolved("melee", format!("{name} is out of melee"));
-            }
             id => {
                 let Some(a) = usable.iter().find(|a| a.id == id).cloned() else {
                     continue;
@@ -193,6 +183,7 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
         .filter(|a| !(a.dash && u.has(IMMOBILIZED)))
         .filter(|a| a.reusable || u.stat(&check::uses_key(a)) == 0)
         .filter(|a| a.ammo.as_ref().is_none_or(|k| u.stat(k) > 0))
+        .filter(|a| !check::loads_full_weapon(ctx, unit, a))
         .filter(|a| match a.check {
             AbilityCheck::Skill(_) => ap >= cost,
             AbilityCheck::Checkless(_) => ap > 0,
