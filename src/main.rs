@@ -441,6 +441,9 @@ fn log(path: &Path) -> Result<ExitCode> {
     for e in &loaded.skipped {
         eprintln!("warning: skipped {e}");
     }
+    if let Some(cut) = &loaded.cut_short {
+        eprintln!("warning: replayed in part: {cut}");
+    }
     if loaded.from != path {
         eprintln!("warning: read from backup {}", loaded.from.display());
     }

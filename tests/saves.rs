@@ -147,3 +147,38 @@ fn a_log_that_does_not_replay_is_refused_with_the_event_index() {
         .unwrap_or_default();
     assert!(msg.contains("event 0"), "{msg}");
 }
+
+/// A log written when a question was asked differently (an older Adjutant, a
+/// ruleset house-ruled since) resumes up to the first answer that no longer
+/// fits, says so, and keeps the whole log beside the save.
+#[test]
+fn a_log_that_no_longer_replays_whole_resumes_as_far_as_it_does() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let path = dir.path().join("t52-7.ron");
+    // The roll-off asks Red for a die; a number answer does not fit it.
+    let text = "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1])), Answer(Number(4)), Answer(Number(2))])";
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(save::read(&path, &lib).is_err());
+    let loaded = save::load(&path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.session.events().len(), 3);
+    assert!(
+        loaded.session.pending().is_some(),
+        "Red's die is asked again"
+    );
+    let cut = loaded.cut_short.unwrap_or_default();
+    assert!(cut.starts_with("event 4 of 5 no longer applies"), "{cut}");
+    let whole = save::whole_log_path(&path);
+    assert!(cut.contains(&whole.display().to_string()), "{cut}");
+    assert_eq!(std::fs::read_to_string(&whole).ok().as_deref(), Some(text));
+    // The copy is not offered as a game of its own.
+    let listed: Vec<_> = save::list(dir.path()).into_iter().map(|s| s.path).collect();
+    assert_eq!(listed, vec![path.clone()]);
+    // A file that does not even begin a game is still refused.
+    std::fs::write(
+        &path,
+        "(format: 1, game: T52, seed: 3, events: [Answer(Number(4))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(save::load(&path, &lib).is_err());
+}

@@ -269,6 +269,9 @@ impl AppState {
                     for e in &loaded.skipped {
                         self.notify(format!("Skipped a damaged save: {e}"));
                     }
+                    if let Some(cut) = &loaded.cut_short {
+                        self.notify(format!("Resumed in part: {cut}."));
+                    }
                     if loaded.from != path {
                         self.notify(format!("Restored from backup {}", loaded.from.display()));
                     }

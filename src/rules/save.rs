@@ -3,7 +3,7 @@
 //! save falls back to the newest backup that loads.
 
 use super::games::{GameId, Library};
-use super::session::{Event, Session};
+use super::session::{Event, Session, SessionError};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -53,6 +53,25 @@ impl SaveFile {
             }
         })
     }
+
+    /// Rebuilds as much of the session as still replays (see
+    /// [`Session::replay_longest`]); `None` when not even the game's ruleset
+    /// is available. The second value says where and why the replay stopped.
+    fn restore_longest(self, library: &Library) -> Option<(Session, Option<String>)> {
+        let ruleset = library.get(self.game).cloned()?;
+        let total = self.events.len();
+        let (session, stop) = Session::replay_longest(self.game, ruleset, self.seed, self.events);
+        Some((
+            session,
+            stop.map(|e| match e {
+                SessionError::Replay { index, reason } => format!(
+                    "event {} of {total} no longer applies ({reason})",
+                    index + 1
+                ),
+                other => other.to_string(),
+            }),
+        ))
+    }
 }
 
 /// Why a save could not be written or read.
@@ -100,6 +119,10 @@ pub struct Loaded {
     pub from: PathBuf,
     /// Errors for newer files that were skipped (empty when the save was fine).
     pub skipped: Vec<SaveError>,
+    /// Set when no file replayed whole and the game was restored from the
+    /// newest file up to the first event that no longer applies: says which
+    /// event and why, and where the whole file was copied.
+    pub cut_short: Option<String>,
 }
 
 fn backup_path(path: &Path, n: usize) -> PathBuf {
@@ -146,6 +169,11 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
 
 /// Reads one save file (no fallback).
 pub fn read(path: &Path, library: &Library) -> Result<Session, SaveError> {
+    parse(path)?.restore(library, path)
+}
+
+/// Parses one save file and checks its format version.
+fn parse(path: &Path) -> Result<SaveFile, SaveError> {
     let text = fs::read_to_string(path).map_err(io(path))?;
     let file: SaveFile = ron::from_str(&text).map_err(|e| SaveError::Corrupt {
         file: path.to_path_buf(),
@@ -162,7 +190,15 @@ pub fn read(path: &Path, library: &Library) -> Result<Session, SaveError> {
             ),
         });
     }
-    file.restore(library, path)
+    Ok(file)
+}
+
+/// Where the whole log of a save restored only in part is kept
+/// (`<save>.whole`, not listed as a save, never rotated).
+pub fn whole_log_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".whole");
+    PathBuf::from(s)
 }
 
 /// Loads a save, falling back to its backups newest first.
@@ -180,10 +216,33 @@ pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
                     session,
                     from: candidate,
                     skipped,
+                    cut_short: None,
                 });
             }
             Err(e) => skipped.push(e),
         }
+    }
+    // No file replays whole (the log was written by an older Adjutant, or the
+    // ruleset has been house-ruled since): rather than lose the game, go on
+    // from the newest file as far as it replays, and keep the whole file.
+    if let Ok(file) = parse(path)
+        && let Some((session, Some(stop))) = file.restore_longest(library)
+        && session
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Begin(_)))
+    {
+        let whole = whole_log_path(path);
+        fs::copy(path, &whole).map_err(io(&whole))?;
+        return Ok(Loaded {
+            session,
+            from: path.to_path_buf(),
+            skipped,
+            cut_short: Some(format!(
+                "{stop}; the game goes on from the event before it (the whole log is kept in {})",
+                whole.display()
+            )),
+        });
     }
     Err(SaveError::NothingUsable(skipped))
 }

@@ -111,6 +111,26 @@ impl Session {
         Ok(s)
     }
 
+    /// Replays as much of a saved log as still applies: every event up to the
+    /// first that fails (a log written by an older Adjutant whose questions
+    /// have since changed, or under a ruleset since house-ruled), and the
+    /// error of that event, if any.
+    pub fn replay_longest(
+        game: GameId,
+        ruleset: Ruleset,
+        seed: u64,
+        events: Vec<Event>,
+    ) -> (Session, Option<SessionError>) {
+        let mut s = Session::new(game, ruleset, seed);
+        for (index, e) in events.into_iter().enumerate() {
+            if let Err(e) = s.apply_inner(e) {
+                let reason = e.to_string();
+                return (s, Some(SessionError::Replay { index, reason }));
+            }
+        }
+        (s, None)
+    }
+
     /// The game.
     pub fn game(&self) -> GameId {
         self.game
