@@ -557,6 +557,11 @@ fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck()
     harness.run();
     harness.get_by_label("Rifle: Fire (♦, draws 4)").click();
     harness.run();
+    // The target is named before the draw (range and cover depend on it).
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("on whom?"), "{asked}");
+    harness.get_by_label_contains("Jean (0/").click();
+    harness.run();
     // No extra points, no modifiers; the virtual deck draws the four cards.
     harness.get_by_label("OK").click();
     harness.run();

@@ -270,7 +270,17 @@ impl AppState {
                         self.notify(format!("Skipped a damaged save: {e}"));
                     }
                     if let Some(cut) = &loaded.cut_short {
-                        self.notify(format!("Resumed in part: {cut}."));
+                        // The next autosave writes the shorter log: keep the
+                        // whole one first.
+                        self.notify(match save::keep_whole(&path, &loaded.from) {
+                            Ok(whole) => format!(
+                                "Resumed in part: {cut}. The whole log is kept in {}.",
+                                whole.display()
+                            ),
+                            Err(e) => format!(
+                                "Resumed in part: {cut}. The whole log could not be kept: {e}."
+                            ),
+                        });
                     }
                     if loaded.from != path {
                         self.notify(format!("Restored from backup {}", loaded.from.display()));

@@ -40,20 +40,11 @@ fn parse_sides<T>(
     sides: &[SideForm],
     parse: impl Fn(String, &SideForm) -> Result<T, String>,
 ) -> Result<Vec<T>, Vec<String>> {
-    let mut errors = Vec::new();
+    let mut errors =
+        crate::rules::common::side_name_problems(sides.iter().map(|s| s.name.as_str()));
     let mut parsed = Vec::new();
-    for (i, side) in sides.iter().enumerate() {
+    for side in sides {
         let name = side.name.trim().to_string();
-        if name.is_empty() {
-            errors.push(format!("Player {}: type a name.", i + 1));
-        } else if sides[..i]
-            .iter()
-            .any(|s| s.name.trim().eq_ignore_ascii_case(&name))
-        {
-            errors.push(format!(
-                "Two players are called {name}: give each a name of their own."
-            ));
-        }
         match parse(name.clone(), side) {
             Ok(t) => parsed.push(t),
             Err(e) => errors.push(format!("{name}: {e}.")),

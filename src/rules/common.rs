@@ -88,3 +88,21 @@ pub fn roll_off(ctx: &mut Ctx, sides: &[SideId], rule: &str) -> Flow<SideId> {
         attempt += 1;
     }
 }
+
+/// What is wrong with the players' names of a setup, one sentence each: a
+/// missing name, or a name another player has (ignoring case), since
+/// prompts and the log tell the sides apart by name.
+pub fn side_name_problems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let names: Vec<&str> = names.into_iter().map(str::trim).collect();
+    let mut problems = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() {
+            problems.push(format!("Player {}: type a name.", i + 1));
+        } else if names[..i].iter().any(|n| n.eq_ignore_ascii_case(name)) {
+            problems.push(format!(
+                "Two players are called {name}: give each a name of their own."
+            ));
+        }
+    }
+    problems
+}

@@ -24,6 +24,10 @@ pub struct Choice {
     pub id: String,
     /// What the player sees.
     pub label: String,
+    /// An id this option had in an older Adjutant, still accepted (after
+    /// every id and label) so that logs saved then replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub former_id: Option<String>,
 }
 
 impl Choice {
@@ -32,7 +36,14 @@ impl Choice {
         Choice {
             id: id.into(),
             label: label.into(),
+            former_id: None,
         }
+    }
+
+    /// The same choice, also accepting `id` (its id in an older Adjutant).
+    pub fn formerly(mut self, id: impl Into<String>) -> Choice {
+        self.former_id = Some(id.into());
+        self
     }
 }
 
@@ -173,6 +184,13 @@ impl Request {
                     .iter()
                     .find(|o| o.id.to_lowercase() == want)
                     .or_else(|| options.iter().find(|o| o.label.to_lowercase() == want))
+                    .or_else(|| {
+                        options.iter().find(|o| {
+                            o.former_id
+                                .as_ref()
+                                .is_some_and(|f| f.to_lowercase() == want)
+                        })
+                    })
                     .map(|o| Answer::Choice(o.id.clone()))
                     .ok_or_else(|| bad(&Answer::Choice(c)))
             }
@@ -393,8 +411,9 @@ impl<'a> Ctx<'a> {
     /// draw pile. When the pile is too short, the cards left in it are drawn
     /// first, then the discards are shuffled into a new pile and the rest is
     /// drawn from that (so an arranged top of the pile is drawn as arranged).
-    /// Cards that are not in the draw pile (drawn already, or named twice) are
-    /// refused, naming the card, before anything changes.
+    /// Cards that are in neither the draw pile nor the discards (drawn
+    /// already, named twice, or not in this deck) are refused, naming the
+    /// card, before anything changes.
     pub fn draw(
         &mut self,
         deck: DeckId,
@@ -460,13 +479,20 @@ impl<'a> Ctx<'a> {
                         got: Answer::Cards(cards).to_string(),
                     }));
                 }
+                // Which cards came off the top matters, not the order they
+                // were named (or read by the camera) in.
                 let on_top = self.state.decks.get(deck).is_some_and(|d| {
-                    d.draw_pile
+                    let mut top: Vec<Card> = d
+                        .draw_pile
                         .iter()
                         .rev()
                         .map(|c| c.card)
                         .take(cards.len())
-                        .eq(cards.iter().copied())
+                        .collect();
+                    let mut named = cards.clone();
+                    top.sort();
+                    named.sort();
+                    top == named
                 });
                 if !on_top && self.state.counter(&order_untracked_key(deck)) == 0 {
                     // The table drew other cards than Adjutant's top ones: its
@@ -489,24 +515,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Why `cards` cannot all come out of the deck's draw pile (the first
-    /// card that is not there, counting repeats), or `None` when they can.
+    /// Why `cards` cannot all come out of the deck (the first card that is
+    /// neither in its draw pile nor in its discards, counting repeats), or
+    /// `None` when they can. A card Adjutant holds among the discards is
+    /// taken from there: the table may have shuffled in a card the app had
+    /// not discarded yet (a Queen spent on a redraw), and refusing the card
+    /// actually drawn would leave the player stuck.
     fn not_in_pile(&self, deck: DeckId, cards: &[Card]) -> Option<String> {
         let d = self.state.decks.get(deck)?;
-        let mut pile: Vec<Card> = d.draw_pile.iter().map(|c| c.card).collect();
+        let mut left: Vec<Card> = (d.draw_pile.iter().chain(&d.discard_pile))
+            .map(|c| c.card)
+            .collect();
         for c in cards {
-            match pile.iter().position(|p| p == c) {
+            match left.iter().position(|p| p == c) {
                 Some(i) => {
-                    pile.swap_remove(i);
+                    left.swap_remove(i);
                 }
                 None => {
-                    let have = d.draw_pile.iter().filter(|p| p.card == *c).count();
+                    let have = (d.draw_pile.iter().chain(&d.discard_pile))
+                        .filter(|p| p.card == *c)
+                        .count();
                     let named = cards.iter().filter(|n| *n == c).count();
                     return Some(if have == 0 {
-                        format!("{c} is not in the draw pile of {} (drawn already)", d.name)
+                        format!(
+                            "{c} is not in {} (drawn already and not discarded, or not in this deck)",
+                            d.name
+                        )
                     } else {
                         format!(
-                            "{c} is named {named} times but the draw pile of {} holds it {have} time(s)",
+                            "{c} is named {named} times but {} holds it {have} time(s)",
                             d.name
                         )
                     });
@@ -627,7 +664,7 @@ mod tests {
     #[test]
     fn cards_not_in_the_draw_pile_are_refused_by_name() {
         let rs = ruleset();
-        for (answer, named) in [("7d 7d", "7d is named 2 times"), ("7d 5h", "5h is not in")] {
+        for (answer, named) in [("7d 7d", "7d is named 2 times"), ("7d 9s", "9s is not in")] {
             let inputs = answers(&[answer]);
             let state = deck_state("2c 7d 3c", "5h");
             let mut ctx = Ctx::new(state, &rs, ChaCha8Rng::seed_from_u64(1), &inputs);
@@ -640,5 +677,35 @@ mod tests {
             // Nothing was taken.
             assert_eq!(ctx.state().decks[0].draw_pile.len(), 3);
         }
+    }
+
+    #[test]
+    fn a_card_the_app_holds_among_the_discards_is_taken_from_there() {
+        let rs = ruleset();
+        // The table shuffled 5h back in before Adjutant did.
+        let inputs = answers(&["7d 5h"]);
+        let state = deck_state("2c 7d 3c", "5h");
+        let mut ctx = Ctx::new(state, &rs, ChaCha8Rng::seed_from_u64(1), &inputs);
+        assert_eq!(
+            ctx.draw(0, 2, "Red draws 2", None).ok(),
+            Some(cards("7d 5h"))
+        );
+        let d = &ctx.state().decks[0];
+        assert_eq!((d.draw_pile.len(), d.discard_pile.len()), (2, 0));
+        // Not the top cards: the pile order is no longer known.
+        assert_eq!(ctx.state().counter(&order_untracked_key(0)), 1);
+    }
+
+    #[test]
+    fn the_top_cards_named_in_any_order_keep_the_pile_order_known() {
+        let rs = ruleset();
+        let inputs = answers(&["7d 3c"]);
+        let state = deck_state("2c 7d 3c", "");
+        let mut ctx = Ctx::new(state, &rs, ChaCha8Rng::seed_from_u64(1), &inputs);
+        assert_eq!(
+            ctx.draw(0, 2, "Red draws 2", None).ok(),
+            Some(cards("7d 3c"))
+        );
+        assert_eq!(ctx.state().counter(&order_untracked_key(0)), 0);
     }
 }

@@ -120,8 +120,8 @@ pub struct Loaded {
     /// Errors for newer files that were skipped (empty when the save was fine).
     pub skipped: Vec<SaveError>,
     /// Set when no file replayed whole and the game was restored from the
-    /// newest file up to the first event that no longer applies: says which
-    /// event and why, and where the whole file was copied.
+    /// newest file that parses, up to the first event that no longer applies:
+    /// says which event and why (keep the whole file with [`keep_whole`]).
     pub cut_short: Option<String>,
 }
 
@@ -204,12 +204,7 @@ pub fn whole_log_path(path: &Path) -> PathBuf {
 /// Loads a save, falling back to its backups newest first.
 pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
     let mut skipped = Vec::new();
-    for candidate in
-        std::iter::once(path.to_path_buf()).chain((1..=BACKUPS).map(|n| backup_path(path, n)))
-    {
-        if candidate != path && !candidate.exists() {
-            continue;
-        }
+    for candidate in candidates(path) {
         match read(&candidate, library) {
             Ok(session) => {
                 return Ok(Loaded {
@@ -224,27 +219,40 @@ pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
     }
     // No file replays whole (the log was written by an older Adjutant, or the
     // ruleset has been house-ruled since): rather than lose the game, go on
-    // from the newest file as far as it replays, and keep the whole file.
-    if let Ok(file) = parse(path)
-        && let Some((session, Some(stop))) = file.restore_longest(library)
-        && session
-            .events()
-            .iter()
-            .any(|e| matches!(e, Event::Begin(_)))
-    {
-        let whole = whole_log_path(path);
-        fs::copy(path, &whole).map_err(io(&whole))?;
-        return Ok(Loaded {
-            session,
-            from: path.to_path_buf(),
-            skipped,
-            cut_short: Some(format!(
-                "{stop}; the game goes on from the event before it (the whole log is kept in {})",
-                whole.display()
-            )),
-        });
+    // from the newest file that parses, as far as it replays.
+    for candidate in candidates(path) {
+        if let Ok(file) = parse(&candidate)
+            && let Some((session, Some(stop))) = file.restore_longest(library)
+            && session
+                .events()
+                .iter()
+                .any(|e| matches!(e, Event::Begin(_)))
+        {
+            return Ok(Loaded {
+                session,
+                from: candidate,
+                skipped,
+                cut_short: Some(format!("{stop}; the game goes on from the event before it")),
+            });
+        }
     }
     Err(SaveError::NothingUsable(skipped))
+}
+
+/// The save and its backups that exist, newest first.
+fn candidates(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    std::iter::once(path.to_path_buf())
+        .chain((1..=BACKUPS).map(|n| backup_path(path, n)))
+        .filter(move |c| c == path || c.exists())
+}
+
+/// Copies the file a game was resumed from only in part (`from`, see
+/// [`Loaded::cut_short`]) to [`whole_log_path`] of its save, before the next
+/// autosave overwrites it; returns where.
+pub fn keep_whole(path: &Path, from: &Path) -> Result<PathBuf, SaveError> {
+    let whole = whole_log_path(path);
+    fs::copy(from, &whole).map_err(io(&whole))?;
+    Ok(whole)
 }
 
 /// A saved game found on disk.

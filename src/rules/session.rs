@@ -101,14 +101,10 @@ impl Session {
         seed: u64,
         events: Vec<Event>,
     ) -> Result<Session, SessionError> {
-        let mut s = Session::new(game, ruleset, seed);
-        for (index, e) in events.into_iter().enumerate() {
-            s.apply_inner(e).map_err(|e| SessionError::Replay {
-                index,
-                reason: e.to_string(),
-            })?;
+        match Session::replay_longest(game, ruleset, seed, events) {
+            (s, None) => Ok(s),
+            (_, Some(e)) => Err(e),
         }
-        Ok(s)
     }
 
     /// Replays as much of a saved log as still applies: every event up to the

@@ -70,13 +70,15 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());
         }
-        // A rout forfeits the rest of the turn's actions.
-        let left = if has(ctx, unit, FORFEIT) {
+        // A rout forfeits the rest of the turn's actions, a charge's free
+        // melee too: routing figures run away at once.
+        let forfeit = has(ctx, unit, FORFEIT);
+        let left = if forfeit {
             0
         } else {
             actions - stat(ctx, unit, SPENT)
         };
-        if left <= 0 && free_melee == 0 {
+        if left <= 0 && (free_melee == 0 || forfeit) {
             return Ok(());
         }
         let mut options = Vec::new();

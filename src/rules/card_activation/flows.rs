@@ -203,6 +203,26 @@ fn a_unit_routed_in_its_own_activation_loses_the_rest_of_its_actions() {
 }
 
 #[test]
+fn a_charger_routed_by_overwatch_fire_loses_its_free_melee() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // The Militia charge: two straight moves into contact.
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    assert_asking(&s, "Free melee");
+    // The Rifles fire from Overwatch and rout them before they strike.
+    feed(
+        &mut s,
+        &[
+            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6", "c no",
+        ],
+    );
+    assert!(unit(&s, "Militia").has(ROUTED));
+    assert!(!asking(&s).contains("Free melee"), "{}", asking(&s));
+    assert_asking(&s, "Guards has 2 action(s) left");
+}
+
+#[test]
 fn house_ruled_numbers_change_play() {
     let mut s = begin_game_with(
         GameId::CardActivation,

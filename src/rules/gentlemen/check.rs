@@ -648,12 +648,14 @@ fn resolve(
         for c in &o.conditions {
             condition(ctx, target, *c);
         }
+        // A knockback moves the target: any melee it is in may end.
         if o.conditions
             .iter()
             .any(|c| matches!(c, Condition::Knockback(_)))
-            && melee_partners(ctx, user).contains(&target)
         {
-            leave_melee_question(ctx, user, target)?;
+            for partner in melee_partners(ctx, target) {
+                leave_melee_question(ctx, target, partner)?;
+            }
         }
     }
     Ok(())
@@ -859,9 +861,13 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         clubs >= num(ctx, "rout_pass_clubs")
     };
     if passed {
+        let need = match num(ctx, "rout_pass_clubs") {
+            n if n <= 1 => "a club".to_string(),
+            n => format!("{n} clubs"),
+        };
         ctx.resolved(
             "rout-check",
-            format!("{name} passes its Rout Check ({cards} card(s), a club)"),
+            format!("{name} passes its Rout Check ({cards} card(s), {need})"),
         );
         return Ok(());
     }

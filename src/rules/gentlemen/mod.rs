@@ -170,11 +170,9 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             "jokers_per_deck is {jokers}: a pack has both Jokers (2) or none (0)."
         ));
     }
-    if let [a, b] = setup.bands.as_slice()
-        && a.name == b.name
-    {
-        errors.push(format!("Both bands are called {}.", a.name));
-    }
+    errors.extend(super::common::side_name_problems(
+        setup.bands.iter().map(|b| b.name.as_str()),
+    ));
     if errors.is_empty() {
         Ok(())
     } else {
@@ -404,6 +402,8 @@ pub(crate) fn melee_partners(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
                 _ => None,
             }
         })
+        // A partner removed by an edit is in no melee.
+        .filter(|&p| ctx.state().units.get(p).is_some_and(|u| u.in_play()))
         .collect()
 }
 

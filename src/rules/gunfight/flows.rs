@@ -287,7 +287,10 @@ fn a_bad_setup_is_refused_with_reasons() {
     bad.gangs.push(gang("Red", BackColour::Red, "A B C D"));
     let s = begin(&bad);
     assert!(logged(&s, "Blue has 3 gunmen; a gang is 4."));
-    assert!(logged(&s, "Two gangs are called Red."));
+    assert!(logged(
+        &s,
+        "Two players are called Red: give each a name of their own."
+    ));
     assert!(s.pending().is_none());
 }
 

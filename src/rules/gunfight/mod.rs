@@ -158,13 +158,9 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             errors.push(format!("{} has a gunman without a name.", g.name));
         }
     }
-    for (i, a) in setup.gangs.iter().enumerate() {
-        for b in &setup.gangs[i + 1..] {
-            if a.name == b.name {
-                errors.push(format!("Two gangs are called {}.", a.name));
-            }
-        }
-    }
+    errors.extend(super::common::side_name_problems(
+        setup.gangs.iter().map(|g| g.name.as_str()),
+    ));
     if errors.is_empty() {
         Ok(())
     } else {

@@ -76,7 +76,7 @@ fn players_with_the_same_name_are_refused() {
     same.players[1].name = " red ".into();
     let s = begin(&same);
     assert!(s.pending().is_none());
-    assert!(logged(&s, "Two players are called \"red\""));
+    assert!(logged(&s, "Two players are called red"));
     assert!(s.state().units.is_empty());
 }
 
@@ -88,6 +88,8 @@ fn objective_holders_are_picked_by_side_not_by_name() {
         ("c side0", Holder::Side(0)),
         ("c Held by Blue", Holder::Side(1)),
         ("c contested", Holder::Contested),
+        // A log saved when the ids were the players' names still replays.
+        ("c Blue", Holder::Side(1)),
     ];
     for (answer, holder) in cases {
         let mut named = setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh"]);

@@ -179,18 +179,9 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>
             setup.players.len()
         ));
     }
-    // Players are told apart by name in every prompt and log line.
-    for (i, p) in setup.players.iter().enumerate() {
-        let name = p.name.trim();
-        if setup.players[..i]
-            .iter()
-            .any(|q| q.name.trim().eq_ignore_ascii_case(name))
-        {
-            errors.push(format!(
-                "Two players are called \"{name}\"; give each player a different name."
-            ));
-        }
-    }
+    errors.extend(super::common::side_name_problems(
+        setup.players.iter().map(|p| p.name.as_str()),
+    ));
     errors.extend(shared_deck_duplicates(setup));
     for p in &setup.players {
         match build_regiment(&p.units, ruleset) {

@@ -44,7 +44,8 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
             // read like "uncaptured"; scripts may still choose by the label.
             let id = format!("side{i}");
             side_ids.push(id.clone());
-            holders.push(Choice::new(id, format!("Held by {}", side.name)));
+            // Saves from before this change recorded the side's name.
+            holders.push(Choice::new(id, format!("Held by {}", side.name)).formerly(&side.name));
         }
         let range = super::num(ctx, "objective_range");
         holders.push(Choice::new(
