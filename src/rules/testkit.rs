@@ -91,3 +91,11 @@ pub fn begin_game_with(
         .unwrap_or_else(|e| panic!("{e}"));
     s
 }
+
+/// The outcome of a game that must have ended.
+pub fn outcome(s: &Session) -> crate::rules::state::Outcome {
+    s.state()
+        .outcome
+        .clone()
+        .unwrap_or_else(|| panic!("no outcome; asking: {}", asking(s)))
+}

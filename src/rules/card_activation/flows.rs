@@ -5,7 +5,9 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, assert_asking, begin_game, begin_game_with, feed, logged};
+use crate::rules::testkit::{
+    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
+};
 
 fn setup() -> GameSetup {
     let side = |name: &str, units: &str| SideSetup {
@@ -145,11 +147,7 @@ fn the_players_stop_on_the_agreed_condition() {
         ],
     );
     feed(&mut s, &["c win-1"]);
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(1));
     assert!(s.pending().is_none());
 }

@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::{Event, Session};
 use crate::rules::testkit::{
-    answer, asking, assert_asking, begin_game, begin_game_with, feed, logged,
+    answer, asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
 };
 use crate::table::BackColour;
 
@@ -177,11 +177,7 @@ fn the_last_gang_standing_wins() {
             feed(&mut s, &["c none"]);
         }
     }
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(outcome.reason.contains("Red is the last gang standing"));
     assert!(s.pending().is_none());
@@ -200,11 +196,7 @@ fn stopping_early_gives_the_game_to_the_most_lives() {
     feed(&mut s, &["c none", "c done"]);
     assert!(asking(&s).contains("Blue's go"));
     feed(&mut s, &["c stop"]);
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(
         outcome.reason.contains("Red 24, Blue 22"),
@@ -332,11 +324,7 @@ fn nobody_is_asked_about_civilians_once_a_civilian_ends_the_game() {
             "n 2", "c armed", "k Kd", "c g7", "n 0", "c no", "c none", "d 6",
         ],
     );
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(s.pending().is_none(), "{}", asking(&s));
 }

@@ -5,7 +5,9 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{asking, assert_asking, begin_game, begin_game_with, feed, logged};
+use crate::rules::testkit::{
+    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
+};
 use crate::table::BackColour;
 
 fn setup() -> GameSetup {
@@ -175,11 +177,7 @@ fn three_objectives_win_at_once() {
     for o in ["c o0", "c o1", "c o2"] {
         feed(&mut s, &["c objective", o, "c s0"]);
     }
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(
         outcome
@@ -189,25 +187,27 @@ fn three_objectives_win_at_once() {
     assert!(s.pending().is_none());
 }
 
-#[test]
-fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
+/// Two armies of two men; the French Line beats the British Foot, killing
+/// one man and confusing the other: Foot is a mob of one.
+fn foot_a_mob_of_one() -> Session {
     let mut small = setup();
     small.armies[0].units = parse_units("Line:inf:2").unwrap_or_default();
     small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
     let mut s = begin(&small);
     feed(&mut s, &FRENCH_FIRST);
-    // Line beats Foot: 1 killed, 1 confused: Foot is a mob of one.
     feed(
         &mut s,
         &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k 2d"],
     );
     assert_eq!(men(&s, "Foot"), (1, 1));
+    s
+}
+
+#[test]
+fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
+    let mut s = foot_a_mob_of_one();
     feed(&mut s, &["c mob-lost", "c u1"]);
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(outcome.reason.contains("British has no units left"));
 }
@@ -288,26 +288,13 @@ fn a_long_range_kill_on_a_unit_out_of_combat_starts_no_count() {
 
 #[test]
 fn the_enemy_mob_can_be_caught_in_your_turn() {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:2").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
-    feed(
-        &mut s,
-        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k 2d"],
-    );
-    assert_eq!(men(&s, "Foot"), (1, 1));
+    let mut s = foot_a_mob_of_one();
     // The British mob stays put; the Foot declines to fight.
     feed(&mut s, &["c done", "c none"]);
     // Round 2, French step 1: the French close in and the mob cannot get away.
     assert_asking(&s, "French, step 1");
     feed(&mut s, &["c mob-lost", "c u1"]);
-    let outcome = s
-        .state()
-        .outcome
-        .clone()
-        .unwrap_or_else(|| panic!("no outcome"));
+    let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
 }
 
