@@ -389,7 +389,7 @@ impl Effect {
             // points paid towards it) are explained by the lines around them.
             Effect::SetStat { stat, .. } if stat.contains(':') => return None,
             Effect::SetStat { unit, stat, value } => {
-                format!("{}: {stat} is now {value}", s.unit_name(*unit))
+                format!("{}: {} now {value}", s.unit_name(*unit), stat_label(stat))
             }
             Effect::SetStatus { .. } | Effect::ClearStatusAll { .. } => return None,
             Effect::RemoveUnit { unit, reason } => {
@@ -431,9 +431,10 @@ impl Effect {
                     .collect();
                 format!("Activation order: {}", names.join(", "))
             }
-            Effect::AddDeck { name, packs } => {
-                format!("{name}: {} packs shuffled", packs.len())
-            }
+            Effect::AddDeck { name, packs } => match packs.len() {
+                1 => format!("{name}: 1 pack shuffled"),
+                n => format!("{name}: {n} packs shuffled"),
+            },
             Effect::Shuffle { deck } | Effect::Reshuffle { deck } => format!(
                 "{} is shuffled",
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str())
@@ -486,6 +487,17 @@ fn allocate_wounds(u: &mut Unit, wounds: u32) {
     }
 }
 
+/// How a unit stat reads in the log: the games' short keys spelled out, any
+/// other key with its underscores as spaces.
+fn stat_label(stat: &str) -> String {
+    match stat {
+        "ap" => "action points".into(),
+        "ammo" => "ammunition".into(),
+        "ammo_max" => "ammunition capacity".into(),
+        other => other.replace('_', " "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,6 +524,23 @@ mod tests {
         })
         .apply(&mut s, &mut rng);
         s
+    }
+
+    #[test]
+    fn a_stat_change_is_logged_in_words() {
+        let s = unit(1, 1);
+        let said = |stat: &str| {
+            Effect::SetStat {
+                unit: 0,
+                stat: stat.into(),
+                value: 3,
+            }
+            .describe(&s)
+        };
+        assert_eq!(said("ap").as_deref(), Some("U: action points now 3"));
+        assert_eq!(said("prep_left").as_deref(), Some("U: prep left now 3"));
+        // Bookkeeping stats stay out of the log.
+        assert_eq!(said("uses:rifle"), None);
     }
 
     #[test]

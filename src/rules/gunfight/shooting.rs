@@ -346,7 +346,11 @@ fn damage(ctx: &mut Ctx, target: UnitId) -> Flow<()> {
             format!("{name} loses {lost} of {before} lives and is out"),
         );
     } else {
-        ctx.resolved("damage", format!("{name} loses {lost} lives: {after} left"));
+        let lives = if lost == 1 { "life" } else { "lives" };
+        ctx.resolved(
+            "damage",
+            format!("{name} loses {lost} {lives}: {after} left"),
+        );
     }
     Ok(())
 }
