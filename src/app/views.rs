@@ -1000,7 +1000,7 @@ fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         .iter()
         .map(|p| format!("{} ({})", p.id, p.name))
         .collect();
-    ui.small(format!(
+    ui.label(format!(
         "Profiles: {}. They are an example roster by Adjutant (the rulebook's roster sheets are not in its text); edit rulesets/gentlemen-of-war.ron for your own.",
         profiles.join(", ")
     ));
