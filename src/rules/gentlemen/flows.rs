@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-use crate::rules::testkit::{answer, assert_asking, begin_game, feed, logged};
+use crate::rules::testkit::{answer, asking, assert_asking, begin_game, feed, logged};
 use crate::table::BackColour;
 
 /// Red and Blue bands typed as in the app (`Name:profile[:stats]`).
@@ -161,6 +161,36 @@ fn a_melee_hit_pairs_both_units_until_they_move_apart() {
     feed(&mut s, &["c yes"]);
     assert!(!unit(&s, "Harper").has(super::IN_MELEE));
     assert!(!unit(&s, "Jean").has(super::IN_MELEE));
+}
+
+#[test]
+fn a_knockback_may_end_every_melee_of_the_unit_knocked_back() {
+    let mut s = harper_hits_jean();
+    // Pierre strikes Harper and knocks him back: Harper's melee with Jean
+    // may be over too, not only the one with Pierre.
+    feed(
+        &mut s,
+        &["c end", "c u3", "c bayonet", "c u1", "n 0", "n 0"],
+    );
+    // Harper's Armour Check draws one card; the blow lands.
+    feed(&mut s, &["k 7h 8s", "c o2", "k 9c"]);
+    assert!(
+        logged(&s, "Pierre and Harper are in melee"),
+        "{}",
+        asking(&s)
+    );
+    assert_asking(
+        &s,
+        "Are Harper and Jean now out of each other's melee reach?",
+    );
+    feed(&mut s, &["c yes"]);
+    assert_asking(
+        &s,
+        "Are Harper and Pierre now out of each other's melee reach?",
+    );
+    feed(&mut s, &["c no"]);
+    assert!(!unit(&s, "Jean").has(super::IN_MELEE));
+    assert!(unit(&s, "Pierre").has(super::IN_MELEE));
 }
 
 #[test]
