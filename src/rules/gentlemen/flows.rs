@@ -50,8 +50,13 @@ fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
 fn the_smaller_band_chooses_and_activation_alternates() {
     let mut s = begin();
     assert_asking(&s, "Red has fewer models");
-    feed(&mut s, &["c deploy-second", "ok"]);
-    assert!(logged(&s, "Red activates first every turn"));
+    feed(&mut s, &["c deploy-second"]);
+    // The choice is in the log before the bands deploy.
+    assert!(logged(
+        &s,
+        "Red chooses: Blue deploys first, Red activates first every turn"
+    ));
+    feed(&mut s, &["ok"]);
     assert_asking(&s, "Red: activate which unit?");
     feed(&mut s, &["c Sharpe (0/2 wounds)"]);
     assert!(logged(&s, "Sharpe activates with 3 action point(s)"));

@@ -324,15 +324,16 @@ fn deployment(ctx: &mut Ctx) -> Flow<SideId> {
         other(chooser)
     };
     let deploys = ctx.state().side_name(other(first));
+    let acts = ctx.state().side_name(first);
+    // Logged as soon as it is chosen, so the log explains the deployment.
+    ctx.resolved(
+        "deployment-objectives",
+        format!("{name} chooses: {deploys} deploys first, {acts} activates first every turn"),
+    );
     ctx.confirm(
         format!("{deploys} deploys first, then the other band; confirm when both are on the table"),
         Some("deployment-objectives"),
     )?;
-    let acts = ctx.state().side_name(first);
-    ctx.resolved(
-        "deployment-objectives",
-        format!("{acts} activates first every turn"),
-    );
     Ok(first)
 }
 
