@@ -33,15 +33,13 @@ impl SideForm {
 }
 
 /// Parses every side's units with `parse` (given the trimmed side name and
-/// the row); each problem is a sentence starting with the side's name. Every
-/// side needs a name of its own: prompts and the log say whose turn it is by
-/// name.
+/// the row); each problem is a sentence starting with the side's name. (Names
+/// themselves are checked by each game's `check_setup`.)
 fn parse_sides<T>(
     sides: &[SideForm],
     parse: impl Fn(String, &SideForm) -> Result<T, String>,
 ) -> Result<Vec<T>, Vec<String>> {
-    let mut errors =
-        crate::rules::common::side_name_problems(sides.iter().map(|s| s.name.as_str()));
+    let mut errors = Vec::new();
     let mut parsed = Vec::new();
     for side in sides {
         let name = side.name.trim().to_string();
@@ -155,21 +153,13 @@ impl NapoleonicForm {
                 units,
             })
         })?;
-        let objectives: Vec<String> = self
+        let objectives = self
             .objectives
             .split(',')
             .map(str::trim)
             .filter(|o| !o.is_empty())
             .map(String::from)
             .collect();
-        // The holder of each objective is asked by its name.
-        for (i, o) in objectives.iter().enumerate() {
-            if objectives[..i].iter().any(|p| p.eq_ignore_ascii_case(o)) {
-                return Err(vec![format!(
-                    "Two objectives are called {o}: give each a name of its own."
-                )]);
-            }
-        }
         let setup = napoleonic::GameSetup { armies, objectives };
         napoleonic::check_setup(&setup, ruleset)?;
         Ok(setup)

@@ -129,6 +129,9 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             setup.sides.len()
         ));
     }
+    errors.extend(super::common::side_name_problems(
+        setup.sides.iter().map(|s| s.name.as_str()),
+    ));
     for s in &setup.sides {
         if s.units.is_empty() {
             errors.push(format!("{} has no units.", s.name));

@@ -142,9 +142,6 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
         ));
     }
     for b in &setup.bands {
-        if b.name.trim().is_empty() {
-            errors.push("A band has no player name.".into());
-        }
         if b.units.is_empty() {
             errors.push(format!("{} has no units.", b.name));
         }

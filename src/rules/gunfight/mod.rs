@@ -144,9 +144,6 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
         ));
     }
     for g in &setup.gangs {
-        if g.name.trim().is_empty() {
-            errors.push("A gang has no player name.".into());
-        }
         if g.gunmen.len() != size {
             errors.push(format!(
                 "{} has {} gunmen; a gang is {size}.",

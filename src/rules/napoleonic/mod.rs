@@ -183,6 +183,20 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             setup.objectives.len()
         ));
     }
+    // Each holder is asked by the objective's name.
+    for (i, o) in setup.objectives.iter().enumerate() {
+        if setup.objectives[..i]
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(o))
+        {
+            errors.push(format!(
+                "Two objectives are called {o}: give each a name of its own."
+            ));
+        }
+    }
+    errors.extend(super::common::side_name_problems(
+        setup.armies.iter().map(|a| a.name.as_str()),
+    ));
     for a in &setup.armies {
         if a.units.is_empty() {
             errors.push(format!("{} has no units.", a.name));
