@@ -5,6 +5,7 @@ use adjutant::rules::report::StateReport;
 use adjutant::rules::save;
 use adjutant::rules::script::{self, Script};
 use adjutant::vision::dice::cnn;
+use adjutant::vision::dice::scale::DiceScale;
 use adjutant::{app, paths};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -31,6 +32,11 @@ struct Cli {
     /// instead of a camera.
     #[arg(long, value_name = "DIR")]
     replay: Option<PathBuf>,
+    /// How much the window enlarges frames before reading their dice: auto
+    /// (measure it over the first frames with dice), 1, 1.5 or 2 (for a
+    /// camera far above the table, whose dice look under about 30 px).
+    #[arg(long, value_name = "SCALE", default_value = "auto")]
+    dice_scale: DiceScale,
     /// Folder for saves and learned decks (default: your data folder,
     /// e.g. ~/.local/share/adjutant).
     #[arg(long, global = true, value_name = "DIR")]
@@ -79,6 +85,13 @@ enum Cmd {
         /// Use this dice model file instead of the built-in one.
         #[arg(long, value_name = "FILE")]
         dice_model: Option<PathBuf>,
+        /// How much to enlarge each photo before reading its dice: 1 (as it
+        /// is), 1.5 or 2 for dice that look small (under about 30 px), or
+        /// auto: read every photo at every scale and keep the one scale the
+        /// photos together read most surely at (give photos of one table by
+        /// one camera).
+        #[arg(long, value_name = "SCALE", default_value = "1")]
+        dice_scale: DiceScale,
         /// The photos.
         #[arg(required = true)]
         images: Vec<PathBuf>,
@@ -105,6 +118,12 @@ enum Cmd {
         /// this makes a development split out of the fitting images.
         #[arg(long, value_name = "K/N")]
         fold: Option<String>,
+        /// How much to enlarge each photo of a dice set before reading its dice: 1 (as it
+        /// is), 1.5 or 2 for dice that look small (under about 30 px), or
+        /// auto: read every photo at every scale and keep the one scale the
+        /// photos together read most surely at.
+        #[arg(long, value_name = "SCALE", default_value = "1")]
+        dice_scale: DiceScale,
         /// The set folders.
         #[arg(required = true)]
         sets: Vec<PathBuf>,
@@ -256,6 +275,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             card_model,
             general,
             dice_model,
+            dice_scale,
             images,
         }) => vision_cli::scan(
             images,
@@ -263,6 +283,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             card_model.as_deref(),
             *general,
             dice_model.as_deref(),
+            *dice_scale,
         ),
         Some(Cmd::Eval {
             json,
@@ -270,6 +291,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             only,
             held_out,
             fold,
+            dice_scale,
             sets,
         }) => vision_cli::eval(
             sets,
@@ -280,6 +302,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 held_out: *held_out,
                 fold: fold.as_deref().map(vision_cli::Fold::parse).transpose()?,
             },
+            *dice_scale,
         ),
         Some(Cmd::LearnDeck {
             dir,
@@ -340,6 +363,7 @@ fn run(cli: &Cli) -> Result<ExitCode> {
 
 fn open_window(cli: &Cli) -> Result<ExitCode> {
     let mut state = app::AppState::new(None, None);
+    state.dice_scale = cli.dice_scale;
     match &cli.replay {
         Some(dir) => {
             state.start_replay(dir.clone());

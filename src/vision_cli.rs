@@ -4,9 +4,10 @@ use adjutant::paths;
 use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
 use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
 use adjutant::vision::dice::fit::{FitOptions, Part, Protocol, fit, part_of};
+use adjutant::vision::dice::scale::DiceScale;
 use adjutant::vision::dice::synth::SynthStyle;
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
-use adjutant::vision::scan::{Looking, Readers, open_image};
+use adjutant::vision::scan::{BatchScan, Looking, Readers, scan_batch};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,6 +54,7 @@ pub fn scan(
     card_model: Option<&Path>,
     general: bool,
     dice_model: Option<&Path>,
+    dice_scale: DiceScale,
 ) -> Result<ExitCode> {
     let mut readers = readers(card_model, general)?;
     if let Some(p) = dice_model {
@@ -61,9 +63,10 @@ pub fn scan(
         readers.dice = adjutant::vision::dice::DiceReader::from_model_bytes(&bytes)?;
     }
     let mut failed = 0;
-    for path in images {
+    let batch = scan_batch(&readers, images, Looking::ALL, dice_scale, || {});
+    report_dice_scale(&batch);
+    for (path, record) in images.iter().zip(batch.records) {
         let name = path.display().to_string();
-        let record = open_image(path).and_then(|img| readers.scan(&name, &img, Looking::ALL));
         match record {
             Ok(r) if json => println!("{}", serde_json::to_string(&r)?),
             Ok(r) => {
@@ -99,6 +102,17 @@ pub fn scan(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Says on stderr which scale an automatic dice scale chose, and why.
+fn report_dice_scale(batch: &BatchScan) {
+    if let Some(c) = &batch.calibration {
+        eprintln!(
+            "dice read at {}x, chosen automatically ({})",
+            batch.dice_scale,
+            c.describe()
+        );
+    }
 }
 
 /// Keeps the images the built-in models were not fitted on: the card model
@@ -193,6 +207,7 @@ pub fn eval(
     json: bool,
     card_model: Option<&Path>,
     filter: &EvalFilter,
+    dice_scale: DiceScale,
 ) -> Result<ExitCode> {
     let EvalFilter {
         only,
@@ -232,11 +247,12 @@ pub fn eval(
             |n| n.to_string_lossy().into_owned(),
         );
         bar.set_message(set_name.clone());
-        let mut results = Vec::with_capacity(labels.items.len());
-        for item in &labels.items {
-            let path = dir.join(&item.image);
-            let name = path.display().to_string();
-            let r = match open_image(&path).and_then(|img| readers.scan(&name, &img, looking)) {
+        let paths: Vec<PathBuf> = labels.items.iter().map(|i| dir.join(&i.image)).collect();
+        let batch = scan_batch(&readers, &paths, looking, dice_scale, || bar.inc(1));
+        bar.suspend(|| report_dice_scale(&batch));
+        let mut results = Vec::with_capacity(paths.len());
+        for record in batch.records {
+            let r = match record {
                 Ok(r) => ImageResult {
                     predicted: if looking.dice {
                         r.dice.iter().map(|d| d.value.to_string()).collect()
@@ -261,7 +277,6 @@ pub fn eval(
                 }
             };
             results.push(r);
-            bar.inc(1);
         }
         bar.finish_and_clear();
         let s = score(&set_name, &labels, &results);

@@ -726,3 +726,49 @@ fn a_rules_search_without_a_match_says_so() {
     harness.run();
     harness.get_by_label("No rule matches \"zzqx\".");
 }
+
+#[test]
+fn the_dice_size_is_measured_and_can_be_set_with_a_click() {
+    use adjutant::vision::dice::scale::DiceScale;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let photos = dir.path().join("photos");
+    std::fs::create_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/die_4_19.png");
+    std::fs::copy(&fixture, photos.join("frame.png")).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = state(dir.path());
+    s.start_replay(photos);
+    s.screen = Screen::Table;
+    let mut harness = window(s);
+    run_until(&mut harness, |s| s.live_frame.is_some());
+    // Auto by default, and says what it is doing.
+    assert_eq!(harness.state().dice_scale, DiceScale::Auto);
+    assert!(
+        harness.query_by_label_contains("Dice read at").is_some()
+            || harness
+                .query_by_label_contains("Measuring the dice size")
+                .is_some()
+    );
+    harness.get_by_label("Small (1.5x)").click();
+    harness.run_ok();
+    assert_eq!(harness.state().dice_scale, DiceScale::Fixed(1.5));
+    let shared = harness
+        .state()
+        .live
+        .as_ref()
+        .map(|l| l.dice_scale.lock().map(|s| s.setting).unwrap_or_default());
+    assert_eq!(shared, Some(DiceScale::Fixed(1.5)));
+    harness.get_by_label_contains("Dice read at 1.5x (set by you).");
+    // Frames read from then on are read at 1.5x.
+    run_until(&mut harness, |s| {
+        s.live_frame.as_ref().is_some_and(|f| f.dice_scale == 1.5)
+    });
+    assert_eq!(
+        harness.state().live_frame.as_ref().map(|f| f.dice_scale),
+        Some(1.5)
+    );
+    // Auto measures again from nothing.
+    harness.get_by_label("Auto").click();
+    harness.run_ok();
+    assert_eq!(harness.state().dice_scale, DiceScale::Auto);
+}

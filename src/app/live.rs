@@ -3,11 +3,12 @@
 //! them once per frame. A lost source becomes a message; the game goes on
 //! with manual entry and virtual dice.
 
+use crate::vision::dice::scale::{DiceScale, READ_SCALES, ScaleCalibration};
 use crate::vision::frame_source::{FrameError, FrameSource};
 use crate::vision::scan::{Looking, Readers, ScanRecord};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -40,6 +41,89 @@ pub struct LiveFrame {
     pub unseen_dice: usize,
     /// The frame at full resolution (kept as a labelled photo on request).
     pub picture: Arc<image::RgbImage>,
+    /// The enlargement its dice were read at.
+    pub dice_scale: f32,
+}
+
+/// How the worker enlarges frames before reading dice, shared with the window:
+/// the player's setting, and for [`DiceScale::Auto`] the measurement so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiceScaleState {
+    /// The player's setting.
+    pub setting: DiceScale,
+    /// Frames measured for [`DiceScale::Auto`] (reset when Auto is picked).
+    pub calibration: ScaleCalibration,
+}
+
+impl DiceScaleState {
+    /// A state with `setting` and nothing measured.
+    pub fn new(setting: DiceScale) -> DiceScaleState {
+        DiceScaleState {
+            setting,
+            calibration: ScaleCalibration::default(),
+        }
+    }
+
+    /// The one scale the next frame is read at: the fixed or chosen one
+    /// (`None` while an automatic choice is still being measured: then
+    /// every scale).
+    fn settled_scale(&self) -> Option<f32> {
+        match self.setting {
+            DiceScale::Fixed(s) => Some(s),
+            DiceScale::Auto => self.calibration.chosen(),
+        }
+    }
+
+    /// For the window: how dice are being read.
+    pub fn describe(&self) -> String {
+        match (self.setting, self.calibration.chosen()) {
+            (DiceScale::Fixed(s), _) => format!("Dice read at {s}x (set by you)."),
+            (DiceScale::Auto, Some(s)) => format!(
+                "Dice read at {s}x, measured automatically ({}).",
+                self.calibration.describe()
+            ),
+            (DiceScale::Auto, None) => format!(
+                "Measuring the dice size: every frame is read at 1x, 1.5x and 2x until {} frames with dice are seen ({} so far).",
+                crate::vision::dice::scale::FRAMES_TO_CHOOSE,
+                self.calibration.frames()
+            ),
+        }
+    }
+}
+
+/// The dice-scale state shared by a worker and the window.
+pub type SharedDiceScale = Arc<Mutex<DiceScaleState>>;
+
+/// Reads one frame with its dice at the scale `dice_scale` says, measuring
+/// every scale while an automatic choice is open.
+fn read_frame(
+    readers: &Readers,
+    name: &str,
+    frame: &image::DynamicImage,
+    dice_scale: &SharedDiceScale,
+) -> Result<(ScanRecord, f32), crate::vision::error::VisionError> {
+    let state = dice_scale
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if let Some(scale) = state.settled_scale() {
+        let [record] = readers.scan_at_scales(name, frame, Looking::ALL, [scale])?;
+        return Ok((record, scale));
+    }
+    let records = readers.scan_at_scales(name, frame, Looking::ALL, READ_SCALES)?;
+    let mut guard = dice_scale.lock().unwrap_or_else(PoisonError::into_inner);
+    // The window may have changed the setting meanwhile: measure only for
+    // the same open choice.
+    if guard.setting == DiceScale::Auto && guard.calibration == state.calibration {
+        guard
+            .calibration
+            .observe_confidences(records.each_ref().map(ScanRecord::dice_confidence));
+    }
+    let scale = guard.calibration.leading();
+    drop(guard);
+    let at = READ_SCALES.iter().position(|s| *s == scale).unwrap_or(0);
+    let record = records.into_iter().nth(at).unwrap_or_default();
+    Ok((record, scale))
 }
 
 /// What the worker sends.
@@ -63,12 +147,22 @@ pub struct Live {
     rx: Receiver<LiveUpdate>,
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
+    /// How dice are read; the window changes the setting here.
+    pub dice_scale: SharedDiceScale,
 }
 
 impl Live {
     /// Opens a source with `open` on a worker thread (a camera handle may not
-    /// cross threads) and reads it there.
-    pub fn start(description: String, open: OpenSource, readers: Readers, pause: Duration) -> Live {
+    /// cross threads) and reads it there, its dice as `dice_scale` says.
+    pub fn start(
+        description: String,
+        open: OpenSource,
+        readers: Readers,
+        pause: Duration,
+        dice_scale: DiceScale,
+    ) -> Live {
+        let shared: SharedDiceScale = Arc::new(Mutex::new(DiceScaleState::new(dice_scale)));
+        let worker_scale = Arc::clone(&shared);
         // A queue of one: the UI only ever wants the newest frame.
         let (tx, rx) = sync_channel(1);
         let stop = Arc::new(AtomicBool::new(false));
@@ -88,13 +182,18 @@ impl Live {
             while !stop_worker.load(Ordering::Relaxed) {
                 n += 1;
                 let update = match source.next_frame() {
-                    Ok(frame) => match readers.scan(&format!("frame {n}"), &frame, Looking::ALL) {
-                        Ok(scan) => LiveUpdate::Frame(Box::new(preview(&frame, scan))),
-                        Err(e) => LiveUpdate::Problem {
-                            message: format!("Frame {n} not read: {e}"),
-                            fatal: false,
-                        },
-                    },
+                    Ok(frame) => {
+                        match read_frame(&readers, &format!("frame {n}"), &frame, &worker_scale) {
+                            Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
+                                dice_scale: scale,
+                                ..preview(&frame, scan)
+                            })),
+                            Err(e) => LiveUpdate::Problem {
+                                message: format!("Frame {n} not read: {e}"),
+                                fatal: false,
+                            },
+                        }
+                    }
                     Err(e @ (FrameError::Lost(_) | FrameError::Exhausted)) => {
                         let _ = tx.send(LiveUpdate::Problem {
                             message: format!("{e}. Carry on with manual entry or virtual dice."),
@@ -118,6 +217,7 @@ impl Live {
             rx,
             stop,
             worker: Some(worker),
+            dice_scale: shared,
         }
     }
 
@@ -160,12 +260,14 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         moving_dice: 0,
         unseen_dice: 0,
         picture: Arc::new(picture),
+        dice_scale: 1.0,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vision::dice::scale::FRAMES_TO_CHOOSE;
     use crate::vision::frame_source::ReplaySource;
 
     /// Waits for the worker's next update; generous, since CI machines are slow.
@@ -192,7 +294,13 @@ mod tests {
         let path = dir.path().to_path_buf();
         let open: OpenSource =
             Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
-        let mut live = Live::start("test".into(), open, readers(), Duration::ZERO);
+        let mut live = Live::start(
+            "test".into(),
+            open,
+            readers(),
+            Duration::ZERO,
+            DiceScale::AS_IS,
+        );
         match next_update(&mut live) {
             Some(LiveUpdate::Frame(f)) => {
                 assert_eq!(f.preview.width(), PREVIEW_MAX_SIDE);
@@ -203,11 +311,104 @@ mod tests {
         }
     }
 
+    /// A folder with one frame: a real die showing 4 (a byler-d6 training
+    /// crop) at half its size, about 21 px, on its table's colour.
+    fn small_die_frames() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let crop = image::load_from_memory(include_bytes!("../../tests/fixtures/die_4_19.png"))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .to_rgb8();
+        let mut frame = image::RgbImage::from_pixel(320, 240, *crop.get_pixel(0, 0));
+        image::imageops::replace(&mut frame, &crop, 120, 90);
+        image::imageops::resize(&frame, 160, 120, image::imageops::FilterType::Triangle)
+            .save(dir.path().join("a.png"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        dir
+    }
+
+    #[test]
+    fn small_dice_are_measured_then_read_at_the_scale_that_suits_them() {
+        let dir = small_die_frames();
+        let path = dir.path().to_path_buf();
+        let open: OpenSource =
+            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
+        let mut live = Live::start(
+            "test".into(),
+            open,
+            readers(),
+            Duration::ZERO,
+            DiceScale::Auto,
+        );
+        let mut last = None;
+        for _ in 0..(FRAMES_TO_CHOOSE + 3) {
+            match next_update(&mut live) {
+                Some(LiveUpdate::Frame(f)) => last = Some(f),
+                other => panic!("expected a frame, got {other:?}"),
+            }
+        }
+        let state = live
+            .dice_scale
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        let chosen = state.calibration.chosen();
+        assert!(matches!(chosen, Some(s) if s > 1.0), "{state:?}");
+        assert!(
+            state.describe().contains("measured automatically"),
+            "{}",
+            state.describe()
+        );
+        let f = last.unwrap_or_else(|| panic!("no frame"));
+        assert_eq!(Some(f.dice_scale), chosen);
+        let values: Vec<u8> = f.scan.dice.iter().map(|d| d.value).collect();
+        assert_eq!(values, [4], "{:?}", f.scan);
+        // Read as it is, the die is sized into the detector's range (about
+        // 35 px for 21) and read less surely.
+        let means = state.calibration.means().unwrap_or_default();
+        assert!(means[0] < means[1].max(means[2]), "{means:?}");
+        assert!(f.scan.dice[0].size < 30.0, "{:?}", f.scan);
+    }
+
+    #[test]
+    fn a_fixed_dice_scale_reads_every_frame_at_it() {
+        let dir = small_die_frames();
+        let path = dir.path().to_path_buf();
+        let open: OpenSource =
+            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
+        let mut live = Live::start(
+            "test".into(),
+            open,
+            readers(),
+            Duration::ZERO,
+            DiceScale::Fixed(2.0),
+        );
+        match next_update(&mut live) {
+            Some(LiveUpdate::Frame(f)) => {
+                assert_eq!(f.dice_scale, 2.0);
+                assert_eq!(f.scan.dice.iter().map(|d| d.value).collect::<Vec<_>>(), [4]);
+            }
+            other => panic!("expected a frame, got {other:?}"),
+        }
+        let state = live
+            .dice_scale
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        assert_eq!(state.calibration.frames(), 0, "nothing is measured");
+        assert_eq!(state.describe(), "Dice read at 2x (set by you).");
+    }
+
     #[test]
     fn a_source_that_cannot_open_is_a_fatal_problem_not_a_panic() {
         let open: OpenSource =
             Box::new(|| Err(FrameError::Lost("camera 0: no such device".into())));
-        let mut live = Live::start("camera 0".into(), open, readers(), Duration::ZERO);
+        let mut live = Live::start(
+            "camera 0".into(),
+            open,
+            readers(),
+            Duration::ZERO,
+            DiceScale::Auto,
+        );
         match next_update(&mut live) {
             Some(LiveUpdate::Problem { message, fatal }) => {
                 assert!(fatal);

@@ -132,6 +132,9 @@ pub enum Command {
     EnterCard(crate::table::Card),
     /// Clear the cards picked so far.
     ClearCards,
+    /// Read the camera's dice enlarged as this says from now on; `Auto`
+    /// measures again.
+    SetDiceScale(crate::vision::dice::scale::DiceScale),
 }
 
 /// Everything the window shows.
@@ -189,6 +192,9 @@ pub struct AppState {
     /// The photo set that frames kept from the table view join
     /// (`<data>/captures/dice`, beside the save folder).
     pub capture_dir: PathBuf,
+    /// How frames are enlarged before their dice are read (kept when the
+    /// source changes).
+    pub dice_scale: crate::vision::dice::scale::DiceScale,
 }
 
 impl AppState {
@@ -252,6 +258,7 @@ impl AppState {
             selected: None,
             roll: RollWatcher::new(SettleRule::STILLS),
             capture_dir,
+            dice_scale: crate::vision::dice::scale::DiceScale::Auto,
         }
     }
 
@@ -333,6 +340,16 @@ impl AppState {
                 self.live_frame = None;
                 self.live_texture = None;
             }
+            Command::SetDiceScale(scale) => {
+                self.dice_scale = scale;
+                if let Some(l) = &self.live {
+                    let mut state = l
+                        .dice_scale
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    *state = live::DiceScaleState::new(scale);
+                }
+            }
             Command::SetReplayDir(d) => self.replay_dir = d,
             Command::Replay(dir) => self.start_replay(dir),
             Command::AnswerFromCamera => self.answer_from_camera(),
@@ -406,7 +423,15 @@ impl AppState {
     ) {
         self.roll = RollWatcher::new(settle);
         match &self.readers {
-            Some(r) => self.live = Some(live::Live::start(description, open, r.clone(), pause)),
+            Some(r) => {
+                self.live = Some(live::Live::start(
+                    description,
+                    open,
+                    r.clone(),
+                    pause,
+                    self.dice_scale,
+                ))
+            }
             None => self.notify("Cannot read frames: the reader models did not load."),
         }
     }

@@ -1,11 +1,12 @@
 //! The screens. Each function reads the state and returns commands.
 
 use super::corrections::{Fix, Target};
-use super::{AppState, Command, Screen};
+use super::{AppState, Command, Screen, live};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
 use crate::rules::session::Event;
 use crate::table::BackColour;
+use crate::vision::dice::scale::DiceScale;
 
 /// The most height the message list takes before it scrolls.
 const MESSAGES_HEIGHT: f32 = 120.0;
@@ -481,6 +482,36 @@ fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     }
 }
 
+/// The dice size setting: dice that look small (a camera far above the
+/// table) read better enlarged; Auto measures which enlargement suits.
+fn dice_scale_row(
+    live: &live::Live,
+    setting: DiceScale,
+    ui: &mut egui::Ui,
+    cmds: &mut Vec<Command>,
+) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Dice size:");
+        let choices = [
+            (DiceScale::Auto, "Auto"),
+            (DiceScale::Fixed(1.0), "Normal (1x)"),
+            (DiceScale::Fixed(1.5), "Small (1.5x)"),
+            (DiceScale::Fixed(2.0), "Tiny (2x)"),
+        ];
+        for (scale, label) in choices {
+            if ui.selectable_label(setting == scale, label).clicked() {
+                cmds.push(Command::SetDiceScale(scale));
+            }
+        }
+        let described = live
+            .dice_scale
+            .lock()
+            .map(|s| s.describe())
+            .unwrap_or_else(|p| p.into_inner().describe());
+        ui.label(described);
+    });
+}
+
 fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
         if ui.button("Back").clicked() {
@@ -498,6 +529,9 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             }
         }
     });
+    if let Some(l) = &state.live {
+        dice_scale_row(l, state.dice_scale, ui, cmds);
+    }
     if state.live.is_none() {
         ui.horizontal_wrapped(|ui| {
             let mut dir = state.replay_dir.clone();

@@ -2,11 +2,12 @@
 //! `adjutant scan --json` contract.
 
 use super::cards::{CardModel, CardReader, CardScan};
+use super::dice::scale::{DiceScale, READ_SCALES, ScaleCalibration};
 use super::dice::{DiceReader, DiceScan, DieRead, UnreadDie};
 use super::error::VisionError;
 use super::geometry::Point;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The general card model shipped with Adjutant.
@@ -63,6 +64,17 @@ pub struct UnreadDieOut {
     pub size: f32,
 }
 
+impl ScanRecord {
+    /// How sure the dice reader was of this image's dice
+    /// ([`crate::vision::dice::scale::frame_confidence`]).
+    pub fn dice_confidence(&self) -> Option<f64> {
+        crate::vision::dice::scale::mean_confidence(
+            self.dice.iter().map(|d| d.confidence),
+            self.unread_dice.len(),
+        )
+    }
+}
+
 impl From<&DieRead> for DieOut {
     fn from(d: &DieRead) -> DieOut {
         DieOut {
@@ -84,7 +96,7 @@ impl From<&UnreadDie> for UnreadDieOut {
 }
 
 /// Everything read in one image (one JSON line of `scan --json`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ScanRecord {
     /// The image path as given.
     pub image: String,
@@ -203,6 +215,20 @@ impl Readers {
         image: &image::DynamicImage,
         looking: Looking,
     ) -> Result<ScanRecord, VisionError> {
+        let [record] = self.scan_at_scales(name, image, looking, [1.0])?;
+        Ok(record)
+    }
+
+    /// [`Self::scan`] with the dice read in the frame enlarged by each of
+    /// `scales` in turn ([`DiceReader::read_scaled`]); the cards are read
+    /// once. One record per scale, each with the `ms` of the whole call.
+    pub fn scan_at_scales<const N: usize>(
+        &self,
+        name: &str,
+        image: &image::DynamicImage,
+        looking: Looking,
+        scales: [f32; N],
+    ) -> Result<[ScanRecord; N], VisionError> {
         let start = Instant::now();
         let cards = if looking.cards {
             self.cards.read(image)?
@@ -210,42 +236,51 @@ impl Readers {
             CardScan::default()
         };
         let mut dice = if looking.dice {
-            self.dice.read(image)?
+            self.dice.read_at_scales(image, scales)?
         } else {
-            DiceScan::default()
+            scales.map(|_| DiceScan::default())
         };
-        drop_dice_on_card_faces(&cards, &mut dice);
+        for d in &mut dice {
+            drop_dice_on_card_faces(&cards, d);
+        }
         let ms = start.elapsed().as_secs_f64() * 1000.0;
-        Ok(ScanRecord {
-            image: name.to_string(),
-            width: image.width(),
-            height: image.height(),
-            ms: (ms * 100.0).round() / 100.0,
-            cards: cards
-                .cards
-                .into_iter()
-                .map(|c| CardOut {
-                    code: c.code,
-                    quad: c.quad.0,
-                    confidence: c.confidence,
-                })
-                .collect(),
-            unread: cards
-                .unread
-                .into_iter()
-                .map(|q| QuadOut { quad: q.0 })
-                .collect(),
-            backs: cards
-                .backs
-                .into_iter()
-                .map(|b| BackOut {
-                    colour: b.colour.to_string(),
-                    quad: b.quad.0,
-                })
-                .collect(),
-            dice: dice.dice.iter().map(DieOut::from).collect(),
-            unread_dice: dice.unread.iter().map(UnreadDieOut::from).collect(),
-        })
+        Ok(dice.map(|d| record(name, image, &cards, &d, ms)))
+    }
+}
+
+/// The scan record of one image from what its readers read.
+fn record(
+    name: &str,
+    image: &image::DynamicImage,
+    cards: &CardScan,
+    dice: &DiceScan,
+    ms: f64,
+) -> ScanRecord {
+    ScanRecord {
+        image: name.to_string(),
+        width: image.width(),
+        height: image.height(),
+        ms: (ms * 100.0).round() / 100.0,
+        cards: cards
+            .cards
+            .iter()
+            .map(|c| CardOut {
+                code: c.code.clone(),
+                quad: c.quad.0,
+                confidence: c.confidence,
+            })
+            .collect(),
+        unread: cards.unread.iter().map(|q| QuadOut { quad: q.0 }).collect(),
+        backs: cards
+            .backs
+            .iter()
+            .map(|b| BackOut {
+                colour: b.colour.to_string(),
+                quad: b.quad.0,
+            })
+            .collect(),
+        dice: dice.dice.iter().map(DieOut::from).collect(),
+        unread_dice: dice.unread.iter().map(UnreadDieOut::from).collect(),
     }
 }
 
@@ -368,5 +403,83 @@ mod tests {
             .scan("blank", &img, Looking::ALL)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(scan.cards.is_empty() && scan.dice.is_empty());
+    }
+}
+
+/// What [`scan_batch`] read.
+#[derive(Debug)]
+pub struct BatchScan {
+    /// One result per path, in the order given.
+    pub records: Vec<Result<ScanRecord, VisionError>>,
+    /// The enlargement the dice were read at.
+    pub dice_scale: f32,
+    /// For [`DiceScale::Auto`], the measurement that chose it.
+    pub calibration: Option<ScaleCalibration>,
+}
+
+/// Reads the images at `paths` (named as given), calling `progress` after
+/// each. With a fixed `dice_scale` the dice are read at it; with
+/// [`DiceScale::Auto`] every image is read at every scale and the records of
+/// the one scale the whole batch favours are kept ([`ScaleCalibration`]): a
+/// batch is taken to be photos of one table by one camera.
+pub fn scan_batch(
+    readers: &Readers,
+    paths: &[PathBuf],
+    looking: Looking,
+    dice_scale: DiceScale,
+    mut progress: impl FnMut(),
+) -> BatchScan {
+    let name = |p: &PathBuf| p.display().to_string();
+    match dice_scale {
+        DiceScale::Auto if looking.dice => {
+            let mut calibration = ScaleCalibration::default();
+            let all: Vec<Result<[ScanRecord; READ_SCALES.len()], VisionError>> = paths
+                .iter()
+                .map(|p| {
+                    let r = open_image(p).and_then(|img| {
+                        readers.scan_at_scales(&name(p), &img, looking, READ_SCALES)
+                    });
+                    if let Ok(records) = &r {
+                        calibration.observe_confidences(
+                            records.each_ref().map(ScanRecord::dice_confidence),
+                        );
+                    }
+                    progress();
+                    r
+                })
+                .collect();
+            let chosen = calibration.leading();
+            let at = READ_SCALES.iter().position(|s| *s == chosen).unwrap_or(0);
+            BatchScan {
+                records: all
+                    .into_iter()
+                    .map(|r| r.map(|records| records.into_iter().nth(at).unwrap_or_default()))
+                    .collect(),
+                dice_scale: chosen,
+                calibration: Some(calibration),
+            }
+        }
+        _ => {
+            let scale = match dice_scale {
+                DiceScale::Fixed(s) => s,
+                DiceScale::Auto => 1.0,
+            };
+            BatchScan {
+                records: paths
+                    .iter()
+                    .map(|p| {
+                        let r = open_image(p).and_then(|img| {
+                            readers
+                                .scan_at_scales(&name(p), &img, looking, [scale])
+                                .map(|[r]| r)
+                        });
+                        progress();
+                        r
+                    })
+                    .collect(),
+                dice_scale: scale,
+                calibration: None,
+            }
+        }
     }
 }

@@ -1433,6 +1433,50 @@ pub fn evaluate_held_out_taken(
     Ok(eval)
 }
 
+/// [`evaluate_held_out_taken`] with the frames enlarged before reading as
+/// `dice_scale` says ([`super::scale`]): for `Auto`, every photo is read at
+/// every scale and the figures are those of the one scale the part's photos
+/// favour. Returns the figures and the scale read at. The figures are the
+/// multiset ones and, when `take` keeps the photos' geometry, the
+/// position-matched ones.
+pub fn evaluate_held_out_scaled(
+    reader: &DiceReader,
+    set_dir: &Path,
+    take: impl Fn(RgbImage) -> RgbImage,
+    dice_scale: super::scale::DiceScale,
+) -> Result<(Evaluation, f32), VisionError> {
+    use super::scale::{DiceScale, READ_SCALES, ScaleCalibration};
+    let items = load_set(set_dir)?;
+    let mut reads = Vec::new();
+    let mut calibration = ScaleCalibration::default();
+    for (i, it) in items.iter().enumerate() {
+        if part_of(i) == Part::HeldOut {
+            let img = take(load_rgb(&it.path)?);
+            let scans = match dice_scale {
+                DiceScale::Auto => READ_SCALES.map(|s| reader.read_scaled(&img, s)),
+                DiceScale::Fixed(s) => {
+                    let scan = reader.read_scaled(&img, s);
+                    [scan.clone(), scan.clone(), scan]
+                }
+            };
+            calibration.observe(&scans);
+            reads.push((&it.dice, scans));
+        }
+    }
+    let (scale, at) = match dice_scale {
+        DiceScale::Auto => {
+            let s = calibration.leading();
+            (s, READ_SCALES.iter().position(|r| *r == s).unwrap_or(0))
+        }
+        DiceScale::Fixed(s) => (s, 0),
+    };
+    let mut eval = Evaluation::default();
+    for (truth, scans) in &reads {
+        eval.add(truth, &scans[at]);
+    }
+    Ok((eval, scale))
+}
+
 /// Width of the synthetic card as a multiple of the median die size (a real
 /// card is 63 mm wide, a d6 16 mm: about 4x; 3-5x covers perspective).
 const SYN_CARD_WIDTH: (f32, f32) = (3.0, 5.0);

@@ -31,6 +31,7 @@ pub mod fit;
 pub mod mlp;
 pub mod model;
 pub mod prep;
+pub mod scale;
 pub mod synth;
 
 use crate::vision::error::VisionError;
@@ -110,6 +111,17 @@ impl DiceReader {
 
     /// Find and read all dice in `image` (any colour type / bit depth).
     pub fn read(&self, image: &image::DynamicImage) -> Result<DiceScan, VisionError> {
+        let [scan] = self.read_at_scales(image, [1.0])?;
+        Ok(scan)
+    }
+
+    /// [`Self::read`] with the frame enlarged by each of `scales` in turn
+    /// ([`Self::read_scaled`]; centres and sizes in `image`'s pixels).
+    pub fn read_at_scales<const N: usize>(
+        &self,
+        image: &image::DynamicImage,
+        scales: [f32; N],
+    ) -> Result<[DiceScan; N], VisionError> {
         let (w, h) = (image.width(), image.height());
         let px = w as u64 * h as u64;
         if px > MAX_PIXELS {
@@ -120,7 +132,7 @@ impl DiceReader {
             });
         }
         if w < MIN_SIDE || h < MIN_SIDE {
-            return Ok(DiceScan::default());
+            return Ok(scales.map(|_| DiceScan::default()));
         }
         let owned;
         let rgb = match image.as_rgb8() {
@@ -130,7 +142,7 @@ impl DiceReader {
                 &owned
             }
         };
-        Ok(self.read_rgb(rgb))
+        Ok(scales.map(|s| self.read_scaled(rgb, s)))
     }
 
     /// Read an 8-bit RGB frame (caller guarantees the size checks of [`Self::read`]).
