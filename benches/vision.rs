@@ -8,11 +8,17 @@
 //!   lattice backs, as T52 terrain) in the same layout.
 //! - `dice_read_1280x720`: dice reading on a 1280x720 frame made of two byler-d6
 //!   held-out photos side by side (skipped, with a message, without the data).
+//! - `dice_read_enlarged/1280x720/S`: the same frame shrunk to 0.6 of each side
+//!   (768x432, dice of a webcam far above the table) read enlarged S = 1.5 and 2
+//!   times, as `--dice-scale` does once a camera's scale is chosen; and
+//!   `dice_read_every_scale/768x432`, one frame of the measurement (1, 1.5 and
+//!   2x).
 //!
 //! Data root: `ADJUTANT_DATA`, default `../shared/data` beside the crate.
 
 use adjutant::vision::cards::CardReader;
 use adjutant::vision::dice::DiceReader;
+use adjutant::vision::dice::scale::READ_SCALES;
 use adjutant::vision::scan::{BUILTIN_CARD_MODEL, BUILTIN_DICE_MODEL};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use image::DynamicImage;
@@ -54,6 +60,32 @@ fn dice(c: &mut Criterion) {
     };
     c.bench_function("dice_read_1280x720", |b| {
         b.iter(|| reader.read(black_box(&img)).map(|s| s.dice.len()))
+    });
+    let small = DynamicImage::ImageRgb8(image::imageops::resize(
+        &img.to_rgb8(),
+        768,
+        432,
+        image::imageops::FilterType::Triangle,
+    ));
+    for scale in [1.5f32, 2.0] {
+        c.bench_with_input(
+            BenchmarkId::new("dice_read_enlarged/1280x720", scale),
+            &scale,
+            |b, &s| {
+                b.iter(|| {
+                    reader
+                        .read_at_scales(black_box(&small), [s])
+                        .map(|[scan]| scan.dice.len())
+                })
+            },
+        );
+    }
+    c.bench_function("dice_read_every_scale/768x432", |b| {
+        b.iter(|| {
+            reader
+                .read_at_scales(black_box(&small), READ_SCALES)
+                .map(|s| s.len())
+        })
     });
 }
 

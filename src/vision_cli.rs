@@ -107,11 +107,19 @@ pub fn scan(
 /// Says on stderr which scale an automatic dice scale chose, and why.
 fn report_dice_scale(batch: &BatchScan) {
     if let Some(c) = &batch.calibration {
-        eprintln!(
-            "dice read at {}x, chosen automatically ({})",
-            batch.dice_scale,
-            c.describe()
-        );
+        if c.is_sure() {
+            eprintln!(
+                "dice read at {}x, chosen automatically ({})",
+                batch.dice_scale,
+                c.describe()
+            );
+        } else {
+            eprintln!(
+                "dice read at {}x: no scale read these photos' dice surely enough to choose one ({})",
+                batch.dice_scale,
+                c.describe()
+            );
+        }
     }
 }
 

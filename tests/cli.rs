@@ -158,3 +158,40 @@ fn scan_reports_bad_files_and_carries_on() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.jpg"));
 }
+
+/// A die of about 21 px (a real die shown at half size) read with
+/// `--dice-scale`: a bad value is refused naming the accepted ones; `auto`
+/// says on stderr what it chose and keeps the JSON lines as they are.
+#[test]
+fn scan_dice_scale_is_checked_and_auto_says_what_it_chose() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/die_4_19.png");
+    let crop = image::open(&fixture)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_rgb8();
+    let mut frame = image::RgbImage::from_pixel(320, 240, *crop.get_pixel(0, 0));
+    image::imageops::replace(&mut frame, &crop, 120, 90);
+    let small = dir.path().join("small.png");
+    image::imageops::resize(&frame, 160, 120, image::imageops::FilterType::Triangle)
+        .save(&small)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let small = small.to_string_lossy().into_owned();
+
+    let o = adjutant(&["scan", "--dice-scale", "3", &small], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("auto, 1, 1.5, 2"), "{}", text(&o));
+
+    let o = adjutant(
+        &["scan", "--json", "--dice-scale", "auto", &small],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("chosen automatically"), "{stderr}");
+    let line: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(line["dice"][0]["value"], 4, "{line}");
+    let size = line["dice"][0]["size"].as_f64().unwrap_or_default();
+    assert!(size < 30.0, "read at its own size, not sized up: {line}");
+}

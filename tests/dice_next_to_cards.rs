@@ -367,3 +367,26 @@ fn dice_photos_give_no_cards() {
         "{unread} unread card outlines on dice photos (ceiling {MAX_DICE_PHOTO_UNREAD_OUTLINES})"
     );
 }
+
+/// A table with cards and no dice must not measure as needing enlarged dice
+/// reads: the phantom dice a card photo gives are unsure, so with
+/// `--dice-scale auto` the edje photos stay at 1x (before the sureness gates
+/// of `vision::dice::scale` they measured as needing 2x, which would then
+/// have misread every real die).
+#[test]
+fn card_photos_do_not_measure_as_small_dice() {
+    use adjutant::vision::dice::scale::DiceScale;
+    use adjutant::vision::scan::{Looking, Readers, scan_batch};
+    let Some(paths) = card_photos("edje-pinochle-phone", "train_") else {
+        return;
+    };
+    let readers = match Readers::builtin() {
+        Ok(r) => r,
+        Err(e) => panic!("built-in models do not load: {e}"),
+    };
+    let batch = scan_batch(&readers, &paths, Looking::ALL, DiceScale::Auto, || {});
+    let calibration = batch.calibration.unwrap_or_default();
+    println!("{}", calibration.describe());
+    assert_eq!(batch.dice_scale, 1.0, "{}", calibration.describe());
+    assert!(!calibration.is_sure(), "{}", calibration.describe());
+}

@@ -3,7 +3,9 @@
 //! them once per frame. A lost source becomes a message; the game goes on
 //! with manual entry and virtual dice.
 
-use crate::vision::dice::scale::{DiceScale, READ_SCALES, ScaleCalibration};
+use crate::vision::dice::scale::{
+    CAMERA_FRAMES, DiceScale, FRAMES_TO_CHOOSE, READ_SCALES, ScaleCalibration,
+};
 use crate::vision::frame_source::{FrameError, FrameSource};
 use crate::vision::scan::{Looking, Readers, ScanRecord};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +49,7 @@ pub struct LiveFrame {
 
 /// How the worker enlarges frames before reading dice, shared with the window:
 /// the player's setting, and for [`DiceScale::Auto`] the measurement so far.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DiceScaleState {
     /// The player's setting.
     pub setting: DiceScale,
@@ -55,12 +57,18 @@ pub struct DiceScaleState {
     pub calibration: ScaleCalibration,
 }
 
+impl Default for DiceScaleState {
+    fn default() -> Self {
+        Self::new(DiceScale::Auto)
+    }
+}
+
 impl DiceScaleState {
     /// A state with `setting` and nothing measured.
     pub fn new(setting: DiceScale) -> DiceScaleState {
         DiceScaleState {
             setting,
-            calibration: ScaleCalibration::default(),
+            calibration: ScaleCalibration::recent(CAMERA_FRAMES),
         }
     }
 
@@ -83,9 +91,9 @@ impl DiceScaleState {
                 self.calibration.describe()
             ),
             (DiceScale::Auto, None) => format!(
-                "Measuring the dice size: every frame is read at 1x, 1.5x and 2x until {} frames with dice are seen ({} so far).",
-                crate::vision::dice::scale::FRAMES_TO_CHOOSE,
-                self.calibration.frames()
+                "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {} frames show dice read surely at one of them ({}).",
+                FRAMES_TO_CHOOSE,
+                self.calibration.describe()
             ),
         }
     }
@@ -267,7 +275,6 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vision::dice::scale::FRAMES_TO_CHOOSE;
     use crate::vision::frame_source::ReplaySource;
 
     /// Waits for the worker's next update; generous, since CI machines are slow.

@@ -26,7 +26,22 @@ pub const READ_SCALES: [f32; 3] = [1.0, 1.5, 2.0];
 
 /// Frames with dice, read at every scale, before [`ScaleCalibration`]
 /// chooses: enough that one misread frame does not decide.
-pub const FRAMES_TO_CHOOSE: u32 = 5;
+pub const FRAMES_TO_CHOOSE: usize = 5;
+
+/// A frame counts towards the choice only if at some scale its dice read at
+/// least this sure on average. Real dice read at the right scale at 0.9 on
+/// average (byler-d6); the phantom dice a frame without dice gives (card pips,
+/// clutter) read at about 0.2, and without this gate the card photos of
+/// `../shared/data` measured as needing 2x, which would then misread real dice.
+pub const SURE_FRAME: f64 = 0.6;
+
+/// The mean confidence a scale must reach over the frames to be chosen:
+/// dice read at the right scale reach 0.89-0.92 over byler-d6 at any of the
+/// sizes tried; phantom dice on the card photos 0.2-0.5.
+pub const SURE_SCALE: f64 = 0.75;
+
+/// Frames a camera's measurement judges by (the most recent that counted).
+pub const CAMERA_FRAMES: usize = 8;
 
 /// A larger scale must beat a smaller one's mean confidence by this much to be
 /// chosen: reading larger costs more (2x reads four times the pixels) and
@@ -95,58 +110,90 @@ pub fn mean_confidence(confidences: impl Iterator<Item = f32>, unread: usize) ->
 
 /// Chooses the enlargement for one camera (or one batch of photos of one
 /// table) from frames read at every [`READ_SCALES`] entry.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScaleCalibration {
-    /// Per scale, the summed [`frame_confidence`] of the frames observed.
-    sums: [f64; READ_SCALES.len()],
-    /// Frames observed (frames in which some scale found a die).
-    frames: u32,
+    /// The [`frame_confidence`] at every scale of each frame that counted,
+    /// oldest first, at most `keep` of them.
+    frames: std::collections::VecDeque<[f64; READ_SCALES.len()]>,
+    /// How many recent frames are kept.
+    keep: usize,
+}
+
+impl Default for ScaleCalibration {
+    /// Keeps every frame (a batch of photos).
+    fn default() -> Self {
+        Self::recent(usize::MAX)
+    }
 }
 
 impl ScaleCalibration {
+    /// Judges by the last `keep` frames that counted, so that a camera's
+    /// dice, once they appear, outweigh what came before (a table with only
+    /// cards on it gives a few frames of phantom dice).
+    pub fn recent(keep: usize) -> Self {
+        ScaleCalibration {
+            frames: std::collections::VecDeque::new(),
+            keep: keep.max(1),
+        }
+    }
+
     /// Adds one frame read at every scale (`scans[i]` at `READ_SCALES[i]`).
     pub fn observe(&mut self, scans: &[DiceScan; READ_SCALES.len()]) {
         self.observe_confidences(scans.each_ref().map(frame_confidence));
     }
 
     /// Adds one frame by its [`frame_confidence`] at every scale. A frame in
-    /// which no scale found a die says nothing and is skipped; a scale that
+    /// which no scale reads its dice at least [`SURE_FRAME`] sure says
+    /// nothing and is skipped (no dice, or phantom dice only); a scale that
     /// found none where another did counts 0 for the frame.
     pub fn observe_confidences(&mut self, confidences: [Option<f64>; READ_SCALES.len()]) {
-        if confidences.iter().all(Option::is_none) {
+        if !confidences.iter().flatten().any(|&c| c >= SURE_FRAME) {
             return;
         }
-        for (sum, c) in self.sums.iter_mut().zip(confidences) {
-            *sum += c.unwrap_or(0.0);
+        if self.frames.len() == self.keep {
+            self.frames.pop_front();
         }
-        self.frames += 1;
+        self.frames.push_back(confidences.map(|c| c.unwrap_or(0.0)));
     }
 
-    /// Frames with dice observed so far.
-    pub fn frames(&self) -> u32 {
-        self.frames
+    /// Frames that counted, of those kept.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
     }
 
-    /// Mean [`frame_confidence`] per scale over the frames observed (`None`
-    /// before the first frame with dice).
+    /// Mean [`frame_confidence`] per scale over the frames kept (`None`
+    /// before the first frame that counted).
     pub fn means(&self) -> Option<[f64; READ_SCALES.len()]> {
-        (self.frames > 0).then(|| self.sums.map(|s| s / self.frames as f64))
+        let n = self.frames.len();
+        (n > 0).then(|| {
+            let mut sums = [0.0; READ_SCALES.len()];
+            for f in &self.frames {
+                for (s, c) in sums.iter_mut().zip(f) {
+                    *s += c;
+                }
+            }
+            sums.map(|s| s / n as f64)
+        })
     }
 
-    /// The scale the frames so far favour: the smallest, unless a larger one's
-    /// mean confidence beats the best so far by [`LARGER_SCALE_MARGIN`].
-    /// 1 before any frame with dice.
+    /// The scale the frames so far favour: the smallest, unless a larger one
+    /// reads at least [`SURE_SCALE`] sure and beats the best so far by
+    /// [`LARGER_SCALE_MARGIN`]. 1 before any frame counted.
     pub fn leading(&self) -> f32 {
+        READ_SCALES[self.leading_index()]
+    }
+
+    fn leading_index(&self) -> usize {
         let Some(means) = self.means() else {
-            return READ_SCALES[0];
+            return 0;
         };
         let mut best = 0;
         for (i, m) in means.iter().enumerate().skip(1) {
-            if *m > means[best] + LARGER_SCALE_MARGIN {
+            if *m >= SURE_SCALE && *m > means[best] + LARGER_SCALE_MARGIN {
                 best = i;
             }
         }
-        READ_SCALES[best]
+        best
     }
 
     /// What the frames so far say, for a person: the mean confidence at each
@@ -160,19 +207,29 @@ impl ScaleCalibration {
                     .zip(m)
                     .map(|(s, c)| format!("{c:.2} at {s}x"))
                     .collect();
+                let n = self.frames.len();
                 format!(
-                    "mean read confidence {} over {} frame{} with dice",
+                    "mean read confidence {} over {n} frame{} with dice",
                     per_scale.join(", "),
-                    self.frames,
-                    if self.frames == 1 { "" } else { "s" }
+                    if n == 1 { "" } else { "s" }
                 )
             }
         }
     }
 
-    /// The chosen scale, once [`FRAMES_TO_CHOOSE`] frames with dice were seen.
+    /// The chosen scale, once [`FRAMES_TO_CHOOSE`] frames counted and the
+    /// leading scale reads them at least [`SURE_SCALE`] sure (until then a
+    /// camera keeps measuring).
     pub fn chosen(&self) -> Option<f32> {
-        (self.frames >= FRAMES_TO_CHOOSE).then(|| self.leading())
+        (self.frames.len() >= FRAMES_TO_CHOOSE && self.is_sure()).then(|| self.leading())
+    }
+
+    /// Whether the leading scale reads the frames so far at least
+    /// [`SURE_SCALE`] sure (a batch of photos is read at the leading scale
+    /// either way; this says whether the choice means anything).
+    pub fn is_sure(&self) -> bool {
+        let i = self.leading_index();
+        self.means().is_some_and(|m| m[i] >= SURE_SCALE)
     }
 }
 
@@ -299,6 +356,37 @@ mod tests {
         assert_eq!(cal.chosen(), Some(1.5));
         let means = cal.means().unwrap_or_default();
         assert!((means[0] - 0.15).abs() < 1e-9, "{means:?}");
+    }
+
+    #[test]
+    fn phantom_dice_neither_count_nor_choose_a_larger_scale() {
+        let mut cal = ScaleCalibration::default();
+        // Card pips found as unsure dice at 2x: not counted at all.
+        for _ in 0..20 {
+            cal.observe(&[scan(&[], 0), scan(&[0.3], 1), scan(&[0.5, 0.4], 0)]);
+        }
+        assert_eq!((cal.frames(), cal.leading(), cal.chosen()), (0, 1.0, None));
+        // Surer phantoms count, but 2x is not sure enough over them to win,
+        // and nothing is chosen until some scale reads surely.
+        for _ in 0..20 {
+            cal.observe(&[scan(&[], 0), scan(&[], 0), scan(&[0.65], 0)]);
+        }
+        assert_eq!((cal.frames(), cal.leading(), cal.chosen()), (20, 1.0, None));
+    }
+
+    #[test]
+    fn a_camera_judges_by_its_recent_frames() {
+        let mut cal = ScaleCalibration::recent(3);
+        for _ in 0..10 {
+            cal.observe(&[scan(&[0.95], 0), scan(&[0.4], 0), scan(&[0.3], 0)]);
+        }
+        assert_eq!(cal.frames(), 3);
+        assert_eq!(cal.leading(), 1.0);
+        // The dice change size (the camera was raised): three frames decide.
+        for _ in 0..3 {
+            cal.observe(&[scan(&[0.5], 1), scan(&[0.95], 0), scan(&[0.9], 0)]);
+        }
+        assert_eq!(cal.leading(), 1.5);
     }
 
     #[test]
