@@ -82,20 +82,27 @@ impl DiceScaleState {
         }
     }
 
-    /// For the window: how dice are being read.
+    /// For the window: how dice are being read, in a sentence.
     pub fn describe(&self) -> String {
         match (self.setting, self.calibration.chosen()) {
             (DiceScale::Fixed(s), _) => format!("Dice read at {s}x (set by you)."),
             (DiceScale::Auto, Some(s)) => format!(
-                "Dice read at {s}x, measured automatically ({}).",
-                self.calibration.describe()
+                "Dice read at {s}x, measured on {} frames with dice.",
+                self.calibration.frames()
             ),
             (DiceScale::Auto, None) => format!(
-                "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {} frames show dice read surely at one of them ({}).",
-                FRAMES_TO_CHOOSE,
-                self.calibration.describe()
+                "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {FRAMES_TO_CHOOSE} frames show dice read surely."
             ),
         }
+    }
+
+    /// The measurement behind [`Self::describe`] (mean read confidence per
+    /// scale), for a closer look.
+    pub fn details(&self) -> String {
+        format!(
+            "Enlarging the frame helps read dice that look small (a camera far above the table). Auto keeps the scale whose reads are surest: {}.",
+            self.calibration.describe()
+        )
     }
 }
 
@@ -361,9 +368,14 @@ mod tests {
         let chosen = state.calibration.chosen();
         assert!(matches!(chosen, Some(s) if s > 1.0), "{state:?}");
         assert!(
-            state.describe().contains("measured automatically"),
+            state.describe().contains("measured on"),
             "{}",
             state.describe()
+        );
+        assert!(
+            state.details().contains("mean read confidence"),
+            "{}",
+            state.details()
         );
         let f = last.unwrap_or_else(|| panic!("no frame"));
         assert_eq!(Some(f.dice_scale), chosen);

@@ -503,12 +503,12 @@ fn dice_scale_row(
                 cmds.push(Command::SetDiceScale(scale));
             }
         }
-        let described = live
+        let state = live
             .dice_scale
             .lock()
-            .map(|s| s.describe())
-            .unwrap_or_else(|p| p.into_inner().describe());
-        ui.label(described);
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone());
+        ui.label(state.describe()).on_hover_text(state.details());
     });
 }
 
