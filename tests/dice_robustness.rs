@@ -1,5 +1,7 @@
 //! The reader never panics: random, blank, tiny, grayscale, 16-bit and float
-//! images; oversized frames are refused with an error.
+//! images, read as they are and enlarged; oversized frames are refused with an
+//! error.
+use adjutant::vision::dice::scale::READ_SCALES;
 use adjutant::vision::dice::{DiceReader, MAX_PIXELS};
 use adjutant::vision::error::VisionError;
 use image::{DynamicImage, ImageBuffer, Luma, Rgb, Rgba};
@@ -14,15 +16,21 @@ fn reader() -> DiceReader {
     }
 }
 
+/// Reads `img` as it is and enlarged at every scale `--dice-scale` offers.
 fn check_scan(img: &DynamicImage) {
-    let scan = match reader().read(img) {
+    let scans = match reader().read_at_scales(img, READ_SCALES) {
         Ok(s) => s,
         Err(e) => panic!("read failed on a small image: {e}"),
     };
-    for d in &scan.dice {
-        assert!((1..=6).contains(&d.value));
-        assert!((0.0..=1.0).contains(&d.confidence));
-        assert!(d.center.iter().all(|v| v.is_finite()) && d.size.is_finite());
+    for scan in &scans {
+        for d in &scan.dice {
+            assert!((1..=6).contains(&d.value));
+            assert!((0.0..=1.0).contains(&d.confidence));
+            assert!(d.center.iter().all(|v| v.is_finite()) && d.size.is_finite());
+        }
+        for u in &scan.unread {
+            assert!(u.center.iter().all(|v| v.is_finite()) && u.size.is_finite());
+        }
     }
 }
 
