@@ -596,14 +596,21 @@ fn run_until(harness: &mut Harness<'_, AppState>, done: impl Fn(&AppState) -> bo
     }
 }
 
-#[test]
-fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let photos = dir.path().join("photos");
+/// A folder `photos` in `dir` holding one photo, a copy of a die fixture;
+/// returns the folder and the fixture.
+fn photo_folder(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let photos = dir.join("photos");
     std::fs::create_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/die_4_19.png");
     std::fs::copy(&fixture, photos.join("frame.png")).unwrap_or_else(|e| panic!("{e}"));
+    (photos, fixture)
+}
+
+#[test]
+fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (photos, fixture) = photo_folder(dir.path());
     let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label("Table view (camera)").click();
@@ -731,11 +738,7 @@ fn a_rules_search_without_a_match_says_so() {
 fn the_dice_size_is_measured_and_can_be_set_with_a_click() {
     use adjutant::vision::dice::scale::DiceScale;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let photos = dir.path().join("photos");
-    std::fs::create_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/die_4_19.png");
-    std::fs::copy(&fixture, photos.join("frame.png")).unwrap_or_else(|e| panic!("{e}"));
+    let (photos, _) = photo_folder(dir.path());
     let mut s = state(dir.path());
     s.start_replay(photos);
     s.screen = Screen::Table;
@@ -756,7 +759,7 @@ fn the_dice_size_is_measured_and_can_be_set_with_a_click() {
         .state()
         .live
         .as_ref()
-        .map(|l| l.dice_scale.lock().map(|s| s.setting).unwrap_or_default());
+        .map(|l| l.dice_scale_state().setting);
     assert_eq!(shared, Some(DiceScale::Fixed(1.5)));
     harness.get_by_label_contains("Dice read at 1.5x (set by you).");
     // Frames read from then on are read at 1.5x.

@@ -109,6 +109,14 @@ impl DiceScaleState {
 /// The dice-scale state shared by a worker and the window.
 pub type SharedDiceScale = Arc<Mutex<DiceScaleState>>;
 
+/// A copy of the shared state (a panicked holder's state is still read).
+fn snapshot(shared: &SharedDiceScale) -> DiceScaleState {
+    shared
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+}
+
 /// Reads one frame with its dice at the scale `dice_scale` says, measuring
 /// every scale while an automatic choice is open.
 fn read_frame(
@@ -117,10 +125,7 @@ fn read_frame(
     frame: &image::DynamicImage,
     dice_scale: &SharedDiceScale,
 ) -> Result<(ScanRecord, f32), crate::vision::error::VisionError> {
-    let state = dice_scale
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
+    let state = snapshot(dice_scale);
     if let Some(scale) = state.settled_scale() {
         let [record] = readers.scan_at_scales(name, frame, Looking::ALL, [scale])?;
         return Ok((record, scale));
@@ -236,6 +241,11 @@ impl Live {
         }
     }
 
+    /// How dice are being read now.
+    pub fn dice_scale_state(&self) -> DiceScaleState {
+        snapshot(&self.dice_scale)
+    }
+
     /// Takes every update that arrived since the last call.
     pub fn drain(&mut self) -> Vec<LiveUpdate> {
         let mut out = Vec::new();
@@ -295,6 +305,14 @@ mod tests {
         None
     }
 
+    /// Reads the photos in `dir` as a camera, its dice as `dice_scale` says.
+    fn replay(dir: &std::path::Path, dice_scale: DiceScale) -> Live {
+        let path = dir.to_path_buf();
+        let open: OpenSource =
+            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
+        Live::start("test".into(), open, readers(), Duration::ZERO, dice_scale)
+    }
+
     fn readers() -> Readers {
         Readers::builtin().unwrap_or_else(|e| panic!("{e}"))
     }
@@ -305,16 +323,7 @@ mod tests {
         image::RgbImage::from_pixel(1280, 720, image::Rgb([90, 90, 90]))
             .save(dir.path().join("a.png"))
             .unwrap_or_else(|e| panic!("{e}"));
-        let path = dir.path().to_path_buf();
-        let open: OpenSource =
-            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
-        let mut live = Live::start(
-            "test".into(),
-            open,
-            readers(),
-            Duration::ZERO,
-            DiceScale::AS_IS,
-        );
+        let mut live = replay(dir.path(), DiceScale::AS_IS);
         match next_update(&mut live) {
             Some(LiveUpdate::Frame(f)) => {
                 assert_eq!(f.preview.width(), PREVIEW_MAX_SIDE);
@@ -343,16 +352,7 @@ mod tests {
     #[test]
     fn small_dice_are_measured_then_read_at_the_scale_that_suits_them() {
         let dir = small_die_frames();
-        let path = dir.path().to_path_buf();
-        let open: OpenSource =
-            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
-        let mut live = Live::start(
-            "test".into(),
-            open,
-            readers(),
-            Duration::ZERO,
-            DiceScale::Auto,
-        );
+        let mut live = replay(dir.path(), DiceScale::Auto);
         let mut last = None;
         for _ in 0..(FRAMES_TO_CHOOSE + 3) {
             match next_update(&mut live) {
@@ -360,11 +360,7 @@ mod tests {
                 other => panic!("expected a frame, got {other:?}"),
             }
         }
-        let state = live
-            .dice_scale
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let state = live.dice_scale_state();
         let chosen = state.calibration.chosen();
         assert!(matches!(chosen, Some(s) if s > 1.0), "{state:?}");
         assert!(
@@ -391,16 +387,7 @@ mod tests {
     #[test]
     fn a_fixed_dice_scale_reads_every_frame_at_it() {
         let dir = small_die_frames();
-        let path = dir.path().to_path_buf();
-        let open: OpenSource =
-            Box::new(move || Ok(Box::new(ReplaySource::open(&path)?) as Box<dyn FrameSource>));
-        let mut live = Live::start(
-            "test".into(),
-            open,
-            readers(),
-            Duration::ZERO,
-            DiceScale::Fixed(2.0),
-        );
+        let mut live = replay(dir.path(), DiceScale::Fixed(2.0));
         match next_update(&mut live) {
             Some(LiveUpdate::Frame(f)) => {
                 assert_eq!(f.dice_scale, 2.0);
@@ -408,11 +395,7 @@ mod tests {
             }
             other => panic!("expected a frame, got {other:?}"),
         }
-        let state = live
-            .dice_scale
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let state = live.dice_scale_state();
         assert_eq!(state.calibration.frames(), 0, "nothing is measured");
         assert_eq!(state.describe(), "Dice read at 2x (set by you).");
     }

@@ -503,11 +503,7 @@ fn dice_scale_row(
                 cmds.push(Command::SetDiceScale(scale));
             }
         }
-        let state = live
-            .dice_scale
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or_else(|p| p.into_inner().clone());
+        let state = live.dice_scale_state();
         ui.label(state.describe()).on_hover_text(state.details());
     });
 }
