@@ -167,8 +167,9 @@ pub struct Live {
     rx: Receiver<LiveUpdate>,
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
-    /// How dice are read; the window changes the setting here.
-    pub dice_scale: SharedDiceScale,
+    /// How dice are read (shared with the worker; see
+    /// [`Self::set_dice_scale`]).
+    dice_scale: SharedDiceScale,
 }
 
 impl Live {
@@ -244,6 +245,15 @@ impl Live {
     /// How dice are being read now.
     pub fn dice_scale_state(&self) -> DiceScaleState {
         snapshot(&self.dice_scale)
+    }
+
+    /// Reads dice as `setting` says from the next frame on; for
+    /// [`DiceScale::Auto`], measuring afresh.
+    pub fn set_dice_scale(&self, setting: DiceScale) {
+        *self
+            .dice_scale
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = DiceScaleState::new(setting);
     }
 
     /// Takes every update that arrived since the last call.

@@ -343,11 +343,7 @@ impl AppState {
             Command::SetDiceScale(scale) => {
                 self.dice_scale = scale;
                 if let Some(l) = &self.live {
-                    let mut state = l
-                        .dice_scale
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    *state = live::DiceScaleState::new(scale);
+                    l.set_dice_scale(scale);
                 }
             }
             Command::SetReplayDir(d) => self.replay_dir = d,

@@ -313,6 +313,84 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
     })
 }
 
+/// What [`scan_batch`] read.
+#[derive(Debug)]
+pub struct BatchScan {
+    /// One result per path, in the order given.
+    pub records: Vec<Result<ScanRecord, VisionError>>,
+    /// The enlargement the dice were read at.
+    pub dice_scale: f32,
+    /// For [`DiceScale::Auto`], the measurement that chose it.
+    pub calibration: Option<ScaleCalibration>,
+}
+
+/// Reads the images at `paths` (named as given), calling `progress` after
+/// each. With a fixed `dice_scale` the dice are read at it; with
+/// [`DiceScale::Auto`] every image is read at every scale and the records of
+/// the one scale the whole batch favours are kept ([`ScaleCalibration`]): a
+/// batch is taken to be photos of one table by one camera.
+pub fn scan_batch(
+    readers: &Readers,
+    paths: &[PathBuf],
+    looking: Looking,
+    dice_scale: DiceScale,
+    mut progress: impl FnMut(),
+) -> BatchScan {
+    let name = |p: &PathBuf| p.display().to_string();
+    match dice_scale {
+        DiceScale::Auto if looking.dice => {
+            let mut calibration = ScaleCalibration::default();
+            let all: Vec<Result<[ScanRecord; READ_SCALES.len()], VisionError>> = paths
+                .iter()
+                .map(|p| {
+                    let r = open_image(p).and_then(|img| {
+                        readers.scan_at_scales(&name(p), &img, looking, READ_SCALES)
+                    });
+                    if let Ok(records) = &r {
+                        calibration.observe_confidences(
+                            records.each_ref().map(ScanRecord::dice_confidence),
+                        );
+                    }
+                    progress();
+                    r
+                })
+                .collect();
+            let chosen = calibration.leading();
+            let at = READ_SCALES.iter().position(|s| *s == chosen).unwrap_or(0);
+            BatchScan {
+                records: all
+                    .into_iter()
+                    .map(|r| r.map(|records| records.into_iter().nth(at).unwrap_or_default()))
+                    .collect(),
+                dice_scale: chosen,
+                calibration: Some(calibration),
+            }
+        }
+        _ => {
+            let scale = match dice_scale {
+                DiceScale::Fixed(s) => s,
+                DiceScale::Auto => 1.0,
+            };
+            BatchScan {
+                records: paths
+                    .iter()
+                    .map(|p| {
+                        let r = open_image(p).and_then(|img| {
+                            readers
+                                .scan_at_scales(&name(p), &img, looking, [scale])
+                                .map(|[r]| r)
+                        });
+                        progress();
+                        r
+                    })
+                    .collect(),
+                dice_scale: scale,
+                calibration: None,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,83 +481,5 @@ mod tests {
             .scan("blank", &img, Looking::ALL)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(scan.cards.is_empty() && scan.dice.is_empty());
-    }
-}
-
-/// What [`scan_batch`] read.
-#[derive(Debug)]
-pub struct BatchScan {
-    /// One result per path, in the order given.
-    pub records: Vec<Result<ScanRecord, VisionError>>,
-    /// The enlargement the dice were read at.
-    pub dice_scale: f32,
-    /// For [`DiceScale::Auto`], the measurement that chose it.
-    pub calibration: Option<ScaleCalibration>,
-}
-
-/// Reads the images at `paths` (named as given), calling `progress` after
-/// each. With a fixed `dice_scale` the dice are read at it; with
-/// [`DiceScale::Auto`] every image is read at every scale and the records of
-/// the one scale the whole batch favours are kept ([`ScaleCalibration`]): a
-/// batch is taken to be photos of one table by one camera.
-pub fn scan_batch(
-    readers: &Readers,
-    paths: &[PathBuf],
-    looking: Looking,
-    dice_scale: DiceScale,
-    mut progress: impl FnMut(),
-) -> BatchScan {
-    let name = |p: &PathBuf| p.display().to_string();
-    match dice_scale {
-        DiceScale::Auto if looking.dice => {
-            let mut calibration = ScaleCalibration::default();
-            let all: Vec<Result<[ScanRecord; READ_SCALES.len()], VisionError>> = paths
-                .iter()
-                .map(|p| {
-                    let r = open_image(p).and_then(|img| {
-                        readers.scan_at_scales(&name(p), &img, looking, READ_SCALES)
-                    });
-                    if let Ok(records) = &r {
-                        calibration.observe_confidences(
-                            records.each_ref().map(ScanRecord::dice_confidence),
-                        );
-                    }
-                    progress();
-                    r
-                })
-                .collect();
-            let chosen = calibration.leading();
-            let at = READ_SCALES.iter().position(|s| *s == chosen).unwrap_or(0);
-            BatchScan {
-                records: all
-                    .into_iter()
-                    .map(|r| r.map(|records| records.into_iter().nth(at).unwrap_or_default()))
-                    .collect(),
-                dice_scale: chosen,
-                calibration: Some(calibration),
-            }
-        }
-        _ => {
-            let scale = match dice_scale {
-                DiceScale::Fixed(s) => s,
-                DiceScale::Auto => 1.0,
-            };
-            BatchScan {
-                records: paths
-                    .iter()
-                    .map(|p| {
-                        let r = open_image(p).and_then(|img| {
-                            readers
-                                .scan_at_scales(&name(p), &img, looking, [scale])
-                                .map(|[r]| r)
-                        });
-                        progress();
-                        r
-                    })
-                    .collect(),
-                dice_scale: scale,
-                calibration: None,
-            }
-        }
     }
 }
