@@ -117,20 +117,38 @@ fn snapshot(shared: &SharedDiceScale) -> DiceScaleState {
         .clone()
 }
 
-/// Reads one frame with its dice at the scale `dice_scale` says, measuring
-/// every scale while an automatic choice is open.
+/// While a camera's dice scale is measured, one frame in this many is read
+/// at every scale (about seven plain reads' worth at 720p) and the others
+/// at the scale leading so far: the measurement then takes about 15 frames
+/// (a second or two of camera time), and a table that never shows dice, so
+/// never settles it, costs about three reads per frame instead of seven.
+pub const MEASURE_EVERY: u64 = 3;
+
+/// Whether frame number `n` (counting from 1) is read at every scale while
+/// a measurement is open: the first, then one in [`MEASURE_EVERY`].
+fn is_measured_frame(n: u64) -> bool {
+    n.saturating_sub(1).is_multiple_of(MEASURE_EVERY)
+}
+
+/// Reads frame number `n` with its dice at the scale `dice_scale` says,
+/// measuring every scale on one frame in [`MEASURE_EVERY`] while an
+/// automatic choice is open.
 fn read_frame(
     readers: &Readers,
-    name: &str,
+    n: u64,
     frame: &image::DynamicImage,
     dice_scale: &SharedDiceScale,
 ) -> Result<(ScanRecord, f32), crate::vision::error::VisionError> {
+    let name = format!("frame {n}");
     let state = snapshot(dice_scale);
-    if let Some(scale) = state.settled_scale() {
-        let [record] = readers.scan_at_scales(name, frame, Looking::ALL, [scale])?;
+    let settled = state.settled_scale();
+    let measuring = settled.is_none() && is_measured_frame(n);
+    if !measuring {
+        let scale = settled.unwrap_or_else(|| state.calibration.leading());
+        let [record] = readers.scan_at_scales(&name, frame, Looking::ALL, [scale])?;
         return Ok((record, scale));
     }
-    let records = readers.scan_at_scales(name, frame, Looking::ALL, READ_SCALES)?;
+    let records = readers.scan_at_scales(&name, frame, Looking::ALL, READ_SCALES)?;
     let mut guard = dice_scale.lock().unwrap_or_else(PoisonError::into_inner);
     // The window may have changed the setting meanwhile: measure only for
     // the same open choice.
@@ -203,18 +221,16 @@ impl Live {
             while !stop_worker.load(Ordering::Relaxed) {
                 n += 1;
                 let update = match source.next_frame() {
-                    Ok(frame) => {
-                        match read_frame(&readers, &format!("frame {n}"), &frame, &worker_scale) {
-                            Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
-                                dice_scale: scale,
-                                ..preview(&frame, scan)
-                            })),
-                            Err(e) => LiveUpdate::Problem {
-                                message: format!("Frame {n} not read: {e}"),
-                                fatal: false,
-                            },
-                        }
-                    }
+                    Ok(frame) => match read_frame(&readers, n, &frame, &worker_scale) {
+                        Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
+                            dice_scale: scale,
+                            ..preview(&frame, scan)
+                        })),
+                        Err(e) => LiveUpdate::Problem {
+                            message: format!("Frame {n} not read: {e}"),
+                            fatal: false,
+                        },
+                    },
                     Err(e @ (FrameError::Lost(_) | FrameError::Exhausted)) => {
                         let _ = tx.send(LiveUpdate::Problem {
                             message: format!("{e}. Carry on with manual entry or virtual dice."),
@@ -364,7 +380,7 @@ mod tests {
         let dir = small_die_frames();
         let mut live = replay(dir.path(), DiceScale::Auto);
         let mut last = None;
-        for _ in 0..(FRAMES_TO_CHOOSE + 3) {
+        for _ in 0..(FRAMES_TO_CHOOSE as u64 * MEASURE_EVERY + 3) {
             match next_update(&mut live) {
                 Some(LiveUpdate::Frame(f)) => last = Some(f),
                 other => panic!("expected a frame, got {other:?}"),
@@ -392,6 +408,12 @@ mod tests {
         let means = state.calibration.means().unwrap_or_default();
         assert!(means[0] < means[1].max(means[2]), "{means:?}");
         assert!(f.scan.dice[0].size < 30.0, "{:?}", f.scan);
+    }
+
+    #[test]
+    fn one_frame_in_three_is_measured() {
+        let measured: Vec<u64> = (1..=10).filter(|n| is_measured_frame(*n)).collect();
+        assert_eq!(measured, [1, 4, 7, 10]);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! it is clear: over the held-out photos the mean confidence at the right
 //! scale leads the others by 0.05-0.4.
 
-use super::{DiceReader, DiceScan, MAX_PIXELS, MIN_SIDE};
+use super::{DiceReader, DiceScan, MIN_SIDE};
 use image::RgbImage;
 
 /// The enlargements a reader can read at, smallest first.
@@ -27,6 +27,12 @@ pub const READ_SCALES: [f32; 3] = [1.0, 1.5, 2.0];
 /// Frames with dice, read at every scale, before [`ScaleCalibration`]
 /// chooses: enough that one misread frame does not decide.
 pub const FRAMES_TO_CHOOSE: usize = 5;
+
+/// Frames are enlarged to at most this many pixels (a 1080p frame at 2x, a
+/// 4K frame as it is). A frame that large already shows dice at more pixels
+/// than the model needs unless the camera is very far away, and an enlarged
+/// 4K frame would cost four times a 4K read and 100 MB.
+pub const MAX_ENLARGED_PIXELS: u64 = 3840 * 2160;
 
 /// A frame counts towards the choice only if at some scale its dice read at
 /// least this sure on average. Real dice read at the right scale at 0.9 on
@@ -236,13 +242,11 @@ impl ScaleCalibration {
 impl DiceReader {
     /// Reads `rgb` enlarged `scale` times (bilinear), with centres and sizes
     /// given in `rgb`'s own pixels. A scale of 1 is [`DiceReader::read_rgb`];
-    /// a frame that would grow past [`MAX_PIXELS`] is enlarged only up to it,
-    /// and one still too small to hold a die reads as empty.
+    /// a frame is enlarged to at most [`MAX_ENLARGED_PIXELS`]
+    /// ([`enlarged_size`]), and one still too small to hold a die reads as
+    /// empty.
     pub fn read_scaled(&self, rgb: &RgbImage, scale: f32) -> DiceScan {
-        let (w, h) = (rgb.width() as f64, rgb.height() as f64);
-        let limit = (MAX_PIXELS as f64 / (w * h).max(1.0)).sqrt();
-        let s = (scale as f64).min(limit).max(1.0);
-        let (sw, sh) = ((w * s).round() as u32, (h * s).round() as u32);
+        let (sw, sh) = enlarged_size(rgb.width(), rgb.height(), scale);
         if sw < MIN_SIDE || sh < MIN_SIDE {
             return DiceScan::default();
         }
@@ -269,6 +273,15 @@ impl DiceReader {
         }
         scan
     }
+}
+
+/// The size of a `w` x `h` frame enlarged `scale` times, but to at most
+/// [`MAX_ENLARGED_PIXELS`] (and never shrunk).
+pub fn enlarged_size(w: u32, h: u32, scale: f32) -> (u32, u32) {
+    let (fw, fh) = (w as f64, h as f64);
+    let limit = (MAX_ENLARGED_PIXELS as f64 / (fw * fh).max(1.0)).sqrt();
+    let s = (scale as f64).min(limit).max(1.0);
+    ((fw * s).round() as u32, (fh * s).round() as u32)
 }
 
 /// `rgb` resized to `w` x `h` with a bilinear filter (`fast_image_resize`:
@@ -449,6 +462,19 @@ mod tests {
         let ratio = size / found(&as_is)[0].1;
         assert!((0.35..0.65).contains(&ratio), "{f:?} vs {as_is:?}");
         assert_eq!(twice.dice.first().map(|d| d.value), Some(4), "{twice:?}");
+    }
+
+    #[test]
+    fn enlarged_frames_stay_within_the_pixel_limit() {
+        assert_eq!(enlarged_size(1280, 720, 1.5), (1920, 1080));
+        assert_eq!(enlarged_size(1920, 1080, 2.0), (3840, 2160));
+        // Larger frames are enlarged less, a 4K one not at all, none shrunk.
+        let (w, h) = enlarged_size(2560, 1440, 2.0);
+        assert!(w as u64 * h as u64 <= MAX_ENLARGED_PIXELS + 4000, "{w}x{h}");
+        assert!(w > 2560 && h > 1440, "{w}x{h}");
+        assert_eq!(enlarged_size(3840, 2160, 2.0), (3840, 2160));
+        assert_eq!(enlarged_size(8000, 6000, 1.5), (8000, 6000));
+        assert_eq!(enlarged_size(640, 480, 1.0), (640, 480));
     }
 
     #[test]
