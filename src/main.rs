@@ -33,7 +33,8 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     replay: Option<PathBuf>,
     /// How much the window enlarges frames before reading their dice: auto
-    /// (measure it over the first frames with dice), 1, 1.5 or 2 (for a
+    /// (measure it over the first frames with dice), or a number from 1 to 3
+    /// such as 1.5 or 2 (for a
     /// camera far above the table, whose dice look under about 30 px).
     #[arg(long, value_name = "SCALE", default_value = "auto")]
     dice_scale: DiceScale,
@@ -86,7 +87,8 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         dice_model: Option<PathBuf>,
         /// How much to enlarge each photo before reading its dice: 1 (as it
-        /// is), 1.5 or 2 for dice that look small (under about 30 px), or
+        /// is), up to 3, e.g. 1.5 or 2 for dice that look small (under about
+        /// 30 px), or
         /// auto: read every photo at every scale and keep the one scale the
         /// photos together read most surely at (give photos of one table by
         /// one camera).
@@ -119,7 +121,8 @@ enum Cmd {
         #[arg(long, value_name = "K/N")]
         fold: Option<String>,
         /// How much to enlarge each photo of a dice set before reading its dice: 1 (as it
-        /// is), 1.5 or 2 for dice that look small (under about 30 px), or
+        /// is), up to 3, e.g. 1.5 or 2 for dice that look small (under about
+        /// 30 px), or
         /// auto: read every photo at every scale and keep the one scale the
         /// photos together read most surely at.
         #[arg(long, value_name = "SCALE", default_value = "1")]
