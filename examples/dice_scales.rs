@@ -22,7 +22,11 @@ fn main() -> anyhow::Result<()> {
     };
     let scales = scales
         .split(',')
-        .map(|s| s.trim().parse::<f32>().with_context(|| format!("scale {s}")))
+        .map(|s| {
+            s.trim()
+                .parse::<f32>()
+                .with_context(|| format!("scale {s}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let reader = DiceReader::from_model_bytes(BUILTIN_DICE_MODEL)?;
     let photos = load_set(std::path::Path::new(set))?
