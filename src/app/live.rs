@@ -157,9 +157,9 @@ fn read_frame(
             .calibration
             .observe_confidences(records.each_ref().map(ScanRecord::dice_confidence));
     }
-    let scale = guard.calibration.leading();
+    let at = guard.calibration.leading_index();
     drop(guard);
-    let at = READ_SCALES.iter().position(|s| *s == scale).unwrap_or(0);
+    let scale = READ_SCALES[at];
     let record = records.into_iter().nth(at).unwrap_or_default();
     Ok((record, scale))
 }

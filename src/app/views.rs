@@ -504,7 +504,10 @@ fn dice_scale_row(
             }
         }
         let state = live.dice_scale_state();
-        ui.label(state.describe()).on_hover_text(state.details());
+        // The details are built only while hovered, not every frame.
+        ui.label(state.describe()).on_hover_ui(|ui| {
+            ui.label(state.details());
+        });
     });
 }
 

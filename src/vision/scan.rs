@@ -355,14 +355,13 @@ pub fn scan_batch(
                     r
                 })
                 .collect();
-            let chosen = calibration.leading();
-            let at = READ_SCALES.iter().position(|s| *s == chosen).unwrap_or(0);
+            let at = calibration.leading_index();
             BatchScan {
                 records: all
                     .into_iter()
                     .map(|r| r.map(|records| records.into_iter().nth(at).unwrap_or_default()))
                     .collect(),
-                dice_scale: chosen,
+                dice_scale: READ_SCALES[at],
                 calibration: Some(calibration),
             }
         }

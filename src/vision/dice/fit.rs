@@ -1465,8 +1465,8 @@ pub fn evaluate_held_out_scaled(
     }
     let (scale, at) = match dice_scale {
         DiceScale::Auto => {
-            let s = calibration.leading();
-            (s, READ_SCALES.iter().position(|r| *r == s).unwrap_or(0))
+            let at = calibration.leading_index();
+            (READ_SCALES[at], at)
         }
         DiceScale::Fixed(s) => (s, 0),
     };

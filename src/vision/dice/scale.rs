@@ -195,7 +195,9 @@ impl ScaleCalibration {
         READ_SCALES[self.leading_index()]
     }
 
-    fn leading_index(&self) -> usize {
+    /// Where [`Self::leading`] is in [`READ_SCALES`] (to pick its reads out
+    /// of a frame read at every scale).
+    pub fn leading_index(&self) -> usize {
         let Some(means) = self.means() else {
             return 0;
         };
