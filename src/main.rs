@@ -231,6 +231,15 @@ enum Cmd {
         /// ~/.local/share/adjutant/captures/dice). Repeatable.
         #[arg(long, value_name = "DIR")]
         extra_train: Vec<PathBuf>,
+        /// Table photos (DIR:PREFIX, the photos whose name starts with PREFIX)
+        /// on which drawn dice are placed as extra detector training images,
+        /// away from the cards. Repeatable.
+        #[arg(long, value_name = "DIR:PREFIX")]
+        detector_scenes: Vec<String>,
+        /// Refit only the detector and write BASE_MODEL with it: the
+        /// classifier and both thresholds are BASE_MODEL's.
+        #[arg(long, value_name = "BASE_MODEL")]
+        detector_only: Option<PathBuf>,
     },
     /// Play a game from a script of answers, printing every request, answer
     /// and event. See docs/scripts.md for the script format.
@@ -345,6 +354,8 @@ fn run(cli: &Cli) -> Result<ExitCode> {
             synthetic_style,
             candidate_jitter,
             extra_train,
+            detector_scenes,
+            detector_only,
         }) => vision_cli::fit_dice(
             set,
             out,
@@ -359,6 +370,8 @@ fn run(cli: &Cli) -> Result<ExitCode> {
                 synthetic_style: *synthetic_style,
                 candidate_jitter: *candidate_jitter,
                 extra_train,
+                detector_scenes,
+                detector_only: detector_only.as_deref(),
             },
         ),
     }

@@ -3,7 +3,8 @@
 use adjutant::paths;
 use adjutant::vision::cards::learn::{LabelledImage, copy_sarm_singles, fit_card_model};
 use adjutant::vision::cards::{CardModel, CardReader, learn_deck as learn};
-use adjutant::vision::dice::fit::{FitOptions, Part, Protocol, fit, part_of};
+use adjutant::vision::dice::fit::{FitOptions, Part, Protocol, fit, fit_detector_only, part_of};
+use adjutant::vision::dice::model::DiceModel;
 use adjutant::vision::dice::scale::DiceScale;
 use adjutant::vision::dice::synth::SynthStyle;
 use adjutant::vision::eval::{ImageResult, LabelSet, SetScore, score};
@@ -506,6 +507,10 @@ pub struct FitDiceFlags<'a> {
     pub candidate_jitter: usize,
     /// `--extra-train DIR` (repeatable).
     pub extra_train: &'a [PathBuf],
+    /// `--detector-scenes DIR:PREFIX` (repeatable).
+    pub detector_scenes: &'a [String],
+    /// `--detector-only BASE_MODEL`.
+    pub detector_only: Option<&'a Path>,
 }
 
 pub fn fit_dice(
@@ -524,6 +529,8 @@ pub fn fit_dice(
         synthetic_style,
         candidate_jitter,
         extra_train,
+        detector_scenes,
+        detector_only,
     } = flags;
     let mut opts = FitOptions::new(set.to_path_buf());
     for c in cards {
@@ -536,6 +543,14 @@ pub fn fit_dice(
     opts.synthetic_per_epoch = synthetic;
     opts.candidate_jitter = candidate_jitter;
     opts.extra_train_sets = extra_train.to_vec();
+    for scenes in detector_scenes {
+        match split_card_set(scenes) {
+            (dir, Some(prefix)) => opts.detector_scene_sets.push((dir, prefix)),
+            (_, None) => anyhow::bail!(
+                "--detector-scenes takes DIR:PREFIX, the photos whose name starts with PREFIX (got {scenes})"
+            ),
+        }
+    }
     opts.synthetic_style = SynthStyle::from_number(synthetic_style)
         .with_context(|| format!("--synthetic-style takes 1 or 2 (got {synthetic_style})"))?;
     opts.cnn_widths = match cnn_widths {
@@ -549,7 +564,7 @@ pub fn fit_dice(
         opts.protocol = Protocol::CheckSelect;
     }
     if let Some(sel) = final_from.or(check_final_from) {
-        let m = adjutant::vision::dice::model::DiceModel::from_bytes(
+        let m = DiceModel::from_bytes(
             &std::fs::read(sel).with_context(|| format!("reading {}", sel.display()))?,
         )?;
         let (det_threshold, read_threshold) = (m.det_threshold, m.read_threshold);
@@ -564,6 +579,23 @@ pub fn fit_dice(
                 read_threshold,
             }
         };
+    }
+    if let Some(base_path) = detector_only {
+        let mut base = DiceModel::from_bytes(
+            &std::fs::read(base_path)
+                .with_context(|| format!("reading {}", base_path.display()))?,
+        )
+        .with_context(|| format!("reading {}", base_path.display()))?;
+        let (detector, log) = fit_detector_only(&opts)?;
+        base.detector = detector;
+        adjutant::files::write_atomic(out, &base.to_bytes())?;
+        println!("{log}");
+        println!(
+            "wrote {} (the detector refitted; classifier and thresholds of {})",
+            out.display(),
+            base_path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     let outcome = fit(&opts)?;
     adjutant::files::write_atomic(out, &outcome.model.to_bytes())?;

@@ -13,13 +13,16 @@ use adjutant::vision::dice::scale::DiceScale;
 const MODEL: &[u8] = include_bytes!("../models/dice.bin");
 
 /// Floors a little under the figures in `docs/models.md`, so only a real
-/// regression fails. Reached: precision 0.980, recall 0.956, exact 0.842 (read
-/// threshold 0.45, round s24; the model before this one: 0.960, 0.952, 0.825).
+/// regression fails. Reached: precision 0.979, recall 0.940, exact 0.789
+/// (round s30: the detector refitted with drawn dice on other tables, which
+/// costs the light box about 3 points of exact images over four seeds and
+/// finds far more dice on other tables, `tests/dice_other_tables.rs`; the
+/// detector before it: 0.980, 0.956, 0.842).
 const MIN_PRECISION: f64 = 0.97;
 /// See [`MIN_PRECISION`].
-const MIN_RECALL: f64 = 0.95;
+const MIN_RECALL: f64 = 0.93;
 /// See [`MIN_PRECISION`].
-const MIN_EXACT: f64 = 0.80;
+const MIN_EXACT: f64 = 0.75;
 
 /// The set's folder, or `None` (with the reason printed) when it is missing.
 fn byler_d6() -> Option<PathBuf> {
@@ -63,8 +66,9 @@ fn held_out_quality() {
 }
 
 /// The held-out photos at 0.55 of their brightness (a dim room) must still
-/// read nearly as well: 97.5 % / 94.0 % / 80.7 % since dim frames are
-/// brightened (`vision::dice::exposure`); 95.9 % / 84.5 % / 52.6 % before.
+/// read nearly as well: 97.5 % / 93.6 % / 77.2 % since dim frames are
+/// brightened (`vision::dice::exposure`; 97.5 % / 94.0 % / 80.7 % with the
+/// detector before round s30); 95.9 % / 84.5 % / 52.6 % before brightening.
 #[test]
 fn held_out_quality_in_dim_light() {
     let Some(set) = byler_d6() else { return };
@@ -93,9 +97,10 @@ fn shrunk(factor: f32) -> impl Fn(image::RgbImage) -> image::RgbImage {
 }
 
 /// Small dice read at the scale measured on the photos themselves: at 0.6 of
-/// the resolution (dice of 13-41 px) 96.6 % / 91.2 % / 68.4 % at 1.5x, against
-/// 85.4 % / 53.4 % / 22.8 % read as they are; at half the resolution 97.9 % /
-/// 91.2 % / 70.2 % at 2x, against 71.8 % / 22.3 % / 3.5 %.
+/// the resolution (dice of 13-41 px) 95.0 % / 90.4 % / 70.2 % at 1.5x, against
+/// 91.5 % / 51.4 % / 24.6 % read as they are; at half the resolution 98.3 % /
+/// 91.2 % / 71.9 % at 2x, against 90.5 % / 22.7 % / 1.8 % (round s30's
+/// detector; with the one before, 96.6 / 91.2 / 68.4 and 97.9 / 91.2 / 70.2).
 #[test]
 fn held_out_small_dice_read_at_the_measured_scale() {
     let Some(set) = byler_d6() else { return };
@@ -103,7 +108,7 @@ fn held_out_small_dice_read_at_the_measured_scale() {
         match evaluate_held_out_scaled(&reader(), &set, shrunk(factor), DiceScale::Auto) {
             Ok((e, scale)) => {
                 assert_eq!(scale, expected_scale, "photos at {factor}");
-                assert_floors(&e, (0.95, 0.88, 0.62));
+                assert_floors(&e, (0.94, 0.88, 0.62));
             }
             Err(err) => panic!("evaluation failed: {err}"),
         }

@@ -231,6 +231,12 @@ pub struct FitOptions {
     /// Further labelled dice sets whose images all join the training part
     /// (after the main set's, whose split is unchanged).
     pub extra_train_sets: Vec<PathBuf>,
+    /// Table photo sets (directory, file-name prefix) on which
+    /// [`DICE_PER_SCENE`] drawn dice are placed, one scene per photo, as
+    /// extra detector training images: the photo set's light box is the
+    /// only table the detector would otherwise see (none: the shipped fit
+    /// before round s30).
+    pub detector_scene_sets: Vec<(PathBuf, String)>,
 }
 
 /// How a fit uses the tune part.
@@ -314,8 +320,29 @@ impl FitOptions {
             synthetic_style: synth::SynthStyle::V1,
             candidate_jitter: 0,
             extra_train_sets: Vec::new(),
+            detector_scene_sets: Vec::new(),
         }
     }
+}
+
+/// Fit only the detector, as [`fit`] would (same images, same random
+/// numbers), and return it with the fit log: for swapping a refitted
+/// detector into a model whose classifier is kept
+/// (`fit-dice --detector-only`).
+pub fn fit_detector_only(opts: &FitOptions) -> Result<(Mlp, String), VisionError> {
+    let mut out = String::new();
+    let (items, parts) = fit_images(opts)?;
+    let mut rng = XorShift::new(opts.seed);
+    let mut images: Vec<Option<RgbImage>> = Vec::with_capacity(items.len());
+    for (it, p) in items.iter().zip(&parts) {
+        images.push(if *p == Part::Train {
+            Some(load_rgb(&it.path)?)
+        } else {
+            None
+        });
+    }
+    let det = fit_detector(opts, &items, &parts, &images, &mut rng, &mut out)?;
+    Ok((det, out))
 }
 
 /// The images of a fit and the part each takes: the main set split by the
@@ -431,6 +458,13 @@ const SHRINK_CELLS: (usize, usize) = (GRID * 13 / 24, GRID * 21 / 24);
 const SYNTH_SEED: u64 = 0x5D1C_E5ED;
 /// A detection matches a labelled die when within this share of its size.
 const MATCH_FRACTION: f32 = 0.4;
+/// Drawn dice per table photo in the detector's scenes.
+pub const DICE_PER_SCENE: usize = 6;
+/// Top-face sides (px) of the detector scenes' drawn dice: with their side
+/// faces, boxes of about the photo set's 21-69 px.
+pub const SCENE_FACE_SIDE: (f32, f32) = (18.0, 46.0);
+/// Seed of the detector scenes' own random stream (xored with the fit seed).
+const SCENE_SEED: u64 = 0x7AB1_E5CE;
 
 fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
@@ -551,6 +585,91 @@ fn detector_samples(
         }
     }
     (pos, missed_prefilter)
+}
+
+/// Fit the detector on the training part's cells (and, with
+/// [`FitOptions::detector_scene_sets`], on drawn dice on other tables),
+/// drawing from `rng` exactly as a fit without scenes always has.
+fn fit_detector(
+    opts: &FitOptions,
+    items: &[LabelledImage],
+    parts: &[Part],
+    images: &[Option<RgbImage>],
+    rng: &mut XorShift,
+    out: &mut String,
+) -> Result<Mlp, VisionError> {
+    let v = opts.verbose;
+    let mut rows = Vec::new();
+    let mut targets = Vec::new();
+    let (mut npos, mut nmiss) = (0, 0);
+    for ((it, p), img) in items.iter().zip(parts).zip(images) {
+        if let (Part::Train, Some(img)) = (p, img) {
+            let (a, b) = detector_samples(img, &it.dice, rng, &mut rows, &mut targets);
+            npos += a;
+            nmiss += b;
+        }
+    }
+    if !opts.detector_scene_sets.is_empty() {
+        // A stream of its own, so the byler-d6 part above and everything
+        // after draw the same numbers as a fit without scenes.
+        let mut rs = XorShift::new(opts.seed ^ SCENE_SEED);
+        let (mut scenes, mut drawn) = (0, 0);
+        for (dir, prefix) in &opts.detector_scene_sets {
+            for path in photo_paths(dir, prefix)? {
+                let photo = load_rgb(&path)?;
+                let (scene, dice) =
+                    synth::draw_scene(&mut rs, &photo, DICE_PER_SCENE, SCENE_FACE_SIDE, &[], true);
+                let (a, b) = detector_samples(&scene, &dice, &mut rs, &mut rows, &mut targets);
+                npos += a;
+                nmiss += b;
+                scenes += 1;
+                drawn += dice.len();
+            }
+        }
+        log(
+            v,
+            &format!("detector scenes: {drawn} dice drawn on {scenes} table photos"),
+            out,
+        );
+    }
+    log(
+        v,
+        &format!(
+            "detector: {} samples, {} positive cells, {} positive cells failed the prefilter",
+            rows.len(),
+            npos,
+            nmiss
+        ),
+        out,
+    );
+    let mut det = Mlp::new(N_DET_FEATURES, DET_HIDDEN, 2, rng);
+    det.set_standardisation(&rows);
+    let topts = TrainOptions {
+        epochs: opts.det_epochs,
+        batch: 64,
+        lr: 0.02,
+        momentum: 0.9,
+        weight_decay: 1e-5,
+        seed: opts.seed + 1,
+        verbose: v,
+        clip_gradients: false,
+    };
+    let loss = det.train(&rows, &topts, |i, o, d| {
+        let (t, ls) = targets[i];
+        let p = sigmoid(o[0]);
+        d[0] = p - t;
+        let mut loss = -(t * p.max(1e-6).ln() + (1.0 - t) * (1.0 - p).max(1e-6).ln());
+        if t > 0.5 {
+            let e = o[1] - ls;
+            d[1] = e;
+            loss += 0.5 * e * e;
+        } else {
+            d[1] = 0.0;
+        }
+        loss
+    });
+    log(v, &format!("detector final loss {loss:.4}"), out);
+    Ok(det)
 }
 
 /// One classifier training crop: where, which class, and its augmentation.
@@ -838,55 +957,7 @@ pub fn fit(opts: &FitOptions) -> Result<FitOutcome, VisionError> {
         });
     }
     // ---- detector ----
-    let mut rows = Vec::new();
-    let mut targets = Vec::new();
-    let (mut npos, mut nmiss) = (0, 0);
-    for ((it, p), img) in items.iter().zip(&parts).zip(&images) {
-        if let (Part::Train, Some(img)) = (p, img) {
-            let (a, b) = detector_samples(img, &it.dice, &mut rng, &mut rows, &mut targets);
-            npos += a;
-            nmiss += b;
-        }
-    }
-    log(
-        v,
-        &format!(
-            "detector: {} samples, {} positive cells, {} positive cells failed the prefilter",
-            rows.len(),
-            npos,
-            nmiss
-        ),
-        &mut out,
-    );
-    let mut det = Mlp::new(N_DET_FEATURES, DET_HIDDEN, 2, &mut rng);
-    det.set_standardisation(&rows);
-    let topts = TrainOptions {
-        epochs: opts.det_epochs,
-        batch: 64,
-        lr: 0.02,
-        momentum: 0.9,
-        weight_decay: 1e-5,
-        seed: opts.seed + 1,
-        verbose: v,
-        clip_gradients: false,
-    };
-    let loss = det.train(&rows, &topts, |i, o, d| {
-        let (t, ls) = targets[i];
-        let p = sigmoid(o[0]);
-        d[0] = p - t;
-        let mut loss = -(t * p.max(1e-6).ln() + (1.0 - t) * (1.0 - p).max(1e-6).ln());
-        if t > 0.5 {
-            let e = o[1] - ls;
-            d[1] = e;
-            loss += 0.5 * e * e;
-        } else {
-            d[1] = 0.0;
-        }
-        loss
-    });
-    log(v, &format!("detector final loss {loss:.4}"), &mut out);
-    drop(rows);
-    drop(targets);
+    let det = fit_detector(opts, &items, &parts, &images, &mut rng, &mut out)?;
     // ---- classifier ----
     // Positives are kept as crop positions and re-cropped with fresh
     // augmentation every epoch; "not a die" examples form a fixed pool that is

@@ -33,6 +33,7 @@ pub mod model;
 pub mod prep;
 pub mod scale;
 pub mod synth;
+pub mod tables;
 
 use crate::vision::error::VisionError;
 use model::DiceModel;

@@ -378,6 +378,129 @@ pub fn render_die_styled(
     let x0 = rng.below((table.width() - canvas + 1) as usize) as u32;
     let y0 = rng.below((table.height() - canvas + 1) as usize) as u32;
     let mut img = image::imageops::crop_imm(table, x0, y0, canvas, canvas).to_image();
+    let label = paint_die(rng, &mut img, side, value, style_kind)?;
+    Some((img, label))
+}
+
+/// Draw a die showing `value` into `frame` with its canvas centred at
+/// `center` (frame px), and return its label in frame coordinates: a
+/// whole-frame scene for measuring the detector on other tables
+/// (`examples/dice_tables`). `None` when the canvas does not fit inside the
+/// frame there. The top face's side is drawn from `face_side` (px), so a
+/// scene can hold dice of the sizes its photos show.
+pub fn render_die_into(
+    rng: &mut XorShift,
+    frame: &mut RgbImage,
+    center: [f32; 2],
+    face_side: (f32, f32),
+    value: u8,
+    style_kind: SynthStyle,
+) -> Option<LabelledDie> {
+    let side = uniform(rng, face_side);
+    let canvas = (side * CANVAS_FACTOR).ceil() as u32;
+    let x0 = (center[0] - canvas as f32 / 2.0).round();
+    let y0 = (center[1] - canvas as f32 / 2.0).round();
+    if x0 < 0.0
+        || y0 < 0.0
+        || x0 as u32 + canvas > frame.width()
+        || y0 as u32 + canvas > frame.height()
+    {
+        return None;
+    }
+    let (x0, y0) = (x0 as u32, y0 as u32);
+    let mut img = image::imageops::crop_imm(frame, x0, y0, canvas, canvas).to_image();
+    let mut label = paint_die(rng, &mut img, side, value, style_kind)?;
+    image::imageops::replace(frame, &img, x0 as i64, y0 as i64);
+    label.center = [label.center[0] + x0 as f32, label.center[1] + y0 as f32];
+    Some(label)
+}
+
+/// Closest two dice of a drawn scene may be, centre to centre, as a multiple
+/// of the largest face side: apart, so each read belongs to one die.
+const SCENE_APART: f32 = 2.2;
+/// Half side of the window around a scene die's centre, as a multiple of the
+/// largest face side, that must be free of card white, and the share of
+/// card-white pixels in it that rejects the spot (dice go on the table, not
+/// on the cards; "dice next to cards" is measured on its own).
+const SCENE_CARD_WINDOW: f32 = 1.25;
+const SCENE_CARD_WHITE: f32 = 0.02;
+/// Spots tried per die of a scene.
+const SCENE_TRIES: usize = 100;
+
+/// A pixel of a white card face: bright and nearly grey.
+fn is_card_white(p: &image::Rgb<u8>) -> bool {
+    let [r, g, b] = p.0;
+    let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
+    lo > 150 && hi - lo < 45
+}
+
+/// Share of card-white pixels in the square of half side `half` at `c`.
+fn card_white_share(img: &RgbImage, c: [f32; 2], half: f32) -> f32 {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let (x0, x1) = ((c[0] - half) as i64, (c[0] + half) as i64);
+    let (y0, y1) = ((c[1] - half) as i64, (c[1] + half) as i64);
+    let (mut white, mut all) = (0usize, 0usize);
+    for y in y0.max(0)..=y1.min(h - 1) {
+        for x in x0.max(0)..=x1.min(w - 1) {
+            all += 1;
+            white += usize::from(is_card_white(img.get_pixel(x as u32, y as u32)));
+        }
+    }
+    white as f32 / all.max(1) as f32
+}
+
+/// Draw up to `count` dice of random values on a real table photo, apart
+/// from each other, from `keep_clear` (dice already in the photo) and, with
+/// `avoid_cards`, from white card faces; return the scene and the drawn
+/// dice's labels. Used to measure and to fit the detector on other tables
+/// than the photo set's light box (`docs/models.md`, round s30).
+pub fn draw_scene(
+    rng: &mut XorShift,
+    photo: &RgbImage,
+    count: usize,
+    face_side: (f32, f32),
+    keep_clear: &[LabelledDie],
+    avoid_cards: bool,
+) -> (RgbImage, Vec<LabelledDie>) {
+    let mut frame = photo.clone();
+    let mut placed: Vec<LabelledDie> = Vec::new();
+    let apart = SCENE_APART * face_side.1;
+    for _ in 0..count * SCENE_TRIES {
+        if placed.len() == count {
+            break;
+        }
+        let c = [
+            rng.unit() * frame.width() as f32,
+            rng.unit() * frame.height() as f32,
+        ];
+        let far = |d: &LabelledDie, min: f32| (d.center[0] - c[0]).hypot(d.center[1] - c[1]) > min;
+        let clear = placed.iter().all(|d| far(d, apart))
+            && keep_clear
+                .iter()
+                .all(|d| far(d, apart / 2.0 + d.size / 2.0))
+            && (!avoid_cards
+                || card_white_share(photo, c, SCENE_CARD_WINDOW * face_side.1) < SCENE_CARD_WHITE);
+        if !clear {
+            continue;
+        }
+        let value = 1 + rng.below(6) as u8;
+        if let Some(d) = render_die_into(rng, &mut frame, c, face_side, value, SynthStyle::V1) {
+            placed.push(d);
+        }
+    }
+    (frame, placed)
+}
+
+/// Draw a die of top-face side `side` showing `value` at the centre of the
+/// square canvas `img` and return its label in canvas coordinates.
+fn paint_die(
+    rng: &mut XorShift,
+    img: &mut RgbImage,
+    side: f32,
+    value: u8,
+    style_kind: SynthStyle,
+) -> Option<LabelledDie> {
+    let canvas = img.width();
     let half = side / 2.0;
     let rho = side * uniform(rng, (0.06, 0.2));
     let theta = rng.unit() * std::f32::consts::TAU;
@@ -507,12 +630,11 @@ pub fn render_die_styled(
     if bx1 <= bx0 {
         return None;
     }
-    let label = LabelledDie {
+    Some(LabelledDie {
         value,
         center: [(bx0 + bx1) / 2.0, (by0 + by1) / 2.0],
         size: ((bx1 - bx0) + (by1 - by0)) / 2.0,
-    };
-    Some((img, label))
+    })
 }
 
 #[cfg(test)]
@@ -548,6 +670,46 @@ mod tests {
                 "{changed}"
             );
         }
+    }
+
+    #[test]
+    fn a_scene_keeps_its_dice_apart_off_cards_and_off_the_photo_dice() {
+        // A dark table with a white card in its left half and a real die.
+        let mut photo = RgbImage::from_pixel(640, 400, image::Rgb([40, 38, 36]));
+        for y in 50..350 {
+            for x in 40..260 {
+                photo.put_pixel(x, y, image::Rgb([235, 235, 230]));
+            }
+        }
+        let real = LabelledDie {
+            value: 3,
+            center: [500.0, 200.0],
+            size: 30.0,
+        };
+        let face = (20.0, 30.0);
+        let mut rng = XorShift::new(11);
+        let (scene, dice) = draw_scene(&mut rng, &photo, 4, face, &[real], true);
+        assert_eq!(dice.len(), 4, "{dice:?}");
+        for (i, d) in dice.iter().enumerate() {
+            assert!((1..=6).contains(&d.value));
+            // Off the card (with its margin) and off the real die.
+            assert!(d.center[0] > 260.0 + face.1 * 0.5, "{d:?}");
+            let from_real = (d.center[0] - 500.0).hypot(d.center[1] - 200.0);
+            assert!(from_real > SCENE_APART * face.1 / 2.0 + 15.0, "{d:?}");
+            for e in &dice[i + 1..] {
+                let apart = (d.center[0] - e.center[0]).hypot(d.center[1] - e.center[1]);
+                assert!(apart > SCENE_APART * face.1, "{d:?} {e:?}");
+            }
+            // The die is drawn where its label says.
+            let p = scene.get_pixel(d.center[0] as u32, d.center[1] as u32);
+            assert_ne!(p.0, [40, 38, 36], "{d:?}");
+        }
+        // The card and the rest of the photo are untouched far from the dice.
+        assert_eq!(scene.get_pixel(150, 200).0, [235, 235, 230]);
+        // A photo that is all card takes no dice.
+        let card = RgbImage::from_pixel(300, 300, image::Rgb([240, 240, 240]));
+        let (_, none) = draw_scene(&mut rng, &card, 3, face, &[], true);
+        assert!(none.is_empty());
     }
 
     #[test]
