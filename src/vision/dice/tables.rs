@@ -1,5 +1,5 @@
 //! How the dice reader does on other tables than the light box of its photo
-//! set: drawn dice ([`synth::draw_scene`]) are placed on real table photos
+//! set: drawn dice ([`super::synth::draw_scene`]) are placed on real table photos
 //! and the whole frame is read. The same drawn dice go on every table, so a
 //! table that reads worse than the light box does so because of the table.
 //! Used by `examples/dice_tables` and `tests/dice_other_tables.rs`
