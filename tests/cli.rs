@@ -199,3 +199,38 @@ fn scan_dice_scale_is_checked_and_auto_says_what_it_chose() {
     let size = line["dice"][0]["size"].as_f64().unwrap_or_default();
     assert!(size < 30.0, "read at its own size, not sized up: {line}");
 }
+
+#[test]
+fn fit_dice_detector_scenes_need_a_prefix() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out.bin");
+    let out = out.to_string_lossy().into_owned();
+    let o = adjutant(
+        &[
+            "fit-dice",
+            "set",
+            "--out",
+            &out,
+            "--detector-scenes",
+            "photos",
+        ],
+        dir.path(),
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--detector-scenes takes DIR:PREFIX"),
+        "{}",
+        text(&o)
+    );
+    // A base model that is not one is named, and nothing is written.
+    let base = dir.path().join("base.bin");
+    std::fs::write(&base, b"not a model").unwrap_or_else(|e| panic!("{e}"));
+    let base = base.to_string_lossy().into_owned();
+    let o = adjutant(
+        &["fit-dice", "set", "--out", &out, "--detector-only", &base],
+        dir.path(),
+    );
+    assert!(!o.status.success());
+    assert!(text(&o).contains(&base), "{}", text(&o));
+    assert!(!std::path::Path::new(&out).exists());
+}
