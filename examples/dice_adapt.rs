@@ -7,7 +7,9 @@
 //! SEED, SPLIT=alt (every other frame of a block teaches instead of its
 //! first half), MODE=tuneAB (tune half A teaches, half B tests: no held-out
 //! frame is read) or MODE=final (the whole tune part teaches; write OUT and
-//! score it with `adjutant eval --held-out`).
+//! score it with `adjutant eval --held-out`) or MODE=train (the training
+//! part teaches, the tune part tests: a classifier brought to a refitted
+//! detector's boxes).
 use adjutant::vision::dice::DiceReader;
 use adjutant::vision::dice::adapt::{AdaptOptions, TaughtFrame, adapt};
 use adjutant::vision::dice::fit::{
@@ -89,6 +91,9 @@ fn main() -> anyhow::Result<()> {
         // Teach the whole tune part (a fit on train + tune); nothing tested
         // here: score the written model with `adjutant eval --held-out`.
         "final" => (of(Part::Tune), Vec::new()),
+        // Teach the training part again (a classifier adapted to another
+        // detector's boxes, round s30); test on the tune part.
+        "train" => (of(Part::Train), of(Part::Tune)),
         _ => held_split(&of(Part::HeldOut)),
     };
     let teach = frames(&items, &teach_idx)?;
