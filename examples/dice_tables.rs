@@ -10,13 +10,66 @@
 //! (`DATA_ROOT` is `../shared/data`; defaults 4 dice, 2 rounds). `OUT=DIR`
 //! also writes every scene with its reads drawn (green right, red wrong,
 //! yellow unread, blue missed, magenta phantom); `FACE=LO,HI` sets the drawn
-//! top faces' sides in px.
+//! top faces' sides in px. `SCENES=DIR` writes the first round's scenes of
+//! every table as a labelled dice set, `DIR/<table>/` with `images/` and
+//! `labels.json` in the data sets' format (the photo's own dice included), so
+//! `adjutant eval DIR/<table>` and `score.py` score them as whole scans.
 
 use adjutant::vision::dice::DiceReader;
-use adjutant::vision::dice::fit::{Part, load_set, part_of};
+use adjutant::vision::dice::fit::{LabelledDie, Part, load_rgb, load_set, part_of};
+use adjutant::vision::dice::mlp::XorShift;
+use adjutant::vision::dice::synth::draw_scene;
 use adjutant::vision::dice::tables::{FACE_SIDE, TablePhotos, card_photos, read_drawn_dice};
 use adjutant::vision::scan::BUILTIN_DICE_MODEL;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Writes the first round's scene of every photo of `table` (the seeds
+/// `read_drawn_dice` uses) as a labelled dice set in `dir`.
+fn write_scenes(
+    table: &TablePhotos,
+    per_frame: usize,
+    face_side: (f32, f32),
+    dir: &Path,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir.join("images"))?;
+    let mut items = Vec::new();
+    for (fi, (path, labels)) in table.frames.iter().enumerate() {
+        let bare = load_rgb(path)?;
+        let mut rng = XorShift::new(1 + fi as u64 * 1000);
+        let (scene, placed) = draw_scene(
+            &mut rng,
+            &bare,
+            per_frame,
+            face_side,
+            labels,
+            table.avoid_cards,
+        );
+        if placed.is_empty() {
+            continue;
+        }
+        let name = format!("images/scene_{fi:03}.png");
+        scene.save(dir.join(&name))?;
+        let all: Vec<&LabelledDie> = labels.iter().chain(&placed).collect();
+        let boxes: Vec<_> = all
+            .iter()
+            .map(|d| {
+                let h = d.size / 2.0;
+                serde_json::json!({"label": d.value, "what": "die",
+                    "bbox": [d.center[0] - h, d.center[1] - h, d.size, d.size]})
+            })
+            .collect();
+        let values: Vec<u8> = all.iter().map(|d| d.value).collect();
+        items.push(serde_json::json!({"image": name, "dice": values, "boxes": boxes}));
+    }
+    let set = serde_json::json!({
+        "source": format!("drawn dice (examples/dice_tables) on {}", table.name),
+        "license": "as the photos' set",
+        "notes": "synthetic dice drawn by vision::dice::synth on real table photos; boxes are the drawn dice's",
+        "items": items,
+    });
+    std::fs::write(dir.join("labels.json"), serde_json::to_string_pretty(&set)?)?;
+    Ok(())
+}
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
@@ -70,7 +123,20 @@ fn main() -> anyhow::Result<()> {
     println!(
         "{per_frame} drawn dice per frame, {rounds} rounds; right / wrong / unread / missed of the drawn dice; phantoms per frame with and without them"
     );
+    let scenes_dir = std::env::var("SCENES").ok().map(PathBuf::from);
     for table in &tables {
+        if let Some(dir) = &scenes_dir {
+            let slug: String = table
+                .name
+                .split([':', '('])
+                .next()
+                .unwrap_or("table")
+                .trim()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            write_scenes(table, per_frame, face_side, &dir.join(slug))?;
+        }
         let shown = out_dir.as_deref();
         let t = read_drawn_dice(&reader, table, per_frame, rounds, face_side, shown)?;
         println!("{}: {}", table.name, t.summary(table.frames.len()));
