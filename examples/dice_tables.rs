@@ -17,8 +17,6 @@
 
 use adjutant::vision::dice::DiceReader;
 use adjutant::vision::dice::fit::{LabelledDie, Part, load_rgb, load_set, part_of};
-use adjutant::vision::dice::mlp::XorShift;
-use adjutant::vision::dice::synth::draw_scene;
 use adjutant::vision::dice::tables::{FACE_SIDE, TablePhotos, card_photos, read_drawn_dice};
 use adjutant::vision::scan::BUILTIN_DICE_MODEL;
 use std::path::{Path, PathBuf};
@@ -35,15 +33,7 @@ fn write_scenes(
     let mut items = Vec::new();
     for (fi, (path, labels)) in table.frames.iter().enumerate() {
         let bare = load_rgb(path)?;
-        let mut rng = XorShift::new(1 + fi as u64 * 1000);
-        let (scene, placed) = draw_scene(
-            &mut rng,
-            &bare,
-            per_frame,
-            face_side,
-            labels,
-            table.avoid_cards,
-        );
+        let (scene, placed) = table.scene(&bare, fi, 0, per_frame, face_side);
         if placed.is_empty() {
             continue;
         }

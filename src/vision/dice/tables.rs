@@ -35,6 +35,30 @@ pub struct TablePhotos {
     pub avoid_cards: bool,
 }
 
+impl TablePhotos {
+    /// The scene of round `round` on photo `index` (already loaded as
+    /// `bare`): the same dice for the same index and round, whoever draws it.
+    pub fn scene(
+        &self,
+        bare: &RgbImage,
+        index: usize,
+        round: u64,
+        per_frame: usize,
+        face_side: (f32, f32),
+    ) -> (RgbImage, Vec<LabelledDie>) {
+        let labels = self.frames.get(index).map_or(&[][..], |f| &f.1[..]);
+        let mut rng = XorShift::new(1 + index as u64 * 1000 + round);
+        draw_scene(
+            &mut rng,
+            bare,
+            per_frame,
+            face_side,
+            labels,
+            self.avoid_cards,
+        )
+    }
+}
+
 /// What became of the drawn dice on one table.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TableTally {
@@ -157,15 +181,7 @@ pub fn read_drawn_dice(
         let bare_reads = reads(&reader.read(&DynamicImage::ImageRgb8(bare.clone()))?);
         t.bare_phantoms += off_labels(&bare_reads, labels).len();
         for round in 0..rounds {
-            let mut rng = XorShift::new(1 + fi as u64 * 1000 + round);
-            let (frame, placed) = draw_scene(
-                &mut rng,
-                &bare,
-                per_frame,
-                face_side,
-                labels,
-                table.avoid_cards,
-            );
+            let (frame, placed) = table.scene(&bare, fi, round, per_frame, face_side);
             if placed.is_empty() {
                 continue;
             }
