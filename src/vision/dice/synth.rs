@@ -16,6 +16,7 @@
 
 use super::fit::LabelledDie;
 use super::mlp::XorShift;
+use crate::vision::geometry::dist;
 use image::RgbImage;
 
 /// Range of the drawn top face's side (px); the photo set's die boxes span
@@ -351,6 +352,11 @@ impl Style {
     }
 }
 
+/// Side (px) of the square canvas a die of top-face side `side` is drawn on.
+fn canvas_side(side: f32) -> u32 {
+    (side * CANVAS_FACTOR).ceil() as u32
+}
+
 /// Draw a die showing `value` on a patch of `table` (a real table photo)
 /// and return the canvas and the die's label: the centre and side of its
 /// axis-aligned box (top face and visible side faces), as the photo set
@@ -371,7 +377,7 @@ pub fn render_die_styled(
     style_kind: SynthStyle,
 ) -> Option<(RgbImage, LabelledDie)> {
     let side = uniform(rng, FACE_SIDE);
-    let canvas = (side * CANVAS_FACTOR).ceil() as u32;
+    let canvas = canvas_side(side);
     if table.width() < canvas || table.height() < canvas {
         return None;
     }
@@ -397,7 +403,7 @@ pub fn render_die_into(
     style_kind: SynthStyle,
 ) -> Option<LabelledDie> {
     let side = uniform(rng, face_side);
-    let canvas = (side * CANVAS_FACTOR).ceil() as u32;
+    let canvas = canvas_side(side);
     let x0 = (center[0] - canvas as f32 / 2.0).round();
     let y0 = (center[1] - canvas as f32 / 2.0).round();
     if x0 < 0.0
@@ -473,7 +479,7 @@ pub fn draw_scene(
             rng.unit() * frame.width() as f32,
             rng.unit() * frame.height() as f32,
         ];
-        let far = |d: &LabelledDie, min: f32| (d.center[0] - c[0]).hypot(d.center[1] - c[1]) > min;
+        let far = |d: &LabelledDie, min: f32| dist(d.center, c) > min;
         let clear = placed.iter().all(|d| far(d, apart))
             && keep_clear
                 .iter()

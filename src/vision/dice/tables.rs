@@ -7,13 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use image::{DynamicImage, Rgb, RgbImage};
+use image::{Rgb, RgbImage};
 
 use super::fit::{LabelledDie, load_rgb};
 use super::mlp::XorShift;
 use super::synth::draw_scene;
 use super::{DiceReader, DiceScan};
 use crate::vision::error::VisionError;
+use crate::vision::geometry::dist;
 
 /// A read belongs to a drawn die when its centre is this close (share of the
 /// die's side).
@@ -133,10 +134,6 @@ pub fn card_photos(
     Ok(out)
 }
 
-fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
-}
-
 /// Every read of a scan as (centre, value; 0 = found but unread).
 fn reads(scan: &DiceScan) -> Vec<([f32; 2], u8)> {
     let mut v: Vec<_> = scan.dice.iter().map(|d| (d.center, d.value)).collect();
@@ -178,7 +175,7 @@ pub fn read_drawn_dice(
     let mut t = TableTally::default();
     for (fi, (path, labels)) in table.frames.iter().enumerate() {
         let bare = load_rgb(path)?;
-        let bare_reads = reads(&reader.read(&DynamicImage::ImageRgb8(bare.clone()))?);
+        let bare_reads = reads(&reader.read_rgb(&bare));
         t.bare_phantoms += off_labels(&bare_reads, labels).len();
         for round in 0..rounds {
             let (frame, placed) = table.scene(&bare, fi, round, per_frame, face_side);
@@ -187,7 +184,7 @@ pub fn read_drawn_dice(
             }
             t.frames += 1;
             t.placed += placed.len();
-            let scan = reader.read(&DynamicImage::ImageRgb8(frame.clone()))?;
+            let scan = reader.read_rgb(&frame);
             let mut left = off_labels(&reads(&scan), labels);
             let mut picture = shown.map(|_| frame);
             for d in &placed {
