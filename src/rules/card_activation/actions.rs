@@ -4,7 +4,7 @@
 
 use super::{
     FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, num, pick_unit, set_status,
-    stat, units_of, yes_no,
+    stat, unit_choice, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -42,8 +42,11 @@ fn add_spent(ctx: &mut Ctx, unit: UnitId) {
     });
 }
 
-/// Activates `unit` when its card comes up.
-pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+/// Activates `unit` when its card comes up. Returns true when the activation
+/// ended at the player's word in a menu that already offered the units on
+/// Overwatch their held action, false when it ended by itself (actions spent,
+/// a rally, a rout), after which [`overwatch_window`] gives them the chance.
+pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
     let name = ctx.state().unit_name(unit);
     let actions = stat(ctx, unit, "actions").max(0);
     if has(ctx, unit, ROUTED) {
@@ -58,17 +61,19 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 format!("{name} rallies, turns to face the fight and goes on Overwatch"),
             );
         } else {
-            rout(ctx, unit)?;
+            rout(ctx, unit, true)?;
         }
-        return Ok(());
+        return Ok(false);
     }
     // Straight move actions in a row so far: enough of them make a charge.
+    // Another unit acting from Overwatch in between does not break the run:
+    // only the unit's own actions count.
     let mut moves_in_row = 0;
     let mut charge_bonus = 0;
     let mut free_melee = 0;
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
-            return Ok(());
+            return Ok(false);
         }
         // A rout forfeits the rest of the turn's actions, a charge's free
         // melee too: routing figures run away at once.
@@ -79,12 +84,16 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             actions - stat(ctx, unit, SPENT)
         };
         if left <= 0 && (free_melee == 0 || forfeit) {
-            return Ok(());
+            return Ok(false);
         }
         let mut options = Vec::new();
         if left > 0 {
             options.push(Choice::new("move", "Move"));
             options.push(Choice::new("melee", "Melee"));
+            // The free melee a charge earns may be taken at once.
+            if free_melee > 0 {
+                options.push(Choice::new("free-melee", "Free melee (charge)"));
+            }
             if stat(ctx, unit, PREP_LEFT) <= 0 {
                 options.push(Choice::new("shoot", "Shoot"));
             }
@@ -99,9 +108,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         } else {
             options.push(Choice::new("melee", "Free melee (charge)"));
         }
-        let watching: Vec<UnitId> = (0..ctx.state().units.len())
-            .filter(|&u| u != unit && ctx.state().units[u].in_play() && has(ctx, u, OVERWATCH))
-            .collect();
+        let watching = watching_units(ctx, Some(unit));
         if !watching.is_empty() {
             options.push(Choice::new("watch", "A unit on Overwatch acts"));
         }
@@ -111,25 +118,25 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             options,
             Some("actions"),
         )?;
-        let run = if picked == "move" {
-            moves_in_row + 1
-        } else {
-            0
-        };
-        moves_in_row = 0;
+        if picked != "watch" {
+            moves_in_row = if picked == "move" {
+                moves_in_row + 1
+            } else {
+                0
+            };
+        }
         // Actions taken before this one, each a penalty in combat.
         let prior = stat(ctx, unit, SPENT);
         match picked.as_str() {
             "move" => {
                 add_spent(ctx, unit);
-                moves_in_row = run;
-                let (bonus, free) = charge(ctx, unit, run)?;
+                let (bonus, free) = charge(ctx, unit, moves_in_row)?;
                 charge_bonus = bonus;
                 free_melee += free;
             }
-            "melee" => {
+            "melee" | "free-melee" => {
                 // The free melee a charge earns costs no action.
-                if left <= 0 {
+                if left <= 0 || picked == "free-melee" {
                     free_melee -= 1;
                 } else {
                     add_spent(ctx, unit);
@@ -153,7 +160,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                         stat(ctx, unit, HELD)
                     ),
                 );
-                return Ok(());
+                return Ok(true);
             }
             "watch" => {
                 if let Some(w) = pick_unit(
@@ -166,7 +173,49 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                     held_action(ctx, w)?;
                 }
             }
-            _ => return Ok(()),
+            _ => return Ok(true),
+        }
+    }
+}
+
+/// Units on Overwatch that may spend a held action, other than `acting`.
+fn watching_units(ctx: &Ctx, acting: Option<UnitId>) -> Vec<UnitId> {
+    (0..ctx.state().units.len())
+        .filter(|&u| Some(u) != acting && ctx.state().units[u].in_play() && has(ctx, u, OVERWATCH))
+        .collect()
+}
+
+/// Between activations (and before the turn ends) units on Overwatch may
+/// spend their held action: it is theirs "at any point in the turn", also
+/// after the last action of the turn. `moment` says when, for the prompt.
+pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
+    loop {
+        if check_wipeout(ctx) {
+            return Ok(());
+        }
+        let watching = watching_units(ctx, None);
+        if watching.is_empty() {
+            return Ok(());
+        }
+        let picked = ctx.choose(
+            format!("{moment}: does a unit on Overwatch act?"),
+            vec![
+                Choice::new("watch", "A unit on Overwatch acts"),
+                Choice::new("on", "Play on"),
+            ],
+            Some("overwatch"),
+        )?;
+        if picked != "watch" {
+            return Ok(());
+        }
+        if let Some(w) = pick_unit(
+            ctx,
+            "Which unit on Overwatch acts?",
+            &watching,
+            None,
+            "overwatch",
+        )? {
+            held_action(ctx, w)?;
         }
     }
 }
@@ -261,17 +310,25 @@ enum Attack {
     Ballistic,
 }
 
-/// An attack by a unit that has taken `prior` actions before it: the dice
-/// and modifier to roll at the table, then the casualties after saves, then a
-/// morale check if the target needs one.
+impl Attack {
+    /// The rules entry that covers this kind of attack.
+    fn rule(self) -> &'static str {
+        match self {
+            Attack::Melee => "melee",
+            Attack::Ballistic => "ballistics",
+        }
+    }
+}
+
+/// An attack by a unit that has taken `prior` actions before it: the target
+/// (or two, when up to the split fraction of its models engage another), then
+/// per target the dice and modifier to roll at the table, the casualties after
+/// saves, and a morale check if the target needs one.
 fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
     let enemies = units_of(ctx, 1 - side.min(1));
-    let (rule, what, dice_key) = match kind {
-        Attack::Melee => ("melee", "melee", "melee_dice"),
-        Attack::Ballistic => ("ballistics", "shooting", "ballistic_dice"),
-    };
+    let rule = kind.rule();
     let models = ctx.state().units[unit].soldiers.len() as i32;
     let split =
         (models * num(ctx, "split_fraction_num").max(0)) / num(ctx, "split_fraction_den").max(1);
@@ -284,13 +341,94 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> 
             stat(ctx, unit, "weapon_range")
         ),
     };
-    let prompt = if split > 0 {
-        format!("{prompt} (up to {split} of its {models} models may split off at another target)")
-    } else {
-        prompt
-    };
-    let Some(target) = pick_unit(ctx, &prompt, &enemies, None, rule)? else {
+    let mut options: Vec<Choice> = enemies.iter().map(|&u| unit_choice(ctx, u)).collect();
+    let can_split = split > 0 && enemies.len() >= 2;
+    if can_split {
+        options.push(Choice::new(
+            "split",
+            format!("Split: up to {split} of its {models} models engage a second target"),
+        ));
+    }
+    if options.is_empty() {
         return Ok(());
+    }
+    let picked = ctx.choose(prompt, options, Some(rule))?;
+    // (target, models engaging it)
+    let parts: Vec<(UnitId, i32)> = if picked == "split" {
+        let Some(main) = pick_unit(
+            ctx,
+            &format!("{name}'s main target?"),
+            &enemies,
+            None,
+            "split-actions",
+        )?
+        else {
+            return Ok(());
+        };
+        let others: Vec<UnitId> = enemies.iter().copied().filter(|&u| u != main).collect();
+        let Some(second) = pick_unit(
+            ctx,
+            "The models that split off engage which other enemy?",
+            &others,
+            None,
+            "split-actions",
+        )?
+        else {
+            return Ok(());
+        };
+        let off = ctx.number(
+            format!(
+                "How many of {name}'s {models} models engage {}?",
+                ctx.state().unit_name(second)
+            ),
+            1,
+            i64::from(split),
+            Some("split-actions"),
+        )? as i32;
+        vec![(main, models - off), (second, off)]
+    } else {
+        match enemies
+            .iter()
+            .copied()
+            .find(|&u| unit_choice(ctx, u).id == picked)
+        {
+            Some(t) => vec![(t, models)],
+            None => return Ok(()),
+        }
+    };
+    if kind == Attack::Ballistic {
+        let prep = stat(ctx, unit, "weapon_prep").max(0);
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: PREP_LEFT.into(),
+            value: prep,
+        });
+    }
+    for (target, engaging) in parts {
+        if !ctx.state().units[target].in_play() {
+            continue;
+        }
+        strike(ctx, unit, kind, target, engaging, bonus, prior)?;
+    }
+    Ok(())
+}
+
+/// `engaging` models of `unit` attack `target`: the dice and modifier, the
+/// casualties after saves, then the target's morale check if it needs one.
+fn strike(
+    ctx: &mut Ctx,
+    unit: UnitId,
+    kind: Attack,
+    target: UnitId,
+    engaging: i32,
+    bonus: i32,
+    prior: i32,
+) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let rule = kind.rule();
+    let (what, dice_key) = match kind {
+        Attack::Melee => ("melee", "melee_dice"),
+        Attack::Ballistic => ("shooting", "ballistic_dice"),
     };
     let target_name = ctx.state().unit_name(target);
     let mut modifier = bonus - prior.max(0) * num(ctx, "prior_action_penalty");
@@ -315,14 +453,8 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> 
             modifier -= p;
             why.push(format!("target moved {moved} in -{p}"));
         }
-        let prep = stat(ctx, unit, "weapon_prep").max(0);
-        ctx.apply(Effect::SetStat {
-            unit,
-            stat: PREP_LEFT.into(),
-            value: prep,
-        });
     }
-    let dice = models * stat(ctx, unit, dice_key).max(0);
+    let dice = engaging.max(0) * stat(ctx, unit, dice_key).max(0);
     ctx.resolved(
         rule,
         format!(
@@ -353,7 +485,7 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> 
         )?
         && !morale_check(ctx, target, "morale-check")?
     {
-        rout(ctx, target)?;
+        rout(ctx, target, false)?;
     }
     Ok(())
 }
@@ -452,33 +584,38 @@ pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
 }
 
 /// A failed check: the unit routs (a free double move away) and loses its
-/// remaining actions; at its board edge it is removed.
-fn rout(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+/// remaining actions. A failed rally check at the unit's board edge removes
+/// it; the document names no such end for other routs.
+fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     set_status(ctx, unit, ROUTED, true);
     set_status(ctx, unit, OVERWATCH, false);
     // The actions left are lost, not taken: they add no combat penalty.
     set_status(ctx, unit, FORFEIT, true);
     let dist = stat(ctx, unit, "move") * num(ctx, "rout_move_multiplier");
-    if yes_no(
-        ctx,
-        format!(
-            "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge). Is it at its board edge?"
-        ),
-        "rout",
-    )? {
+    if failed_rally
+        && yes_no(
+            ctx,
+            format!(
+                "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge). Is it at its board edge?"
+            ),
+            "rout",
+        )?
+    {
         ctx.apply(Effect::RemoveUnit {
             unit,
-            reason: "routed off its board edge".into(),
+            reason: "failed to rally at its board edge".into(),
         });
         ctx.resolved(
             "rally",
-            format!("{name} fails at its board edge and is eliminated"),
+            format!("{name} fails to rally at its board edge and is eliminated"),
         );
     } else {
         ctx.resolved(
             "rout",
-            format!("{name} routs {dist} in and loses its remaining actions"),
+            format!(
+                "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge) and loses its remaining actions"
+            ),
         );
     }
     Ok(())

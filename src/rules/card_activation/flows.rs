@@ -75,7 +75,7 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
         &s,
         "Rifles rolls 5 shooting dice at Guards, -1 to hit (0 earlier action(s), target moved 13 in -1)"
     ));
-    feed(&mut s, &["n 2", "c yes", "d 6 3", "c no"]);
+    feed(&mut s, &["n 2", "c yes", "d 6 3"]);
     assert!(logged(&s, "Guards rolls 9 against 7: fails"));
     assert!(unit(&s, "Guards").has(ROUTED));
     assert_eq!(unit(&s, "Guards").soldiers.len(), 3);
@@ -165,7 +165,6 @@ fn a_routed_unit_that_rallies_counts_only_the_actions_it_took() {
             "n 2",
             "c yes",
             "d 6 3",
-            "c no",
             "c special",
             "c prep",
         ],
@@ -193,7 +192,7 @@ fn a_unit_routed_in_its_own_activation_loses_the_rest_of_its_actions() {
     feed(
         &mut s,
         &[
-            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6", "c no",
+            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6",
         ],
     );
     assert!(unit(&s, "Militia").has(ROUTED));
@@ -212,7 +211,7 @@ fn a_charger_routed_by_overwatch_fire_loses_its_free_melee() {
     feed(
         &mut s,
         &[
-            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6", "c no",
+            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6",
         ],
     );
     assert!(unit(&s, "Militia").has(ROUTED));
@@ -242,4 +241,117 @@ fn house_ruled_numbers_change_play() {
     // Two moves in a row are not yet a charge when three are needed.
     feed(&mut s, &["c none", "c move"]);
     assert!(!asking(&s).contains("in a row"), "{}", asking(&s));
+}
+
+#[test]
+fn a_unit_on_overwatch_may_act_after_the_last_action_of_an_activation() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // The Militia spend both actions moving; their activation ends by itself.
+    feed(&mut s, &["c move", "c none", "c move", "c none"]);
+    assert_asking(
+        &s,
+        "Militia's activation is over: does a unit on Overwatch act?",
+    );
+    feed(&mut s, &["c watch", "c u0", "c shoot", "c u4", "n 6"]);
+    assert!(logged(&s, "Rifles rolls 5 shooting dice at Militia"));
+    feed(&mut s, &["n 1", "c no"]);
+    assert!(!unit(&s, "Rifles").has(OVERWATCH));
+    assert_asking(&s, "Guards has 2 action(s) left");
+}
+
+#[test]
+fn the_last_held_action_of_the_turn_is_offered_before_the_turn_ends() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    // Everyone but the Scouts ends at once; the Scouts, last, go on Overwatch.
+    feed(&mut s, &["c end", "c end", "c end", "c end", "c overwatch"]);
+    assert!(unit(&s, "Scouts").has(OVERWATCH));
+    // Going on Overwatch ends the activation at the player's word; the turn
+    // still offers the held action before it ends.
+    assert_asking(
+        &s,
+        "Turn 1's activations are over: does a unit on Overwatch act?",
+    );
+    feed(&mut s, &["c on"]);
+    assert_asking(&s, "Turn 1 is over");
+}
+
+#[test]
+fn fire_from_overwatch_between_two_moves_does_not_break_the_charge() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    feed(&mut s, &["c move", "c none"]);
+    // The Rifles use their held action between the Militia's moves.
+    feed(&mut s, &["c watch", "c u0", "c move"]);
+    feed(&mut s, &["c move"]);
+    assert_asking(&s, "2 straight move actions in a row into contact");
+}
+
+#[test]
+fn a_charges_free_melee_may_be_taken_at_once() {
+    let mut s = begin_game_with(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(setup()),
+        4,
+        &[("charge_move_actions", 1)],
+    );
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c move", "c two-moves"]);
+    assert_asking(&s, "Free melee (charge)");
+    assert_asking(&s, "Rifles has 1 action(s) left");
+    feed(&mut s, &["c free-melee", "c u3"]);
+    assert!(logged(
+        &s,
+        "Rifles rolls 5 melee dice at Guards, +0 to hit (1 earlier action(s), charge +1)"
+    ));
+    feed(&mut s, &["n 0", "c no"]);
+    // The free melee cost no action: one is left, and no second free melee.
+    assert_asking(&s, "Rifles has 1 action(s) left");
+    assert!(!asking(&s).contains("Free melee"), "{}", asking(&s));
+}
+
+#[test]
+fn up_to_half_the_models_may_split_off_at_a_second_target() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c shoot"]);
+    assert_asking(&s, "Split: up to 2 of its 5 models engage a second target");
+    feed(&mut s, &["c split", "c u3", "c u4", "n 2", "n 0"]);
+    assert!(logged(
+        &s,
+        "Rifles rolls 3 shooting dice at Guards, +0 to hit"
+    ));
+    feed(&mut s, &["n 1", "c no", "n 13"]);
+    assert!(logged(
+        &s,
+        "Rifles rolls 2 shooting dice at Militia, -1 to hit (0 earlier action(s), target moved 13 in -1)"
+    ));
+    feed(&mut s, &["n 2", "c no"]);
+    assert_eq!(unit(&s, "Guards").soldiers.len(), 4);
+    assert_eq!(unit(&s, "Militia").soldiers.len(), 3);
+    // One action for both targets.
+    assert_asking(&s, "Rifles has 1 action(s) left");
+}
+
+#[test]
+fn only_a_failed_rally_at_the_board_edge_eliminates_a_unit() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    // The Rifles rout the Guards: no question about the board edge.
+    feed(&mut s, &["c shoot", "c u3", "n 0", "n 1", "c yes", "d 6 6"]);
+    assert!(logged(&s, "Guards routs 12 in away from the enemy"));
+    assert!(unit(&s, "Guards").in_play() && unit(&s, "Guards").has(ROUTED));
+    feed(&mut s, &["c end", "c end"]);
+    // The Guards fail to rally at their board edge.
+    feed(&mut s, &["d 6 5"]);
+    assert_asking(&s, "Is it at its board edge?");
+    feed(&mut s, &["c yes"]);
+    assert!(logged(
+        &s,
+        "Guards fails to rally at its board edge and is eliminated"
+    ));
+    assert!(!unit(&s, "Guards").in_play());
 }

@@ -61,6 +61,7 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "assign",
         "activation-order",
         "actions",
+        "split-actions",
         "rally",
         "overwatch",
         "move",

@@ -63,14 +63,29 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         "activation-order",
         format!("Activation order: {}", text.join(", ")),
     );
-    for (unit, _) in slots {
+    let last = slots.len().saturating_sub(1);
+    for (i, (unit, _)) in slots.into_iter().enumerate() {
         if ctx.state().units[unit].in_play() {
-            actions::activate(ctx, unit)?;
+            let offered = actions::activate(ctx, unit)?;
             if check_wipeout(ctx) {
                 return Ok(());
             }
+            // After the last one the turn's own window below asks.
+            if !offered && i < last {
+                let name = ctx.state().unit_name(unit);
+                actions::overwatch_window(ctx, &format!("{name}'s activation is over"))?;
+                if check_wipeout(ctx) {
+                    return Ok(());
+                }
+            }
         }
         ctx.apply(Effect::AdvanceActivation);
+    }
+    // A held action is the unit's "at any point in the turn", so also after
+    // the last activation.
+    actions::overwatch_window(ctx, &format!("Turn {t}'s activations are over"))?;
+    if check_wipeout(ctx) {
+        return Ok(());
     }
     ctx.apply(Effect::DiscardCards {
         deck: DECK,
