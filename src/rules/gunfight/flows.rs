@@ -154,7 +154,13 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
     feed(&mut s, &RED_FIRST);
     feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
     // Wyatt (rifle, so no fan question) fires on overwatch with 8s: 6.
-    feed(&mut s, &["c ow-1", "c g4", "k 8s", "n 0", "c no"]);
+    feed(&mut s, &["c ow-1", "c g4"]);
+    // Kid's gang mates may have moved with him as a group.
+    assert_asking(
+        &s,
+        "Doc (Red, rifle, 6 lives) (if he moved with Kid as a group)",
+    );
+    feed(&mut s, &["c g0", "k 8s", "n 0", "c no"]);
     assert_asking(&s, "Wyatt shoots 6 at Kid (8s overwatch -2)");
     feed(&mut s, &["c none", "d 1"]);
     assert!(logged(&s, "Kid stops where he was hit"));
@@ -357,4 +363,56 @@ fn house_ruled_numbers_change_play() {
     assert!(s.apply(Event::Answer(answer("n 4"))).is_err());
     feed(&mut s, &["n 3", "k 2c 3c 4c"]);
     assert!(logged(&s, "within 3 card-widths"));
+}
+
+#[test]
+fn overwatch_may_fire_at_a_gunman_who_moved_with_the_mover_as_a_group() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
+    feed(&mut s, &["c ow-1", "c g4", "c g1", "k 8s", "n 0", "c no"]);
+    assert_asking(&s, "Wyatt shoots 6 at Doc (8s overwatch -2)");
+    feed(&mut s, &["c none", "d 2"]);
+    assert!(logged(&s, "Doc stops where he was hit"));
+    assert_eq!(lives(&s, "Doc"), 4);
+    assert_eq!(lives(&s, "Kid"), 6);
+}
+
+#[test]
+fn with_three_gangs_a_third_may_fire_at_a_gunman_firing_on_overwatch() {
+    let mut three = setup(false);
+    three
+        .gangs
+        .push(gang("Green", BackColour::Other, "A B C D"));
+    let mut s = begin(&three);
+    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s"]);
+    // Red's Doc shoots Wyatt; Blue's Virgil fires back on overwatch.
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g1", "c g4", "k As", "n 0", "c no", "c no", "c none", "d 1",
+        ],
+    );
+    feed(
+        &mut s,
+        &["c ow-1", "c g5", "k 9s", "n 0", "c no", "c none", "d 1"],
+    );
+    assert_eq!(lives(&s, "Doc"), 5);
+    // Virgil fired: Green (not Red, whose go it is) may fire at him.
+    assert_asking(&s, "Virgil fired: does anyone fire on overwatch?");
+    assert_asking(&s, "Green fires on overwatch");
+    assert!(!asking(&s).contains("Red fires"), "{}", asking(&s));
+    feed(
+        &mut s,
+        &["c ow-2", "c g8", "k 7d", "n 0", "c no", "c none", "d 3"],
+    );
+    assert_eq!(lives(&s, "Virgil"), 3);
+    // A fired too: Blue may answer him. Nobody does, nor fires again at
+    // Virgil; then back to whether anyone fires at Doc again.
+    assert_asking(&s, "A fired: does anyone fire on overwatch?");
+    assert_asking(&s, "Blue fires on overwatch");
+    feed(&mut s, &["c none"]);
+    assert_asking(&s, "Virgil fired: does anyone fire on overwatch?");
+    feed(&mut s, &["c none"]);
+    assert_asking(&s, "Doc fired: does anyone fire on overwatch?");
 }

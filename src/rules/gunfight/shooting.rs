@@ -96,20 +96,52 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     overwatch(ctx, side, shooter, Trigger::Fired)
 }
 
-/// Opponents of `side` may fire on overwatch at `figure`, one shot at a time,
-/// until nobody else does.
+/// Opponents of `side` (the active gang) may fire on overwatch at `figure`,
+/// one shot at a time, until nobody else does.
 pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) -> Flow<()> {
+    overwatch_at(ctx, side, side, figure, trigger)
+}
+
+/// Overwatch fire in `active`'s turn at `figure` of gang `figure_side`, from
+/// every other gang but the active one. A gunman firing on overwatch has
+/// fired too, so with three or more gangs a third may fire back at him.
+fn overwatch_at(
+    ctx: &mut Ctx,
+    active: SideId,
+    figure_side: SideId,
+    figure: UnitId,
+    trigger: Trigger,
+) -> Flow<()> {
+    // Figures that moved in a group with the mover may be shot as well.
+    let targets: Vec<UnitId> = match trigger {
+        Trigger::Moved => {
+            let mut t = vec![figure];
+            t.extend(
+                gunmen_of(ctx, figure_side)
+                    .into_iter()
+                    .filter(|&g| g != figure),
+            );
+            t
+        }
+        Trigger::Fired => vec![figure],
+    };
     loop {
+        let standing: Vec<UnitId> = targets
+            .iter()
+            .copied()
+            .filter(|&t| lives_left(ctx, t) > 0)
+            .collect();
+        // Once the named mover is out, his move (and the group's) is over.
         if lives_left(ctx, figure) == 0 || ctx.state().outcome.is_some() {
             return Ok(());
         }
         let shooters: Vec<SideId> = (0..ctx.state().sides.len())
-            .filter(|&s| s != side && !gunmen_of(ctx, s).is_empty())
+            .filter(|&s| s != active && s != figure_side && !gunmen_of(ctx, s).is_empty())
             .collect();
         if shooters.is_empty() {
             return Ok(());
         }
-        let target = ctx.state().unit_name(figure);
+        let mover = ctx.state().unit_name(figure);
         let verb = match trigger {
             Trigger::Moved => "moved",
             Trigger::Fired => "fired",
@@ -122,7 +154,7 @@ pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) 
             ));
         }
         let picked = ctx.choose(
-            format!("{target} {verb}: does anyone fire on overwatch?"),
+            format!("{mover} {verb}: does anyone fire on overwatch?"),
             options,
             Some("overwatch"),
         )?;
@@ -138,9 +170,34 @@ pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) 
             continue;
         };
         let name = ctx.state().unit_name(shooter);
+        let target = if standing.len() > 1 {
+            let options: Vec<Choice> = standing
+                .iter()
+                .map(|&g| {
+                    let mut c = gunman_choice(ctx, g);
+                    if g != figure {
+                        c.label = format!("{} (if he moved with {mover} as a group)", c.label);
+                    }
+                    c
+                })
+                .collect();
+            let picked = ctx.choose(
+                format!("{name} fires at which figure that moved?"),
+                options,
+                Some("overwatch"),
+            )?;
+            standing
+                .iter()
+                .copied()
+                .find(|&g| picked == format!("g{g}"))
+                .unwrap_or(figure)
+        } else {
+            figure
+        };
+        let target_name = ctx.state().unit_name(target);
         let card = shooting_card(
             ctx,
-            &format!("{name} fires on overwatch at {target}: play a Spade or Diamond"),
+            &format!("{name} fires on overwatch at {target_name}: play a Spade or Diamond"),
         )?;
         let (mut modifier, mut why) = situation(ctx, false)?;
         let m = num(ctx, "overwatch_modifier");
@@ -149,18 +206,21 @@ pub fn overwatch(ctx: &mut Ctx, side: SideId, figure: UnitId, trigger: Trigger) 
         let hit = fire(
             ctx,
             &name,
-            Target::Gunman(figure),
+            Target::Gunman(target),
             card,
             modifier,
             &why,
             "overwatch",
         )?;
-        if hit && trigger == Trigger::Moved && lives_left(ctx, figure) > 0 {
-            ctx.resolved("overwatch", format!("{target} stops where he was hit"));
+        if hit && trigger == Trigger::Moved && lives_left(ctx, target) > 0 {
+            ctx.resolved("overwatch", format!("{target_name} stops where he was hit"));
         }
         after_firing(ctx)?;
         if check_victory(ctx) {
             return Ok(());
+        }
+        if lives_left(ctx, shooter) > 0 {
+            overwatch_at(ctx, active, s, shooter, Trigger::Fired)?;
         }
     }
 }
@@ -254,10 +314,13 @@ fn fire(
         Target::Gunman(t) => {
             let name = ctx.state().unit_name(t);
             let answer = ctx.choose(
-                format!("{shooter} shoots {shot} at {name} ({detail}): does {name} play a save?"),
+                format!("{shooter} shoots {shot} at {name} ({detail}): does {name} play a save? (a Heart must be played if he holds one)"),
                 vec![
-                    Choice::new("save", "Play a Heart, Diamond or Joker"),
-                    Choice::new("none", "No save"),
+                    Choice::new(
+                        "save",
+                        "Play a save: a Heart if he holds one, else a Diamond or Joker if he wants",
+                    ),
+                    Choice::new("none", "No save (he holds no Heart)"),
                 ],
                 Some(rule),
             )?;
