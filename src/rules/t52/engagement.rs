@@ -345,6 +345,10 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
         ),
         "wounds",
     )?;
+    // Every 1 the gun rolls risks a misfire, its own saves included.
+    if kind(&t) == UnitKind::Artillery && misfire(ctx, target, pool.count_of(1) as u32)? {
+        return Ok(0);
+    }
     let w = wounds_from(&pool.values(), v) * strike.wounds_per_hit;
     ctx.resolved(
         "wounds",

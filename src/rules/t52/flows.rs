@@ -597,3 +597,42 @@ fn objectives_are_asked_after_vanguard_moves() {
     assert_eq!(s.state().objectives[0].holder, Holder::Side(0));
     assert_asking(&s, "Red: choose a Toff or Snob");
 }
+
+#[test]
+fn a_one_on_the_guns_own_vulnerability_dice_risks_a_misfire() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c yes", "c lump",
+        ],
+    );
+    // The gun's own attack rolls no 1; 8c's Return Fire hits it twice.
+    feed(&mut s, &["d 4 5 6", "d 6 6 1 1 1 1 1 1"]);
+    feed(&mut s, &["d 1 6"]);
+    assert_asking(&s, "Misfire check");
+    feed(&mut s, &["d 1"]);
+    assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
+    assert!(!unit(&s, "Artillery 3c").in_play());
+}
+
+#[test]
+fn a_one_in_the_guns_panic_test_risks_a_misfire() {
+    let mut s = game(RED, BLUE, &[]);
+    // Red's 4h charges Blue's gun, which takes a Panic Test and rolls a 1.
+    feed(&mut s, &["c XR", "c 4h", "c charge", "d 3", "c 3c"]);
+    assert_asking(&s, "Panic Test for Artillery 3c");
+    feed(&mut s, &["d 1"]);
+    assert_asking(&s, "Misfire check");
+    feed(&mut s, &["d 1"]);
+    assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
+    assert!(!unit(&s, "Artillery 3c").in_play());
+    // A destroyed gun neither stands and shoots nor fights.
+    assert!(!logged(&s, "Artillery 3c stands and shoots"));
+    assert!(!logged(&s, "Artillery 3c holds"));
+    assert!(logged(
+        &s,
+        "Artillery 3c is gone: Follower 4h's charge ends"
+    ));
+    assert!(!asking(&s).contains("Charge!"), "{}", asking(&s));
+}

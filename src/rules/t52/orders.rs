@@ -214,6 +214,14 @@ fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
         0
     };
     let held = panic_test(ctx, t, rerolls)?;
+    if !unit(ctx, t).is_some_and(|tu| tu.in_play()) {
+        // A gun that misfired in its Panic Test is gone: nothing to charge.
+        ctx.resolved(
+            "charge",
+            format!("{target_name} is gone: {}'s charge ends", u.name),
+        );
+        return Ok(());
+    }
     if !held {
         retreat(ctx, t, id)?;
     } else if unit(ctx, t).is_some_and(|tu| can_shoot(&tu)) {

@@ -1,7 +1,8 @@
 //! Panic Tests, with Fearless, Mob, defensible terrain and the
 //! Bowel-loosening Charge re-roll.
 
-use super::{TerrainKind, num, terrain_count, unit, yes_no};
+use super::engagement::misfire;
+use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit, yes_no};
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::{Unit, UnitId};
 
@@ -64,6 +65,10 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
             ),
             "panic",
         )?;
+        // A gun that rolls a 1 may misfire; a destroyed gun has no test left.
+        if gun_misfires(ctx, &u, id, d)? {
+            return Ok(true);
+        }
         let mut held = panic_holds(d, missing, threshold);
         let total = i32::from(d) + missing as i32;
         if held {
@@ -79,6 +84,9 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
                 ),
                 "panic",
             )?;
+            if gun_misfires(ctx, &u, id, f)? {
+                return Ok(true);
+            }
             held = i32::from(f) >= target;
             ctx.resolved(
                 "panic",
@@ -100,6 +108,15 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
         }
         return Ok(held);
     }
+}
+
+/// The misfire check for a 1 that artillery rolled in its Panic Test: true
+/// when it destroyed the gun.
+fn gun_misfires(ctx: &mut Ctx, u: &Unit, id: UnitId, die: u8) -> Flow<bool> {
+    if kind(u) != UnitKind::Artillery || die != 1 {
+        return Ok(false);
+    }
+    misfire(ctx, id, 1)
 }
 
 #[cfg(test)]
