@@ -207,11 +207,10 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
         std::cmp::Ordering::Less => lose(ctx, attacker, Some((defender, d_card, false))),
         std::cmp::Ordering::Equal => {
             ctx.resolved("tie", "Equal cards: both units lose a man");
-            lose(ctx, defender, None);
-            lose(ctx, attacker, None);
+            lose(ctx, defender, None)?;
+            lose(ctx, attacker, None)
         }
     }
-    Ok(())
 }
 
 /// Kills one man of `unit`: a man in ranks while there is one.
@@ -220,6 +219,32 @@ fn kill_one(ctx: &mut Ctx, unit: UnitId) {
         set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
     }
     ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
+}
+
+/// Kills one man of `unit` lost in a combat: the opposing player chooses
+/// whether he stood in ranks or was already confused (asked only when the
+/// unit has both).
+fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    if in_ranks(ctx, unit) > 0 && confused(ctx, unit) > 0 {
+        let name = ctx.state().unit_name(unit);
+        let side = ctx.state().units[unit].side;
+        let chooser = ctx.state().side_name(1 - side.min(1));
+        let picked = ctx.choose(
+            format!("{chooser}: which of {name}'s men is killed?"),
+            vec![
+                Choice::new("ranks", "A man in ranks"),
+                Choice::new("confused", "A confused man"),
+            ],
+            Some("combat"),
+        )?;
+        if picked == "confused" {
+            set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
+            ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
+            return Ok(());
+        }
+    }
+    kill_one(ctx, unit);
+    Ok(())
 }
 
 fn gone(ctx: &Ctx, unit: UnitId) -> String {
@@ -232,7 +257,7 @@ fn gone(ctx: &Ctx, unit: UnitId) -> String {
 
 /// `loser` loses a combat (or draws one, with no `winner`): one man killed,
 /// then confusion by the engagement's kill count and the winner's arm.
-fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
+fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> Flow<()> {
     let name = ctx.state().unit_name(loser);
     let guns_won = winner.is_some_and(|(w, _, _)| arm(ctx, w) == Arm::Artillery);
     let kills_key = if guns_won {
@@ -242,7 +267,7 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
     };
     let kills = num(ctx, kills_key).max(1) as u32;
     for _ in 0..kills {
-        kill_one(ctx, loser);
+        kill_chosen(ctx, loser)?;
     }
     let killed = ctx.state().units[loser].stat(ENGAGEMENT_KILLS).max(0) as u32 + kills;
     set_stat(ctx, loser, ENGAGEMENT_KILLS, killed as i32);
@@ -294,6 +319,7 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) {
             gone(ctx, loser)
         ),
     );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -159,6 +159,9 @@ fn equal_cards_kill_on_both_sides_and_confusion_grows_with_the_engagement() {
     feed(&mut s, &["c none", "c done", "c none"]);
     // The British Foot fights the Line again in the same engagement and wins.
     feed(&mut s, &["c u3", "c u0", "c no", "c no", "k Qs", "k 3h"]);
+    // The Line has men in ranks and a confused one: the British choose.
+    assert_asking(&s, "British: which of Line's men is killed?");
+    feed(&mut s, &["c ranks"]);
     assert_eq!(unit(&s, "Line").stat(ENGAGEMENT_KILLS), 2);
     assert_eq!(men(&s, "Line"), (10, 3));
     feed(&mut s, &["c none"]);
@@ -213,19 +216,32 @@ fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
 }
 
 #[test]
-fn unequal_armies_are_refused_with_the_counts() {
+fn a_setup_without_four_objectives_is_refused() {
     let mut bad = setup();
-    bad.armies[1].units.pop();
     bad.objectives.pop();
     let s = begin(&bad);
     assert!(logged(
         &s,
         "The table needs 4 objectives; the setup names 3."
     ));
+    assert!(s.pending().is_none());
+}
+
+#[test]
+fn unequal_armies_are_played_with_a_note_counting_gunners_as_men() {
+    let mut uneven = setup();
+    uneven.armies[1].units.pop();
+    let s = begin(&uneven);
     assert!(logged(
         &s,
-        "French has 18 men and 1 guns, British has 18 men and 0 guns."
+        "The sides are unequal (French has 21 men and 1 guns, British has 18 men and 0 guns)"
     ));
+    assert!(s.pending().is_some());
+    // Gunners are men: 12 + 6 + 3 against 14 + 6 + 1, one gun each, is even.
+    let mut even = setup();
+    even.armies[1].units =
+        parse_units("Foot:inf:14 Dragoons:cav:6 Guns:art:1").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(super::balance_note(&even), None);
 }
 
 #[test]
@@ -346,4 +362,54 @@ fn house_ruled_numbers_change_play() {
     // Two combats a turn: the Dragoons may fight again.
     assert_asking(&s, "British, step 3");
     assert_asking(&s, "Dragoons");
+}
+
+#[test]
+fn rallied_gunners_walk_back_to_their_gun_before_it_fires() {
+    let mut small = setup();
+    small.armies[0].units =
+        parse_units("Line:inf:12 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
+    small.armies[1].units = parse_units("Foot:inf:12 Guns:art:3").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none", "c none"]);
+    // The Foot hit the Battery in the flank and win: 1 killed, 2 confused,
+    // so every gunner has fled the gun.
+    feed(
+        &mut s,
+        &[
+            "c done", "c none", "c u2", "c u1", "c no", "c yes", "k Ks", "k 2d", "c none",
+        ],
+    );
+    assert_eq!(men(&s, "Battery"), (2, 2));
+    // The commander rallies them: one gunner back in ranks.
+    feed(&mut s, &["c rally", "c u1", "c yes", "c done", "c u1"]);
+    assert_asking(&s, "Have Battery's rallied gunners walked back to the gun");
+    feed(&mut s, &["c no"]);
+    assert!(logged(
+        &s,
+        "Battery cannot fire: its gunners are still walking back"
+    ));
+    // Not offered again this turn: no gun is left to fire.
+    assert_asking(&s, "step 3: which unit fights a combat?");
+    assert!(unit(&s, "Battery").has(super::GUNNERS_AWAY));
+}
+
+#[test]
+fn the_winner_may_kill_a_confused_man() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c done", "c none", "c u0", "c u3", "c no", "c no", "k 8h", "k 8s",
+        ],
+    );
+    feed(&mut s, &["c none", "c done", "c none"]);
+    feed(
+        &mut s,
+        &["c u3", "c u0", "c no", "c no", "k Qs", "k 3h", "c confused"],
+    );
+    // 11 men, 1 confused: the confused man dies, then 2 more are confused.
+    assert_eq!(men(&s, "Line"), (10, 2));
 }

@@ -103,6 +103,9 @@ pub const ENGAGED: &str = "engaged";
 pub const IN_ENGAGEMENT: &str = "in_engagement";
 /// Status: the unit has rallied this turn (once per turn).
 pub const RALLIED: &str = "rallied";
+/// Status: a gun whose gunners had all fled and rallied; they must walk back
+/// to it before it fires again.
+pub const GUNNERS_AWAY: &str = "gunners_away";
 
 /// A unit's arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,32 +210,32 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             }
         }
     }
-    if let [a, b] = setup.armies.as_slice() {
-        let men = |x: &ArmySetup, arm: Option<Arm>| -> u32 {
-            x.units
-                .iter()
-                .filter(|u| arm.is_none_or(|w| u.arm == w))
-                .map(|u| if u.arm == Arm::Artillery { 0 } else { u.men })
-                .sum()
-        };
-        let guns = |x: &ArmySetup| x.units.iter().filter(|u| u.arm == Arm::Artillery).count();
-        if men(a, None) != men(b, None) || guns(a) != guns(b) {
-            errors.push(format!(
-                "The sides should be equal: {} has {} men and {} guns, {} has {} men and {} guns.",
-                a.name,
-                men(a, None),
-                guns(a),
-                b.name,
-                men(b, None),
-                guns(b)
-            ));
-        }
-    }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
     }
+}
+
+/// The document asks for sides with equal men (gunners included) and guns
+/// but calls it a "should": an unequal setup is played, with this note.
+pub fn balance_note(setup: &GameSetup) -> Option<String> {
+    let [a, b] = setup.armies.as_slice() else {
+        return None;
+    };
+    let men = |x: &ArmySetup| x.units.iter().map(|u| u.men).sum::<u32>();
+    let guns = |x: &ArmySetup| x.units.iter().filter(|u| u.arm == Arm::Artillery).count();
+    (men(a) != men(b) || guns(a) != guns(b)).then(|| {
+        format!(
+            "The sides are unequal ({} has {} men and {} guns, {} has {} men and {} guns); the rules ask for equal sides, so play on only if you agreed to it.",
+            a.name,
+            men(a),
+            guns(a),
+            b.name,
+            men(b),
+            guns(b)
+        )
+    })
 }
 
 /// Parses units typed as `Name:arm:men` separated by spaces or commas
@@ -266,6 +269,9 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
     if let Err(errors) = check_setup(setup, ctx.ruleset) {
         super::common::refuse_setup(ctx, "setup", errors);
         return Ok(());
+    }
+    if let Some(note) = balance_note(setup) {
+        ctx.resolved("setup", note);
     }
     let markers = ctx.ruleset.number("shot_markers_per_cannon").max(0) as i32;
     for (side, a) in setup.armies.iter().enumerate() {

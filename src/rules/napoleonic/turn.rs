@@ -2,9 +2,9 @@
 //! reform, (2) long-range artillery, (3) combats; every step optional.
 
 use super::{
-    Arm, COMBATS, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, IN_ENGAGEMENT, RALLIED,
-    SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, in_ranks, men, num, pick_unit,
-    set_stat, units_of, yes_no,
+    Arm, COMBATS, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, GUNNERS_AWAY, IN_ENGAGEMENT,
+    RALLIED, SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, in_ranks, men, num,
+    pick_unit, set_stat, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -273,7 +273,13 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
         in_ranks(ctx, u),
         confused(ctx, u)
     );
-    if arm(ctx, u) == Arm::Artillery {
+    // Gunners who had all fled the gun must walk back before it fires.
+    if arm(ctx, u) == Arm::Artillery && ranks == 0 {
+        ctx.apply(Effect::SetStatus {
+            unit: u,
+            status: GUNNERS_AWAY.into(),
+            on: true,
+        });
         text.push_str(&format!(
             "; the gunners walk back to the gun at {} cm a turn before it fires again",
             num(ctx, "gunner_return_cm")
@@ -324,11 +330,14 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
 /// Step 2: cannons with a gunner in ranks and shot markers left may fire.
 fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let name = ctx.state().side_name(side);
+    // Guns whose gunners are still walking back this turn.
+    let mut not_back = Vec::new();
     loop {
         let guns: Vec<usize> = units_of(ctx, side)
             .into_iter()
             .filter(|&u| {
-                arm(ctx, u) == Arm::Artillery
+                !not_back.contains(&u)
+                    && arm(ctx, u) == Arm::Artillery
                     && in_ranks(ctx, u) > 0
                     && ctx.state().units[u].stat(SHOT_MARKERS) > 0
                     && !ctx.state().units[u].has(FOUGHT)
@@ -344,6 +353,29 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         else {
             return Ok(());
         };
+        if ctx.state().units[gun].has(GUNNERS_AWAY) {
+            let unit = ctx.state().unit_name(gun);
+            if !yes_no(
+                ctx,
+                format!(
+                    "Have {unit}'s rallied gunners walked back to the gun ({} cm a turn)?",
+                    num(ctx, "gunner_return_cm")
+                ),
+                "rally",
+            )? {
+                ctx.resolved(
+                    "rally",
+                    format!("{unit} cannot fire: its gunners are still walking back"),
+                );
+                not_back.push(gun);
+                continue;
+            }
+            ctx.apply(Effect::SetStatus {
+                unit: gun,
+                status: GUNNERS_AWAY.into(),
+                on: false,
+            });
+        }
         // One shot per gun per turn: mark a gun that fired so it is not
         // offered again; one refused for want of markers may try another target.
         if combat::long_range(ctx, side, gun)? {
