@@ -110,6 +110,10 @@ pub struct Ability {
     /// Every unit has it (punching, dashing) without listing it.
     #[serde(default)]
     pub universal: bool,
+    /// A unit may use it as many times per activation as its value of this
+    /// stat (`"empty_hands"` for punching), each at full draw; 0 hides it.
+    #[serde(default)]
+    pub uses_stat: Option<String>,
 }
 
 impl Ability {

@@ -35,8 +35,24 @@ pub(crate) fn progress_key(a: &Ability) -> String {
 /// Cards a skill check draws before extra points and modifiers: the stat,
 /// less one per earlier use this activation.
 pub(crate) fn base_draw(ctx: &Ctx, unit: UnitId, a: &Ability, suit: Suit) -> i32 {
-    let uses = stat(ctx, unit, &uses_key(a));
-    (stat(ctx, unit, suit_stat(suit)) - uses * num(ctx, "reuse_draw_loss")).max(0)
+    // Uses counted by a stat (one punch per empty hand) carry no reuse loss.
+    let uses = if a.uses_stat.is_some() {
+        0
+    } else {
+        stat(ctx, unit, &uses_key(a))
+    };
+    let riding = if matches!(suit, Suit::Hearts | Suit::Diamonds) && riding_untrained(ctx, unit) {
+        num(ctx, "riding_penalty")
+    } else {
+        0
+    };
+    (stat(ctx, unit, suit_stat(suit)) - uses * num(ctx, "reuse_draw_loss") - riding).max(0)
+}
+
+/// A unit riding its mount without Mounted Training (Hearts and Diamonds
+/// draw less until it dismounts).
+pub(crate) fn riding_untrained(ctx: &Ctx, unit: UnitId) -> bool {
+    stat(ctx, unit, super::MOUNTED) > 0 && stat(ctx, unit, super::MOUNTED_TRAINING) <= 0
 }
 
 /// Action points a checkless ability needs: its icons, one more per earlier
@@ -416,20 +432,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     if let Some(target) = charge
         && ctx.state().units.get(target).is_some_and(|u| u.in_play())
     {
-        let t = ctx.state().unit_name(target);
-        if yes_no(
-            ctx,
-            format!("Did {name} end its move next to {t}?"),
-            "movement-charge",
-        )? {
-            // Melee itself starts only when a melee attack hits.
-            ctx.resolved("movement-charge", format!("{name}'s charge reaches {t}"));
-        } else {
-            ctx.resolved(
-                "movement-charge",
-                format!("{name}'s charge falls short of {t}"),
-            );
-        }
+        charge_outcome(ctx, unit, target)?;
     }
     Ok(())
 }
@@ -812,6 +815,59 @@ pub fn wound(ctx: &mut Ctx, unit: UnitId, n: u32) {
     if w + add >= s {
         ctx.resolved("wounds", format!("{name} is at Death's Door"));
     }
+}
+
+/// Where a declared charge ended: next to its target, short of it, or
+/// stopped by an enemy unit with Guard that intercepts it (the charger then
+/// counts as charging the interceptor).
+fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let t = ctx.state().unit_name(target);
+    let side = ctx.state().units[unit].side;
+    let guards: Vec<UnitId> = units_of(ctx, other(side))
+        .into_iter()
+        .filter(|&g| g != target)
+        .collect();
+    let mut options = vec![
+        Choice::new("yes", format!("Next to {t}: the charge reaches")),
+        Choice::new("no", format!("Short of {t}")),
+    ];
+    for &g in &guards {
+        options.push(Choice::new(
+            format!("guard-{g}"),
+            format!(
+                "Intercepted by {} on Guard (the defender chose where it stopped)",
+                ctx.state().unit_name(g)
+            ),
+        ));
+    }
+    let picked = ctx.choose(
+        format!("Where did {name}'s charge at {t} end?"),
+        options,
+        Some("movement-charge"),
+    )?;
+    // Melee itself starts only when a melee attack hits.
+    if picked == "yes" {
+        ctx.resolved("movement-charge", format!("{name}'s charge reaches {t}"));
+    } else if let Some(g) = guards
+        .iter()
+        .copied()
+        .find(|g| picked == format!("guard-{g}"))
+    {
+        let guard = ctx.state().unit_name(g);
+        ctx.resolved(
+            "guard",
+            format!(
+                "{guard} intercepts {name}'s charge: {name} counts as charging {guard}; other Guards within reach may join"
+            ),
+        );
+    } else {
+        ctx.resolved(
+            "movement-charge",
+            format!("{name}'s charge falls short of {t}"),
+        );
+    }
+    Ok(())
 }
 
 /// A side with half or more of its units out of action tests at the start

@@ -655,3 +655,101 @@ fn a_support_ability_heals_a_friendly_unit() {
     assert!(logged(&s, "Jean heals 1 wound(s)"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
 }
+
+#[test]
+fn a_guard_may_intercept_a_charge() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    // Harper charges Jean; Pierre, on Guard, stops him on the way.
+    feed(
+        &mut s,
+        &[
+            "c dash",
+            "c u2",
+            "n 1",
+            "n 0",
+            "k 2c 3c 4c",
+            "c o0",
+            "c o0",
+            "c none",
+        ],
+    );
+    assert_asking(&s, "Where did Harper's charge at Jean end?");
+    assert_asking(&s, "Intercepted by Pierre on Guard");
+    feed(&mut s, &["c guard-3"]);
+    assert!(logged(
+        &s,
+        "Pierre intercepts Harper's charge: Harper counts as charging Pierre"
+    ));
+    assert!(!logged(&s, "Harper's charge reaches Jean"));
+}
+
+#[test]
+fn a_long_range_penalty_may_exceed_six_cards() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c rifle-fire", "c u3", "n 0", "n -7"]);
+    assert!(
+        logged(&s, "draws 0 (4 from diamonds"),
+        "{:?}",
+        s.state().log
+    );
+}
+
+#[test]
+fn punching_needs_an_empty_hand_and_two_punch_twice_at_full_draw() {
+    // Sharpe's rifle fills his hands; Harper (e2) has both hands free.
+    let mut s = begin_with(
+        "Sharpe:rifleman Harper:grenadier:e2c4",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    assert!(!offered(&s).contains("\"punch\""), "{}", offered(&s));
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    assert_asking(&s, "Punch (♥, draws 3)");
+    assert!(offered(&s).contains("\"punch\""), "{}", offered(&s));
+    feed(&mut s, &["c punch", "c u2", "n 0", "n 0", "k 2c 3c 4c"]);
+    // The second punch draws as many as the first; there is no third.
+    assert_asking(&s, "Punch (♥, draws 3)");
+    feed(&mut s, &["c punch", "c u2", "n 0", "n 0", "k 5c 6c 7c"]);
+    assert_asking(&s, "Harper: 2 action point(s) left");
+    assert_asking(&s, "Bayonet");
+    assert!(!offered(&s).contains("\"punch\""), "{}", offered(&s));
+}
+
+#[test]
+fn a_rider_without_training_draws_less_until_it_dismounts() {
+    let mut s = begin_with(
+        "Sharpe:rifleman Tarleton:dragoon",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    feed(&mut s, &["c deploy-second", "ok", "c u1"]);
+    // Hearts 3 and Diamonds 2, one fewer each while riding untrained.
+    assert_asking(&s, "Sabre (♥, draws 2)");
+    assert_asking(&s, "Carbine: Fire (♦, draws 1)");
+    feed(&mut s, &["c dismount"]);
+    assert!(logged(&s, "Tarleton dismounts for good: its riding penalty ends"));
+    assert_asking(&s, "Sabre (♥, draws 3)");
+    assert!(!offered(&s).contains("dismount"), "{}", offered(&s));
+    // Dismounting is free.
+    assert_asking(&s, "3 action point(s) left");
+}
+
+#[test]
+fn setup_letters_cover_hands_mounts_and_rounds() {
+    let (lib, _) = Library::builtin();
+    let rs = lib.get(GameId::GentlemenOfWar).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+    let units = parse_units("Sharpe:rifleman:r3e1m1t1", &rs).unwrap_or_else(|e| panic!("{e}"));
+    let stats = &units[0].stats;
+    for (k, v) in [
+        ("ammo", 3),
+        ("ammo_max", 3),
+        ("empty_hands", 1),
+        ("mounted", 1),
+        ("mounted_training", 1),
+    ] {
+        assert!(stats.contains(&(k.to_string(), v)), "{k} {v}: {stats:?}");
+    }
+    let err = parse_units("Sharpe:rifleman:x1", &rs).err().unwrap_or_default();
+    assert!(err.contains("e empty hands"), "{err}");
+}

@@ -46,6 +46,7 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "queen_extra_draw",
         "joker_peek_cards",
         "reuse_draw_loss",
+        "riding_penalty",
         "skill_check_action_cost",
         "max_draw_modifier",
     ],
@@ -89,6 +90,12 @@ pub const AMMO: &str = "ammo";
 pub const AMMO_MAX: &str = "ammo_max";
 /// Action points left in the current activation.
 pub const AP: &str = "ap";
+/// Stat: hands free of weapons (each may punch once an activation).
+pub const EMPTY_HANDS: &str = "empty_hands";
+/// Stat: 1 while the unit rides its mount (it may dismount, never remount).
+pub const MOUNTED: &str = "mounted";
+/// Stat: 1 when the unit has Mounted Training (riding costs no draws).
+pub const MOUNTED_TRAINING: &str = "mounted_training";
 /// Action points lost at the next activation.
 pub const CONCUSSION: &str = "concussion";
 /// Action points gained if activated at the next opportunity.
@@ -227,7 +234,16 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
             'c' => CLUBS,
             's' => SPADES,
             'a' => ARMOUR,
-            other => return Err(format!("`{other}` is not a stat letter (h d c s a)")),
+            'e' => EMPTY_HANDS,
+            'm' => MOUNTED,
+            't' => MOUNTED_TRAINING,
+            // Rounds: a modified gun's ammunition, both starting and maximum.
+            'r' => AMMO,
+            other => {
+                return Err(format!(
+                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, r rounds)"
+                ));
+            }
         };
         let mut digits = String::new();
         while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
@@ -237,6 +253,9 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
         let v = digits
             .parse()
             .map_err(|_| format!("`{c}` needs a number after it"))?;
+        if key == AMMO {
+            out.push((AMMO_MAX.to_string(), v));
+        }
         out.push((key.to_string(), v));
     }
     Ok(out)

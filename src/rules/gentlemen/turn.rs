@@ -132,6 +132,9 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             .iter()
             .map(|a| Choice::new(a.id.clone(), describe(ctx, unit, a)))
             .collect();
+        if stat(ctx, unit, super::MOUNTED) > 0 {
+            options.push(Choice::new("dismount", "Dismount (free; no remounting)"));
+        }
         options.push(Choice::new("end", format!("End {name}'s activation")));
         options.push(Choice::new("stop", "Stop the game here"));
         let picked = ctx.choose(
@@ -142,6 +145,16 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         match picked.as_str() {
             "end" => break,
             "stop" => return stop_game(ctx),
+            "dismount" => {
+                let untrained = check::riding_untrained(ctx, unit);
+                set_stat(ctx, unit, super::MOUNTED, 0);
+                let why = if untrained {
+                    ": its riding penalty ends"
+                } else {
+                    ""
+                };
+                ctx.resolved("mounts", format!("{name} dismounts for good{why}"));
+            }
             id => {
                 let Some(a) = usable.iter().find(|a| a.id == id).cloned() else {
                     continue;
@@ -181,7 +194,13 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
         .into_iter()
         .filter(|a| !(u.has(IN_MELEE) && a.barred_in_melee()))
         .filter(|a| !(a.dash && u.has(IMMOBILIZED)))
-        .filter(|a| a.reusable || u.stat(&check::uses_key(a)) == 0)
+        .filter(|a| {
+            let uses = u.stat(&check::uses_key(a));
+            match &a.uses_stat {
+                Some(k) => uses < u.stat(k),
+                None => a.reusable || uses == 0,
+            }
+        })
         .filter(|a| a.ammo.as_ref().is_none_or(|k| u.stat(k) > 0))
         .filter(|a| !check::loads_full_weapon(ctx, unit, a))
         .filter(|a| match a.check {
