@@ -727,7 +727,10 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
     assert_asking(&s, "Sabre (♥, draws 2)");
     assert_asking(&s, "Carbine: Fire (♦, draws 1)");
     feed(&mut s, &["c dismount"]);
-    assert!(logged(&s, "Tarleton dismounts for good: its riding penalty ends"));
+    assert!(logged(
+        &s,
+        "Tarleton dismounts for good: its riding penalty ends"
+    ));
     assert_asking(&s, "Sabre (♥, draws 3)");
     assert!(!offered(&s).contains("dismount"), "{}", offered(&s));
     // Dismounting is free.
@@ -750,6 +753,8 @@ fn setup_letters_cover_hands_mounts_and_rounds() {
     ] {
         assert!(stats.contains(&(k.to_string(), v)), "{k} {v}: {stats:?}");
     }
-    let err = parse_units("Sharpe:rifleman:x1", &rs).err().unwrap_or_default();
+    let err = parse_units("Sharpe:rifleman:x1", &rs)
+        .err()
+        .unwrap_or_default();
     assert!(err.contains("e empty hands"), "{err}");
 }

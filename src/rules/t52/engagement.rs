@@ -501,10 +501,14 @@ fn melee_strike(ctx: &mut Ctx, attacker: UnitId, defender: UnitId) -> Flow<u32> 
 }
 
 /// A melee: the charger strikes first, then the other side; more wounds
-/// wins and the loser retreats; a draw starts a new melee.
+/// wins and the loser retreats; a draw starts a new melee. After every
+/// `melee_max_repeats` draws in a row the players may leave the units locked
+/// (units that cannot hurt each other would otherwise draw for ever).
 pub fn melee(ctx: &mut Ctx, charger: UnitId, defender: UnitId) -> Flow<()> {
     let max = num(ctx, "melee_max_repeats").max(1);
-    for bout in 1..=max {
+    let mut bout = 0;
+    loop {
+        bout += 1;
         let on_d = melee_strike(ctx, charger, defender)?;
         let cn = ctx.state().unit_name(charger);
         let dn = ctx.state().unit_name(defender);
@@ -533,14 +537,25 @@ pub fn melee(ctx: &mut Ctx, charger: UnitId, defender: UnitId) -> Flow<()> {
         }
         ctx.resolved(
             "melee",
-            format!("Melee {bout} is a draw ({on_d} wound(s) each): a new melee starts"),
+            format!("Melee {bout} is a draw ({on_d} wound(s) each)"),
         );
+        if bout % max == 0
+            && ctx.choose(
+                format!("{bout} melees in a row were drawn: fight another, or leave {cn} and {dn} locked?"),
+                vec![
+                    Choice::new("again", "Fight another melee"),
+                    Choice::new("locked", "Leave them locked; separate them by hand"),
+                ],
+                Some("melee"),
+            )? == "locked"
+        {
+            ctx.resolved(
+                "melee",
+                format!("After {bout} drawn melees {cn} and {dn} stay locked"),
+            );
+            return Ok(());
+        }
     }
-    ctx.resolved(
-        "melee",
-        format!("After {max} drawn melees the units stay locked; separate them by hand"),
-    );
-    Ok(())
 }
 
 /// Retreat distance: the die plus 1" (by default) per missing soldier.

@@ -636,3 +636,39 @@ fn a_one_in_the_guns_panic_test_risks_a_misfire() {
     ));
     assert!(!asking(&s).contains("Charge!"), "{}", asking(&s));
 }
+
+#[test]
+fn drawn_melees_go_on_until_the_players_leave_the_units_locked() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR",
+            "c 4h",
+            "c charge",
+            "d 3",
+            "c 6d",
+            "d 1",
+            "d 1 1 1 1 1 1",
+            "d 4",
+            "ok",
+            "c yes",
+        ],
+    );
+    // Every bout misses on both sides: a draw.
+    let bout = ["d 1 1 1 1", "d 1 1 1 1 1 1"];
+    for _ in 0..10 {
+        feed(&mut s, &bout);
+    }
+    assert_asking(&s, "10 melees in a row were drawn");
+    feed(&mut s, &["c again"]);
+    for _ in 0..10 {
+        feed(&mut s, &bout);
+    }
+    assert_asking(&s, "20 melees in a row were drawn");
+    feed(&mut s, &["c locked"]);
+    assert!(logged(
+        &s,
+        "After 20 drawn melees Follower 4h and Follower 6d stay locked"
+    ));
+}
