@@ -55,6 +55,16 @@ pub enum Condition {
     Heal(u32),
     /// The user's weapon gains this much ammunition (up to its maximum).
     Load(u32),
+    /// The user looks at this many cards from the top of its deck and puts
+    /// them back.
+    Reveal(u32),
+}
+
+impl Condition {
+    /// Whether it acts on the user rather than on a target.
+    pub fn on_user(self) -> bool {
+        matches!(self, Condition::Load(_) | Condition::Reveal(_))
+    }
 }
 
 /// One effect an ability can buy.
@@ -110,6 +120,13 @@ pub struct Ability {
     /// Every unit has it (punching, dashing) without listing it.
     #[serde(default)]
     pub universal: bool,
+    /// Each option bought may hit a different target (in reach).
+    #[serde(default)]
+    pub multitarget: bool,
+    /// A heavy weapon: unless the unit is Strong (stat `strong`), it cannot
+    /// both move and use this weapon in one activation.
+    #[serde(default)]
+    pub heavy: bool,
     /// A unit may use it as many times per activation as its value of this
     /// stat (`"empty_hands"` for punching), each at full draw; 0 hides it.
     #[serde(default)]

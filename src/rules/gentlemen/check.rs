@@ -310,7 +310,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         None
     };
     // The target comes first: range, cover, Block and Parry depend on it, and
-    // every option bought hits it (no ability is Multitarget).
+    // every option bought hits it (a Multitarget ability asks again for each
+    // option after the first).
     let target = if targets_someone(a) {
         pick_target(ctx, unit, a)?
     } else {
@@ -412,7 +413,13 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             } else {
                 noted(ctx, "skill-check", text);
             }
-            resolve(ctx, unit, a, &option, aces, target)?;
+            // Multitarget: each option after the first may hit someone else.
+            let hit = if a.multitarget && bought.len() > 1 && on_target(&option) {
+                pick_target(ctx, unit, a)?
+            } else {
+                target
+            };
+            resolve(ctx, unit, a, &option, aces, hit)?;
             if ctx.state().outcome.is_some() {
                 return Ok(());
             }
@@ -560,12 +567,10 @@ pub fn checkless(ctx: &mut Ctx, unit: UnitId, a: &Ability, icons: u32) -> Flow<(
     Ok(())
 }
 
-/// Whether an option acts on a target (anything but loading the user's weapon).
+/// Whether an option acts on a target (anything but loading the user's
+/// weapon or looking at its deck).
 fn on_target(o: &AbilityOption) -> bool {
-    o.wounds > 0
-        || o.conditions
-            .iter()
-            .any(|c| !matches!(c, Condition::Load(_)))
+    o.wounds > 0 || o.conditions.iter().any(|c| !c.on_user())
 }
 
 /// Whether any of the ability's options acts on a target.
@@ -612,8 +617,17 @@ fn resolve(
     target: Option<UnitId>,
 ) -> Flow<()> {
     for c in &o.conditions {
-        if let Condition::Load(n) = c {
-            load(ctx, user, a, *n);
+        match *c {
+            Condition::Load(n) => load(ctx, user, a, n),
+            Condition::Reveal(n) => {
+                let name = ctx.state().unit_name(user);
+                let side = ctx.state().side_name(ctx.state().units[user].side);
+                ctx.resolved(
+                    "effects",
+                    format!("{name}: {side} looks at the top {n} card(s) of the deck, then puts them back in the same order"),
+                );
+            }
+            _ => {}
         }
     }
     if !on_target(o) {
@@ -743,7 +757,7 @@ fn condition(ctx: &mut Ctx, target: UnitId, c: Condition) {
             }
             return;
         }
-        Condition::Load(_) => return,
+        Condition::Load(_) | Condition::Reveal(_) => return,
     };
     ctx.resolved("effects", said);
 }

@@ -758,3 +758,115 @@ fn setup_letters_cover_hands_mounts_and_rounds() {
         .unwrap_or_default();
     assert!(err.contains("e empty hands"), "{err}");
 }
+
+/// Like [`begin`], with the built-in ruleset edited first.
+fn begin_edited(edit: impl FnOnce(&mut crate::rules::ruleset::Ruleset)) -> Session {
+    let (lib, _) = Library::builtin();
+    let mut rs = lib
+        .get(GameId::GentlemenOfWar)
+        .cloned()
+        .unwrap_or_else(|| panic!("no GoW ruleset"));
+    edit(&mut rs);
+    let mut s = Session::new(GameId::GentlemenOfWar, rs, 3);
+    let spec = ProcedureSpec::Gentlemen(setup(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    ));
+    s.apply(crate::rules::session::Event::Begin(spec))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn edit_ability<'a>(
+    rs: &'a mut crate::rules::ruleset::Ruleset,
+    id: &str,
+) -> &'a mut crate::rules::ability::Ability {
+    let a = rs.abilities.iter_mut().find(|a| a.id == id);
+    a.unwrap_or_else(|| panic!("no ability {id}"))
+}
+
+#[test]
+fn a_multitarget_ability_asks_a_target_for_each_further_option() {
+    let mut s = begin_edited(|rs| edit_ability(rs, "sabre").multitarget = true);
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &["c end", "c u4", "c sabre"]);
+    feed(&mut s, &["c u0", "n 0", "n 0", "k Jh 9h", "c o2"]);
+    // The second purchase may hit someone else.
+    feed(&mut s, &["c o0"]);
+    assert_asking(&s, "Luc's Sabre: on whom?");
+    feed(&mut s, &["c u1"]);
+    // Harper's Armour Check: no Spade, the wound stands.
+    feed(&mut s, &["k 2h"]);
+    assert_eq!(unit(&s, "Sharpe").wounds(), 1);
+    assert_eq!(unit(&s, "Harper").wounds(), 1);
+}
+
+#[test]
+fn a_heavy_weapon_is_not_used_in_an_activation_with_a_move() {
+    let mut s = begin_edited(|rs| edit_ability(rs, "rifle-fire").heavy = true);
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    assert_asking(&s, "Rifle: Fire");
+    feed(
+        &mut s,
+        &[
+            "c dash",
+            "c none",
+            "n 0",
+            "n 0",
+            "k 2c 3c 4c 5c",
+            "c o0",
+            "c none",
+        ],
+    );
+    assert!(!asking(&s).contains("Rifle: Fire"), "{}", asking(&s));
+}
+
+#[test]
+fn a_strong_unit_moves_and_fires_a_heavy_weapon() {
+    let mut s = begin_edited(|rs| {
+        edit_ability(rs, "rifle-fire").heavy = true;
+        let p = rs.profiles.iter_mut().find(|p| p.id == "rifleman");
+        p.unwrap_or_else(|| panic!("no rifleman"))
+            .stats
+            .insert("strong".into(), 1);
+    });
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(
+        &mut s,
+        &[
+            "c dash",
+            "c none",
+            "n 0",
+            "n 0",
+            "k 2c 3c 4c 5c",
+            "c o0",
+            "c none",
+        ],
+    );
+    assert_asking(&s, "Rifle: Fire");
+}
+
+#[test]
+fn reveal_tells_the_player_to_look_at_the_top_cards() {
+    let mut s = begin_edited(|rs| {
+        let o = &mut edit_ability(rs, "rifle-fire").options[0];
+        o.conditions
+            .push(crate::rules::ability::Condition::Reveal(2));
+    });
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(
+        &mut s,
+        &[
+            "c rifle-fire",
+            "c u3",
+            "n 0",
+            "n 0",
+            "k 7d 3d 9d 2s",
+            "c o0",
+        ],
+    );
+    assert!(logged(
+        &s,
+        "Sharpe: Red looks at the top 2 card(s) of the deck, then puts them back"
+    ));
+}

@@ -90,6 +90,8 @@ pub const AMMO: &str = "ammo";
 pub const AMMO_MAX: &str = "ammo_max";
 /// Action points left in the current activation.
 pub const AP: &str = "ap";
+/// Stat: 1 when the unit is Strong (heavy weapons carry no penalty).
+pub const STRONG: &str = "strong";
 /// Stat: hands free of weapons (each may punch once an activation).
 pub const EMPTY_HANDS: &str = "empty_hands";
 /// Stat: 1 while the unit rides its mount (it may dismount, never remount).

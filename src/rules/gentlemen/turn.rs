@@ -194,6 +194,7 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
         .into_iter()
         .filter(|a| !(u.has(IN_MELEE) && a.barred_in_melee()))
         .filter(|a| !(a.dash && u.has(IMMOBILIZED)))
+        .filter(|a| !heavy_barred(ctx, unit, a))
         .filter(|a| {
             let uses = u.stat(&check::uses_key(a));
             match &a.uses_stat {
@@ -208,6 +209,20 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
             AbilityCheck::Checkless(_) => ap > 0,
         })
         .collect()
+}
+
+/// Heavy weapons: a unit that is not Strong cannot move and use one in the
+/// same activation, in either order.
+fn heavy_barred(ctx: &Ctx, unit: UnitId, a: &Ability) -> bool {
+    if stat(ctx, unit, super::STRONG) > 0 || !(a.heavy || a.dash) {
+        return false;
+    }
+    let used = |f: fn(&Ability) -> bool| {
+        abilities_of(ctx, unit)
+            .iter()
+            .any(|b| f(b) && stat(ctx, unit, &check::uses_key(b)) > 0)
+    };
+    (a.heavy && used(|b| b.dash)) || (a.dash && used(|b| b.heavy))
 }
 
 /// "Fire (♦, draws 3)" / "Load (checkless, 1 of 3 paid)".
