@@ -80,3 +80,66 @@ fn rules_lookup_finds_entries_by_title_keyword_and_text() {
     assert!(rs.search("zzzz-nothing").is_empty());
     assert_eq!(rs.search("").len(), rs.rules.len());
 }
+
+/// Words in a row that a shown text may share with a source document before
+/// it counts as copied (set names and short rule phrases are shorter).
+const COPIED_RUN_WORDS: usize = 7;
+
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn rules_text_shown_in_the_app_is_our_own_wording() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/rules");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "skipping: the source rules documents are not at {}",
+            dir.display()
+        );
+        return;
+    };
+    let mut runs = std::collections::HashSet::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "txt") {
+            let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{e}"));
+            let w = words(&text);
+            for run in w.windows(COPIED_RUN_WORDS) {
+                runs.insert(run.join(" "));
+            }
+        }
+    }
+    assert!(
+        !runs.is_empty(),
+        "no source documents read in {}",
+        dir.display()
+    );
+    let (lib, errors) = Library::builtin();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut copied = Vec::new();
+    for g in GameId::ALL {
+        let Some(rs) = lib.get(g) else { continue };
+        let mut shown = vec![rs.summary.clone()];
+        for r in &rs.rules {
+            shown.push(r.text.clone());
+            shown.extend(r.ruling.clone());
+        }
+        shown.extend(rs.upgrades.iter().map(|u| u.text.clone()));
+        for text in shown {
+            let w = words(&text);
+            if let Some(run) = w
+                .windows(COPIED_RUN_WORDS)
+                .map(|r| r.join(" "))
+                .find(|r| runs.contains(r))
+            {
+                copied.push(format!("{}: \"{run}\"", g.id()));
+            }
+        }
+    }
+    assert!(copied.is_empty(), "copied from the sources: {copied:#?}");
+}
