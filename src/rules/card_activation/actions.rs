@@ -162,17 +162,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
                 );
                 return Ok(true);
             }
-            "watch" => {
-                if let Some(w) = pick_unit(
-                    ctx,
-                    "Which unit on Overwatch acts?",
-                    &watching,
-                    None,
-                    "overwatch",
-                )? {
-                    held_action(ctx, w)?;
-                }
-            }
+            "watch" => watcher_acts(ctx, &watching)?,
             _ => return Ok(true),
         }
     }
@@ -183,6 +173,20 @@ fn watching_units(ctx: &Ctx, acting: Option<UnitId>) -> Vec<UnitId> {
     (0..ctx.state().units.len())
         .filter(|&u| Some(u) != acting && ctx.state().units[u].in_play() && has(ctx, u, OVERWATCH))
         .collect()
+}
+
+/// The player picks which of `watching` spends its held action, and it acts.
+fn watcher_acts(ctx: &mut Ctx, watching: &[UnitId]) -> Flow<()> {
+    if let Some(w) = pick_unit(
+        ctx,
+        "Which unit on Overwatch acts?",
+        watching,
+        None,
+        "overwatch",
+    )? {
+        held_action(ctx, w)?;
+    }
+    Ok(())
 }
 
 /// Between activations (and before the turn ends) units on Overwatch may
@@ -208,15 +212,7 @@ pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
         if picked != "watch" {
             return Ok(());
         }
-        if let Some(w) = pick_unit(
-            ctx,
-            "Which unit on Overwatch acts?",
-            &watching,
-            None,
-            "overwatch",
-        )? {
-            held_action(ctx, w)?;
-        }
+        watcher_acts(ctx, &watching)?;
     }
 }
 

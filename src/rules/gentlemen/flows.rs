@@ -198,25 +198,25 @@ fn a_knockback_may_end_every_melee_of_the_unit_knocked_back() {
     assert!(unit(&s, "Pierre").has(super::IN_MELEE));
 }
 
+/// Harper dashes two hexes, declaring a charge at Jean.
+const HARPER_CHARGES_JEAN: [&str; 8] = [
+    "c dash",
+    "c u2",
+    "n 1",
+    "n 0",
+    "k 2c 3c 4c",
+    "c o0",
+    "c o0",
+    "c none",
+];
+
 #[test]
 fn a_charge_alone_starts_no_melee() {
     let mut s = sharpe_up();
     feed(&mut s, &["c end", "c u2", "c end"]);
     // Harper dashes and charges Jean: the charge reaches him, no attack yet.
-    feed(
-        &mut s,
-        &[
-            "c dash",
-            "c u2",
-            "n 1",
-            "n 0",
-            "k 2c 3c 4c",
-            "c o0",
-            "c o0",
-            "c none",
-            "c yes",
-        ],
-    );
+    feed(&mut s, &HARPER_CHARGES_JEAN);
+    feed(&mut s, &["c yes"]);
     assert!(logged(&s, "Harper's charge reaches Jean"));
     assert!(!unit(&s, "Harper").has(super::IN_MELEE));
     assert!(!unit(&s, "Jean").has(super::IN_MELEE));
@@ -661,19 +661,7 @@ fn a_guard_may_intercept_a_charge() {
     let mut s = sharpe_up();
     feed(&mut s, &["c end", "c u2", "c end"]);
     // Harper charges Jean; Pierre, on Guard, stops him on the way.
-    feed(
-        &mut s,
-        &[
-            "c dash",
-            "c u2",
-            "n 1",
-            "n 0",
-            "k 2c 3c 4c",
-            "c o0",
-            "c o0",
-            "c none",
-        ],
-    );
+    feed(&mut s, &HARPER_CHARGES_JEAN);
     assert_asking(&s, "Where did Harper's charge at Jean end?");
     assert_asking(&s, "Intercepted by Pierre on Guard");
     feed(&mut s, &["c guard-3"]);
@@ -801,23 +789,23 @@ fn a_multitarget_ability_asks_a_target_for_each_further_option() {
     assert_eq!(unit(&s, "Harper").wounds(), 1);
 }
 
+/// Sharpe dashes a hex, charging nobody.
+const SHARPE_DASHES: [&str; 7] = [
+    "c dash",
+    "c none",
+    "n 0",
+    "n 0",
+    "k 2c 3c 4c 5c",
+    "c o0",
+    "c none",
+];
+
 #[test]
 fn a_heavy_weapon_is_not_used_in_an_activation_with_a_move() {
     let mut s = begin_edited(|rs| edit_ability(rs, "rifle-fire").heavy = true);
     feed(&mut s, &["c deploy-second", "ok", "c u0"]);
     assert_asking(&s, "Rifle: Fire");
-    feed(
-        &mut s,
-        &[
-            "c dash",
-            "c none",
-            "n 0",
-            "n 0",
-            "k 2c 3c 4c 5c",
-            "c o0",
-            "c none",
-        ],
-    );
+    feed(&mut s, &SHARPE_DASHES);
     assert!(!asking(&s).contains("Rifle: Fire"), "{}", asking(&s));
 }
 
@@ -831,18 +819,7 @@ fn a_strong_unit_moves_and_fires_a_heavy_weapon() {
             .insert("strong".into(), 1);
     });
     feed(&mut s, &["c deploy-second", "ok", "c u0"]);
-    feed(
-        &mut s,
-        &[
-            "c dash",
-            "c none",
-            "n 0",
-            "n 0",
-            "k 2c 3c 4c 5c",
-            "c o0",
-            "c none",
-        ],
-    );
+    feed(&mut s, &SHARPE_DASHES);
     assert_asking(&s, "Rifle: Fire");
 }
 

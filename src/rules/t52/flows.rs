@@ -409,9 +409,25 @@ fn melee_draws_start_a_new_melee() {
     );
     feed(&mut s, &["d 4", "ok", "c yes"]);
     // Bout 1: nobody hits.
-    feed(&mut s, &["d 1 1 1 1", "d 1 1 1 1 1 1"]);
+    let bout = ["d 1 1 1 1", "d 1 1 1 1 1 1"];
+    feed(&mut s, &bout);
     assert!(logged(&s, "Melee 1 is a draw"));
     assert_asking(&s, "roll 4 dice, hits on 3+");
+    // Every melee_max_repeats draws in a row the players may stop.
+    for _ in 1..10 {
+        feed(&mut s, &bout);
+    }
+    assert_asking(&s, "10 melees in a row were drawn");
+    feed(&mut s, &["c again"]);
+    for _ in 0..10 {
+        feed(&mut s, &bout);
+    }
+    assert_asking(&s, "20 melees in a row were drawn");
+    feed(&mut s, &["c locked"]);
+    assert!(logged(
+        &s,
+        "After 20 drawn melees Follower 4h and Follower 6d stay locked"
+    ));
 }
 
 #[test]
@@ -549,12 +565,7 @@ fn a_snob_that_follows_tests_dangerous_terrain_too() {
 #[test]
 fn no_vulnerability_dice_for_a_gun_its_misfire_destroyed() {
     let mut s = game(RED, BLUE, &[]);
-    feed(
-        &mut s,
-        &[
-            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c yes", "c lump",
-        ],
-    );
+    feed(&mut s, &GUN_FIRES_LUMP_AT_8C);
     feed(&mut s, &["d 1 5 6", "d 1"]);
     assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
     // 8c's Return Fire was rolled with the gun's: 2 hits on 6+.
@@ -598,15 +609,15 @@ fn objectives_are_asked_after_vanguard_moves() {
     assert_asking(&s, "Red: choose a Toff or Snob");
 }
 
+/// Blue's gun volleys lump shot at Red's 8c, which returns fire.
+const GUN_FIRES_LUMP_AT_8C: [&str; 9] = [
+    "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c yes", "c lump",
+];
+
 #[test]
 fn a_one_on_the_guns_own_vulnerability_dice_risks_a_misfire() {
     let mut s = game(RED, BLUE, &[]);
-    feed(
-        &mut s,
-        &[
-            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c yes", "c lump",
-        ],
-    );
+    feed(&mut s, &GUN_FIRES_LUMP_AT_8C);
     // The gun's own attack rolls no 1; 8c's Return Fire hits it twice.
     feed(&mut s, &["d 4 5 6", "d 6 6 1 1 1 1 1 1"]);
     feed(&mut s, &["d 1 6"]);
@@ -635,40 +646,4 @@ fn a_one_in_the_guns_panic_test_risks_a_misfire() {
         "Artillery 3c is gone: Follower 4h's charge ends"
     ));
     assert!(!asking(&s).contains("Charge!"), "{}", asking(&s));
-}
-
-#[test]
-fn drawn_melees_go_on_until_the_players_leave_the_units_locked() {
-    let mut s = game(RED, BLUE, &[]);
-    feed(
-        &mut s,
-        &[
-            "c XR",
-            "c 4h",
-            "c charge",
-            "d 3",
-            "c 6d",
-            "d 1",
-            "d 1 1 1 1 1 1",
-            "d 4",
-            "ok",
-            "c yes",
-        ],
-    );
-    // Every bout misses on both sides: a draw.
-    let bout = ["d 1 1 1 1", "d 1 1 1 1 1 1"];
-    for _ in 0..10 {
-        feed(&mut s, &bout);
-    }
-    assert_asking(&s, "10 melees in a row were drawn");
-    feed(&mut s, &["c again"]);
-    for _ in 0..10 {
-        feed(&mut s, &bout);
-    }
-    assert_asking(&s, "20 melees in a row were drawn");
-    feed(&mut s, &["c locked"]);
-    assert!(logged(
-        &s,
-        "After 20 drawn melees Follower 4h and Follower 6d stay locked"
-    ));
 }
