@@ -42,14 +42,17 @@ fn add_spent(ctx: &mut Ctx, unit: UnitId) {
     });
 }
 
-/// Activates `unit` when its card comes up. Returns true when the activation
-/// ended at the player's word in a menu that already offered the units on
-/// Overwatch their held action, false when it ended by itself (actions spent,
-/// a rally, a rout), after which [`overwatch_window`] gives them the chance.
-pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
+/// Activates `unit` when its card comes up. Units on Overwatch may act in
+/// its menu (so also right after the previous unit's last action), and
+/// before a routed unit's rally.
+pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let actions = stat(ctx, unit, "actions").max(0);
     if has(ctx, unit, ROUTED) {
+        overwatch_window(ctx, &format!("{name} is about to rally"))?;
+        if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
+            return Ok(());
+        }
         for _ in 0..num(ctx, "rally_action_cost").max(0) {
             add_spent(ctx, unit);
         }
@@ -63,7 +66,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
         } else {
             rout(ctx, unit, true)?;
         }
-        return Ok(false);
+        return Ok(());
     }
     // Straight move actions in a row so far: enough of them make a charge.
     // Another unit acting from Overwatch in between does not break the run:
@@ -73,7 +76,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
     let mut free_melee = 0;
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
-            return Ok(false);
+            return Ok(());
         }
         // A rout forfeits the rest of the turn's actions, a charge's free
         // melee too: routing figures run away at once.
@@ -84,7 +87,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
             actions - stat(ctx, unit, SPENT)
         };
         if left <= 0 && (free_melee == 0 || forfeit) {
-            return Ok(false);
+            return Ok(());
         }
         let mut options = Vec::new();
         if left > 0 {
@@ -92,7 +95,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
             options.push(Choice::new("melee", "Melee"));
             // The free melee a charge earns may be taken at once.
             if free_melee > 0 {
-                options.push(Choice::new("free-melee", "Free melee (charge)"));
+                options.push(free_melee_choice());
             }
             if stat(ctx, unit, PREP_LEFT) <= 0 {
                 options.push(Choice::new("shoot", "Shoot"));
@@ -106,7 +109,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
                 options.push(Choice::new("overwatch", "Go on Overwatch"));
             }
         } else {
-            options.push(Choice::new("melee", "Free melee (charge)"));
+            options.push(free_melee_choice());
         }
         let watching = watching_units(ctx, Some(unit));
         if !watching.is_empty() {
@@ -136,7 +139,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
             }
             "melee" | "free-melee" => {
                 // The free melee a charge earns costs no action.
-                if left <= 0 || picked == "free-melee" {
+                if picked == "free-melee" {
                     free_melee -= 1;
                 } else {
                     add_spent(ctx, unit);
@@ -160,12 +163,18 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<bool> {
                         stat(ctx, unit, HELD)
                     ),
                 );
-                return Ok(true);
+                return Ok(());
             }
             "watch" => watcher_acts(ctx, &watching)?,
-            _ => return Ok(true),
+            _ => return Ok(()),
         }
     }
+}
+
+/// The free melee a two-move charge earns ("melee" when it was offered only
+/// once the actions were spent, in saves of that time).
+fn free_melee_choice() -> Choice {
+    Choice::new("free-melee", "Free melee (charge)").formerly("melee")
 }
 
 /// Units on Overwatch that may spend a held action, other than `acting`.
@@ -189,8 +198,8 @@ fn watcher_acts(ctx: &mut Ctx, watching: &[UnitId]) -> Flow<()> {
     Ok(())
 }
 
-/// Between activations (and before the turn ends) units on Overwatch may
-/// spend their held action: it is theirs "at any point in the turn", also
+/// Before a routed unit's rally and before the turn ends, units on Overwatch
+/// may spend their held action: it is theirs "at any point in the turn", also
 /// after the last action of the turn. `moment` says when, for the prompt.
 pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
     loop {
@@ -592,10 +601,8 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
     if failed_rally
         && yes_no(
             ctx,
-            format!(
-                "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge). Is it at its board edge?"
-            ),
-            "rout",
+            format!("{name} fails to rally. Was it at its board edge when it failed?"),
+            "rally",
         )?
     {
         ctx.apply(Effect::RemoveUnit {

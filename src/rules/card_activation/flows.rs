@@ -87,7 +87,12 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     // Militia goes on Overwatch; the routed Guards must rally first.
     feed(&mut s, &["c overwatch"]);
     assert!(unit(&s, "Militia").has(OVERWATCH));
-    feed(&mut s, &["d 2 2"]);
+    // Before the rally the Militia may use their held action; they wait.
+    assert_asking(
+        &s,
+        "Guards is about to rally: does a unit on Overwatch act?",
+    );
+    feed(&mut s, &["c on", "d 2 2"]);
     assert!(logged(&s, "Guards rolls 4 against 6 (routed -1): passes"));
     assert!(unit(&s, "Guards").has(OVERWATCH) && !unit(&s, "Guards").has(ROUTED));
 }
@@ -170,7 +175,7 @@ fn a_routed_unit_that_rallies_counts_only_the_actions_it_took() {
         ],
     );
     // Militia on Overwatch; the Guards rally (one action taken).
-    feed(&mut s, &["c overwatch", "d 2 2"]);
+    feed(&mut s, &["c overwatch", "c on", "d 2 2"]);
     // Captain's activation: the Guards use their held action to melee.
     feed(&mut s, &["c watch", "c u3", "c melee", "c u0"]);
     assert!(
@@ -244,21 +249,24 @@ fn house_ruled_numbers_change_play() {
 }
 
 #[test]
-fn a_unit_on_overwatch_may_act_after_the_last_action_of_an_activation() {
+fn a_unit_on_overwatch_may_act_right_after_the_last_action_of_an_activation() {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c overwatch"]);
-    // The Militia spend both actions moving; their activation ends by itself.
+    // The Militia spend both actions moving; their activation ends by itself
+    // and the Guards' menu offers the Rifles' held action first thing.
     feed(&mut s, &["c move", "c none", "c move", "c none"]);
-    assert_asking(
-        &s,
-        "Militia's activation is over: does a unit on Overwatch act?",
-    );
+    assert_asking(&s, "Guards has 2 action(s) left");
+    assert_asking(&s, "A unit on Overwatch acts");
     feed(&mut s, &["c watch", "c u0", "c shoot", "c u4", "n 6"]);
     assert!(logged(&s, "Rifles rolls 5 shooting dice at Militia"));
     feed(&mut s, &["n 1", "c no"]);
     assert!(!unit(&s, "Rifles").has(OVERWATCH));
-    assert_asking(&s, "Guards has 2 action(s) left");
+    assert!(
+        !asking(&s).contains("A unit on Overwatch acts"),
+        "{}",
+        asking(&s)
+    );
 }
 
 #[test]
@@ -347,7 +355,10 @@ fn only_a_failed_rally_at_the_board_edge_eliminates_a_unit() {
     feed(&mut s, &["c end", "c end"]);
     // The Guards fail to rally at their board edge.
     feed(&mut s, &["d 6 5"]);
-    assert_asking(&s, "Is it at its board edge?");
+    assert_asking(
+        &s,
+        "Guards fails to rally. Was it at its board edge when it failed?",
+    );
     feed(&mut s, &["c yes"]);
     assert!(logged(
         &s,

@@ -63,20 +63,11 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         "activation-order",
         format!("Activation order: {}", text.join(", ")),
     );
-    let last = slots.len().saturating_sub(1);
-    for (i, (unit, _)) in slots.into_iter().enumerate() {
+    for (unit, _) in slots {
         if ctx.state().units[unit].in_play() {
-            let offered = actions::activate(ctx, unit)?;
+            actions::activate(ctx, unit)?;
             if check_wipeout(ctx) {
                 return Ok(());
-            }
-            // After the last one the turn's own window below asks.
-            if !offered && i < last {
-                let name = ctx.state().unit_name(unit);
-                actions::overwatch_window(ctx, &format!("{name}'s activation is over"))?;
-                if check_wipeout(ctx) {
-                    return Ok(());
-                }
             }
         }
         ctx.apply(Effect::AdvanceActivation);

@@ -416,3 +416,28 @@ fn with_three_gangs_a_third_may_fire_at_a_gunman_firing_on_overwatch() {
     feed(&mut s, &["c none"]);
     assert_asking(&s, "Doc fired: does anyone fire on overwatch?");
 }
+
+#[test]
+fn a_group_mate_may_still_be_shot_once_the_mover_is_out() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
+    feed(
+        &mut s,
+        &[
+            "c ow-1", "c g4", "c g0", "k As", "n 0", "c no", "c none", "d 6",
+        ],
+    );
+    assert_eq!(lives(&s, "Kid"), 0);
+    assert_asking(
+        &s,
+        "Kid is out: does anyone fire on overwatch at a gang mate who moved with him?",
+    );
+    feed(
+        &mut s,
+        &[
+            "c ow-1", "c g5", "c g1", "k Ks", "n 0", "c no", "c none", "d 2",
+        ],
+    );
+    assert_eq!(lives(&s, "Doc"), 4);
+}

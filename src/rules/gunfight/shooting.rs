@@ -131,8 +131,8 @@ fn overwatch_at(
             .copied()
             .filter(|&t| lives_left(ctx, t) > 0)
             .collect();
-        // Once the named mover is out, his move (and the group's) is over.
-        if lives_left(ctx, figure) == 0 || ctx.state().outcome.is_some() {
+        // While any figure that moved stands, it may be shot at.
+        if standing.is_empty() || ctx.state().outcome.is_some() {
             return Ok(());
         }
         let shooters: Vec<SideId> = (0..ctx.state().sides.len())
@@ -153,11 +153,14 @@ fn overwatch_at(
                 format!("{} fires on overwatch", ctx.state().side_name(s)),
             ));
         }
-        let picked = ctx.choose(
-            format!("{mover} {verb}: does anyone fire on overwatch?"),
-            options,
-            Some("overwatch"),
-        )?;
+        let prompt = if lives_left(ctx, figure) > 0 {
+            format!("{mover} {verb}: does anyone fire on overwatch?")
+        } else {
+            format!(
+                "{mover} is out: does anyone fire on overwatch at a gang mate who moved with him?"
+            )
+        };
+        let picked = ctx.choose(prompt, options, Some("overwatch"))?;
         let Some(s) = shooters
             .iter()
             .copied()
@@ -176,7 +179,8 @@ fn overwatch_at(
                 .map(|&g| {
                     let mut c = gunman_choice(ctx, g);
                     if g != figure {
-                        c.label = format!("{} (if he moved with {mover} as a group)", c.label);
+                        let name = ctx.state().unit_name(figure);
+                        c.label = format!("{} (if he moved with {name} as a group)", c.label);
                     }
                     c
                 })
