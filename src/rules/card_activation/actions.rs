@@ -108,6 +108,13 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             if left >= need {
                 options.push(Choice::new("overwatch", "Go on Overwatch"));
             }
+            let split = split_limit(ctx, unit);
+            if split > 0 {
+                options.push(Choice::new(
+                    "split",
+                    format!("Split: up to {split} models take a different action"),
+                ));
+            }
         } else {
             options.push(free_melee_choice());
         }
@@ -153,6 +160,10 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             "special" => {
                 add_spent(ctx, unit);
                 special(ctx, unit)?;
+            }
+            "split" => {
+                add_spent(ctx, unit);
+                split_action(ctx, unit, charge_bonus, prior)?;
             }
             "overwatch" => {
                 go_on_overwatch(ctx, unit);
@@ -330,13 +341,38 @@ impl Attack {
 /// per target the dice and modifier to roll at the table, the casualties after
 /// saves, and a morale check if the target needs one.
 fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> Flow<()> {
+    let models = ctx.state().units[unit].soldiers.len() as i32;
+    attack_with(ctx, unit, kind, bonus, prior, models)
+}
+
+/// The most models of `unit` that may split off for one action.
+fn split_limit(ctx: &Ctx, unit: UnitId) -> i32 {
+    let models = ctx.state().units[unit].soldiers.len() as i32;
+    (models * num(ctx, "split_fraction_num").max(0)) / num(ctx, "split_fraction_den").max(1)
+}
+
+/// An attack by `models` of the unit's models (all, or one part of a split
+/// action); the whole unit may still split its targets.
+fn attack_with(
+    ctx: &mut Ctx,
+    unit: UnitId,
+    kind: Attack,
+    bonus: i32,
+    prior: i32,
+    models: i32,
+) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
     let enemies = units_of(ctx, 1 - side.min(1));
     let rule = kind.rule();
-    let models = ctx.state().units[unit].soldiers.len() as i32;
-    let split =
-        (models * num(ctx, "split_fraction_num").max(0)) / num(ctx, "split_fraction_den").max(1);
+    let all = ctx.state().units[unit].soldiers.len() as i32;
+    // Only a whole-unit attack splits its targets (a split action already
+    // divides the models).
+    let split = if models == all {
+        split_limit(ctx, unit)
+    } else {
+        0
+    };
     let prompt = match kind {
         Attack::Melee => {
             format!("{name} attacks which enemy in base contact and in its weapon arc?")
@@ -414,6 +450,50 @@ fn attack(ctx: &mut Ctx, unit: UnitId, kind: Attack, bonus: i32, prior: i32) -> 
             continue;
         }
         strike(ctx, unit, kind, target, engaging, bonus, prior)?;
+    }
+    Ok(())
+}
+
+/// One action split between the unit's models: up to the split limit do one
+/// thing, the rest another (never Overwatch: the whole unit must go on it).
+fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let models = ctx.state().units[unit].soldiers.len() as i32;
+    let off = ctx.number(
+        format!("How many of {name}'s {models} models split off?"),
+        1,
+        i64::from(split_limit(ctx, unit).max(1)),
+        Some("split-actions"),
+    )? as i32;
+    for (count, who) in [(models - off, "the other"), (off, "the split-off")] {
+        if !ctx.state().units[unit].in_play() {
+            break;
+        }
+        let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
+        if stat(ctx, unit, PREP_LEFT) <= 0 {
+            options.push(Choice::new("shoot", "Shoot"));
+        }
+        options.push(Choice::new("special", "Special action"));
+        let picked = ctx.choose(
+            format!("What do {who} {count} model(s) of {name} do?"),
+            options,
+            Some("split-actions"),
+        )?;
+        match picked.as_str() {
+            "move" => ctx.resolved(
+                "split-actions",
+                format!(
+                    "{count} model(s) of {name} move up to {} in",
+                    stat(ctx, unit, "move")
+                ),
+            ),
+            "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
+            "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
+            _ => ctx.resolved(
+                "split-actions",
+                format!("{count} model(s) of {name} spend the action on a special task"),
+            ),
+        }
     }
     Ok(())
 }

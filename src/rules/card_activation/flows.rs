@@ -366,3 +366,22 @@ fn only_a_failed_rally_at_the_board_edge_eliminates_a_unit() {
     ));
     assert!(!unit(&s, "Guards").in_play());
 }
+
+#[test]
+fn up_to_half_the_models_may_take_a_different_action() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    assert_asking(&s, "Split: up to 2 models take a different action");
+    feed(&mut s, &["c split", "n 2", "c shoot", "c u3", "n 0"]);
+    assert!(logged(
+        &s,
+        "Rifles rolls 3 shooting dice at Guards, +0 to hit"
+    ));
+    feed(&mut s, &["n 1", "c no"]);
+    // The rifle now needs its prep: the split-off pair may not shoot too.
+    assert_asking(&s, "What do the split-off 2 model(s) of Rifles do?");
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    feed(&mut s, &["c move"]);
+    assert!(logged(&s, "2 model(s) of Rifles move up to 6 in"));
+    assert_asking(&s, "Rifles has 1 action(s) left");
+}
