@@ -775,3 +775,44 @@ fn the_dice_size_is_measured_and_can_be_set_with_a_click() {
     harness.run_ok();
     assert_eq!(harness.state().dice_scale, DiceScale::Auto);
 }
+
+#[test]
+fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(waiting_for_roll_off(dir.path()));
+    harness.run();
+    let before = harness.get_by_label("Die 3").rect();
+    harness.state_mut().dice_entry = vec![6, 2];
+    harness.run();
+    harness.get_by_label_contains("so far 6 2");
+    assert_eq!(harness.get_by_label("Die 3").rect(), before);
+    harness.get_by_label("Take back the last").click();
+    harness.run();
+    assert_eq!(harness.state().dice_entry, vec![6]);
+}
+
+#[test]
+fn the_home_screen_scrolls_to_every_saved_game() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    for i in 0..30 {
+        std::fs::write(
+            saves.join(format!("gunfight-{i}.ron")),
+            "(format: 1, game: Gunfight, seed: 3, events: [])",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    // The oldest save is far below the window's foot; scrolling reaches it.
+    let oldest = harness.get_by_label("Resume gunfight-0.ron");
+    oldest.scroll_to_me();
+    harness.run();
+    let oldest = harness.get_by_label("Resume gunfight-0.ron");
+    let rect = oldest.rect();
+    assert!(rect.max.y <= 700.0, "{rect:?}");
+    oldest.click();
+    harness.run();
+    harness.get_by_label_contains("Gunfight Gang");
+}

@@ -72,6 +72,8 @@ pub enum Command {
     EnterDie(u8),
     /// Clear the dice typed so far.
     ClearDice,
+    /// Take back the last die entered.
+    RemoveLastDie,
     /// Show the table view.
     OpenTable,
     /// Answer the pending request with what the camera reads now.
@@ -333,6 +335,9 @@ impl AppState {
             Command::SetRulesQuery(q) => self.rules_query = q,
             Command::EnterDie(v) => self.enter_die(v),
             Command::ClearDice => self.dice_entry.clear(),
+            Command::RemoveLastDie => {
+                self.dice_entry.pop();
+            }
             Command::OpenTable => self.screen = Screen::Table,
             Command::StopLive => {
                 // What the stopped source last saw no longer answers anything.

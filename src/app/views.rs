@@ -65,7 +65,12 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
         });
     }
     egui::CentralPanel::default().show(ui, |ui| match &state.screen {
-        Screen::Home => home(state, ui, &mut cmds),
+        // The list of saves grows with every game: the page scrolls.
+        Screen::Home => {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false; 2])
+                .show(ui, |ui| home(state, ui, &mut cmds));
+        }
         Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
         Screen::Play => play(state, ui, &mut cmds),
         Screen::Table => table(state, ui, &mut cmds),
@@ -113,14 +118,35 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             state.save_dir.display()
         ));
     }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     for s in &state.saves {
         let name = display_name(&s.path);
+        // Saves are named `<game id>-<number>.ron`.
+        let title = name
+            .trim_end_matches(".ron")
+            .rsplit_once('-')
+            .and_then(|(id, _)| GameId::from_id(id))
+            .and_then(|g| state.library.get(g))
+            .map_or_else(String::new, |rs| format!("{}, ", rs.title));
         ui.horizontal(|ui| {
-            ui.label(&name);
+            ui.label(format!("{title}last played {}", ago(now, s.modified)));
             if ui.button(format!("Resume {name}")).clicked() {
                 cmds.push(Command::Resume(s.path.clone()));
             }
         });
+    }
+}
+
+/// How long ago `then` was, in words ("just now", "5 min ago", "3 days ago").
+fn ago(now: u64, then: u64) -> String {
+    let s = now.saturating_sub(then);
+    match s {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86_400 => format!("{} h ago", s / 3600),
+        _ => format!("{} day(s) ago", s / 86_400),
     }
 }
 
@@ -246,25 +272,26 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 Ask::Dice { count } => {
                     camera_button(state, ui, cmds);
                     dice_keys(ui, cmds);
+                    let dice = if *count == 1 { "die" } else { "dice" };
+                    ui.label(format!("Click (or type 1-6) the {count} {dice}:"));
+                    // The face buttons come first in their row so that they
+                    // stay put while dice are entered.
                     ui.horizontal(|ui| {
-                        let dice = if *count == 1 { "die" } else { "dice" };
-                        ui.label(if state.dice_entry.is_empty() {
-                            format!("Click (or type 1-6) the {count} {dice}:")
-                        } else {
-                            let so_far: Vec<String> =
-                                state.dice_entry.iter().map(u8::to_string).collect();
-                            format!(
-                                "Click (or type 1-6) the {count} {dice}; so far {}:",
-                                so_far.join(" ")
-                            )
-                        });
                         for face in 1..=6u8 {
                             if ui.button(format!("Die {face}")).clicked() {
                                 cmds.push(Command::EnterDie(face));
                             }
                         }
-                        if !state.dice_entry.is_empty() && ui.button("Clear").clicked() {
-                            cmds.push(Command::ClearDice);
+                        if !state.dice_entry.is_empty() {
+                            let so_far: Vec<String> =
+                                state.dice_entry.iter().map(u8::to_string).collect();
+                            ui.label(format!("so far {}", so_far.join(" ")));
+                            if ui.button("Take back the last").clicked() {
+                                cmds.push(Command::RemoveLastDie);
+                            }
+                            if ui.button("Clear").clicked() {
+                                cmds.push(Command::ClearDice);
+                            }
                         }
                     });
                     if ui.button("Roll / draw for me").clicked() {
@@ -404,7 +431,8 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
     } else {
-        let flags: Vec<&str> = u.status.iter().map(String::as_str).collect();
+        // Status ids read as words ("in_engagement" -> "in engagement").
+        let flags: Vec<String> = u.status.iter().map(|f| f.replace('_', " ")).collect();
         format!("{} ({})", u.name, flags.join(", "))
     };
     if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {

@@ -3,8 +3,8 @@
 //! may spend their held action in between.
 
 use super::{
-    FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, num, pick_unit, set_status,
-    stat, unit_choice, units_of, yes_no,
+    FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, models_text, num, pick_unit,
+    set_status, stat, unit_choice, units_of, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -112,7 +112,10 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             if split > 0 {
                 options.push(Choice::new(
                     "split",
-                    format!("Split: up to {split} models take a different action"),
+                    format!(
+                        "Split: up to {} take a different action",
+                        models_text(split)
+                    ),
                 ));
             }
         } else {
@@ -387,7 +390,10 @@ fn attack_with(
     if can_split {
         options.push(Choice::new(
             "split",
-            format!("Split: up to {split} of its {models} models engage a second target"),
+            format!(
+                "Split: up to {split} of its {} engage a second target",
+                models_text(models)
+            ),
         ));
     }
     if options.is_empty() {

@@ -59,6 +59,8 @@ fn cards_are_dealt_by_units_and_leadership_and_order_follows_suits_then_ranks() 
     ));
     assert!(logged(&s, "Blue is dealt 3 card(s)"));
     assert!(logged(&s, "Red discards Kc"));
+    // The cards left over go to the discard pile at once (Kc and Qc).
+    assert_eq!(s.state().decks[0].discard_pile.len(), 2);
     assert!(logged(
         &s,
         "Activation order: Ah Rifles, 2h Militia, 3s Guards, 5s Captain, 9d Scouts"

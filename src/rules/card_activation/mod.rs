@@ -294,8 +294,22 @@ pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
     };
     Choice::new(
         format!("u{unit}"),
-        format!("{} ({} models{extra})", u.name, u.soldiers.len()),
+        format!(
+            "{} ({}{extra})",
+            u.name,
+            models_text(u.soldiers.len() as i64)
+        ),
     )
+}
+
+/// "1 model", "5 models".
+pub(crate) fn models_text(n: impl Into<i64>) -> String {
+    let n = n.into();
+    if n == 1 {
+        "1 model".into()
+    } else {
+        format!("{n} models")
+    }
 }
 
 /// Picks a unit among `ids`, with a "none" option when `none` is given.

@@ -41,8 +41,9 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     let mut dealt_all = Vec::new();
     for side in 0..2 {
         let hand = deal(ctx, side)?;
-        dealt_all.extend(hand.iter().copied());
-        slots.extend(assign(ctx, side, hand)?);
+        let laid = assign(ctx, side, hand)?;
+        dealt_all.extend(laid.iter().map(|&(_, c)| c));
+        slots.extend(laid);
     }
     let key = |ctx: &Ctx, c: Card| ctx.ruleset.cards.key(c, None);
     slots.sort_by_key(|(_, c)| key(ctx, *c));
@@ -78,6 +79,7 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     if check_wipeout(ctx) {
         return Ok(());
     }
+    // The cards laid beside units; the ones left over went at once.
     ctx.apply(Effect::DiscardCards {
         deck: DECK,
         cards: dealt_all
@@ -160,6 +162,16 @@ fn assign(ctx: &mut Ctx, side: SideId, mut hand: Vec<Card>) -> Flow<Vec<(UnitId,
     if !hand.is_empty() {
         let left: Vec<String> = hand.iter().map(|c| c.to_string()).collect();
         ctx.resolved("assign", format!("{name} discards {}", left.join(" ")));
+        ctx.apply(Effect::DiscardCards {
+            deck: DECK,
+            cards: hand
+                .iter()
+                .map(|&card| PhysicalCard {
+                    card,
+                    back: BackColour::Other,
+                })
+                .collect(),
+        });
     }
     Ok(out)
 }
