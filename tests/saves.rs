@@ -186,3 +186,36 @@ fn a_log_that_no_longer_replays_whole_resumes_as_far_as_it_does() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(save::load(&path, &lib).is_err());
 }
+
+#[test]
+fn a_damaged_save_is_set_aside_not_rotated_over_a_good_backup() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    play_some(&autosave, &lib);
+    let backup = dir.path().join(format!("{}.1", file_name(&autosave)));
+    let good = std::fs::read(&backup).unwrap_or_else(|e| panic!("{e}"));
+    // Damaged outside Adjutant; the game resumes from the backup and goes on.
+    std::fs::write(&autosave.path, b"(format: 1, ga").unwrap_or_else(|e| panic!("{e}"));
+    let mut loaded = save::load(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    autosave
+        .apply(&mut loaded.session, Event::Answer(die(5)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The good backup is still there, the damaged file kept beside it.
+    assert_eq!(
+        std::fs::read(&backup).unwrap_or_else(|e| panic!("{e}")),
+        good
+    );
+    let aside = save::damaged_path(&autosave.path);
+    assert_eq!(
+        std::fs::read(&aside).unwrap_or_else(|e| panic!("{e}")),
+        b"(format: 1, ga"
+    );
+    assert!(save::read(&autosave.path, &lib).is_ok());
+    assert_eq!(
+        save::list(dir.path()).len(),
+        1,
+        "{:?}",
+        save::list(dir.path())
+    );
+}

@@ -147,14 +147,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
 }
 
 /// Saves a session: rotates backups (the previous save becomes `.1`), then
-/// writes the new save atomically.
+/// writes the new save atomically. A previous save that no longer parses
+/// (damaged outside Adjutant) is not rotated in, where it would push out a
+/// good backup: it is kept beside them as `<save>.damaged`.
 pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
     let text = ron::ser::to_string_pretty(&SaveFile::of(session), ron::ser::PrettyConfig::new())
         .map_err(|e| SaveError::Invalid {
             file: path.to_path_buf(),
             message: e.to_string(),
         })?;
-    if path.exists() {
+    if path.exists() && parse(path).is_err() {
+        let aside = damaged_path(path);
+        fs::copy(path, &aside).map_err(io(path))?;
+    } else if path.exists() {
         for n in (1..BACKUPS).rev() {
             let from = backup_path(path, n);
             if from.exists() {
@@ -191,6 +196,14 @@ fn parse(path: &Path) -> Result<SaveFile, SaveError> {
         });
     }
     Ok(file)
+}
+
+/// Where a damaged save is kept when a new one replaces it (`<save>.damaged`,
+/// not listed as a save, never rotated).
+pub fn damaged_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".damaged");
+    PathBuf::from(s)
 }
 
 /// Where the whole log of a save restored only in part is kept
