@@ -1,6 +1,7 @@
 //! A player's fixes to what the camera read. A fix is pinned to a place on
 //! the table, so it keeps applying to the same card or die in the frames that
-//! follow, until that object has been gone for a while (picked up, rerolled).
+//! follow, until that object has been gone for a while (picked up, rerolled)
+//! or the reader sees another object there (a card swapped, a die rerolled).
 
 use crate::vision::geometry::{Point, Quad, dist};
 use crate::vision::scan::{CardOut, DieOut, QuadOut, ScanRecord, UnreadDieOut};
@@ -138,7 +139,24 @@ struct Pinned {
     /// Made on an empty spot: shown even when nothing is detected there,
     /// and kept until the player forgets it.
     added: bool,
+    /// What the reader said when the fix was made (a card code or a die
+    /// face), `None` for an unread object or a spot.
+    was: Option<String>,
     missed: u32,
+}
+
+impl Pinned {
+    /// Whether a reading of `read` at the fix's place shows another object:
+    /// neither the misread that was fixed nor the fix itself. A "not a card
+    /// / die" fix is never contradicted.
+    fn contradicted_by(&self, read: &str) -> bool {
+        let fixed = match &self.fix {
+            Fix::Card(code) => code.clone(),
+            Fix::Die(v) => v.to_string(),
+            Fix::NotACard | Fix::NotADie => return false,
+        };
+        self.was.as_deref().is_some_and(|w| w != read) && fixed != read
+    }
 }
 
 /// The fixes in force.
@@ -163,6 +181,18 @@ impl Corrections {
         {
             return false;
         }
+        // A second fix of the same object keeps what the reader first said
+        // (the scan fixed now may already show the first fix).
+        let earlier = self
+            .pinned
+            .iter()
+            .find(|p| p.fix.is_card() == fix.is_card() && dist(p.center, center) <= radius);
+        let was = match (earlier, target) {
+            (Some(p), _) => p.was.clone(),
+            (None, Target::Card(i)) => scan.cards.get(i).map(|c| c.code.clone()),
+            (None, Target::Die(i)) => scan.dice.get(i).map(|d| d.value.to_string()),
+            (None, _) => None,
+        };
         self.pinned
             .retain(|p| p.fix.is_card() != fix.is_card() || dist(p.center, center) > radius);
         self.pinned.push(Pinned {
@@ -170,6 +200,7 @@ impl Corrections {
             radius,
             added: matches!(target, Target::Spot(_)),
             fix,
+            was,
             missed: 0,
         });
         true
@@ -193,31 +224,54 @@ impl Corrections {
     /// The scan as the player says it is: fixed objects replaced or dropped.
     /// Does not age the fixes (see [`Corrections::next_frame`]).
     pub fn apply(&self, raw: &ScanRecord) -> ScanRecord {
-        self.apply_marking(raw, &mut vec![false; self.pinned.len()])
+        let n = self.pinned.len();
+        self.apply_marking(raw, &mut vec![false; n], &mut vec![false; n])
     }
 
     /// Applies the fixes to a new frame and ages them: a fix whose object was
     /// missing for more than [`MAX_MISSED_FRAMES`] frames is forgotten.
+    /// A fix whose place now shows another object is forgotten at once.
     pub fn next_frame(&mut self, raw: &ScanRecord) -> ScanRecord {
-        let mut used = vec![false; self.pinned.len()];
-        let out = self.apply_marking(raw, &mut used);
+        let n = self.pinned.len();
+        let (mut used, mut replaced) = (vec![false; n], vec![false; n]);
+        let out = self.apply_marking(raw, &mut used, &mut replaced);
         for (p, hit) in self.pinned.iter_mut().zip(&used) {
             p.missed = if *hit || p.added { 0 } else { p.missed + 1 };
         }
-        self.pinned.retain(|p| p.missed <= MAX_MISSED_FRAMES);
+        let mut keep = replaced.iter().map(|r| !r);
+        self.pinned
+            .retain(|p| keep.next().unwrap_or(true) && p.missed <= MAX_MISSED_FRAMES);
         out
     }
 
-    fn find(&self, at: Point, cards: bool, used: &mut [bool]) -> Option<&Fix> {
+    /// The fix for an object read as `read` (`None`: unread) at `at`, if one
+    /// is in force there and the reading does not show another object.
+    fn find(
+        &self,
+        at: Point,
+        cards: bool,
+        read: Option<&str>,
+        used: &mut [bool],
+        replaced: &mut [bool],
+    ) -> Option<&Fix> {
         let i = self
             .pinned
             .iter()
             .position(|p| p.fix.is_card() == cards && dist(p.center, at) <= p.radius)?;
+        if read.is_some_and(|r| self.pinned[i].contradicted_by(r)) {
+            replaced[i] = true;
+            return None;
+        }
         used[i] = true;
         Some(&self.pinned[i].fix)
     }
 
-    fn apply_marking(&self, raw: &ScanRecord, used: &mut [bool]) -> ScanRecord {
+    fn apply_marking(
+        &self,
+        raw: &ScanRecord,
+        used: &mut [bool],
+        replaced: &mut [bool],
+    ) -> ScanRecord {
         let mut out = ScanRecord {
             cards: Vec::new(),
             unread: Vec::new(),
@@ -231,7 +285,8 @@ impl Corrections {
             .map(|c| (c.quad, Some(c)))
             .chain(raw.unread.iter().map(|u| (u.quad, None)));
         for (quad, read) in card_quads {
-            match self.find(card_place(&quad).0, true, used) {
+            let code = read.map(|c| c.code.as_str());
+            match self.find(card_place(&quad).0, true, code, used, replaced) {
                 Some(Fix::Card(code)) => out.cards.push(CardOut {
                     code: code.clone(),
                     quad,
@@ -250,7 +305,8 @@ impl Corrections {
             .map(|d| (d.center, d.size, Some(d)))
             .chain(raw.unread_dice.iter().map(|u| (u.center, u.size, None)));
         for (center, size, read) in dice {
-            match self.find(center, false, used) {
+            let face = read.map(|d| d.value.to_string());
+            match self.find(center, false, face.as_deref(), used, replaced) {
                 Some(Fix::Die(value)) => out.dice.push(DieOut {
                     value: *value,
                     center,
@@ -448,5 +504,23 @@ mod tests {
         }
         assert!(fixes.is_empty());
         assert_eq!(fixes.next_frame(&first).dice[0].value, 5);
+    }
+
+    #[test]
+    fn a_fix_does_not_follow_its_place_to_another_object() {
+        let mut fixes = Corrections::default();
+        let first = scan(vec![card("9h", 0.0)], vec![die(5, 30.0)]);
+        fixes.add(&first, Target::Card(0), Fix::Card("8h".into()));
+        fixes.add(&first, Target::Die(0), Fix::Die(6));
+        // The same misreads (or the fixed values) keep the fixes.
+        let again = fixes.next_frame(&scan(vec![card("9h", 2.0)], vec![die(6, 31.0)]));
+        assert_eq!(again.cards[0].code, "8h");
+        assert_eq!(again.dice[0].value, 6);
+        // Another card laid there and a die rerolled to 2 are read afresh,
+        // and the fixes are gone.
+        let swapped = fixes.next_frame(&scan(vec![card("5c", 0.0)], vec![die(2, 30.0)]));
+        assert_eq!(swapped.cards[0].code, "5c");
+        assert_eq!(swapped.dice[0].value, 2);
+        assert!(fixes.is_empty());
     }
 }
