@@ -172,11 +172,17 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
 fn the_last_gang_standing_wins() {
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);
-    for target in ["c g4", "c g5", "c g6", "c g7"] {
+    // Each shot needs a card of its own: a card is played once a turn.
+    for (target, card) in [
+        ("c g4", "k As"),
+        ("c g5", "k Ks"),
+        ("c g6", "k Qs"),
+        ("c g7", "k Js"),
+    ] {
         feed(
             &mut s,
             &[
-                "c shoot", "c g1", target, "k As", "n 0", "c no", "c no", "c none", "d 6",
+                "c shoot", "c g1", target, card, "n 0", "c no", "c no", "c none", "d 6",
             ],
         );
         if s.state().outcome.is_none() {
@@ -308,11 +314,11 @@ fn nobody_is_asked_about_civilians_once_a_civilian_ends_the_game() {
     let mut s = begin(&setup(true));
     feed(&mut s, &RED_FIRST);
     // Doc shoots down three of Blue's four; no civilian is near.
-    for target in ["c g4", "c g5", "c g6"] {
+    for (target, card) in [("c g4", "k As"), ("c g5", "k Ks"), ("c g6", "k Qs")] {
         feed(
             &mut s,
             &[
-                "c shoot", "c g1", target, "k As", "n 0", "c no", "c no", "c none", "d 6", "n 0",
+                "c shoot", "c g1", target, card, "n 0", "c no", "c no", "c none", "d 6", "n 0",
                 "c none",
             ],
         );
@@ -440,4 +446,19 @@ fn a_group_mate_may_still_be_shot_once_the_mover_is_out() {
         ],
     );
     assert_eq!(lives(&s, "Doc"), 4);
+}
+
+#[test]
+fn a_card_is_played_once_a_turn_the_initiative_card_included() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &["ok", "k 9h", "k Ad"]);
+    // Blue (Ad) goes first; its initiative card cannot be its shooting card.
+    feed(&mut s, &["c shoot", "c g4", "c g0", "k Ad"]);
+    assert!(logged(&s, "Ad has been played this turn already"));
+    assert_asking(&s, "play a Spade or Diamond");
+    feed(&mut s, &["k Kd"]);
+    assert_asking(&s, "How many pieces of cover");
+    // Red's own initiative card is refused as its save too.
+    feed(&mut s, &["n 0", "c no", "c no", "c save", "k 9h"]);
+    assert!(logged(&s, "9h has been played this turn already"));
 }

@@ -385,6 +385,7 @@ pub(crate) fn value(ctx: &Ctx, card: Card) -> Option<i32> {
 /// card is logged with `why` and asked again).
 pub(crate) fn one_card(
     ctx: &mut Ctx,
+    side: SideId,
     prompt: &str,
     rule: &str,
     ok: impl Fn(Card) -> bool,
@@ -393,10 +394,75 @@ pub(crate) fn one_card(
     loop {
         let cards = ctx.shown(1, prompt, Some(rule))?;
         match cards.first() {
-            Some(&c) if ok(c) => return Ok(c),
+            Some(&c) if played_this_turn(ctx, side, c) => ctx.resolved(
+                rule,
+                format!("{c} has been played this turn already (each card once, the initiative card included)"),
+            ),
+            Some(&c) if ok(c) => {
+                mark_played(ctx, side, &[c]);
+                return Ok(c);
+            }
             Some(c) => ctx.resolved(rule, format!("{c} cannot be played here: {why}")),
             None => {}
         }
+    }
+}
+
+/// `n` cards that `side` plays together (a move), none of them played
+/// already this turn.
+pub(crate) fn cards_played(
+    ctx: &mut Ctx,
+    side: SideId,
+    n: u32,
+    prompt: &str,
+    rule: &str,
+) -> Flow<Vec<Card>> {
+    loop {
+        let cards = ctx.shown(n, prompt, Some(rule))?;
+        if let Some(c) = cards.iter().find(|&&c| played_this_turn(ctx, side, c)) {
+            ctx.resolved(
+                rule,
+                format!("{c} has been played this turn already (each card once, the initiative card included)"),
+            );
+            continue;
+        }
+        mark_played(ctx, side, &cards);
+        return Ok(cards);
+    }
+}
+
+/// Counter key of a card `side` played this turn.
+fn played_key(side: SideId, card: Card) -> String {
+    format!("{PLAYED_PREFIX}{side}:{card}")
+}
+
+/// Prefix of the counters of cards played this turn (cleared each turn).
+pub(crate) const PLAYED_PREFIX: &str = "played:";
+
+fn played_this_turn(ctx: &Ctx, side: SideId, card: Card) -> bool {
+    ctx.state().counter(&played_key(side, card)) > 0
+}
+
+fn mark_played(ctx: &mut Ctx, side: SideId, cards: &[Card]) {
+    for &c in cards {
+        ctx.apply(Effect::SetCounter {
+            key: played_key(side, c),
+            value: 1,
+        });
+    }
+}
+
+/// Every card goes back into its pack: none counts as played any more.
+pub(crate) fn clear_played(ctx: &mut Ctx) {
+    let keys: Vec<String> = ctx
+        .state()
+        .counters
+        .iter()
+        .filter(|(k, v)| k.starts_with(PLAYED_PREFIX) && **v != 0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in keys {
+        ctx.apply(Effect::SetCounter { key, value: 0 });
     }
 }
 

@@ -1,6 +1,8 @@
 //! Movement: the allowance in inches from the cards played.
 
-use super::{gunmen_of, is_suit, num, one_card, pick_gunman, shooting, value, yes_no};
+use super::{
+    cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, shooting, value, yes_no,
+};
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::SideId;
 use crate::table::{Card, Suit};
@@ -52,15 +54,18 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             most,
             Some("first-moves"),
         )?;
-        let cards = ctx.shown(
+        let cards = cards_played(
+            ctx,
+            side,
             n as u32,
-            format!("Show the cards {name} moves with"),
-            Some("first-moves"),
+            &format!("Show the cards {name} moves with"),
+            "first-moves",
         )?;
         ("first-moves", cards)
     } else if yes_no(ctx, format!("Does {player} hold a Club?"), "movement")? {
         let card = one_card(
             ctx,
+            side,
             &format!("{player}: play a Club to move {name}"),
             "movement",
             |c| is_suit(c, &[Suit::Clubs]),
@@ -75,10 +80,12 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             most,
             Some("movement"),
         )?;
-        let cards = ctx.shown(
+        let cards = cards_played(
+            ctx,
+            side,
             n as u32,
-            format!("Show the cards {name} moves with"),
-            Some("movement"),
+            &format!("Show the cards {name} moves with"),
+            "movement",
         )?;
         ("movement", cards)
     };

@@ -54,6 +54,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let range = num(ctx, &format!("{}_range", w.id()));
     let card = shooting_card(
         ctx,
+        side,
         &format!(
             "{name} ({}, {range} in) shoots at {}: play a Spade or Diamond",
             w.id(),
@@ -71,6 +72,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     {
         one_card(
             ctx,
+            side,
             "Show the Joker",
             "fan-shot",
             |c| c.suit().is_none(),
@@ -201,6 +203,7 @@ fn overwatch_at(
         let target_name = ctx.state().unit_name(target);
         let card = shooting_card(
             ctx,
+            s,
             &format!("{name} fires on overwatch at {target_name}: play a Spade or Diamond"),
         )?;
         let (mut modifier, mut why) = situation(ctx, false)?;
@@ -253,9 +256,10 @@ fn target_name(ctx: &Ctx, target: Target) -> String {
     }
 }
 
-fn shooting_card(ctx: &mut Ctx, prompt: &str) -> Flow<Card> {
+fn shooting_card(ctx: &mut Ctx, side: SideId, prompt: &str) -> Flow<Card> {
     one_card(
         ctx,
+        side,
         prompt,
         "shooting",
         |c| is_suit(c, &[Suit::Spades, Suit::Diamonds]),
@@ -329,8 +333,10 @@ fn fire(
                 Some(rule),
             )?;
             let save = if answer == "save" {
+                let owner = ctx.state().units[t].side;
                 let c = one_card(
                     ctx,
+                    owner,
                     &format!("{name}: show the save card"),
                     "shooting",
                     |c| c.suit().is_none() || is_suit(c, &[Suit::Hearts, Suit::Diamonds]),

@@ -1,7 +1,9 @@
 //! A turn: deal, initiative bids, then each gang's go in bid order (a Joker
 //! may cut in between two other players' goes).
 
-use super::{check_victory, gangs_standing, gunmen_of, moves, one_card, shooting, stop_game};
+use super::{
+    check_victory, clear_played, gangs_standing, gunmen_of, moves, one_card, shooting, stop_game,
+};
 use crate::rules::common::roll_off;
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -11,6 +13,7 @@ use crate::table::Card;
 /// Plays turn `turn`.
 pub fn play_turn(ctx: &mut Ctx, turn: u32) -> Flow<()> {
     ctx.apply(Effect::SetTurn(turn));
+    clear_played(ctx);
     let hand = ctx.ruleset.number("hand_size");
     ctx.confirm(
         format!("Turn {turn}: shuffle every card back into its pack and deal {hand} cards to each player"),
@@ -51,6 +54,7 @@ pub fn initiative(ctx: &mut Ctx) -> Flow<Vec<SideId>> {
         let name = ctx.state().side_name(side);
         let card = one_card(
             ctx,
+            side,
             &format!("{name}: reveal your initiative card"),
             "initiative",
             |_| true,
@@ -131,6 +135,7 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     let name = ctx.state().side_name(side);
     one_card(
         ctx,
+        side,
         &format!("{name}: show the Joker"),
         "joker-interrupt",
         |c| c.suit().is_none(),
