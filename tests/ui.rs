@@ -503,6 +503,9 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     harness.get_by_label("Start game").click();
     harness.run();
     assert_eq!(harness.state().screen, Screen::Play);
+    // The decks have no jokers: the picker offers none.
+    harness.get_by_label("As");
+    assert!(harness.query_by_label("XR (red joker)").is_none());
     // The cut: the virtual deck draws for both sides until one is higher.
     for _ in 0..6 {
         if harness.query_by_label("Roll / draw for me").is_none() {
@@ -815,4 +818,18 @@ fn the_home_screen_scrolls_to_every_saved_game() {
     oldest.click();
     harness.run();
     harness.get_by_label_contains("Gunfight Gang");
+}
+
+#[test]
+fn a_refusal_notice_goes_once_the_question_is_answered() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    let before = st.messages.len();
+    // A number where a die is asked: refused, with a message.
+    st.execute(adjutant::app::Command::Apply(
+        adjutant::rules::Event::Answer(adjutant::rules::Answer::Number(3)),
+    ));
+    assert_eq!(st.messages.len(), before + 1, "{:?}", st.messages);
+    st.execute(adjutant::app::Command::EnterDie(4));
+    assert_eq!(st.messages.len(), before, "{:?}", st.messages);
 }

@@ -197,6 +197,14 @@ pub struct AppState {
     /// How frames are enlarged before their dice are read (kept when the
     /// source changes).
     pub dice_scale: crate::vision::dice::scale::DiceScale,
+    /// Messages that refused an answer to the question on screen: they go
+    /// once an answer is taken.
+    refusals: Vec<String>,
+    /// Non-fatal problems of the frame source that the player dismissed: a
+    /// bad photo met again on every loop of a replay is not shown again.
+    dismissed_frame_problems: Vec<String>,
+    /// Messages the frame source raised (to tell them from others).
+    frame_problems: Vec<String>,
 }
 
 impl AppState {
@@ -261,6 +269,9 @@ impl AppState {
             roll: RollWatcher::new(SettleRule::STILLS),
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
+            refusals: Vec::new(),
+            dismissed_frame_problems: Vec::new(),
+            frame_problems: Vec::new(),
         }
     }
 
@@ -405,10 +416,15 @@ impl AppState {
             Command::KeepFrame => self.keep_frame(),
             Command::DismissMessage(i) => {
                 if i < self.messages.len() {
-                    self.messages.remove(i);
+                    let m = self.messages.remove(i);
+                    self.dismiss_frame_problem(m);
                 }
             }
-            Command::DismissAllMessages => self.messages.clear(),
+            Command::DismissAllMessages => {
+                for m in std::mem::take(&mut self.messages) {
+                    self.dismiss_frame_problem(m);
+                }
+            }
         }
     }
 
@@ -423,6 +439,8 @@ impl AppState {
         settle: SettleRule,
     ) {
         self.roll = RollWatcher::new(settle);
+        // A new source: its problems are shown afresh.
+        self.dismissed_frame_problems.clear();
         match &self.readers {
             Some(r) => {
                 self.live = Some(live::Live::start(
@@ -461,7 +479,12 @@ impl AppState {
             match update {
                 live::LiveUpdate::Frame(f) => frames.push(*f),
                 live::LiveUpdate::Problem { message, fatal } => {
-                    self.notify(message);
+                    if fatal || !self.dismissed_frame_problems.contains(&message) {
+                        if !self.frame_problems.contains(&message) {
+                            self.frame_problems.push(message.clone());
+                        }
+                        self.notify(message);
+                    }
                     lost |= fatal;
                 }
             }
@@ -700,12 +723,29 @@ impl AppState {
         self.number_entry = 0;
     }
 
+    /// Remembers a dismissed message if the frame source raised it.
+    fn dismiss_frame_problem(&mut self, message: String) {
+        if self.frame_problems.contains(&message) {
+            self.dismissed_frame_problems.push(message);
+        }
+    }
+
     fn apply(&mut self, event: Event) {
         self.clear_entries();
-        if let Some((s, autosave)) = &mut self.session
-            && let Err(e) = autosave.apply(s, event)
-        {
-            self.notify(e.to_string());
+        let Some((s, autosave)) = &mut self.session else {
+            return;
+        };
+        match autosave.apply(s, event) {
+            Err(e) => {
+                let message = e.to_string();
+                self.refusals.push(message.clone());
+                self.notify(message);
+            }
+            // The question the refusals were about has been answered.
+            Ok(_) => {
+                let gone = std::mem::take(&mut self.refusals);
+                self.messages.retain(|m| !gone.contains(m));
+            }
         }
     }
 }

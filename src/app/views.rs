@@ -326,7 +326,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             cmds.push(Command::ClearCards);
                         }
                     });
-                    card_grid(ui, true, |code| {
+                    card_grid(ui, session.ruleset().cards.jokers, |code| {
                         if let Ok(card) = code.parse() {
                             cmds.push(Command::EnterCard(card));
                         }
