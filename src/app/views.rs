@@ -301,7 +301,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 Ask::Number { min, max } => {
                     ui.horizontal(|ui| {
                         let mut n = state.number_entry.clamp(*min, *max);
-                        let label = ui.label("Number:");
+                        let label = ui.label(format!("Number ({min} to {max}):"));
                         ui.add(egui::DragValue::new(&mut n).range(*min..=*max))
                             .labelled_by(label.id);
                         if n != state.number_entry {

@@ -227,7 +227,7 @@ pub fn balance_note(setup: &GameSetup) -> Option<String> {
     let guns = |x: &ArmySetup| x.units.iter().filter(|u| u.arm == Arm::Artillery).count();
     (men(a) != men(b) || guns(a) != guns(b)).then(|| {
         format!(
-            "The sides are unequal ({} has {} men and {} guns, {} has {} men and {} guns); the rules ask for equal sides, so play on only if you agreed to it.",
+            "The sides are unequal ({} has {} men and {} guns, {} has {} men and {} guns, gunners counted as men); the rules ask for equal sides, so play on only if you agreed to it.",
             a.name,
             men(a),
             guns(a),
