@@ -342,11 +342,20 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         Some("skill-check"),
     )? as i32;
     let n = (base + extra + modifier).max(0) as u32;
+    // The riding penalty is inside `base`: say so where it applies.
+    let riding = if matches!(suit, Suit::Hearts | Suit::Diamonds) && riding_untrained(ctx, unit) {
+        format!(
+            ", riding without Mounted Training -{}",
+            num(ctx, "riding_penalty")
+        )
+    } else {
+        String::new()
+    };
     noted(
         ctx,
         "skill-check",
         format!(
-            "{name} uses {} ({}): draws {n} ({base} from {}, {extra:+} action points, {modifier:+} modifiers)",
+            "{name} uses {} ({}): draws {n} ({base} from {}{riding}, {extra:+} action points, {modifier:+} modifiers)",
             a.name,
             suit.symbol(),
             suit_stat(suit)
@@ -432,6 +441,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     // Moving is how a melee ends: after a move, each melee of the unit may
     // be over (both units out of each other's reach).
     if a.dash && !bought.is_empty() {
+        // It moved this activation (a Heavy weapon may not be used now).
+        set_stat(ctx, unit, super::MOVED, 1);
         for p in melee_partners(ctx, unit) {
             leave_melee_question(ctx, unit, p)?;
         }

@@ -714,15 +714,24 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
     // Hearts 3 and Diamonds 2, one fewer each while riding untrained.
     assert_asking(&s, "Sabre (♥, draws 2)");
     assert_asking(&s, "Carbine: Fire (♦, draws 1)");
+    // The log says where the draw lost a card (the swing buys nothing).
+    feed(&mut s, &["c sabre", "c u2", "n 0", "n 0", "k 2c 3c"]);
+    assert!(logged(
+        &s,
+        "draws 2 (2 from hearts, riding without Mounted Training -1"
+    ));
+    assert_asking(&s, "2 action point(s) left");
     feed(&mut s, &["c dismount"]);
     assert!(logged(
         &s,
         "Tarleton dismounts for good: its riding penalty ends"
     ));
-    assert_asking(&s, "Sabre (♥, draws 3)");
+    // Hearts 3, less one for the Sabre's second use this activation.
+    assert_asking(&s, "Sabre (♥, draws 2)");
+    assert_asking(&s, "Carbine: Fire (♦, draws 2)");
     assert!(!offered(&s).contains("dismount"), "{}", offered(&s));
     // Dismounting is free.
-    assert_asking(&s, "3 action point(s) left");
+    assert_asking(&s, "2 action point(s) left");
 }
 
 #[test]
@@ -730,7 +739,7 @@ fn setup_letters_cover_hands_mounts_and_rounds() {
     let (lib, _) = Library::builtin();
     let rs = lib.get(GameId::GentlemenOfWar).cloned();
     let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
-    let units = parse_units("Sharpe:rifleman:r3e1m1t1", &rs).unwrap_or_else(|e| panic!("{e}"));
+    let units = parse_units("Sharpe:rifleman:r3e1m1t1g1", &rs).unwrap_or_else(|e| panic!("{e}"));
     let stats = &units[0].stats;
     for (k, v) in [
         ("ammo", 3),
@@ -738,6 +747,7 @@ fn setup_letters_cover_hands_mounts_and_rounds() {
         ("empty_hands", 1),
         ("mounted", 1),
         ("mounted_training", 1),
+        ("strong", 1),
     ] {
         assert!(stats.contains(&(k.to_string(), v)), "{k} {v}: {stats:?}");
     }
@@ -846,4 +856,16 @@ fn reveal_tells_the_player_to_look_at_the_top_cards() {
         &s,
         "Sharpe: Red looks at the top 2 card(s) of the deck, then puts them back"
     ));
+}
+
+#[test]
+fn a_dash_that_bought_no_move_does_not_bar_a_heavy_weapon() {
+    let mut s = begin_edited(|rs| edit_ability(rs, "rifle-fire").heavy = true);
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    // The Dash draws but buys nothing: Sharpe has not moved.
+    feed(
+        &mut s,
+        &["c dash", "c none", "n 0", "n 0", "k 2c 3c 4c 5c", "c none"],
+    );
+    assert_asking(&s, "Rifle: Fire");
 }

@@ -90,6 +90,9 @@ pub const AMMO: &str = "ammo";
 pub const AMMO_MAX: &str = "ammo_max";
 /// Action points left in the current activation.
 pub const AP: &str = "ap";
+/// Stat: 1 once the unit has moved this activation (a Dash that bought a
+/// move); reset when it activates.
+pub const MOVED: &str = "moved";
 /// Stat: 1 when the unit is Strong (heavy weapons carry no penalty).
 pub const STRONG: &str = "strong";
 /// Stat: hands free of weapons (each may punch once an activation).
@@ -239,11 +242,12 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
             'e' => EMPTY_HANDS,
             'm' => MOUNTED,
             't' => MOUNTED_TRAINING,
+            'g' => STRONG,
             // Rounds: a modified gun's ammunition, both starting and maximum.
             'r' => AMMO,
             other => {
                 return Err(format!(
-                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, r rounds)"
+                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, g strong, r rounds)"
                 ));
             }
         };

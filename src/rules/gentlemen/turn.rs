@@ -112,6 +112,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     for a in abilities_of(ctx, unit) {
         set_stat(ctx, unit, &check::uses_key(&a), 0);
     }
+    set_stat(ctx, unit, super::MOVED, 0);
     set_stat(ctx, unit, AP, ap);
     let lost = if concussion > 0 {
         format!(" ({concussion} lost to concussion)")
@@ -217,12 +218,10 @@ fn heavy_barred(ctx: &Ctx, unit: UnitId, a: &Ability) -> bool {
     if stat(ctx, unit, super::STRONG) > 0 || !(a.heavy || a.dash) {
         return false;
     }
-    let used = |f: fn(&Ability) -> bool| {
-        abilities_of(ctx, unit)
-            .iter()
-            .any(|b| f(b) && stat(ctx, unit, &check::uses_key(b)) > 0)
-    };
-    (a.heavy && used(|b| b.dash)) || (a.dash && used(|b| b.heavy))
+    let fired_heavy = abilities_of(ctx, unit)
+        .iter()
+        .any(|b| b.heavy && stat(ctx, unit, &check::uses_key(b)) > 0);
+    (a.heavy && stat(ctx, unit, super::MOVED) > 0) || (a.dash && fired_heavy)
 }
 
 /// "Fire (♦, draws 3)" / "Load (checkless, 1 of 3 paid)".

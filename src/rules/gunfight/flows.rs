@@ -462,3 +462,35 @@ fn a_card_is_played_once_a_turn_the_initiative_card_included() {
     feed(&mut s, &["n 0", "c no", "c no", "c save", "k 9h"]);
     assert!(logged(&s, "9h has been played this turn already"));
 }
+
+#[test]
+fn a_move_may_not_name_one_card_twice() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g1", "n 2", "k 8c 8c"]);
+    assert!(logged(&s, "8c is named twice"));
+    assert_asking(&s, "Show the cards Doc moves with");
+}
+
+#[test]
+fn no_fan_shot_question_once_both_jokers_are_played() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &["ok", "k XR", "k 4c"]);
+    // Red bid one Joker; Kid fans with the other.
+    feed(
+        &mut s,
+        &["c shoot", "c g0", "c g4", "k 9s", "n 0", "c no", "c no"],
+    );
+    assert_asking(&s, "Does Kid add a Joker to fan the pistol?");
+    feed(
+        &mut s,
+        &["c yes", "k XB", "c none", "d 1", "c none", "d 1", "c none"],
+    );
+    // Both Jokers are out: Ike's shot asks no fan question.
+    feed(
+        &mut s,
+        &["c shoot", "c g2", "c g5", "k 8s", "n 0", "c no", "c no"],
+    );
+    assert!(!asking(&s).contains("fan the pistol"), "{}", asking(&s));
+    assert_asking(&s, "Ike shoots 8 at Virgil");
+}

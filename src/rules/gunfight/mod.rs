@@ -419,6 +419,19 @@ pub(crate) fn cards_played(
 ) -> Flow<Vec<Card>> {
     loop {
         let cards = ctx.shown(n, prompt, Some(rule))?;
+        // One pack holds each card once.
+        if let Some(c) = cards
+            .iter()
+            .enumerate()
+            .find(|(i, c)| cards[..*i].contains(c))
+            .map(|(_, c)| c)
+        {
+            ctx.resolved(
+                rule,
+                format!("{c} is named twice: a pack holds each card once"),
+            );
+            continue;
+        }
         if let Some(c) = cards.iter().find(|&&c| played_this_turn(ctx, side, c)) {
             ctx.resolved(
                 rule,
@@ -438,6 +451,14 @@ fn played_key(side: SideId, card: Card) -> String {
 
 /// Prefix of the counters of cards played this turn (cleared each turn).
 pub(crate) const PLAYED_PREFIX: &str = "played:";
+
+/// Whether `side` may still hold a Joker: not both already played this turn.
+pub(crate) fn joker_left(ctx: &Ctx, side: SideId) -> bool {
+    ["XR", "XB"]
+        .iter()
+        .filter_map(|code| code.parse::<Card>().ok())
+        .any(|j| !played_this_turn(ctx, side, j))
+}
 
 fn played_this_turn(ctx: &Ctx, side: SideId, card: Card) -> bool {
     ctx.state().counter(&played_key(side, card)) > 0

@@ -2,8 +2,8 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, lives_left, num,
-    one_card, pick_gunman, value, weapon, yes_no,
+    Weapon, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left, lives_left,
+    num, one_card, pick_gunman, value, weapon, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -64,6 +64,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let (mut modifier, mut why) = situation(ctx, true)?;
     let mut shots = 1;
     if w == Weapon::Pistol
+        && joker_left(ctx, side)
         && yes_no(
             ctx,
             format!("Does {name} add a Joker to fan the pistol?"),

@@ -2,7 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    check_victory, clear_played, gangs_standing, gunmen_of, moves, one_card, shooting, stop_game,
+    check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves, one_card, shooting,
+    stop_game,
 };
 use crate::rules::common::roll_off;
 use crate::rules::effect::Effect;
@@ -111,21 +112,27 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     let Some(&next) = waiting.first() else {
         return Ok(0);
     };
-    if goes_done == 0 || waiting.len() < 2 {
+    // Only a player who may still hold a Joker can cut in.
+    let cutters: Vec<SideId> = waiting[1..]
+        .iter()
+        .copied()
+        .filter(|&s| joker_left(ctx, s))
+        .collect();
+    if goes_done == 0 || cutters.is_empty() {
         return Ok(next);
     }
     let mut options = vec![Choice::new(
         "next",
         format!("{}'s go", ctx.state().side_name(next)),
     )];
-    for &s in &waiting[1..] {
+    for &s in &cutters {
         options.push(Choice::new(
             format!("joker-{s}"),
             format!("{} cuts in with a Joker", ctx.state().side_name(s)),
         ));
     }
     let picked = ctx.choose("Who goes next?", options, Some("joker-interrupt"))?;
-    let Some(side) = waiting[1..]
+    let Some(side) = cutters
         .iter()
         .copied()
         .find(|s| picked == format!("joker-{s}"))
