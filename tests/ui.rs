@@ -833,3 +833,24 @@ fn a_refusal_notice_goes_once_the_question_is_answered() {
     st.execute(adjutant::app::Command::EnterDie(4));
     assert_eq!(st.messages.len(), before, "{:?}", st.messages);
 }
+
+#[test]
+fn going_home_lists_the_game_just_played_first() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    let game = "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])";
+    std::fs::write(saves.join("t52-1.ron"), game).unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(saves.join("t52-2.ron"), game).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume last game (t52-2.ron)");
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    harness.get_by_label("Home").click();
+    harness.run();
+    harness.get_by_label("Resume last game (t52-1.ron)");
+}

@@ -278,7 +278,11 @@ impl AppState {
     /// Applies one command. Errors become messages; nothing panics.
     pub fn execute(&mut self, cmd: Command) {
         match cmd {
-            Command::GoHome => self.screen = Screen::Home,
+            Command::GoHome => {
+                // Games played since the list was read have moved up.
+                self.saves = save::list(&self.save_dir);
+                self.screen = Screen::Home;
+            }
             Command::GoPlay => self.screen = Screen::Play,
             Command::OpenRules(g) => {
                 self.rules_query.clear();
@@ -349,7 +353,11 @@ impl AppState {
             Command::RemoveLastDie => {
                 self.dice_entry.pop();
             }
-            Command::OpenTable => self.screen = Screen::Table,
+            Command::OpenTable => {
+                // A picker left open on an earlier visit does not come back.
+                self.selected = None;
+                self.screen = Screen::Table;
+            }
             Command::StopLive => {
                 // What the stopped source last saw no longer answers anything.
                 self.live = None;
