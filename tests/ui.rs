@@ -840,9 +840,16 @@ fn going_home_lists_the_game_just_played_first() {
     let saves = dir.path().join("saves");
     std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
     let game = "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])";
-    std::fs::write(saves.join("t52-1.ron"), game).unwrap_or_else(|e| panic!("{e}"));
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(saves.join("t52-2.ron"), game).unwrap_or_else(|e| panic!("{e}"));
+    // t52-1 was played an hour ago, t52-2 ten minutes ago.
+    for (name, ago) in [("t52-1.ron", 3600), ("t52-2.ron", 600)] {
+        std::fs::write(saves.join(name), game).unwrap_or_else(|e| panic!("{e}"));
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(ago);
+        std::fs::File::options()
+            .write(true)
+            .open(saves.join(name))
+            .and_then(|f| f.set_modified(when))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
     let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label("Resume last game (t52-2.ron)");
