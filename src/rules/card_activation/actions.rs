@@ -239,6 +239,17 @@ pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
     }
 }
 
+/// Move, melee, shoot (once the weapon is prepped) or a special action: what
+/// a held action or one part of a split action may be.
+fn basic_actions(ctx: &Ctx, unit: UnitId) -> Vec<Choice> {
+    let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
+    if stat(ctx, unit, PREP_LEFT) <= 0 {
+        options.push(Choice::new("shoot", "Shoot"));
+    }
+    options.push(Choice::new("special", "Special action"));
+    options
+}
+
 /// A unit on Overwatch spends one held action; it stays on Overwatch while
 /// it holds more.
 fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
@@ -252,11 +263,7 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     if held <= 0 {
         set_status(ctx, unit, OVERWATCH, false);
     }
-    let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
-    if stat(ctx, unit, PREP_LEFT) <= 0 {
-        options.push(Choice::new("shoot", "Shoot"));
-    }
-    options.push(Choice::new("special", "Special action"));
+    let options = basic_actions(ctx, unit);
     let picked = ctx.choose(
         format!("{name} acts from Overwatch"),
         options,
@@ -475,11 +482,7 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         if !ctx.state().units[unit].in_play() {
             break;
         }
-        let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
-        if stat(ctx, unit, PREP_LEFT) <= 0 {
-            options.push(Choice::new("shoot", "Shoot"));
-        }
-        options.push(Choice::new("special", "Special action"));
+        let options = basic_actions(ctx, unit);
         let picked = ctx.choose(
             format!("What do {who} {count} model(s) of {name} do?"),
             options,
