@@ -414,7 +414,8 @@ impl Effect {
             }
             Effect::AddTerrain(t) => format!("Terrain placed: {} ({})", t.name, t.kind),
             Effect::SetRound(r) => format!("Round {r} begins"),
-            Effect::SetTurn(_) | Effect::AdvanceActivation => return None,
+            Effect::SetTurn(t) => format!("Turn {t} begins"),
+            Effect::AdvanceActivation => return None,
             Effect::SetInitiative(side) => format!("{} has the initiative", s.side_name(*side)),
             Effect::SetActivationOrder(slots) => {
                 let names: Vec<String> = slots

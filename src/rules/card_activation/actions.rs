@@ -12,7 +12,9 @@ use crate::rules::state::UnitId;
 
 /// Stat: actions the unit has taken this turn (each costs -1 in combat).
 /// Actions lost to a rout are not taken: see [`FORFEIT`].
-pub const SPENT: &str = "spent";
+/// (Named `kind:id`, as bookkeeping the log leaves out: the action lines
+/// around it say what happened.)
+pub const SPENT: &str = "turn:spent";
 
 /// The to-hit penalty for a target that moved `moved` inches: `penalty` for
 /// each full `step` beyond the first `free`.

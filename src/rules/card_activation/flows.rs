@@ -59,6 +59,7 @@ fn cards_are_dealt_by_units_and_leadership_and_order_follows_suits_then_ranks() 
     ));
     assert!(logged(&s, "Blue is dealt 3 card(s)"));
     assert!(logged(&s, "Red discards Kc"));
+    assert!(logged(&s, "Turn 1 begins"));
     // The cards left over go to the discard pile at once (Kc and Qc).
     assert_eq!(s.state().decks[0].discard_pile.len(), 2);
     assert!(logged(
@@ -79,6 +80,8 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     ));
     feed(&mut s, &["n 2", "c yes", "d 6 3"]);
     assert!(logged(&s, "Guards rolls 9 against 7: fails"));
+    // Action bookkeeping stays out of the log: the action lines say it.
+    assert!(!logged(&s, "spent now"), "{:?}", s.state().log);
     assert!(unit(&s, "Guards").has(ROUTED));
     assert_eq!(unit(&s, "Guards").soldiers.len(), 3);
     // The rifle needs a prep action before it can shoot again.

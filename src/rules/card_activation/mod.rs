@@ -82,7 +82,8 @@ pub const ROUTED: &str = "routed";
 /// Status: on Overwatch, holding actions (see [`HELD`]).
 pub const OVERWATCH: &str = "overwatch";
 /// Stat: actions a unit on Overwatch still holds.
-pub const HELD: &str = "held";
+/// (Bookkeeping, left out of the log: "goes on Overwatch, holding n" says it.)
+pub const HELD: &str = "turn:held";
 /// Status: the unit routed and lost the rest of its actions this turn.
 pub const FORFEIT: &str = "forfeit";
 /// Stat: actions still needed before the weapon can shoot again.

@@ -92,7 +92,7 @@ pub const AMMO_MAX: &str = "ammo_max";
 pub const AP: &str = "ap";
 /// Stat: 1 once the unit has moved this activation (a Dash that bought a
 /// move); reset when it activates.
-pub const MOVED: &str = "moved";
+pub const MOVED: &str = "activation:moved";
 /// Stat: 1 when the unit is Strong (heavy weapons carry no penalty).
 pub const STRONG: &str = "strong";
 /// Stat: hands free of weapons (each may punch once an activation).
