@@ -453,6 +453,17 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     assert_eq!(harness.state().screen, Screen::Play);
     harness.get_by_label("Done").click();
     harness.run();
+    // A card picked by mistake is taken back with a click.
+    let picked = |codes: &[&str]| -> Vec<adjutant::table::Card> {
+        codes.iter().filter_map(|c| c.parse().ok()).collect()
+    };
+    harness.state_mut().cards_entry = picked(&["As", "Kh"]);
+    harness.run();
+    harness.get_by_label("Take back the last").click();
+    harness.run();
+    assert_eq!(harness.state().cards_entry, picked(&["As"]));
+    harness.get_by_label("Clear").click();
+    harness.run();
     // Initiative bids: Red picks 9h, Blue picks 4c.
     harness.get_by_label("9h").click();
     harness.run();
@@ -565,11 +576,16 @@ fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck()
     assert!(asked.contains("on whom?"), "{asked}");
     harness.get_by_label_contains("Jean (0/").click();
     harness.run();
-    // No extra points, no modifiers; the virtual deck draws the four cards.
+    // No extra points, no modifiers (entered with the keyboard: Enter
+    // answers as OK does); the virtual deck draws the four cards.
     harness.get_by_label("OK").click();
     harness.run();
-    harness.get_by_label("OK").click();
+    harness.get_by_label("Number (-40 to 40):").focus();
     harness.run();
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("draws 4"), "{asked}");
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
     let session = harness.state().session.as_ref().map(|(s, _)| s);

@@ -74,6 +74,8 @@ pub enum Command {
     ClearDice,
     /// Take back the last die entered.
     RemoveLastDie,
+    /// Take back the last card picked.
+    RemoveLastCard,
     /// Show the table view.
     OpenTable,
     /// Answer the pending request with what the camera reads now.
@@ -352,6 +354,9 @@ impl AppState {
             Command::ClearDice => self.dice_entry.clear(),
             Command::RemoveLastDie => {
                 self.dice_entry.pop();
+            }
+            Command::RemoveLastCard => {
+                self.cards_entry.pop();
             }
             Command::OpenTable => {
                 // A picker left open on an earlier visit does not come back.

@@ -302,12 +302,16 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     ui.horizontal(|ui| {
                         let mut n = state.number_entry.clamp(*min, *max);
                         let label = ui.label(format!("Number ({min} to {max}):"));
-                        ui.add(egui::DragValue::new(&mut n).range(*min..=*max))
+                        let field = ui
+                            .add(egui::DragValue::new(&mut n).range(*min..=*max))
                             .labelled_by(label.id);
                         if n != state.number_entry {
                             cmds.push(Command::SetNumber(n));
                         }
-                        if ui.button("OK").clicked() {
+                        // Typing the number and pressing Enter answers, as OK does.
+                        let entered =
+                            field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        if ui.button("OK").clicked() || entered {
                             cmds.push(Command::AnswerNumber(n));
                         }
                     });
@@ -322,8 +326,13 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         } else {
                             format!("Pick the {count} card(s); so far {}:", picked.join(" "))
                         });
-                        if !picked.is_empty() && ui.button("Clear").clicked() {
-                            cmds.push(Command::ClearCards);
+                        if !picked.is_empty() {
+                            if ui.button("Take back the last").clicked() {
+                                cmds.push(Command::RemoveLastCard);
+                            }
+                            if ui.button("Clear").clicked() {
+                                cmds.push(Command::ClearCards);
+                            }
                         }
                     });
                     card_grid(ui, session.ruleset().cards.jokers, |code| {
