@@ -13,6 +13,20 @@ pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool
     Ok(a == "yes")
 }
 
+/// "Stop the game here" sits among everyday choices: one stray click should
+/// not end a game, so it is confirmed. True when the players stop.
+pub fn confirm_stop(ctx: &mut Ctx, how: &str, rule: &str) -> Flow<bool> {
+    let a = ctx.choose(
+        format!("Stop the game now? {how}"),
+        vec![
+            Choice::new("stop", "Stop the game"),
+            Choice::new("on", "Go on playing"),
+        ],
+        Some(rule),
+    )?;
+    Ok(a == "stop")
+}
+
 /// A named number from the ruleset as an `i32`.
 pub fn num(ctx: &Ctx, key: &str) -> i32 {
     ctx.ruleset.number(key) as i32

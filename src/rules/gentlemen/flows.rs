@@ -869,3 +869,13 @@ fn a_dash_that_bought_no_move_does_not_bar_a_heavy_weapon() {
     );
     assert_asking(&s, "Rifle: Fire");
 }
+
+#[test]
+fn a_stray_stop_is_taken_back_at_the_winner_question() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c stop"]);
+    assert_asking(&s, "who won the scenario?");
+    feed(&mut s, &["c on"]);
+    assert!(s.state().outcome.is_none());
+    assert_asking(&s, "Sharpe: 3 action point(s) left");
+}

@@ -532,11 +532,16 @@ pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
         })
         .collect();
     options.push(Choice::new("draw", "A draw"));
+    // A stray click on Stop is taken back here.
+    options.push(Choice::new("on", "Not yet: go on playing"));
     let picked = ctx.choose(
         "The game stops here: who won the scenario?",
         options,
         Some("deployment-objectives"),
     )?;
+    if picked == "on" {
+        return Ok(());
+    }
     let winner = (0..2).find(|s| picked == format!("side{s}"));
     let reason = match winner {
         Some(w) => format!(

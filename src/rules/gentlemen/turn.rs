@@ -145,7 +145,12 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         )?;
         match picked.as_str() {
             "end" => break,
-            "stop" => return stop_game(ctx),
+            "stop" => {
+                stop_game(ctx)?;
+                if ctx.state().outcome.is_some() {
+                    return Ok(());
+                }
+            }
             "dismount" => {
                 let untrained = check::riding_untrained(ctx, unit);
                 set_stat(ctx, unit, super::MOUNTED, 0);

@@ -207,7 +207,10 @@ fn stopping_early_gives_the_game_to_the_most_lives() {
     );
     feed(&mut s, &["c none", "c done"]);
     assert!(asking(&s).contains("Blue's go"));
-    feed(&mut s, &["c stop"]);
+    // A stray click on Stop is taken back; the second is confirmed.
+    feed(&mut s, &["c stop", "c on"]);
+    assert_asking(&s, "Blue's go: play a card");
+    feed(&mut s, &["c stop", "c stop"]);
     let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
     assert!(

@@ -5,7 +5,7 @@ use super::{
     check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves, one_card, shooting,
     stop_game,
 };
-use crate::rules::common::roll_off;
+use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Activation, SideId};
@@ -178,8 +178,10 @@ fn go(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             "move" => moves::move_gunman(ctx, side)?,
             "shoot" => shooting::shoot(ctx, side)?,
             "stop" => {
-                stop_game(ctx);
-                return Ok(());
+                if confirm_stop(ctx, "The gang with the most lives left wins.", "victory")? {
+                    stop_game(ctx);
+                    return Ok(());
+                }
             }
             _ => return Ok(()),
         }

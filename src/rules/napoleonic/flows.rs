@@ -413,3 +413,14 @@ fn the_winner_may_kill_a_confused_man() {
     // 11 men, 1 confused: the confused man dies, then 2 more are confused.
     assert_eq!(men(&s, "Line"), (10, 2));
 }
+
+#[test]
+fn stopping_is_confirmed_so_a_stray_click_is_harmless() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c stop", "c on"]);
+    assert!(s.state().outcome.is_none());
+    assert_asking(&s, "step 1");
+    feed(&mut s, &["c stop", "c stop"]);
+    assert!(s.state().outcome.is_some());
+}

@@ -6,6 +6,7 @@ use super::{
     RALLIED, SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, in_ranks, men, num,
     pick_unit, set_stat, units_of, yes_no,
 };
+use crate::rules::common::confirm_stop;
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Holder, SideId};
@@ -200,8 +201,10 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
                 }
             }
             "stop" => {
-                stop_game(ctx);
-                return Ok(true);
+                if confirm_stop(ctx, "The side holding more objectives wins.", "victory")? {
+                    stop_game(ctx);
+                    return Ok(true);
+                }
             }
             _ => return Ok(false),
         }
