@@ -354,18 +354,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         .show(ui, |ui| {
             rules_search(state, session.ruleset(), ui, cmds, 220.0)
         });
+    // Columns justify their text; long log lines read better ragged.
     ui.columns(2, |cols| {
         egui::ScrollArea::vertical()
             .id_salt("units")
-            .show(&mut cols[0], |ui| units_column(st, ui));
+            .show(&mut cols[0], |ui| ui.vertical(|ui| units_column(st, ui)));
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
             .id_salt("log")
             .stick_to_bottom(true)
             .show(&mut cols[1], |ui| {
-                for l in &st.log {
-                    ui.label(&l.text);
-                }
+                ui.vertical(|ui| {
+                    for l in &st.log {
+                        ui.label(&l.text);
+                    }
+                });
             });
     });
 }

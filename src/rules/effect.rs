@@ -417,21 +417,9 @@ impl Effect {
             Effect::SetTurn(t) => format!("Turn {t} begins"),
             Effect::AdvanceActivation => return None,
             Effect::SetInitiative(side) => format!("{} has the initiative", s.side_name(*side)),
-            Effect::SetActivationOrder(slots) => {
-                let names: Vec<String> = slots
-                    .iter()
-                    .map(|a| {
-                        let who = a
-                            .unit
-                            .map_or_else(|| s.side_name(a.side), |u| s.unit_name(u));
-                        match a.card {
-                            Some(c) => format!("{who} ({c})"),
-                            None => who,
-                        }
-                    })
-                    .collect();
-                format!("Activation order: {}", names.join(", "))
-            }
+            // Each game says the order in its own words (with the ruling
+            // that set it), and the Order of play panel shows it.
+            Effect::SetActivationOrder(_) => return None,
             Effect::AddDeck { name, packs } => match packs.len() {
                 1 => format!("{name}: 1 pack shuffled"),
                 n => format!("{name}: {n} packs shuffled"),
