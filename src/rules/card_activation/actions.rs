@@ -500,10 +500,8 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
             ),
             "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
             "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
-            _ => ctx.resolved(
-                "split-actions",
-                format!("{count} model(s) of {name} spend the action on a special task"),
-            ),
+            // Readying the weapon, aiming or another task, as for the whole unit.
+            _ => special(ctx, unit)?,
         }
     }
     Ok(())

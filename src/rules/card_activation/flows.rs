@@ -390,3 +390,14 @@ fn up_to_half_the_models_may_take_a_different_action() {
     assert!(logged(&s, "2 model(s) of Rifles move up to 6 in"));
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
+
+#[test]
+fn a_split_off_part_may_take_a_special_action() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c split", "n 1", "c move", "c special"]);
+    assert_asking(&s, "Rifles's special action");
+    feed(&mut s, &["c aim"]);
+    assert!(logged(&s, "Rifles aims"));
+    assert_asking(&s, "Rifles has 1 action(s) left");
+}

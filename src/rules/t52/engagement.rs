@@ -521,6 +521,11 @@ pub fn melee(ctx: &mut Ctx, charger: UnitId, defender: UnitId) -> Flow<()> {
             ctx.resolved("melee", format!("{dn} wins the melee: {cn} is destroyed"));
             return Ok(());
         }
+        // A gun can destroy itself with its own strike (a misfire).
+        if !unit(ctx, defender).is_some_and(|u| u.in_play()) {
+            ctx.resolved("melee", format!("{cn} wins the melee: {dn} is destroyed"));
+            return Ok(());
+        }
         if on_d > on_c {
             ctx.resolved(
                 "melee",

@@ -647,3 +647,30 @@ fn a_one_in_the_guns_panic_test_risks_a_misfire() {
     ));
     assert!(!asking(&s).contains("Charge!"), "{}", asking(&s));
 }
+
+#[test]
+fn a_gun_that_misfires_in_melee_loses_it_at_once() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR", "c 4h", "c charge", "d 3", "c 3c", "d 2"]);
+    // Stand and Shoot misses; 4h charges home; both sides miss, the gun on 1s.
+    feed(
+        &mut s,
+        &[
+            "c lump",
+            "d 2 2 2",
+            "d 4",
+            "ok",
+            "c yes",
+            "d 1 1 1 1",
+            "d 1 1 1",
+        ],
+    );
+    assert_asking(&s, "Misfire check");
+    feed(&mut s, &["d 1 2 3"]);
+    assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
+    assert!(logged(
+        &s,
+        "Follower 4h wins the melee: Artillery 3c is destroyed"
+    ));
+    assert!(!logged(&s, "Melee 1 is a draw"));
+}
