@@ -45,6 +45,8 @@ pub struct LiveFrame {
     pub picture: Arc<image::RgbImage>,
     /// The enlargement its dice were read at.
     pub dice_scale: f32,
+    /// Where the frame came from, when the source names its frames.
+    pub label: Option<String>,
 }
 
 /// How the worker enlarges frames before reading dice, shared with the window:
@@ -224,6 +226,7 @@ impl Live {
                     Ok(frame) => match read_frame(&readers, n, &frame, &worker_scale) {
                         Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
                             dice_scale: scale,
+                            label: source.last_frame_label(),
                             ..preview(&frame, scan)
                         })),
                         Err(e) => LiveUpdate::Problem {
@@ -312,6 +315,7 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         unseen_dice: 0,
         picture: Arc::new(picture),
         dice_scale: 1.0,
+        label: None,
     }
 }
 

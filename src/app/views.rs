@@ -559,6 +559,9 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         match &state.live {
             Some(l) => {
                 ui.label(format!("Reading from {}", l.source));
+                if let Some(label) = state.live_frame.as_ref().and_then(|f| f.label.as_ref()) {
+                    ui.label(format!("({label})"));
+                }
                 if ui.button("Stop").clicked() {
                     cmds.push(Command::StopLive);
                 }

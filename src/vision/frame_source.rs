@@ -28,6 +28,11 @@ pub trait FrameSource {
     fn describe(&self) -> String;
     /// The next frame.
     fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError>;
+    /// Where the last frame came from, for sources with named frames
+    /// ("photo 2 of 3, b.png"); `None` for a camera.
+    fn last_frame_label(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Replays the images of a directory (sorted by name), looping forever.
@@ -88,6 +93,18 @@ impl FrameSource for ReplaySource {
             message: e.to_string(),
         })
     }
+
+    fn last_frame_label(&self) -> Option<String> {
+        let n = self.files.len();
+        let i = (self.next + n - 1) % n.max(1);
+        let name = self
+            .files
+            .get(i)?
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
+        Some(format!("photo {} of {n}, {name}; the folder loops", i + 1))
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +120,10 @@ mod tests {
         std::fs::write(dir.path().join("b.png"), b"not a png").unwrap_or_else(|e| panic!("{e}"));
         let mut src = ReplaySource::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
+        assert_eq!(
+            src.last_frame_label().as_deref(),
+            Some("photo 1 of 2, a.png; the folder loops")
+        );
         let err = src.next_frame();
         assert!(matches!(err, Err(FrameError::Unreadable { .. })), "{err:?}");
         assert!(src.next_frame().is_ok(), "loops back to the first image");
