@@ -202,11 +202,10 @@ pub struct AppState {
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
-    /// Non-fatal problems of the frame source that the player dismissed: a
-    /// bad photo met again on every loop of a replay is not shown again.
-    dismissed_frame_problems: Vec<String>,
-    /// Messages the frame source raised (to tell them from others).
-    frame_problems: Vec<String>,
+    /// Messages the player dismissed since the frame source started: a
+    /// non-fatal frame problem among them (a bad photo met again on every
+    /// loop of a replay) is not shown again.
+    dismissed: Vec<String>,
 }
 
 impl AppState {
@@ -272,8 +271,7 @@ impl AppState {
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             refusals: Vec::new(),
-            dismissed_frame_problems: Vec::new(),
-            frame_problems: Vec::new(),
+            dismissed: Vec::new(),
         }
     }
 
@@ -430,13 +428,12 @@ impl AppState {
             Command::DismissMessage(i) => {
                 if i < self.messages.len() {
                     let m = self.messages.remove(i);
-                    self.dismiss_frame_problem(m);
+                    self.dismissed.push(m);
                 }
             }
             Command::DismissAllMessages => {
-                for m in std::mem::take(&mut self.messages) {
-                    self.dismiss_frame_problem(m);
-                }
+                let all = std::mem::take(&mut self.messages);
+                self.dismissed.extend(all);
             }
         }
     }
@@ -453,7 +450,7 @@ impl AppState {
     ) {
         self.roll = RollWatcher::new(settle);
         // A new source: its problems are shown afresh.
-        self.dismissed_frame_problems.clear();
+        self.dismissed.clear();
         match &self.readers {
             Some(r) => {
                 self.live = Some(live::Live::start(
@@ -492,10 +489,7 @@ impl AppState {
             match update {
                 live::LiveUpdate::Frame(f) => frames.push(*f),
                 live::LiveUpdate::Problem { message, fatal } => {
-                    if fatal || !self.dismissed_frame_problems.contains(&message) {
-                        if !self.frame_problems.contains(&message) {
-                            self.frame_problems.push(message.clone());
-                        }
+                    if fatal || !self.dismissed.contains(&message) {
                         self.notify(message);
                     }
                     lost |= fatal;
@@ -734,13 +728,6 @@ impl AppState {
         self.dice_entry.clear();
         self.cards_entry.clear();
         self.number_entry = 0;
-    }
-
-    /// Remembers a dismissed message if the frame source raised it.
-    fn dismiss_frame_problem(&mut self, message: String) {
-        if self.frame_problems.contains(&message) {
-            self.dismissed_frame_problems.push(message);
-        }
     }
 
     fn apply(&mut self, event: Event) {

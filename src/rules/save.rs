@@ -156,18 +156,24 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
             file: path.to_path_buf(),
             message: e.to_string(),
         })?;
-    if path.exists() && parse(path).is_err() {
-        let aside = damaged_path(path);
-        fs::copy(path, &aside).map_err(io(path))?;
-    } else if path.exists() {
-        for n in (1..BACKUPS).rev() {
-            let from = backup_path(path, n);
-            if from.exists() {
-                fs::rename(&from, backup_path(path, n + 1)).map_err(io(&from))?;
+    if path.exists() {
+        // Read once: checked, then kept as the newest backup or set aside.
+        let previous = fs::read(path).map_err(io(path))?;
+        let sound = std::str::from_utf8(&previous).is_ok_and(|t| parse_text(path, t).is_ok());
+        if sound {
+            for n in (1..BACKUPS).rev() {
+                let from = backup_path(path, n);
+                if from.exists() {
+                    fs::rename(&from, backup_path(path, n + 1)).map_err(io(&from))?;
+                }
             }
+            // Copied rather than renamed, so the save itself never disappears.
+            let first = backup_path(path, 1);
+            fs::write(&first, &previous).map_err(io(&first))?;
+        } else {
+            let aside = damaged_path(path);
+            fs::write(&aside, &previous).map_err(io(&aside))?;
         }
-        // Copy rather than rename, so the save itself never disappears.
-        fs::copy(path, backup_path(path, 1)).map_err(io(path))?;
     }
     write_atomic(path, text.as_bytes())
 }
@@ -180,7 +186,12 @@ pub fn read(path: &Path, library: &Library) -> Result<Session, SaveError> {
 /// Parses one save file and checks its format version.
 fn parse(path: &Path) -> Result<SaveFile, SaveError> {
     let text = fs::read_to_string(path).map_err(io(path))?;
-    let file: SaveFile = ron::from_str(&text).map_err(|e| SaveError::Corrupt {
+    parse_text(path, &text)
+}
+
+/// Parses the text of the save at `path` and checks its format version.
+fn parse_text(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
+    let file: SaveFile = ron::from_str(text).map_err(|e| SaveError::Corrupt {
         file: path.to_path_buf(),
         line: e.span.start.line,
         column: e.span.start.col,

@@ -196,11 +196,19 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
     };
     let ap = u.stat(AP);
     let cost = num(ctx, "skill_check_action_cost");
-    abilities_of(ctx, unit)
-        .into_iter()
+    let all = abilities_of(ctx, unit);
+    // Heavy weapons: a unit that is not Strong cannot move and use one in the
+    // same activation, in either order.
+    let fired_heavy = all
+        .iter()
+        .any(|b| b.heavy && u.stat(&check::uses_key(b)) > 0);
+    let moved = u.stat(super::MOVED) > 0;
+    let heavy_barred =
+        |a: &Ability| u.stat(super::STRONG) <= 0 && ((a.heavy && moved) || (a.dash && fired_heavy));
+    all.into_iter()
         .filter(|a| !(u.has(IN_MELEE) && a.barred_in_melee()))
         .filter(|a| !(a.dash && u.has(IMMOBILIZED)))
-        .filter(|a| !heavy_barred(ctx, unit, a))
+        .filter(|a| !heavy_barred(a))
         .filter(|a| {
             let uses = u.stat(&check::uses_key(a));
             match &a.uses_stat {
@@ -215,18 +223,6 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
             AbilityCheck::Checkless(_) => ap > 0,
         })
         .collect()
-}
-
-/// Heavy weapons: a unit that is not Strong cannot move and use one in the
-/// same activation, in either order.
-fn heavy_barred(ctx: &Ctx, unit: UnitId, a: &Ability) -> bool {
-    if stat(ctx, unit, super::STRONG) > 0 || !(a.heavy || a.dash) {
-        return false;
-    }
-    let fired_heavy = abilities_of(ctx, unit)
-        .iter()
-        .any(|b| b.heavy && stat(ctx, unit, &check::uses_key(b)) > 0);
-    (a.heavy && stat(ctx, unit, super::MOVED) > 0) || (a.dash && fired_heavy)
 }
 
 /// "Fire (♦, draws 3)" / "Load (checkless, 1 of 3 paid)".

@@ -392,18 +392,8 @@ pub(crate) fn one_card(
     why: &str,
 ) -> Flow<Card> {
     loop {
-        let cards = ctx.shown(1, prompt, Some(rule))?;
-        match cards.first() {
-            Some(&c) if played_this_turn(ctx, side, c) => ctx.resolved(
-                rule,
-                format!("{c} has been played this turn already (each card once, the initiative card included)"),
-            ),
-            Some(&c) if ok(c) => {
-                mark_played(ctx, side, &[c]);
-                return Ok(c);
-            }
-            Some(c) => ctx.resolved(rule, format!("{c} cannot be played here: {why}")),
-            None => {}
+        if let Some(&c) = play_cards(ctx, side, 1, prompt, rule, &ok, why)?.first() {
+            return Ok(c);
         }
     }
 }
@@ -416,6 +406,21 @@ pub(crate) fn cards_played(
     n: u32,
     prompt: &str,
     rule: &str,
+) -> Flow<Vec<Card>> {
+    play_cards(ctx, side, n, prompt, rule, &|_| true, "")
+}
+
+/// Asks for `n` cards `side` plays until none is named twice, played
+/// already this turn, or refused by `ok` (logged with `why`); marks them
+/// played.
+fn play_cards(
+    ctx: &mut Ctx,
+    side: SideId,
+    n: u32,
+    prompt: &str,
+    rule: &str,
+    ok: &dyn Fn(Card) -> bool,
+    why: &str,
 ) -> Flow<Vec<Card>> {
     loop {
         let cards = ctx.shown(n, prompt, Some(rule))?;
@@ -437,6 +442,10 @@ pub(crate) fn cards_played(
                 rule,
                 format!("{c} has been played this turn already (each card once, the initiative card included)"),
             );
+            continue;
+        }
+        if let Some(c) = cards.iter().find(|&&c| !ok(c)) {
+            ctx.resolved(rule, format!("{c} cannot be played here: {why}"));
             continue;
         }
         mark_played(ctx, side, &cards);

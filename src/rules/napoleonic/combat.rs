@@ -216,8 +216,15 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
 /// Kills one man of `unit`: a man in ranks while there is one.
 fn kill_one(ctx: &mut Ctx, unit: UnitId) {
     if in_ranks(ctx, unit) == 0 && confused(ctx, unit) > 0 {
-        set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
+        kill_confused(ctx, unit);
+    } else {
+        ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
     }
+}
+
+/// Kills one of `unit`'s confused men.
+fn kill_confused(ctx: &mut Ctx, unit: UnitId) {
+    set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
     ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
 }
 
@@ -238,8 +245,7 @@ fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             Some("combat"),
         )?;
         if picked == "confused" {
-            set_stat(ctx, unit, CONFUSED, confused(ctx, unit) as i32 - 1);
-            ctx.apply(Effect::RemoveSoldiers { unit, count: 1 });
+            kill_confused(ctx, unit);
             return Ok(());
         }
     }
