@@ -713,6 +713,71 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     assert_eq!(last_dice(&harness), vec![6]);
 }
 
+/// Events in the open game.
+fn event_count(harness: &Harness<'_, AppState>) -> usize {
+    harness
+        .state()
+        .session
+        .as_ref()
+        .map_or(0, |(s, _)| s.events().len())
+}
+
+#[test]
+fn keys_undo_redo_and_take_back_a_face_but_not_while_typing() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(waiting_for_roll_off(dir.path()));
+    harness.run();
+    let start = event_count(&harness);
+    // Nothing to redo yet: the key does nothing (no "cannot redo" message).
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    harness.run();
+    assert!(
+        harness.state().messages.is_empty(),
+        "{:?}",
+        harness.state().messages
+    );
+    harness.key_press(egui::Key::Num4);
+    harness.run();
+    assert_eq!(event_count(&harness), start + 1);
+    assert_eq!(last_dice(&harness), vec![4]);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(event_count(&harness), start);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    harness.run();
+    assert_eq!(event_count(&harness), start + 1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(event_count(&harness), start);
+    // Ctrl+Shift+Z redoes; it must not be read as Ctrl+Z.
+    harness.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    harness.run();
+    assert_eq!(event_count(&harness), start + 1);
+    assert_eq!(last_dice(&harness), vec![4]);
+    // Backspace takes back a face entered for the question on screen.
+    harness.state_mut().dice_entry = vec![5];
+    harness.run();
+    harness.key_press(egui::Key::Backspace);
+    harness.run();
+    assert!(harness.state().dice_entry.is_empty());
+    // In the rules search box the keys edit the text, not the game.
+    harness.get_by_label("Rules lookup").click();
+    harness.run();
+    harness.get_by_label("Search rules:").focus();
+    harness.run();
+    harness.get_by_label("Search rules:").type_text("panic");
+    harness.run();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.key_press(egui::Key::Backspace);
+    harness.key_press(egui::Key::Num2);
+    harness.run();
+    assert_eq!(event_count(&harness), start + 1);
+    assert_eq!(last_dice(&harness), vec![4]);
+}
+
 #[test]
 fn every_message_shows_wrapped_once_and_each_can_be_dismissed() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

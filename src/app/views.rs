@@ -34,6 +34,35 @@ fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
                 cmds.push(Command::EnterDie(face));
             }
         }
+        // Backspace takes back the last face, as "Take back the last" does.
+        if i.key_pressed(egui::Key::Backspace) {
+            cmds.push(Command::RemoveLastDie);
+        }
+    });
+}
+
+/// Ctrl+Z takes back the last event, Ctrl+Shift+Z or Ctrl+Y puts it back (Cmd
+/// on a Mac), as the Undo and Redo buttons do, unless a text field has the
+/// keyboard (it has its own undo). A key with nothing to take back or put
+/// back does nothing, as the greyed-out button does.
+fn undo_keys(ui: &egui::Ui, session: &crate::rules::session::Session, cmds: &mut Vec<Command>) {
+    if ui.ctx().egui_wants_keyboard_input() {
+        return;
+    }
+    let command = |key| egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
+    let redo_z = egui::KeyboardShortcut::new(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    ui.ctx().input_mut(|i| {
+        // Shift+Z first: the plain shortcut would match it too.
+        if i.consume_shortcut(&redo_z) || i.consume_shortcut(&command(egui::Key::Y)) {
+            if session.redo_len() > 0 {
+                cmds.push(Command::Redo);
+            }
+        } else if i.consume_shortcut(&command(egui::Key::Z)) && !session.events().is_empty() {
+            cmds.push(Command::Undo);
+        }
     });
 }
 
@@ -218,14 +247,17 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         if ui.button("Home").clicked() {
             cmds.push(Command::GoHome);
         }
+        undo_keys(ui, session, cmds);
         if ui
             .add_enabled(!session.events().is_empty(), egui::Button::new("Undo"))
+            .on_hover_text("Ctrl+Z")
             .clicked()
         {
             cmds.push(Command::Undo);
         }
         if ui
             .add_enabled(session.redo_len() > 0, egui::Button::new("Redo"))
+            .on_hover_text("Ctrl+Shift+Z or Ctrl+Y")
             .clicked()
         {
             cmds.push(Command::Redo);
@@ -286,7 +318,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             let so_far: Vec<String> =
                                 state.dice_entry.iter().map(u8::to_string).collect();
                             ui.label(format!("so far {}", so_far.join(" ")));
-                            if ui.button("Take back the last").clicked() {
+                            if ui
+                                .button("Take back the last")
+                                .on_hover_text("Backspace")
+                                .clicked()
+                            {
                                 cmds.push(Command::RemoveLastDie);
                             }
                             if ui.button("Clear").clicked() {
