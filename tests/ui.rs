@@ -505,6 +505,69 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
 }
 
 #[test]
+fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Gunfight game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    harness.get_by_label("Done").click();
+    harness.run();
+    let type_cards = |harness: &mut Harness<'_, AppState>, text: &str| {
+        harness.get_by_label("Or type them (Qh 10s XR):").focus();
+        harness.run();
+        harness
+            .get_by_label("Or type them (Qh 10s XR):")
+            .type_text(text);
+        harness.run();
+        harness.key_press(egui::Key::Enter);
+        harness.run();
+    };
+    let events = event_count(&harness);
+    // Red's bid wants one card: two are refused, and so is a code that
+    // names no card; nothing is entered and the text stays to mend.
+    type_cards(&mut harness, "9h 4c");
+    assert_eq!(event_count(&harness), events);
+    let said = harness.state().messages.join("\n");
+    assert!(
+        said.contains("2 cards typed; the question wants 1 more"),
+        "{said}"
+    );
+    harness.state_mut().cards_typed.clear();
+    type_cards(&mut harness, "9z");
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("9z: not a card"), "{said}");
+    assert_eq!(harness.state().cards_typed, "9z");
+    assert!(harness.state().cards_entry.is_empty());
+    // Mended: the Enter button enters it, and the refusal goes.
+    harness.state_mut().cards_typed = "9H".into();
+    harness.run();
+    harness.get_by_label("Enter").click();
+    harness.run();
+    assert_eq!(event_count(&harness), events + 1);
+    assert!(
+        harness.state().messages.is_empty(),
+        "{:?}",
+        harness.state().messages
+    );
+    assert!(harness.state().cards_typed.is_empty());
+    type_cards(&mut harness, "4c");
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    assert!(
+        session
+            .state()
+            .log
+            .iter()
+            .any(|l| l.text.contains("Order of play: Red (9h), Blue (4c)")),
+        "{:?}",
+        session.state().log
+    );
+}
+
+#[test]
 fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut harness = window(state(dir.path()));
@@ -517,6 +580,16 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     // The decks have no jokers: the picker offers none.
     harness.get_by_label("As");
     assert!(harness.query_by_label("XR (red joker)").is_none());
+    // ...and a typed one is refused.
+    harness.state_mut().cards_typed = "XR".into();
+    harness.run();
+    harness.get_by_label("Enter").click();
+    harness.run();
+    let said = harness.state().messages.join("\n");
+    assert!(
+        said.contains("XR: this game's deck has no jokers"),
+        "{said}"
+    );
     // The cut: the virtual deck draws for both sides until one is higher.
     for _ in 0..6 {
         if harness.query_by_label("Roll / draw for me").is_none() {

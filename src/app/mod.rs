@@ -136,6 +136,10 @@ pub enum Command {
     EnterCard(crate::table::Card),
     /// Clear the cards picked so far.
     ClearCards,
+    /// Set the card codes being typed for the pending cards request.
+    SetCardsTyped(String),
+    /// Enter the typed card codes (`Qh 10s XR`), as if each was clicked.
+    EnterTypedCards,
     /// Read the camera's dice enlarged as this says from now on; `Auto`
     /// measures again.
     SetDiceScale(crate::vision::dice::scale::DiceScale),
@@ -187,6 +191,8 @@ pub struct AppState {
     pub gentlemen_form: setup_forms::GentlemenForm,
     /// Cards picked so far for the pending cards request.
     pub cards_entry: Vec<Card>,
+    /// Card codes typed (not yet entered) for the pending cards request.
+    pub cards_typed: String,
     /// The player's fixes to what the camera reads.
     pub corrections: corrections::Corrections,
     /// The detection picked for correcting in the table view.
@@ -265,6 +271,7 @@ impl AppState {
             card_activation_form: setup_forms::CardActivationForm::default(),
             gentlemen_form: setup_forms::GentlemenForm::default(),
             cards_entry: Vec::new(),
+            cards_typed: String::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
             roll: RollWatcher::new(SettleRule::STILLS),
@@ -416,6 +423,8 @@ impl AppState {
             }
             Command::EnterCard(c) => self.enter_card(c),
             Command::ClearCards => self.cards_entry.clear(),
+            Command::SetCardsTyped(text) => self.cards_typed = text,
+            Command::EnterTypedCards => self.enter_typed_cards(),
             Command::Select(target) => self.selected = target,
             Command::Correct(target, fix) => self.correct(target, fix),
             Command::ClearCorrections => {
@@ -695,6 +704,58 @@ impl AppState {
         }
     }
 
+    /// Enters every card of [`AppState::cards_typed`], or none: a code that
+    /// names no card, a joker in a deck without them, or more cards than the
+    /// question wants is refused with a message, and the text stays to mend.
+    fn enter_typed_cards(&mut self) {
+        let Some((session, _)) = &self.session else {
+            return;
+        };
+        let Some(Request {
+            ask: Ask::Cards { count, .. },
+            ..
+        }) = session.pending()
+        else {
+            return;
+        };
+        let wanted = *count as usize - self.cards_entry.len().min(*count as usize);
+        let jokers = session.ruleset().cards.jokers;
+        let mut cards = Vec::new();
+        let mut problems = Vec::new();
+        for code in self
+            .cards_typed
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|c| !c.is_empty())
+        {
+            match code.parse::<Card>() {
+                Ok(Card::Joker(_)) if !jokers => {
+                    problems.push(format!("{code}: this game's deck has no jokers"));
+                }
+                Ok(card) => cards.push(card),
+                Err(_) => problems.push(format!(
+                    "{code}: not a card (type a rank A 2-10 T J Q K and a suit s h d c, \
+                     or XR / XB for a joker)"
+                )),
+            }
+        }
+        if problems.is_empty() && cards.len() > wanted {
+            problems.push(format!(
+                "{} cards typed; the question wants {wanted} more",
+                cards.len()
+            ));
+        }
+        if !problems.is_empty() {
+            let message = format!("Cards not entered: {}.", problems.join("; "));
+            self.refusals.push(message.clone());
+            self.notify(message);
+            return;
+        }
+        self.cards_typed.clear();
+        for card in cards {
+            self.enter_card(card);
+        }
+    }
+
     fn enter_die(&mut self, v: u8) {
         let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
             Some(Request {
@@ -727,6 +788,7 @@ impl AppState {
     fn clear_entries(&mut self) {
         self.dice_entry.clear();
         self.cards_entry.clear();
+        self.cards_typed.clear();
         self.number_entry = 0;
     }
 

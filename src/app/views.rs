@@ -371,6 +371,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             }
                         }
                     });
+                    ui.horizontal(|ui| {
+                        let label = ui.label("Or type them (Qh 10s XR):");
+                        let mut text = state.cards_typed.clone();
+                        let field = ui
+                            .add(egui::TextEdit::singleline(&mut text).desired_width(160.0))
+                            .labelled_by(label.id);
+                        if text != state.cards_typed {
+                            cmds.push(Command::SetCardsTyped(text));
+                        }
+                        let entered =
+                            field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        if ui.button("Enter").clicked() || entered {
+                            cmds.push(Command::EnterTypedCards);
+                        }
+                    });
                     card_grid(ui, session.ruleset().cards.jokers, |code| {
                         if let Ok(card) = code.parse() {
                             cmds.push(Command::EnterCard(card));
