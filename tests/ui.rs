@@ -553,6 +553,17 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
         harness.state().messages
     );
     assert!(harness.state().cards_typed.is_empty());
+    // After Enter the box keeps the keyboard for the next player's card, so
+    // Ctrl+Z there is the box's, not the game's.
+    harness.get_by_label("Undo").click();
+    harness.run();
+    type_cards(&mut harness, "9h");
+    assert_eq!(event_count(&harness), events + 1);
+    let typing = harness.get_by_label("Or type them (Qh 10s XR):");
+    assert!(typing.is_focused(), "Blue's card can be typed at once");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(event_count(&harness), events + 1);
     type_cards(&mut harness, "4c");
     let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
     let session = session.unwrap_or_else(|| panic!("no session"));

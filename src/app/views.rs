@@ -385,6 +385,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         if ui.button("Enter").clicked() || entered {
                             cmds.push(Command::EnterTypedCards);
                         }
+                        // The next player's card can be typed straight away;
+                        // the focus goes when the question is not for cards.
+                        if entered {
+                            field.request_focus();
+                        }
                     });
                     card_grid(ui, session.ruleset().cards.jokers, |code| {
                         if let Ok(card) = code.parse() {
