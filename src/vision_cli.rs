@@ -61,7 +61,8 @@ pub fn scan(
     if let Some(p) = dice_model {
         eprintln!("using dice model {}", p.display());
         let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-        readers.dice = adjutant::vision::dice::DiceReader::from_model_bytes(&bytes)?;
+        readers.dice = adjutant::vision::dice::DiceReader::from_model_bytes(&bytes)
+            .map_err(|e| e.in_model_file(p))?;
     }
     let mut failed = 0;
     let batch = scan_batch(&readers, images, Looking::ALL, dice_scale, || {});
@@ -89,12 +90,13 @@ pub fn scan(
             Err(e) => {
                 failed += 1;
                 if json {
+                    let said = e.to_string();
                     println!(
                         "{}",
-                        serde_json::json!({"image": name, "error": e.to_string()})
+                        serde_json::json!({"image": name, "error": said.trim_end()})
                     );
                 }
-                eprintln!("adjutant: {e}");
+                eprintln!("adjutant: {}", e.about_image(path));
             }
         }
     }
@@ -260,7 +262,7 @@ pub fn eval(
         let batch = scan_batch(&readers, &paths, looking, dice_scale, || bar.inc(1));
         bar.suspend(|| report_dice_scale(&batch));
         let mut results = Vec::with_capacity(paths.len());
-        for record in batch.records {
+        for (path, record) in paths.iter().zip(batch.records) {
             let r = match record {
                 Ok(r) => ImageResult {
                     predicted: if looking.dice {
@@ -278,9 +280,11 @@ pub fn eval(
                 },
                 Err(e) => {
                     failed = true;
-                    bar.println(format!("adjutant: {e}"));
+                    // `println` of a hidden bar (stderr not a terminal) prints nothing.
+                    let said = e.about_image(path);
+                    bar.suspend(|| eprintln!("adjutant: {said}"));
                     ImageResult {
-                        error: Some(e.to_string()),
+                        error: Some(said),
                         ..Default::default()
                     }
                 }

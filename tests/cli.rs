@@ -234,3 +234,34 @@ fn fit_dice_detector_scenes_need_a_prefix() {
     assert!(text(&o).contains(&base), "{}", text(&o));
     assert!(!std::path::Path::new(&out).exists());
 }
+
+/// `eval` names every image it could not read on stderr, also when stderr is
+/// not a terminal (as here: a checker's pipe), and fails.
+#[test]
+fn eval_names_the_images_it_could_not_read() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let set = dir.path().join("myset");
+    std::fs::create_dir_all(set.join("images")).unwrap_or_else(|e| panic!("{e}"));
+    image::RgbImage::from_pixel(64, 48, image::Rgb([200, 200, 200]))
+        .save(set.join("images/blank.png"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(set.join("images/broken.jpg"), b"\xff\xd8 not a jpeg")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        set.join("labels.json"),
+        r#"{"source": "test", "license": "test", "notes": "",
+            "items": [{"image": "images/blank.png", "dice": []},
+                      {"image": "images/broken.jpg", "dice": [3]},
+                      {"image": "images/gone.jpg", "dice": [4]}]}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["eval", "--json", &set.to_string_lossy()], dir.path());
+    assert!(!o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("broken.jpg"), "{stderr}");
+    assert!(stderr.contains("gone.jpg"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let record: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(record["errors"], 2, "{record}");
+}

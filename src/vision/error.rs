@@ -1,6 +1,6 @@
 //! The vision layer's one error type.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong reading a frame or loading / fitting a model.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +31,14 @@ pub enum VisionError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// A model file could not be used; `source` says why.
+    #[error("{}: {source}", path.display())]
+    ModelFile {
+        /// The model file.
+        path: PathBuf,
+        /// What was wrong with it.
+        source: Box<VisionError>,
+    },
     /// An image file could not be decoded.
     #[error("cannot decode image {}: {source}", path.display())]
     Decode {
@@ -48,4 +56,58 @@ pub enum VisionError {
         /// What was wrong.
         what: String,
     },
+}
+
+impl VisionError {
+    /// This problem, found in the model file at `path` (file errors already
+    /// name it).
+    pub fn in_model_file(self, path: &Path) -> VisionError {
+        match self {
+            e @ (VisionError::Io { .. } | VisionError::ModelFile { .. }) => e,
+            e => VisionError::ModelFile {
+                path: path.to_path_buf(),
+                source: Box::new(e),
+            },
+        }
+    }
+
+    /// The message for a problem with the image at `path`, naming the file
+    /// once (file errors already name it) and without the trailing newline
+    /// some decoders add.
+    pub fn about_image(&self, path: &Path) -> String {
+        let said = self.to_string();
+        let said = said.trim_end();
+        let name = path.display().to_string();
+        if said.contains(&name) {
+            said.to_string()
+        } else {
+            format!("{name}: {said}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_problem_names_its_file_once_and_ends_cleanly() {
+        let big = VisionError::ImageTooLarge {
+            width: 8000,
+            height: 6000,
+            limit: 40_000_000,
+        };
+        assert_eq!(
+            big.about_image(Path::new("photos/big.png")),
+            "photos/big.png: image too large: 8000x6000 exceeds the limit of 40000000 pixels"
+        );
+        let missing = VisionError::Io {
+            path: "photos/gone.jpg".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "not found\n"),
+        };
+        assert_eq!(
+            missing.about_image(Path::new("photos/gone.jpg")),
+            "photos/gone.jpg: not found"
+        );
+    }
 }

@@ -174,7 +174,8 @@ impl Readers {
                     path: dice.clone(),
                     source,
                 })
-                .and_then(|b| DiceReader::from_model_bytes(&b));
+                .and_then(|b| DiceReader::from_model_bytes(&b))
+                .map_err(|e| e.in_model_file(&dice));
             match loaded {
                 Ok(d) => readers.dice = d,
                 Err(e) => problems.push(e),
@@ -189,7 +190,7 @@ impl Readers {
             path: path.to_path_buf(),
             source,
         })?;
-        self.cards = CardReader::from_model_bytes(&bytes)?;
+        self.cards = CardReader::from_model_bytes(&bytes).map_err(|e| e.in_model_file(path))?;
         Ok(self)
     }
 
@@ -201,7 +202,7 @@ impl Readers {
             path: path.to_path_buf(),
             source,
         })?;
-        let deck = CardModel::from_bytes(&bytes)?;
+        let deck = CardModel::from_bytes(&bytes).map_err(|e| e.in_model_file(path))?;
         let mut merged = self.cards.model().clone();
         merged.merge(&deck);
         self.cards = CardReader::from_model(merged);
@@ -471,10 +472,17 @@ mod tests {
         let (readers, problems) =
             Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(problems.len(), 1, "{problems:?}");
+        let VisionError::ModelFile { path, source } = &problems[0] else {
+            panic!("{problems:?}");
+        };
         assert!(
-            matches!(problems[0], VisionError::ModelCorrupt { .. }),
+            matches!(**source, VisionError::ModelCorrupt { .. }),
             "{problems:?}"
         );
+        // The message names the file, so the player knows which to mend.
+        assert_eq!(path, &dir.path().join("dice.bin"));
+        let said = problems[0].to_string();
+        assert!(said.starts_with(&path.display().to_string()), "{said}");
         let img = image::DynamicImage::new_rgb8(64, 48);
         let scan = readers
             .scan("blank", &img, Looking::ALL)
