@@ -234,7 +234,11 @@ impl Live {
                             fatal: false,
                         },
                     },
-                    Err(e @ (FrameError::Lost(_) | FrameError::Exhausted)) => {
+                    Err(
+                        e @ (FrameError::Lost(_)
+                        | FrameError::Unavailable(_)
+                        | FrameError::Exhausted),
+                    ) => {
                         let _ = tx.send(LiveUpdate::Problem {
                             message: format!("{e}. Carry on with manual entry or virtual dice."),
                             fatal: true,

@@ -1,6 +1,6 @@
 //! The webcam as a [`FrameSource`], through nokhwa. Opening a missing camera
-//! is an error, never a panic; a camera unplugged mid-game makes
-//! `next_frame` return [`FrameError::Lost`].
+//! is an error ([`FrameError::Unavailable`]), never a panic; a camera
+//! unplugged mid-game makes `next_frame` return [`FrameError::Lost`].
 
 use super::frame_source::{FrameError, FrameSource};
 use nokhwa::Camera;
@@ -26,11 +26,12 @@ impl CameraSource {
     pub fn open(index: u32) -> Result<CameraSource, FrameError> {
         let requested =
             RequestedFormat::new::<RgbFormat>(RequestedFormatType::AbsoluteHighestResolution);
-        let mut camera = Camera::new(CameraIndex::Index(index), requested)
-            .map_err(|e| FrameError::Lost(format!("camera {index}: {e}")))?;
-        camera
-            .open_stream()
-            .map_err(|e| FrameError::Lost(format!("camera {index}: {e}")))?;
+        let mut camera = Camera::new(CameraIndex::Index(index), requested).map_err(|e| {
+            FrameError::Unavailable(format!("Camera {index} cannot be opened: {e}"))
+        })?;
+        camera.open_stream().map_err(|e| {
+            FrameError::Unavailable(format!("Camera {index} gives no picture: {e}"))
+        })?;
         let name = camera.info().human_name();
         Ok(CameraSource { camera, name })
     }

@@ -9,9 +9,12 @@ pub enum FrameError {
     /// The source has no more frames.
     #[error("no more frames")]
     Exhausted,
-    /// The source is gone (camera unplugged).
-    #[error("lost the camera or photo folder: {0}")]
+    /// The source is gone (camera unplugged, photo folder removed).
+    #[error("Lost the camera or photo folder: {0}")]
     Lost(String),
+    /// The source could not be opened (no such camera, no photos there).
+    #[error("{0}")]
+    Unavailable(String),
     /// A recorded image could not be decoded.
     #[error("{}: {message}", path.display())]
     Unreadable {
@@ -46,8 +49,9 @@ pub struct ReplaySource {
 impl ReplaySource {
     /// Lists the `.jpg`/`.jpeg`/`.png` files of `dir`.
     pub fn open(dir: &Path) -> Result<ReplaySource, FrameError> {
-        let rd = std::fs::read_dir(dir)
-            .map_err(|e| FrameError::Lost(format!("{}: {e}", dir.display())))?;
+        let rd = std::fs::read_dir(dir).map_err(|e| {
+            FrameError::Unavailable(format!("Cannot read photos from {}: {e}", dir.display()))
+        })?;
         let mut files: Vec<PathBuf> = rd
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -59,8 +63,8 @@ impl ReplaySource {
             .collect();
         files.sort();
         if files.is_empty() {
-            return Err(FrameError::Lost(format!(
-                "{}: no .jpg or .png images",
+            return Err(FrameError::Unavailable(format!(
+                "No .jpg or .png photos in {}",
                 dir.display()
             )));
         }
@@ -90,7 +94,7 @@ impl FrameSource for ReplaySource {
         self.next += 1;
         image::open(&path).map_err(|e| FrameError::Unreadable {
             path,
-            message: e.to_string(),
+            message: e.to_string().trim_end().to_string(),
         })
     }
 
@@ -126,13 +130,30 @@ mod tests {
         );
         let err = src.next_frame();
         assert!(matches!(err, Err(FrameError::Unreadable { .. })), "{err:?}");
+        let said = err.map(|_| ()).map_err(|e| e.to_string());
+        assert!(
+            said.as_ref()
+                .is_err_and(|s| s.contains("b.png") && s == s.trim_end()),
+            "{said:?}"
+        );
         assert!(src.next_frame().is_ok(), "loops back to the first image");
     }
 
     #[test]
     fn empty_or_missing_dirs_are_errors() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        assert!(ReplaySource::open(dir.path()).is_err());
-        assert!(ReplaySource::open(&dir.path().join("nope")).is_err());
+        let empty = ReplaySource::open(dir.path()).map(|_| ());
+        let said = empty.map_err(|e| e.to_string());
+        assert_eq!(
+            said,
+            Err(format!(
+                "No .jpg or .png photos in {}",
+                dir.path().display()
+            ))
+        );
+        let missing = ReplaySource::open(&dir.path().join("nope")).map(|_| ());
+        let said = missing.map_err(|e| e.to_string()).err().unwrap_or_default();
+        assert!(said.starts_with("Cannot read photos from "), "{said}");
+        assert!(said.contains("nope"), "{said}");
     }
 }
