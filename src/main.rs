@@ -490,8 +490,8 @@ fn log(path: &Path) -> Result<ExitCode> {
     let s = loaded.session.state();
     for l in &s.log {
         match &l.rule {
-            Some(rule) => println!("[round {}] {}  ({rule})", l.round, l.text),
-            None => println!("[round {}] {}", l.round, l.text),
+            Some(rule) => println!("[{}] {}  ({rule})", l.when(), l.text),
+            None => println!("[{}] {}", l.when(), l.text),
         }
     }
     Ok(ExitCode::SUCCESS)

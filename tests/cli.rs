@@ -96,7 +96,7 @@ fn log_prints_a_saved_game_and_reports_bad_files() {
     let s = save.to_string_lossy().into_owned();
     let o = adjutant(&["log", &s], dir.path());
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("Red joins"), "{}", text(&o));
+    assert!(text(&o).contains("[setup] Red joins"), "{}", text(&o));
     let missing = dir.path().join("nope.ron").to_string_lossy().into_owned();
     let o = adjutant(&["log", &missing], dir.path());
     assert!(!o.status.success());

@@ -108,6 +108,9 @@ fn a_gunfight_is_won_by_the_last_gang_standing() {
     let report = play_binary(name);
     assert_eq!(report["game"], "gunfight");
     assert_eq!(report["winner"], "Red");
+    // Played in turns, not rounds: the report says which turn it ended in.
+    assert_eq!(report["turn"], 2);
+    assert_eq!(report["round"], 0);
     assert_eq!(unit_field(&report, 1, "Morgan", "in_play"), false);
     assert_eq!(unit_field(&report, 0, "Doc", "in_play"), true);
 
@@ -164,6 +167,7 @@ fn a_gentlemen_band_that_lost_half_its_units_routs() {
     let report = play_binary(name);
     assert_eq!(report["game"], "gentlemen-of-war");
     assert_eq!(report["winner"], "Blue");
+    assert_eq!(report["turn"], 2);
     assert_eq!(unit_field(&report, 0, "Sharpe", "in_play"), false);
     assert_eq!(unit_field(&report, 0, "Harper", "wounds"), 2);
     assert_eq!(unit_field(&report, 1, "Luc", "wounds"), 1);

@@ -352,6 +352,7 @@ impl Effect {
         if let Some(text) = line {
             state.log.push(LogLine {
                 round: state.round,
+                turn: state.turn,
                 text,
                 rule,
             });

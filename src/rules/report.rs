@@ -49,8 +49,11 @@ pub struct ObjectiveReport {
 pub struct StateReport {
     /// Game id.
     pub game: String,
-    /// Round reached.
+    /// Round reached (0 in games played in turns, and during setup).
     pub round: u32,
+    /// Turn reached: the games played in turns count these (Gunfight,
+    /// Card-activation, Gentlemen of War); 0 before the first.
+    pub turn: u32,
     /// Sides with their units.
     pub sides: Vec<SideReport>,
     /// Objectives.
@@ -105,6 +108,7 @@ impl StateReport {
         StateReport {
             game: game.to_string(),
             round: s.round,
+            turn: s.turn,
             sides,
             objectives,
             winner: s.outcome.as_ref().map(|o| {

@@ -172,10 +172,28 @@ pub struct Outcome {
 pub struct LogLine {
     /// Round when it happened.
     pub round: u32,
+    /// Turn when it happened (games played in turns rather than rounds).
+    #[serde(default)]
+    pub turn: u32,
     /// The text.
     pub text: String,
     /// Rules entry the line applied, if any.
     pub rule: Option<String>,
+}
+
+impl LogLine {
+    /// When it happened, as the play screen's title says it: "round 2" in
+    /// games played in rounds, "turn 3" in games played in turns, "setup"
+    /// before either.
+    pub fn when(&self) -> String {
+        if self.round > 0 {
+            format!("round {}", self.round)
+        } else if self.turn > 0 {
+            format!("turn {}", self.turn)
+        } else {
+            "setup".to_string()
+        }
+    }
 }
 
 /// The whole state of a game, derived by applying events in order.
@@ -233,5 +251,23 @@ impl GameState {
     /// A counter's value (0 when unset).
     pub fn counter(&self, key: &str) -> i64 {
         self.counters.get(key).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LogLine;
+
+    #[test]
+    fn a_log_line_says_when_in_the_game_s_own_terms() {
+        let line = |round, turn| LogLine {
+            round,
+            turn,
+            text: String::new(),
+            rule: None,
+        };
+        assert_eq!(line(0, 0).when(), "setup");
+        assert_eq!(line(0, 3).when(), "turn 3");
+        assert_eq!(line(2, 1).when(), "round 2");
     }
 }
