@@ -219,3 +219,26 @@ fn a_damaged_save_is_set_aside_not_rotated_over_a_good_backup() {
         save::list(dir.path())
     );
 }
+
+#[test]
+fn games_started_in_the_same_second_get_their_own_files() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    // Three games begun at once: each name is new when it is chosen (the
+    // first game has saved by then), so none writes over another.
+    let mut paths = Vec::new();
+    for _ in 0..3 {
+        let autosave = Autosave::new_in(dir.path(), GameId::T52);
+        play_some(&autosave, &lib);
+        paths.push(autosave.path);
+    }
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert_eq!(save::list(dir.path()).len(), 3);
+    // A name whose save is gone but whose backup is left is not reused.
+    let last = paths.pop().unwrap_or_else(|| panic!("no path"));
+    std::fs::remove_file(&last).unwrap_or_else(|e| panic!("{e}"));
+    let again = Autosave::new_in(dir.path(), GameId::T52);
+    assert_ne!(again.path, last);
+}

@@ -322,14 +322,22 @@ pub struct Autosave {
 }
 
 impl Autosave {
-    /// A new autosave target `dir/<game>-<unix seconds>.ron`.
+    /// A new autosave target `dir/<game>-<unix seconds>.ron`, or
+    /// `<game>-<unix seconds>-2.ron` and so on when a game started in the same
+    /// second already has that name (a save or its backups): a new game never
+    /// writes over another.
     pub fn new_in(dir: &Path, game: GameId) -> Autosave {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        Autosave {
-            path: dir.join(format!("{}-{secs}.ron", game.id())),
+        let taken = |p: &Path| p.exists() || (1..=BACKUPS).any(|n| backup_path(p, n).exists());
+        let mut path = dir.join(format!("{}-{secs}.ron", game.id()));
+        let mut n = 2;
+        while taken(&path) {
+            path = dir.join(format!("{}-{secs}-{n}.ron", game.id()));
+            n += 1;
         }
+        Autosave { path }
     }
 
     /// Applies an event and saves at once; the event stays applied even if
