@@ -145,7 +145,7 @@ fn a_log_that_does_not_replay_is_refused_with_the_event_index() {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(msg.contains("event 0"), "{msg}");
+    assert!(msg.contains("event 1 of the log"), "{msg}");
 }
 
 /// A log written when a question was asked differently (an older Adjutant, a
@@ -241,4 +241,49 @@ fn games_started_in_the_same_second_get_their_own_files() {
     std::fs::remove_file(&last).unwrap_or_else(|e| panic!("{e}"));
     let again = Autosave::new_in(dir.path(), GameId::T52);
     assert_ne!(again.path, last);
+}
+
+/// The file that keeps the most of the game is resumed: the newest one cut
+/// short at the event that no longer applies, unless an older backup replays
+/// whole at least as far.
+#[test]
+fn the_file_that_keeps_most_of_the_game_is_resumed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let path = dir.path().join("t52-9.ron");
+    let save_with = |file: &std::path::Path, answers: &str| {
+        let text = format!(
+            "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1])){answers}])"
+        );
+        std::fs::write(file, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    let backup = |n: usize| dir.path().join(format!("t52-9.ron.{n}"));
+    let red_3 = ", Answer(Dice([(value: 3, source: Manual)]))";
+    // As after a house rule: the save and its newer backups break at the same
+    // answer, the oldest backup stops before it.
+    save_with(&path, &format!("{red_3}, Answer(Number(2))"));
+    save_with(&backup(1), &format!("{red_3}, Answer(Number(2))"));
+    save_with(&backup(2), red_3);
+    save_with(&backup(3), "");
+    // .2 replays whole as far as the save's good part: a whole file wins the tie.
+    let loaded = save::load(&path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.session.events().len(), 4);
+    assert_eq!(loaded.from, backup(2));
+    assert!(loaded.cut_short.is_none());
+    // Without it, the save itself is resumed in part (4 events), not the
+    // older .3 that replays whole (3 events), and it is not called skipped.
+    std::fs::remove_file(backup(2)).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = save::load(&path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.session.events().len(), 4);
+    assert_eq!(loaded.from, path);
+    let cut = loaded.cut_short.unwrap_or_default();
+    assert!(cut.starts_with("event 5 of 5 no longer applies"), "{cut}");
+    assert!(loaded.skipped.is_empty(), "{:?}", loaded.skipped);
+    // A save that breaks earlier than a backup that replays whole: the backup.
+    save_with(&path, ", Answer(Number(9)), Answer(Number(2))");
+    save_with(&backup(1), red_3);
+    let loaded = save::load(&path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.from, backup(1));
+    assert_eq!(loaded.session.events().len(), 4);
+    assert_eq!(loaded.skipped.len(), 1);
 }

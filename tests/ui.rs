@@ -1026,3 +1026,29 @@ fn going_home_lists_the_game_just_played_first() {
     harness.run();
     harness.get_by_label("Resume last game (t52-1.ron)");
 }
+
+/// When the save folder cannot be written, the header says the game is not
+/// being saved instead of "Saving to", and says it again once saving works.
+#[test]
+fn the_header_says_when_the_game_is_not_saved() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // A file where the save folder should be: nothing can be saved there.
+    let blocked = dir.path().join("saves");
+    std::fs::write(&blocked, b"not a folder").unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Gunfight game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    assert!(harness.state().save_failed);
+    harness.get_by_label_contains("Not saved: ");
+    assert!(harness.query_by_label_contains("Saving to").is_none());
+    // The folder is freed: the next answer saves, and the header says so.
+    std::fs::remove_file(&blocked).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(&blocked).unwrap_or_else(|e| panic!("{e}"));
+    harness.get_by_label("Done").click();
+    harness.run();
+    assert!(!harness.state().save_failed);
+    harness.get_by_label_contains("Saving to");
+}

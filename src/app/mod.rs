@@ -205,6 +205,8 @@ pub struct AppState {
     /// How frames are enlarged before their dice are read (kept when the
     /// source changes).
     pub dice_scale: crate::vision::dice::scale::DiceScale,
+    /// The open game's last save failed (the header says so until one works).
+    pub save_failed: bool,
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
@@ -277,6 +279,7 @@ impl AppState {
             roll: RollWatcher::new(SettleRule::STILLS),
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
+            save_failed: false,
             refusals: Vec::new(),
             dismissed: Vec::new(),
         }
@@ -298,7 +301,7 @@ impl AppState {
             Command::Resume(path) => match save::load(&path, &self.library) {
                 Ok(loaded) => {
                     for e in &loaded.skipped {
-                        self.notify(format!("Skipped a damaged save: {e}"));
+                        self.notify(format!("Skipped {e}"));
                     }
                     if let Some(cut) = &loaded.cut_short {
                         // The next autosave writes the shorter log: keep the
@@ -318,6 +321,7 @@ impl AppState {
                     }
                     self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
+                    self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
                 }
@@ -346,7 +350,9 @@ impl AppState {
                     } else if let Err(e) = s.redo() {
                         problems.push(format!("Cannot redo: {e}"));
                     }
-                    if let Err(e) = save::save(s, &autosave.path) {
+                    let saved = save::save(s, &autosave.path);
+                    self.save_failed = saved.is_err();
+                    if let Err(e) = saved {
                         problems.push(format!("Not saved: {e}"));
                     }
                 }
@@ -678,7 +684,9 @@ impl AppState {
             .map_or(0, |d| d.as_nanos() as u64);
         let mut session = Session::new(game, ruleset, seed);
         let autosave = Autosave::new_in(&self.save_dir, game);
-        if let Err(e) = autosave.apply(&mut session, Event::Begin(spec)) {
+        let begun = autosave.apply(&mut session, Event::Begin(spec));
+        self.save_failed = matches!(begun, Err(save::AutosaveError::Save(_)));
+        if let Err(e) = begun {
             self.notify(e.to_string());
         }
         self.saves = save::list(&self.save_dir);
@@ -797,7 +805,13 @@ impl AppState {
         let Some((s, autosave)) = &mut self.session else {
             return;
         };
-        match autosave.apply(s, event) {
+        let outcome = autosave.apply(s, event);
+        match &outcome {
+            Err(save::AutosaveError::Save(_)) => self.save_failed = true,
+            Ok(()) => self.save_failed = false,
+            Err(_) => {}
+        }
+        match outcome {
             Err(e) => {
                 let message = e.to_string();
                 self.refusals.push(message.clone());

@@ -73,8 +73,10 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
         // At the foot of the window, so the page above does not move when a
         // message comes or goes; oldest first, each wrapped to the width.
         egui::Panel::bottom("messages").show(ui, |ui| {
+            // The newest message is the one to read: kept in view.
             egui::ScrollArea::vertical()
                 .max_height(MESSAGES_HEIGHT)
+                .stick_to_bottom(true)
                 .show(ui, |ui| {
                     for (i, msg) in state.messages.iter().enumerate() {
                         ui.horizontal(|ui| {
@@ -267,7 +269,17 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         if ui.button("Table view (camera)").clicked() {
             cmds.push(Command::OpenTable);
         }
-        ui.label(format!("Saving to {}", autosave.path.display()));
+        if state.save_failed {
+            ui.colored_label(
+                MESSAGE_COLOUR,
+                format!(
+                    "Not saved: {} cannot be written (see below)",
+                    autosave.path.display()
+                ),
+            );
+        } else {
+            ui.label(format!("Saving to {}", autosave.path.display()));
+        }
     });
     let st = session.state();
     let when = if st.round > 0 {

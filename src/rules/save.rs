@@ -226,11 +226,35 @@ pub fn whole_log_path(path: &Path) -> PathBuf {
 }
 
 /// Loads a save, falling back to its backups newest first.
+///
+/// A file that does not parse is skipped. A file that parses but no longer
+/// replays whole (written by an older Adjutant, or under a ruleset
+/// house-ruled since) is resumed as far as it replays, unless an older
+/// backup replays whole at least as far: a change of rules breaks the backups
+/// at the same event, so the newest file, cut short, keeps the most of the
+/// game, while a backup that replays whole wins over a newer file that breaks
+/// earlier.
 pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
     let mut skipped = Vec::new();
+    // The newest file that replays in part, and how many files were skipped
+    // before it.
+    let mut partial: Option<(Loaded, usize)> = None;
     for candidate in candidates(path) {
-        match read(&candidate, library) {
+        let file = match parse(&candidate) {
+            Ok(f) => f,
+            Err(e) => {
+                skipped.push(e);
+                continue;
+            }
+        };
+        match file.clone().restore(library, &candidate) {
             Ok(session) => {
+                if let Some((p, newer)) = partial
+                    && p.session.events().len() > session.events().len()
+                {
+                    skipped.truncate(newer);
+                    return Ok(Loaded { skipped, ..p });
+                }
                 return Ok(Loaded {
                     session,
                     from: candidate,
@@ -238,29 +262,35 @@ pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
                     cut_short: None,
                 });
             }
-            Err(e) => skipped.push(e),
+            Err(e) => {
+                if partial.is_none()
+                    && let Some((session, Some(stop))) = file.restore_longest(library)
+                    && session
+                        .events()
+                        .iter()
+                        .any(|e| matches!(e, Event::Begin(_)))
+                {
+                    let loaded = Loaded {
+                        session,
+                        from: candidate,
+                        skipped: Vec::new(),
+                        cut_short: Some(format!(
+                            "{stop}; the game goes on from the event before it"
+                        )),
+                    };
+                    partial = Some((loaded, skipped.len()));
+                }
+                skipped.push(e);
+            }
         }
     }
-    // No file replays whole (the log was written by an older Adjutant, or the
-    // ruleset has been house-ruled since): rather than lose the game, go on
-    // from the newest file that parses, as far as it replays.
-    for candidate in candidates(path) {
-        if let Ok(file) = parse(&candidate)
-            && let Some((session, Some(stop))) = file.restore_longest(library)
-            && session
-                .events()
-                .iter()
-                .any(|e| matches!(e, Event::Begin(_)))
-        {
-            return Ok(Loaded {
-                session,
-                from: candidate,
-                skipped,
-                cut_short: Some(format!("{stop}; the game goes on from the event before it")),
-            });
+    match partial {
+        Some((p, newer)) => {
+            skipped.truncate(newer);
+            Ok(Loaded { skipped, ..p })
         }
+        None => Err(SaveError::NothingUsable(skipped)),
     }
-    Err(SaveError::NothingUsable(skipped))
 }
 
 /// The save and its backups that exist, newest first.

@@ -38,9 +38,9 @@ pub enum SessionError {
     #[error("{0}")]
     BadAnswer(#[from] AnswerError),
     /// A saved log could not be replayed.
-    #[error("event {index} of the log cannot be replayed: {reason}")]
+    #[error("event {} of the log cannot be replayed: {reason}", index + 1)]
     Replay {
-        /// 0-based index of the event.
+        /// 0-based index of the event (its message counts from 1).
         index: usize,
         /// Why.
         reason: String,
