@@ -204,6 +204,48 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// What this effect names that `state` does not have (a side, a unit or
+    /// an objective), checked before a player's or a script's edit applies:
+    /// applied, such an edit would change nothing and say nothing.
+    pub fn missing_in(&self, state: &GameState) -> Option<String> {
+        let unit = match self {
+            Effect::AddUnit(spec) if spec.side >= state.sides.len() => {
+                return Some(format!(
+                    "{} joins side {}, but the game has {} side(s) (counted from 0)",
+                    spec.name,
+                    spec.side,
+                    state.sides.len()
+                ));
+            }
+            Effect::SetInitiative(side) if *side >= state.sides.len() => {
+                return Some(format!(
+                    "side {side} takes the initiative, but the game has {} side(s)",
+                    state.sides.len()
+                ));
+            }
+            Effect::SetHolder { objective, .. } if *objective >= state.objectives.len() => {
+                return Some(format!(
+                    "objective {objective} does not exist ({} in the game)",
+                    state.objectives.len()
+                ));
+            }
+            Effect::Wound { unit, .. }
+            | Effect::Heal { unit, .. }
+            | Effect::RemoveSoldiers { unit, .. }
+            | Effect::AddSoldiers { unit, .. }
+            | Effect::SetStat { unit, .. }
+            | Effect::SetStatus { unit, .. }
+            | Effect::RemoveUnit { unit, .. } => *unit,
+            _ => return None,
+        };
+        (unit >= state.units.len()).then(|| {
+            format!(
+                "unit {unit} does not exist ({} unit(s) in the game)",
+                state.units.len()
+            )
+        })
+    }
+
     /// Applies the effect to `state`. Every effect adds at most one log line.
     pub fn apply<R: Rng + ?Sized>(&self, state: &mut GameState, rng: &mut R) {
         let line = self.describe(state);

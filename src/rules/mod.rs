@@ -53,6 +53,34 @@ pub enum ProcedureSpec {
 }
 
 impl ProcedureSpec {
+    /// Why this procedure cannot begin in a session of `game` at `state`: a
+    /// whole game of another kind (a script or save whose `game` does not
+    /// match what it begins), or a roll-off of sides that do not exist.
+    pub fn mismatch(&self, game: GameId, state: &GameState) -> Option<String> {
+        let begins = match self {
+            ProcedureSpec::RollOff { sides } => {
+                return sides.iter().find(|&&s| s >= state.sides.len()).map(|s| {
+                    format!(
+                        "side {s} cannot roll off: the game has {} side(s)",
+                        state.sides.len()
+                    )
+                });
+            }
+            ProcedureSpec::T52(_) => GameId::T52,
+            ProcedureSpec::Gunfight(_) => GameId::Gunfight,
+            ProcedureSpec::Napoleonic(_) => GameId::Napoleonic,
+            ProcedureSpec::CardActivation(_) => GameId::CardActivation,
+            ProcedureSpec::Gentlemen(_) => GameId::GentlemenOfWar,
+        };
+        (begins != game).then(|| {
+            format!(
+                "this is a game of {}, but the event begins a game of {}",
+                game.id(),
+                begins.id()
+            )
+        })
+    }
+
     /// Runs the procedure against `ctx` until it finishes or needs an answer.
     pub fn run(&self, ctx: &mut Ctx) -> Flow<()> {
         match self {

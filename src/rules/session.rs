@@ -37,6 +37,10 @@ pub enum SessionError {
     /// The answer does not fit the request.
     #[error("{0}")]
     BadAnswer(#[from] AnswerError),
+    /// The event names something the game does not have, or begins another
+    /// game than the session's.
+    #[error("{0}")]
+    Invalid(String),
     /// A saved log could not be replayed.
     #[error("event {} of the log cannot be replayed: {reason}", index + 1)]
     Replay {
@@ -176,6 +180,9 @@ impl Session {
                 if self.running.is_some() {
                     return Err(SessionError::Busy);
                 }
+                if let Some(problem) = spec.mismatch(self.game, &self.state) {
+                    return Err(SessionError::Invalid(problem));
+                }
                 let running = Running {
                     spec: spec.clone(),
                     start: self.state.clone(),
@@ -194,6 +201,10 @@ impl Session {
                 }
                 running.inputs.push(Input::Answer(a.clone()));
                 self.run(running)?;
+            }
+            Event::Edit(effect) if effect.missing_in(&self.state).is_some() => {
+                let problem = effect.missing_in(&self.state).unwrap_or_default();
+                return Err(SessionError::Invalid(format!("Edit refused: {problem}")));
             }
             Event::Edit(effect) => match self.running.clone() {
                 Some(mut running) => {
@@ -306,6 +317,48 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         }
         s
+    }
+
+    #[test]
+    fn events_naming_what_the_game_lacks_or_another_game_are_refused() {
+        let mut s = session();
+        let before = s.events().len();
+        let gunfight = ProcedureSpec::Gunfight(crate::rules::gunfight::GameSetup {
+            gangs: Vec::new(),
+            civilians: false,
+        });
+        let said = s.apply(Event::Begin(gunfight)).err().map(|e| e.to_string());
+        assert_eq!(
+            said.as_deref(),
+            Some("this is a game of t52, but the event begins a game of gunfight")
+        );
+        let said = s
+            .apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 5] }))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            said.as_deref(),
+            Some("side 5 cannot roll off: the game has 2 side(s)")
+        );
+        let stray = Effect::AddUnit(crate::rules::effect::UnitSpec {
+            side: 9,
+            name: "8c".into(),
+            profile: "follower".into(),
+            cards: Vec::new(),
+            stats: Default::default(),
+            soldiers: 8,
+            wounds_per_soldier: 1,
+            upgrades: Vec::new(),
+        });
+        let said = s.apply(Event::Edit(stray)).err().map(|e| e.to_string());
+        assert!(
+            said.as_deref()
+                .is_some_and(|m| m.contains("8c joins side 9, but the game has 2 side(s)")),
+            "{said:?}"
+        );
+        let wound = Effect::Wound { unit: 3, wounds: 1 };
+        assert!(s.apply(Event::Edit(wound)).is_err());
+        assert_eq!(s.events().len(), before, "nothing was logged");
     }
 
     fn dice(v: &[u8]) -> Answer {
