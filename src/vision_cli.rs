@@ -244,6 +244,15 @@ pub fn eval(
             let items = std::mem::take(&mut labels.items);
             labels.items = f.filter(items, |i| file_name(&i.image), true);
         }
+        if labels.items.is_empty() {
+            // A filter that selects nothing would score 0 images as a pass.
+            eprintln!(
+                "adjutant: {}: no labelled image left to score (check --only, --held-out, --fold)",
+                dir.display()
+            );
+            failed = true;
+            continue;
+        }
         let looking = Looking {
             cards: !labels.is_dice(),
             dice: labels.is_dice(),

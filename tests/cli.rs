@@ -264,4 +264,15 @@ fn eval_names_the_images_it_could_not_read() {
     let record: serde_json::Value =
         serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(record["errors"], 2, "{record}");
+    // A filter that selects no image fails, saying so, instead of scoring 0.
+    let o = adjutant(
+        &["eval", "--only", "zzz", &set.to_string_lossy()],
+        dir.path(),
+    );
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("no labelled image left to score"),
+        "{}",
+        text(&o)
+    );
 }

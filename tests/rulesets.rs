@@ -143,3 +143,21 @@ fn rules_text_shown_in_the_app_is_our_own_wording() {
     }
     assert!(copied.is_empty(), "copied from the sources: {copied:#?}");
 }
+
+/// A house-rule file whose name names no game is reported, not ignored; the
+/// games' own files still load.
+#[test]
+fn a_ruleset_file_that_names_no_game_is_reported() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("Gunfight.ron"), "()").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("notes.txt"), "not a ruleset").unwrap_or_else(|e| panic!("{e}"));
+    let (library, errors) = adjutant::rules::Library::load(Some(dir.path()));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let said = errors[0].to_string();
+    assert!(said.contains("Gunfight.ron"), "{said}");
+    assert!(
+        said.contains("gunfight.ron"),
+        "names the right file: {said}"
+    );
+    assert_eq!(library.games().count(), 5);
+}

@@ -134,6 +134,34 @@ impl Library {
                 Err(e) => errors.push(e),
             }
         }
+        // A house rule in a file that names no game (`Gunfight.ron`,
+        // `gunfight-house.ron`) would be ignored without a word.
+        if let Some(Ok(rd)) = dir.map(std::fs::read_dir) {
+            let mut stray: Vec<PathBuf> = rd
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .filter(|p| {
+                    !GameId::ALL
+                        .iter()
+                        .any(|g| p.file_name() == Some(format!("{}.ron", g.id()).as_ref()))
+                })
+                .collect();
+            stray.sort();
+            let names: Vec<String> = GameId::ALL
+                .iter()
+                .map(|g| format!("{}.ron", g.id()))
+                .collect();
+            for file in stray {
+                errors.push(RulesetError::Invalid {
+                    file,
+                    message: format!(
+                        "not used: the file name names no game (a house rule goes in one of {})",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
         (Library { rulesets }, errors)
     }
 
