@@ -2,9 +2,9 @@
 //! actions, hits with their Armour Check, wounds, and the Rout Check.
 
 use super::{
-    AMMO_MAX, AP, ARMOUR, COMMANDED, CONCUSSION, IMMOBILIZED, SUPPRESSED, deck_of, end_melees_of,
-    melee_partners, num, other, set_melee, set_stat, set_status, stat, suit_stat, unit_choice,
-    units_of, wounds, yes_no,
+    AMMO_MAX, AP, ARMOUR, COMMANDED, CONCUSSION, GUARD, IMMOBILIZED, SUPPRESSED, deck_of,
+    end_melees_of, melee_partners, num, other, set_melee, set_stat, set_status, stat, suit_stat,
+    unit_choice, units_of, wounds, yes_no,
 };
 use crate::rules::ability::{Ability, AbilityOption, Condition, Reach, cost_text, pay, payments};
 use crate::rules::effect::Effect;
@@ -849,9 +849,10 @@ fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let t = ctx.state().unit_name(target);
     let side = ctx.state().units[unit].side;
+    // Only units with Guard (x) intercept; the players judge the range.
     let guards: Vec<UnitId> = units_of(ctx, other(side))
         .into_iter()
-        .filter(|&g| g != target)
+        .filter(|&g| g != target && stat(ctx, g, GUARD) > 0)
         .collect();
     let mut options = vec![
         Choice::new("yes", format!("Next to {t}: the charge reaches")),
@@ -861,8 +862,9 @@ fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
         options.push(Choice::new(
             format!("guard-{g}"),
             format!(
-                "Intercepted by {} on Guard (the defender chose where it stopped)",
-                ctx.state().unit_name(g)
+                "Intercepted by {} (Guard {}; the defender chose where it stopped)",
+                ctx.state().unit_name(g),
+                stat(ctx, g, GUARD)
             ),
         ));
     }

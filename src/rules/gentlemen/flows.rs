@@ -658,18 +658,33 @@ fn a_support_ability_heals_a_friendly_unit() {
 
 #[test]
 fn a_guard_may_intercept_a_charge() {
-    let mut s = sharpe_up();
+    // Pierre has Guard (2); Luc has none.
+    let mut s = begin_with(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line:s1i2 Luc:officer",
+    );
+    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
     feed(&mut s, &["c end", "c u2", "c end"]);
     // Harper charges Jean; Pierre, on Guard, stops him on the way.
     feed(&mut s, &HARPER_CHARGES_JEAN);
     assert_asking(&s, "Where did Harper's charge at Jean end?");
-    assert_asking(&s, "Intercepted by Pierre on Guard");
+    assert_asking(&s, "Intercepted by Pierre (Guard 2;");
+    assert!(!offered(&s).contains("guard-4"), "{}", offered(&s));
     feed(&mut s, &["c guard-3"]);
     assert!(logged(
         &s,
         "Pierre intercepts Harper's charge: Harper counts as charging Pierre"
     ));
     assert!(!logged(&s, "Harper's charge reaches Jean"));
+}
+
+#[test]
+fn without_guard_no_one_intercepts_a_charge() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    feed(&mut s, &HARPER_CHARGES_JEAN);
+    assert_asking(&s, "Where did Harper's charge at Jean end?");
+    assert!(!offered(&s).contains("guard-"), "{}", offered(&s));
 }
 
 #[test]

@@ -93,6 +93,9 @@ pub const AP: &str = "ap";
 /// Stat: 1 once the unit has moved this activation (a Dash that bought a
 /// move); reset when it activates.
 pub const MOVED: &str = "activation:moved";
+/// Stat: the hexes a unit with Guard (x) may move to intercept a charge (0:
+/// no Guard).
+pub const GUARD: &str = "guard";
 /// Stat: 1 when the unit is Strong (heavy weapons carry no penalty).
 pub const STRONG: &str = "strong";
 /// Stat: hands free of weapons (each may punch once an activation).
@@ -243,11 +246,12 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
             'm' => MOUNTED,
             't' => MOUNTED_TRAINING,
             'g' => STRONG,
+            'i' => GUARD,
             // Rounds: a modified gun's ammunition, both starting and maximum.
             'r' => AMMO,
             other => {
                 return Err(format!(
-                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, g strong, r rounds)"
+                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, g strong, i Guard range, r rounds)"
                 ));
             }
         };
