@@ -469,17 +469,7 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
     harness.run();
     harness.get_by_label("4c").click();
     harness.run();
-    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
-    let session = session.unwrap_or_else(|| panic!("no session"));
-    assert!(
-        session
-            .state()
-            .log
-            .iter()
-            .any(|l| l.text.contains("Order of play: Red (9h), Blue (4c)")),
-        "{:?}",
-        session.state().log
-    );
+    assert_logged(&harness, "Order of play: Red (9h), Blue (4c)");
     harness.get_by_label("Kid (pistol): 6/6 lives");
     harness.get_by_label("[Red (9h)], Blue (4c)");
     // A rules question mid-game: the lookup on the play screen finds it.
@@ -565,17 +555,7 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
     harness.run();
     assert_eq!(event_count(&harness), events + 1);
     type_cards(&mut harness, "4c");
-    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
-    let session = session.unwrap_or_else(|| panic!("no session"));
-    assert!(
-        session
-            .state()
-            .log
-            .iter()
-            .any(|l| l.text.contains("Order of play: Red (9h), Blue (4c)")),
-        "{:?}",
-        session.state().log
-    );
+    assert_logged(&harness, "Order of play: Red (9h), Blue (4c)");
 }
 
 #[test]
@@ -795,6 +775,20 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     harness.run();
     assert!(harness.state().dice_entry.is_empty());
     assert_eq!(last_dice(&harness), vec![6]);
+}
+
+/// The open game's log has a line containing `text`.
+fn assert_logged(harness: &Harness<'_, AppState>, text: &str) {
+    let log: Vec<String> = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(s, _)| s.state().log.iter().map(|l| l.text.clone()).collect())
+        .unwrap_or_default();
+    assert!(
+        log.iter().any(|l| l.contains(text)),
+        "{text:?} not in {log:?}"
+    );
 }
 
 /// Events in the open game.

@@ -66,6 +66,12 @@ fn undo_keys(ui: &egui::Ui, session: &crate::rules::session::Session, cmds: &mut
     });
 }
 
+/// Enter was pressed in `field` (a single-line field gives up the keyboard
+/// on Enter).
+fn enter_pressed_in(ui: &egui::Ui, field: &egui::Response) -> bool {
+    field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))
+}
+
 /// Draws the window; returns what the user asked for.
 pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
     let mut cmds = Vec::new();
@@ -357,8 +363,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             cmds.push(Command::SetNumber(n));
                         }
                         // Typing the number and pressing Enter answers, as OK does.
-                        let entered =
-                            field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        let entered = enter_pressed_in(ui, &field);
                         if ui.button("OK").clicked() || entered {
                             cmds.push(Command::AnswerNumber(n));
                         }
@@ -392,8 +397,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         if text != state.cards_typed {
                             cmds.push(Command::SetCardsTyped(text));
                         }
-                        let entered =
-                            field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        let entered = enter_pressed_in(ui, &field);
                         if ui.button("Enter").clicked() || entered {
                             cmds.push(Command::EnterTypedCards);
                         }
