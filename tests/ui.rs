@@ -497,12 +497,7 @@ fn a_gunfight_is_set_up_and_cards_are_picked_with_clicks() {
 #[test]
 fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = window(state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Gunfight game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    let mut harness = started(dir.path(), "New Gunfight game");
     harness.get_by_label("Done").click();
     harness.run();
     let type_cards = |harness: &mut Harness<'_, AppState>, text: &str| {
@@ -561,12 +556,7 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
 #[test]
 fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = window(state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Napoleonic game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    let mut harness = started(dir.path(), "New Napoleonic game");
     assert_eq!(harness.state().screen, Screen::Play);
     // The decks have no jokers: the picker offers none.
     harness.get_by_label("As");
@@ -597,12 +587,7 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
 #[test]
 fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = window(state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Card-Activation game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    let mut harness = started(dir.path(), "New Card-Activation game");
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
     let asked = pending_prompt(&harness);
@@ -615,12 +600,7 @@ fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments()
 #[test]
 fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = window(state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Gentlemen of War game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    let mut harness = started(dir.path(), "New Gentlemen of War game");
     assert_eq!(harness.state().screen, Screen::Play);
     // Red (3 models against 4) chooses; then both deploy.
     let asked = pending_prompt(&harness);
@@ -775,6 +755,18 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     harness.run();
     assert!(harness.state().dice_entry.is_empty());
     assert_eq!(last_dice(&harness), vec![6]);
+}
+
+/// The window with a game begun from its setup form's defaults (`button`
+/// is the home screen's "New ... game").
+fn started<'a>(dir: &std::path::Path, button: &str) -> Harness<'a, AppState> {
+    let mut harness = window(state(dir));
+    harness.run();
+    harness.get_by_label(button).click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    harness
 }
 
 /// The open game's log has a line containing `text`.
