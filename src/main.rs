@@ -58,7 +58,10 @@ enum Cmd {
     Rules {
         /// Game: t52, gentlemen-of-war, napoleonic, card-activation, gunfight.
         game: String,
-        /// Words to look for (all must match); leave out to list every entry.
+        /// A question or words to look for ("who goes first", "panic test");
+        /// entries matching more of them come first; leave out to list every
+        /// entry.
+        #[arg(allow_hyphen_values = true)]
         query: Vec<String>,
     },
     /// Check every ruleset file (built-in and your overrides); exits non-zero
@@ -257,6 +260,7 @@ fn library() -> (Library, Vec<adjutant::rules::RulesetError>) {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     match run(&cli) {
         Ok(code) => code,
@@ -264,6 +268,19 @@ fn main() -> ExitCode {
             eprintln!("adjutant: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `adjutant rules t52 | head -3` must end quietly when `head` stops reading,
+/// as other command-line tools do, instead of panicking in `println!`: the
+/// default action of SIGPIPE (which Rust's runtime sets to ignore) ends the
+/// process at the first write to the closed pipe.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread is started;
+    // restoring a signal's default disposition has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -435,7 +452,7 @@ fn rules(game: &str, query: &str) -> Result<ExitCode> {
         eprintln!("warning: {e}");
     }
     let rs = lib.get(game).context("this game's ruleset did not load")?;
-    let hits = rs.search(query);
+    let hits = adjutant::rules::lookup::lookup(rs, query);
     if hits.is_empty() {
         println!("No {} rule mentions \"{query}\".", rs.title);
         return Ok(ExitCode::from(1));

@@ -276,3 +276,25 @@ fn eval_names_the_images_it_could_not_read() {
         text(&o)
     );
 }
+
+/// A reader that stops early (`adjutant rules t52 | head -1`) ends the
+/// command quietly: no panic message about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_adjutant"))
+        .args(["rules", "t52"])
+        .env("ADJUTANT_CONFIG_DIR", dir.path())
+        .env("ADJUTANT_DATA_DIR", dir.path().join("data"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run adjutant: {e}"));
+    // Closing our end before it writes (its start-up takes milliseconds);
+    // the whole listing would fit in the pipe's buffer.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -75,10 +75,11 @@ fn missing_required_data_is_named() {
 fn rules_lookup_finds_entries_by_title_keyword_and_text() {
     let (lib, _) = Library::builtin();
     let rs = lib.get(GameId::T52).unwrap_or_else(|| panic!("no t52"));
-    let hits: Vec<&str> = rs.search("panic").iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(hits.first(), Some(&"panic"), "{hits:?}");
-    assert!(rs.search("zzzz-nothing").is_empty());
-    assert_eq!(rs.search("").len(), rs.rules.len());
+    let search = |q: &str| adjutant::rules::lookup::lookup(rs, q);
+    let hits: Vec<String> = search("panic").into_iter().map(|h| h.id).collect();
+    assert_eq!(hits.first().map(String::as_str), Some("panic"), "{hits:?}");
+    assert!(search("zzzz qqqq").is_empty());
+    assert_eq!(search("").len(), rs.rules.len());
 }
 
 /// Words in a row that a shown text may share with a source document before
@@ -160,4 +161,48 @@ fn a_ruleset_file_that_names_no_game_is_reported() {
         "names the right file: {said}"
     );
     assert_eq!(library.games().count(), 5);
+}
+
+/// Questions as players type them at the table find the entry that answers
+/// them first (from an audit of 175 such questions; these are a sample
+/// across the games: question words, other word forms, hyphens and typos).
+#[test]
+fn players_questions_find_their_rule_first() {
+    let (lib, errors) = Library::builtin();
+    assert!(errors.is_empty(), "{errors:?}");
+    let cases = [
+        (GameId::T52, "who goes first", "initiative"),
+        (GameId::T52, "my unit is panicking, what now?", "panic"),
+        (GameId::T52, "retreating", "retreat"),
+        (GameId::T52, "re-roll", "initiative"),
+        (GameId::T52, "how do I win", "victory"),
+        (GameId::T52, "what does skirmisher do", "skirmisher"),
+        (GameId::GentlemenOfWar, "armor saves", "armour-check"),
+        (GameId::GentlemenOfWar, "when is my model dead", "wounds"),
+        (GameId::GentlemenOfWar, "intercepting a charge", "guard"),
+        (GameId::Napoleonic, "confused men", "confusion"),
+        (GameId::Napoleonic, "cannon ammo", "shot-markers"),
+        (GameId::CardActivation, "how many cards do I get", "deal"),
+        (GameId::CardActivation, "hand to hand", "melee"),
+        (GameId::Gunfight, "shooting", "shooting"),
+        (
+            GameId::Gunfight,
+            "how many cards do I hold",
+            "turn-sequence",
+        ),
+        (GameId::Gunfight, "initative", "initiative"),
+    ];
+    let mut wrong = Vec::new();
+    for (game, question, expected) in cases {
+        let rs = lib.get(game).unwrap_or_else(|| panic!("no {game:?}"));
+        let hits = adjutant::rules::lookup::lookup(rs, question);
+        let top: Vec<&str> = hits.iter().take(3).map(|h| h.id.as_str()).collect();
+        if top.first() != Some(&expected) {
+            wrong.push(format!(
+                "{} {question:?}: {top:?}, wanted {expected}",
+                game.id()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -231,7 +231,7 @@ fn rules_search(
         .id_salt("rules")
         .max_height(max_height)
         .show(ui, |ui| {
-            let found = rs.search(&query);
+            let found = crate::rules::lookup::lookup_as_typed(rs, &query);
             if found.is_empty() {
                 ui.label(format!("No rule matches \"{}\".", query.trim()));
             }

@@ -9,6 +9,7 @@ pub mod effect;
 pub mod games;
 pub mod gentlemen;
 pub mod gunfight;
+pub mod lookup;
 pub mod napoleonic;
 pub mod procedure;
 pub mod report;

@@ -248,37 +248,4 @@ impl Ruleset {
     pub fn rule(&self, id: &str) -> Option<&RuleEntry> {
         self.rules.iter().find(|r| r.id == id)
     }
-
-    /// Searches the rules entries: every query word must appear in the title,
-    /// keywords or text; title and keyword hits rank first. An empty query
-    /// lists everything. Results are in a stable order (score, then id).
-    pub fn search(&self, query: &str) -> Vec<&RuleEntry> {
-        let words: Vec<String> = query.split_whitespace().map(|w| w.to_lowercase()).collect();
-        let mut scored: Vec<(u32, &RuleEntry)> = self
-            .rules
-            .iter()
-            .filter_map(|r| {
-                let title = r.title.to_lowercase();
-                let keys = r.keywords.join(" ").to_lowercase();
-                let text =
-                    format!("{} {}", r.text, r.ruling.as_deref().unwrap_or("")).to_lowercase();
-                let mut score = 0;
-                for w in &words {
-                    let s = if title.contains(w.as_str()) || r.id.contains(w.as_str()) {
-                        3
-                    } else if keys.contains(w.as_str()) {
-                        2
-                    } else if text.contains(w.as_str()) {
-                        1
-                    } else {
-                        return None;
-                    };
-                    score += s;
-                }
-                Some((score, r))
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
-        scored.into_iter().map(|(_, r)| r).collect()
-    }
 }

@@ -1,0 +1,429 @@
+//! The rules lookup: a player's question as typed at the table ("who goes
+//! first", "can I shoot into melee", "panicking?") matched against a
+//! ruleset's rules entries, upgrades, profiles and abilities.
+//!
+//! Words are compared whole after English stemming ("charging" finds
+//! "charge", "saves" finds "save"), question words are ignored, an entry
+//! matching more of the words ranks first, rare words count more than
+//! common ones (inverse document frequency), and a word that matches
+//! nothing is tried against the vocabulary with one or two letters wrong.
+
+use std::collections::{HashMap, HashSet};
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::ruleset::Ruleset;
+
+/// Words of a question that name no rule.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "an", "and", "any", "are", "as", "at", "be", "before", "by", "can",
+    "could", "did", "do", "does", "for", "from", "get", "gets", "happen", "happens", "have", "how",
+    "i", "if", "in", "into", "is", "it", "its", "may", "me", "my", "of", "on", "or", "our",
+    "should", "so", "that", "the", "their", "them", "then", "there", "they", "this", "to", "us",
+    "was", "we", "what", "whats", "when", "where", "which", "who", "whom", "why", "will", "with",
+    "work", "works", "you", "your",
+];
+
+/// Weight of a word found in an entry's title or id.
+const TITLE_WEIGHT: f64 = 3.0;
+/// Weight of a word found among an entry's keywords.
+const KEYWORD_WEIGHT: f64 = 2.0;
+/// Weight of a word found in an entry's text.
+const TEXT_WEIGHT: f64 = 1.0;
+/// Weight of a word found only in a ruling (often about the app's procedure).
+const RULING_WEIGHT: f64 = 0.5;
+/// Added when the question is the entry's title ("shooting" -> Shooting) or
+/// one of its keywords of several words ("hand to hand" -> Melee; a one-word
+/// keyword is only a word, and the word already counts).
+const PHRASE_MATCH_BONUS: f64 = 3.0;
+/// Shortest last word matched as the start of a word: the box searches as
+/// the player types, so "panic" already finds "panicked".
+const PREFIX_MIN: usize = 3;
+/// Shortest word tried with a letter wrong ("panik" -> "panic").
+const TYPO_MIN: usize = 4;
+/// Words this long may have two letters wrong ("initative").
+const TWO_TYPOS_MIN: usize = 7;
+
+/// What kind of thing a lookup hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HitKind {
+    /// A rules entry.
+    Rule,
+    /// An upgrade, option or passive skill.
+    Upgrade,
+    /// An ability bought with cards.
+    Ability,
+    /// A unit profile (its stats).
+    Profile,
+}
+
+impl HitKind {
+    /// Rules entries answer questions best; the rest come after at equal
+    /// relevance.
+    fn weight(self) -> f64 {
+        match self {
+            HitKind::Rule => 1.0,
+            HitKind::Upgrade | HitKind::Ability => 0.9,
+            HitKind::Profile => 0.8,
+        }
+    }
+}
+
+/// One lookup result, ready to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// What it is.
+    pub kind: HitKind,
+    /// Its id in the ruleset.
+    pub id: String,
+    /// Title shown to players ("Upgrade: Skirmisher" for non-rules).
+    pub title: String,
+    /// The text.
+    pub text: String,
+    /// The ruling that settles a gap, for rules entries that have one.
+    pub ruling: Option<String>,
+}
+
+/// A searchable item: the hit and its stemmed words by field weight.
+struct Doc {
+    hit: Hit,
+    /// (weight, stems, raw words) per field, heaviest first.
+    fields: Vec<(f64, HashSet<String>, HashSet<String>)>,
+    /// The title and each keyword as [`phrase`]s, to spot a question that
+    /// is one of them.
+    phrases: Vec<String>,
+}
+
+/// `text` as a comparable phrase: its words without question words,
+/// stemmed, joined by spaces.
+fn phrase(stemmer: &Stemmer, text: &str) -> String {
+    let stems: Vec<String> = words(text)
+        .iter()
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .map(|w| stemmer.stem(w).into_owned())
+        .collect();
+    stems.join(" ")
+}
+
+/// The words of `text`: lower case, apostrophes dropped ("can't" -> "cant"),
+/// split on anything not a letter or digit; a hyphenated word also counts
+/// joined ("re-roll" -> "re", "roll", "reroll").
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for chunk in text.split_whitespace() {
+        let chunk: String = chunk
+            .to_lowercase()
+            .chars()
+            .filter(|c| *c != '\'' && *c != '\u{2019}')
+            .collect();
+        let parts: Vec<&str> = chunk
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if parts.len() > 1 && chunk.contains('-') {
+            out.push(parts.concat());
+        }
+        out.extend(parts.into_iter().map(str::to_string));
+    }
+    out
+}
+
+fn field(stemmer: &Stemmer, weight: f64, text: &str) -> (f64, HashSet<String>, HashSet<String>) {
+    let raw: HashSet<String> = words(text).into_iter().collect();
+    let stems = raw.iter().map(|w| stemmer.stem(w).into_owned()).collect();
+    (weight, stems, raw)
+}
+
+/// Every searchable item of `rs`, rules entries first, each kind in file order.
+fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
+    let mut out = Vec::new();
+    let mut add = |hit: Hit, title: &str, keywords: &[String]| {
+        let mut fields = vec![
+            field(stemmer, TITLE_WEIGHT, &format!("{title} {}", hit.id)),
+            field(stemmer, KEYWORD_WEIGHT, &keywords.join(" ")),
+            field(stemmer, TEXT_WEIGHT, &hit.text),
+        ];
+        let phrases = std::iter::once(phrase(stemmer, title))
+            .chain(
+                keywords
+                    .iter()
+                    .map(|k| phrase(stemmer, k))
+                    .filter(|k| k.contains(' ')),
+            )
+            .collect();
+        if let Some(r) = &hit.ruling {
+            fields.push(field(stemmer, RULING_WEIGHT, r));
+        }
+        out.push(Doc {
+            phrases,
+            fields,
+            hit,
+        });
+    };
+    for r in &rs.rules {
+        let hit = Hit {
+            kind: HitKind::Rule,
+            id: r.id.clone(),
+            title: r.title.clone(),
+            text: r.text.clone(),
+            ruling: r.ruling.clone(),
+        };
+        add(hit, &r.title, &r.keywords);
+    }
+    for u in &rs.upgrades {
+        let hit = Hit {
+            kind: HitKind::Upgrade,
+            id: u.id.clone(),
+            title: format!("Upgrade: {}", u.name),
+            text: u.text.clone(),
+            ruling: None,
+        };
+        add(hit, &u.name, &[]);
+    }
+    for a in &rs.abilities {
+        let options: Vec<&str> = a.options.iter().map(|o| o.label.as_str()).collect();
+        let hit = Hit {
+            kind: HitKind::Ability,
+            id: a.id.clone(),
+            title: format!("Ability: {}", a.name),
+            text: format!("Buys: {}.", options.join("; ")),
+            ruling: None,
+        };
+        add(hit, &a.name, &[]);
+    }
+    for p in &rs.profiles {
+        let stats: Vec<String> = p.stats.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let mut text = format!("Stats: {}.", stats.join(", "));
+        if p.soldiers > 1 {
+            text.push_str(&format!(" {} soldiers.", p.soldiers));
+        }
+        if !p.note.is_empty() {
+            text.push(' ');
+            text.push_str(&p.note);
+        }
+        let hit = Hit {
+            kind: HitKind::Profile,
+            id: p.id.clone(),
+            title: format!("Profile: {}", p.name),
+            text,
+            ruling: None,
+        };
+        add(hit, &p.name, &["stats".to_string()]);
+    }
+    out
+}
+
+/// Allowed letters wrong for a word of this length.
+fn typo_budget(word: &str) -> usize {
+    let n = word.chars().count();
+    if n >= TWO_TYPOS_MIN {
+        2
+    } else if n >= TYPO_MIN {
+        1
+    } else {
+        0
+    }
+}
+
+/// One question word, as the stems it may stand for, and whether it may
+/// also match as the start of a word (the last word, still being typed).
+struct Term {
+    stems: Vec<String>,
+    prefix: Option<String>,
+}
+
+/// Looks a whole question up in `rs`. An empty query lists the rules entries
+/// in file order; a query of only question words ("how", "the") finds
+/// nothing.
+pub fn lookup(rs: &Ruleset, query: &str) -> Vec<Hit> {
+    search(rs, query, false)
+}
+
+/// [`lookup`] of a question still being typed: its last word also matches
+/// the start of longer words ("overw" finds Overwatch) until a space
+/// follows it.
+pub fn lookup_as_typed(rs: &Ruleset, query: &str) -> Vec<Hit> {
+    search(rs, query, !query.ends_with(char::is_whitespace))
+}
+
+fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    let docs = docs(rs, &stemmer);
+    if query.trim().is_empty() {
+        return docs
+            .into_iter()
+            .filter(|d| d.hit.kind == HitKind::Rule)
+            .map(|d| d.hit)
+            .collect();
+    }
+    let typed = words(query);
+    let mut content: Vec<String> = Vec::new();
+    for w in typed {
+        if !STOP_WORDS.contains(&w.as_str()) && !content.contains(&w) {
+            content.push(w);
+        }
+    }
+    if content.is_empty() {
+        return Vec::new();
+    }
+    // Document frequency of every stem, and the vocabulary for typos.
+    let mut df: HashMap<String, usize> = HashMap::new();
+    for d in &docs {
+        let stems: HashSet<&String> = d.fields.iter().flat_map(|(_, s, _)| s.iter()).collect();
+        for s in stems {
+            *df.entry(s.clone()).or_default() += 1;
+        }
+    }
+    let terms: Vec<Term> = content
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let stem = stemmer.stem(w).into_owned();
+            let prefix =
+                (still_typing && i + 1 == content.len() && w.chars().count() >= PREFIX_MIN)
+                    .then(|| w.clone());
+            let stems = if df.contains_key(stem.as_str()) {
+                vec![stem]
+            } else {
+                near_stems(&stem, &df)
+            };
+            Term { stems, prefix }
+        })
+        .collect();
+    let n = docs.len() as f64;
+    let idf = |stem: &str| (1.0 + n / (*df.get(stem).unwrap_or(&1) as f64)).ln();
+    let question = phrase(&stemmer, query);
+    let mut scored: Vec<(usize, f64, usize, Hit)> = docs
+        .into_iter()
+        .enumerate()
+        .filter_map(|(order, d)| {
+            let mut matched = 0;
+            let mut score = 0.0;
+            for t in &terms {
+                let best = d
+                    .fields
+                    .iter()
+                    .filter_map(|(weight, stems, raw)| {
+                        let by_stem = t
+                            .stems
+                            .iter()
+                            .filter(|s| stems.contains(*s))
+                            .map(|s| idf(s))
+                            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+                        let by_prefix = t.prefix.as_ref().and_then(|p| {
+                            raw.iter().any(|w| w.starts_with(p.as_str())).then(|| {
+                                // Rarer than a whole-word hit: a little less.
+                                0.8 * (1.0 + n).ln()
+                            })
+                        });
+                        by_stem.or(by_prefix).map(|v| v * weight)
+                    })
+                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+                if let Some(b) = best {
+                    matched += 1;
+                    score += b;
+                }
+            }
+            if matched == 0 {
+                return None;
+            }
+            if d.phrases.contains(&question) {
+                score += PHRASE_MATCH_BONUS * (1.0 + n).ln();
+            }
+            Some((matched, score * d.hit.kind.weight(), order, d.hit))
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| b.1.total_cmp(&a.1))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    scored.into_iter().map(|(_, _, _, h)| h).collect()
+}
+
+/// Stems of the vocabulary within the typo budget of `stem`, nearest only.
+fn near_stems(stem: &str, df: &HashMap<String, usize>) -> Vec<String> {
+    let budget = typo_budget(stem);
+    if budget == 0 {
+        return Vec::new();
+    }
+    let mut best: Vec<(usize, &str)> = df
+        .keys()
+        .map(|v| (strsim::damerau_levenshtein(stem, v), v.as_str()))
+        .filter(|(d, v)| *d <= budget && v.chars().count() >= TYPO_MIN)
+        .collect();
+    let nearest = best.iter().map(|(d, _)| *d).min().unwrap_or(0);
+    best.retain(|(d, _)| *d == nearest);
+    best.sort_unstable();
+    best.into_iter().map(|(_, v)| v.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::games::{GameId, Library};
+
+    fn ruleset(game: GameId) -> Ruleset {
+        let (lib, errors) = Library::builtin();
+        assert!(errors.is_empty(), "{errors:?}");
+        lib.get(game)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {game:?}"))
+    }
+
+    fn first(game: GameId, query: &str) -> String {
+        lookup(&ruleset(game), query)
+            .first()
+            .map(|h| h.id.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn words_drop_apostrophes_and_join_hyphens() {
+        assert_eq!(
+            words("Can't re-roll, Panic?"),
+            ["cant", "reroll", "re", "roll", "panic"]
+        );
+    }
+
+    #[test]
+    fn questions_find_their_entry_whatever_the_word_forms() {
+        // Question words are ignored, word endings too.
+        assert_eq!(first(GameId::T52, "who goes first"), "initiative");
+        assert_eq!(first(GameId::T52, "panicking?"), "panic");
+        assert_eq!(first(GameId::T52, "how does charging work"), "charge");
+        assert_eq!(first(GameId::Gunfight, "shooting"), "shooting");
+        // Upgrades are found too.
+        let hits = lookup(&ruleset(GameId::T52), "skirmisher");
+        assert!(hits.iter().any(|h| h.kind == HitKind::Upgrade), "{hits:?}");
+    }
+
+    #[test]
+    fn a_word_is_matched_whole_not_inside_other_words() {
+        // "los" is not "loser" or "closest".
+        let hits = lookup(&ruleset(GameId::T52), "los");
+        assert!(
+            hits.is_empty(),
+            "{:?}",
+            hits.iter().map(|h| &h.id).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_typo_finds_the_nearest_word_and_the_last_word_may_be_half_typed() {
+        assert_eq!(first(GameId::T52, "panik"), "panic");
+        assert_eq!(first(GameId::Gunfight, "overwach"), "overwatch");
+        let typing = lookup_as_typed(&ruleset(GameId::Gunfight), "overw");
+        assert_eq!(typing.first().map(|h| h.id.as_str()), Some("overwatch"));
+        assert!(lookup(&ruleset(GameId::Gunfight), "overw ").is_empty());
+    }
+
+    #[test]
+    fn empty_and_stop_word_queries() {
+        let rs = ruleset(GameId::T52);
+        let all = lookup(&rs, "");
+        assert_eq!(all.len(), rs.rules.len());
+        assert_eq!(all[0].id, rs.rules[0].id, "file order");
+        assert!(lookup(&rs, "how do I").is_empty());
+    }
+}
