@@ -452,13 +452,21 @@ fn rules(game: &str, query: &str) -> Result<ExitCode> {
         eprintln!("warning: {e}");
     }
     let rs = lib.get(game).context("this game's ruleset did not load")?;
-    let hits = adjutant::rules::lookup::lookup(rs, query);
+    use adjutant::rules::lookup::{HitKind, lookup};
+    let hits = lookup(rs, query);
     if hits.is_empty() {
         println!("No {} rule mentions \"{query}\".", rs.title);
         return Ok(ExitCode::from(1));
     }
     for r in hits {
-        println!("== {} [{}]", r.title, r.id);
+        // A rule and a profile may share an id ("cavalry"): say which.
+        let kind = match r.kind {
+            HitKind::Rule => "",
+            HitKind::Upgrade => "upgrade ",
+            HitKind::Ability => "ability ",
+            HitKind::Profile => "profile ",
+        };
+        println!("== {} [{kind}{}]", r.title, r.id);
         println!("{}", r.text);
         if let Some(ruling) = &r.ruling {
             println!("Ruling: {ruling}");

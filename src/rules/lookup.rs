@@ -18,14 +18,19 @@ use super::ruleset::Ruleset;
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "an", "and", "any", "are", "as", "at", "be", "before", "by", "can",
     "could", "did", "do", "does", "for", "from", "get", "gets", "happen", "happens", "have", "how",
-    "i", "if", "in", "into", "is", "it", "its", "may", "me", "my", "of", "on", "or", "our",
-    "should", "so", "that", "the", "their", "them", "then", "there", "they", "this", "to", "us",
-    "was", "we", "what", "whats", "when", "where", "which", "who", "whom", "why", "will", "with",
-    "work", "works", "you", "your",
+    "i", "if", "in", "into", "is", "it", "its", "many", "may", "me", "much", "my", "of", "on",
+    "or", "our", "should", "so", "that", "the", "their", "them", "then", "there", "they", "this",
+    "to", "us", "was", "we", "what", "whats", "when", "where", "which", "who", "whom", "why",
+    "will", "with", "work", "works", "you", "your",
 ];
 
-/// Weight of a word found in an entry's title or id.
+/// Weight of a word found in an entry's title or id, for a one-word title; a
+/// longer title is about each of its words less ("Artillery wins a combat"
+/// is less about winning than "Victory"): see [`TITLE_LENGTH_POWER`].
 const TITLE_WEIGHT: f64 = 3.0;
+/// How much a longer title is about each of its words less: the title weight
+/// is divided by its word count to this power.
+const TITLE_LENGTH_POWER: f64 = 0.5;
 /// Weight of a word found among an entry's keywords.
 const KEYWORD_WEIGHT: f64 = 2.0;
 /// Weight of a word found in an entry's text.
@@ -39,8 +44,9 @@ const PHRASE_MATCH_BONUS: f64 = 3.0;
 /// Shortest last word matched as the start of a word: the box searches as
 /// the player types, so "panic" already finds "panicked".
 const PREFIX_MIN: usize = 3;
-/// Shortest word tried with a letter wrong ("panik" -> "panic").
-const TYPO_MIN: usize = 4;
+/// Shortest word tried with a letter wrong ("panik" -> "panic"); shorter
+/// words are too often other words ("walk" is not "wall").
+const TYPO_MIN: usize = 5;
 /// Words this long may have two letters wrong ("initative").
 const TWO_TYPOS_MIN: usize = 7;
 
@@ -89,8 +95,11 @@ struct Doc {
     hit: Hit,
     /// (weight, stems, raw words) per field, heaviest first.
     fields: Vec<(f64, HashSet<String>, HashSet<String>)>,
-    /// The title and each keyword as [`phrase`]s, to spot a question that
-    /// is one of them.
+    /// The title as a [`phrase`], to spot a question that is the title or
+    /// starts it.
+    title: String,
+    /// Keywords of several words as [`phrase`]s, to spot a question that is
+    /// one of them.
     phrases: Vec<String>,
 }
 
@@ -123,7 +132,16 @@ fn words(text: &str) -> Vec<String> {
         if parts.len() > 1 && chunk.contains('-') {
             out.push(parts.concat());
         }
-        out.extend(parts.into_iter().map(str::to_string));
+        // Dice faces are written as digits in the rules.
+        out.extend(parts.into_iter().map(|p| match p {
+            "one" => "1".to_string(),
+            "two" => "2".to_string(),
+            "three" => "3".to_string(),
+            "four" => "4".to_string(),
+            "five" => "5".to_string(),
+            "six" => "6".to_string(),
+            other => other.to_string(),
+        }));
     }
     out
 }
@@ -138,23 +156,30 @@ fn field(stemmer: &Stemmer, weight: f64, text: &str) -> (f64, HashSet<String>, H
 fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
     let mut out = Vec::new();
     let mut add = |hit: Hit, title: &str, keywords: &[String]| {
+        let title_words = words(title)
+            .iter()
+            .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+            .count()
+            .max(1);
         let mut fields = vec![
-            field(stemmer, TITLE_WEIGHT, &format!("{title} {}", hit.id)),
+            field(
+                stemmer,
+                TITLE_WEIGHT / (title_words as f64).powf(TITLE_LENGTH_POWER),
+                &format!("{title} {}", hit.id),
+            ),
             field(stemmer, KEYWORD_WEIGHT, &keywords.join(" ")),
             field(stemmer, TEXT_WEIGHT, &hit.text),
         ];
-        let phrases = std::iter::once(phrase(stemmer, title))
-            .chain(
-                keywords
-                    .iter()
-                    .map(|k| phrase(stemmer, k))
-                    .filter(|k| k.contains(' ')),
-            )
+        let phrases = keywords
+            .iter()
+            .filter(|k| k.trim().contains(' '))
+            .map(|k| phrase(stemmer, k))
             .collect();
         if let Some(r) = &hit.ruling {
             fields.push(field(stemmer, RULING_WEIGHT, r));
         }
         out.push(Doc {
+            title: phrase(stemmer, title),
             phrases,
             fields,
             hit,
@@ -285,7 +310,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             let stems = if df.contains_key(stem.as_str()) {
                 vec![stem]
             } else {
-                near_stems(&stem, &df)
+                near_stems(w, &stem, &docs, &stemmer)
             };
             Term { stems, prefix }
         })
@@ -327,9 +352,15 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             if matched == 0 {
                 return None;
             }
-            if d.phrases.contains(&question) {
-                score += PHRASE_MATCH_BONUS * (1.0 + n).ln();
-            }
+            let bonus = if d.title == question || d.phrases.contains(&question) {
+                1.0
+            } else if d.title.starts_with(&format!("{question} ")) {
+                // "dangerous terrain" -> Dangerous Terrain Test.
+                0.5
+            } else {
+                0.0
+            };
+            score += bonus * PHRASE_MATCH_BONUS * (1.0 + n).ln();
             Some((matched, score * d.hit.kind.weight(), order, d.hit))
         })
         .collect();
@@ -341,21 +372,41 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     scored.into_iter().map(|(_, _, _, h)| h).collect()
 }
 
-/// Stems of the vocabulary within the typo budget of `stem`, nearest only.
-fn near_stems(stem: &str, df: &HashMap<String, usize>) -> Vec<String> {
-    let budget = typo_budget(stem);
+/// Stems of the words of `docs` nearest to the typed `word`, within its typo
+/// budget, comparing both stems ("panicking" stems to "panick", one letter
+/// from "panic") and words as typed ("initative" against "initiative", whose
+/// stems differ more).
+fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<String> {
+    let budget = typo_budget(word);
     if budget == 0 {
         return Vec::new();
     }
-    let mut best: Vec<(usize, &str)> = df
-        .keys()
-        .map(|v| (strsim::damerau_levenshtein(stem, v), v.as_str()))
-        .filter(|(d, v)| *d <= budget && v.chars().count() >= TYPO_MIN)
-        .collect();
+    let mut best: Vec<(usize, String)> = Vec::new();
+    for (_, stems, raw) in docs.iter().flat_map(|d| d.fields.iter()) {
+        let by_stem = stems
+            .iter()
+            .map(|v| (strsim::damerau_levenshtein(stem, v), v.clone()));
+        let by_word = raw.iter().map(|v| {
+            (
+                strsim::damerau_levenshtein(word, v),
+                stemmer.stem(v).into_owned(),
+            )
+        });
+        best.extend(
+            by_stem
+                .chain(by_word)
+                .filter(|(d, v)| *d <= budget && v.chars().count() >= TYPO_MIN - 1),
+        );
+    }
     let nearest = best.iter().map(|(d, _)| *d).min().unwrap_or(0);
-    best.retain(|(d, _)| *d == nearest);
-    best.sort_unstable();
-    best.into_iter().map(|(_, v)| v.to_string()).collect()
+    let mut stems: Vec<String> = best
+        .into_iter()
+        .filter(|(d, _)| *d == nearest)
+        .map(|(_, v)| v)
+        .collect();
+    stems.sort_unstable();
+    stems.dedup();
+    stems
 }
 
 #[cfg(test)]
@@ -400,13 +451,10 @@ mod tests {
 
     #[test]
     fn a_word_is_matched_whole_not_inside_other_words() {
-        // "los" is not "loser" or "closest".
+        // "los" is line of sight, not "loser" or "closest".
         let hits = lookup(&ruleset(GameId::T52), "los");
-        assert!(
-            hits.is_empty(),
-            "{:?}",
-            hits.iter().map(|h| &h.id).collect::<Vec<_>>()
-        );
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["line-of-sight"]);
     }
 
     #[test]
