@@ -44,6 +44,9 @@ const PHRASE_MATCH_BONUS: f64 = 3.0;
 /// Shortest last word matched as the start of a word: the box searches as
 /// the player types, so "panic" already finds "panicked".
 const PREFIX_MIN: usize = 3;
+/// A last word that only starts a word of an entry scores this fraction of
+/// the rarest whole-word match (the player may still be typing another word).
+const PREFIX_FACTOR: f64 = 0.8;
 /// Shortest word tried with a letter wrong ("panik" -> "panic"); shorter
 /// words are too often other words ("walk" is not "wall").
 const TYPO_MIN: usize = 5;
@@ -291,7 +294,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     if content.is_empty() {
         return Vec::new();
     }
-    // Document frequency of every stem, and the vocabulary for typos.
+    // Document frequency of every stem: rare words weigh more.
     let mut df: HashMap<String, usize> = HashMap::new();
     for d in &docs {
         let stems: HashSet<&String> = d.fields.iter().flat_map(|(_, s, _)| s.iter()).collect();
@@ -325,26 +328,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             let mut matched = 0;
             let mut score = 0.0;
             for t in &terms {
-                let best = d
-                    .fields
-                    .iter()
-                    .filter_map(|(weight, stems, raw)| {
-                        let by_stem = t
-                            .stems
-                            .iter()
-                            .filter(|s| stems.contains(*s))
-                            .map(|s| idf(s))
-                            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-                        let by_prefix = t.prefix.as_ref().and_then(|p| {
-                            raw.iter().any(|w| w.starts_with(p.as_str())).then(|| {
-                                // Rarer than a whole-word hit: a little less.
-                                0.8 * (1.0 + n).ln()
-                            })
-                        });
-                        by_stem.or(by_prefix).map(|v| v * weight)
-                    })
-                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-                if let Some(b) = best {
+                if let Some(b) = term_score(&d, t, &idf, PREFIX_FACTOR * (1.0 + n).ln()) {
                     matched += 1;
                     score += b;
                 }
@@ -370,6 +354,30 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             .then_with(|| a.2.cmp(&b.2))
     });
     scored.into_iter().map(|(_, _, _, h)| h).collect()
+}
+
+/// How well `doc` matches one question word: the best over its fields of the
+/// field's weight times the word's rarity (`prefix_score` for a last word
+/// that only starts a word); `None` when no field has it.
+fn term_score(doc: &Doc, t: &Term, idf: &impl Fn(&str) -> f64, prefix_score: f64) -> Option<f64> {
+    let max = |m: Option<f64>, v: f64| Some(m.map_or(v, |m: f64| m.max(v)));
+    doc.fields
+        .iter()
+        .filter_map(|(weight, stems, raw)| {
+            let by_stem = t
+                .stems
+                .iter()
+                .filter(|s| stems.contains(*s))
+                .map(|s| idf(s))
+                .fold(None, max);
+            let by_prefix = t.prefix.as_ref().and_then(|p| {
+                raw.iter()
+                    .any(|w| w.starts_with(p.as_str()))
+                    .then_some(prefix_score)
+            });
+            by_stem.or(by_prefix).map(|v| v * weight)
+        })
+        .fold(None, max)
 }
 
 /// Stems of the words of `docs` nearest to the typed `word`, within its typo

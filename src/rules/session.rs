@@ -202,17 +202,18 @@ impl Session {
                 running.inputs.push(Input::Answer(a.clone()));
                 self.run(running)?;
             }
-            Event::Edit(effect) if effect.missing_in(&self.state).is_some() => {
-                let problem = effect.missing_in(&self.state).unwrap_or_default();
-                return Err(SessionError::Invalid(format!("Edit refused: {problem}")));
-            }
-            Event::Edit(effect) => match self.running.clone() {
-                Some(mut running) => {
-                    running.inputs.push(Input::Edit(effect.clone()));
-                    self.run(running)?;
+            Event::Edit(effect) => {
+                if let Some(problem) = effect.missing_in(&self.state) {
+                    return Err(SessionError::Invalid(format!("Edit refused: {problem}")));
                 }
-                None => effect.apply(&mut self.state, &mut stream(self.seed, index, 0)),
-            },
+                match self.running.clone() {
+                    Some(mut running) => {
+                        running.inputs.push(Input::Edit(effect.clone()));
+                        self.run(running)?;
+                    }
+                    None => effect.apply(&mut self.state, &mut stream(self.seed, index, 0)),
+                }
+            }
             Event::Cancel => {
                 if self.running.take().is_none() {
                     return Err(SessionError::NothingAsked);
