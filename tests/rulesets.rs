@@ -206,3 +206,32 @@ fn players_questions_find_their_rule_first() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A house rule that makes no game (a count of 0 or less, a number far past
+/// any rule) is refused with the number named; the built-in one is used.
+#[test]
+fn an_absurd_number_is_refused_by_name() {
+    let builtin = include_str!("../rulesets/t52.ron");
+    for (bad, said) in [
+        (
+            "\"rounds\": -1",
+            "`rounds` is -1, but it counts or divides: at least 1",
+        ),
+        (
+            "\"rounds\": 99999999",
+            "`rounds` is 99999999, beyond the 10000",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let text = builtin.replacen("\"rounds\": 4", bad, 1);
+        assert_ne!(text, builtin, "the built-in file changed its rounds");
+        std::fs::write(dir.path().join("t52.ron"), text).unwrap_or_else(|e| panic!("{e}"));
+        let (library, errors) = Library::load(Some(dir.path()));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let message = errors[0].to_string();
+        assert!(message.contains(said), "{message}");
+        assert!(message.contains("t52.ron"), "{message}");
+        let rounds = library.get(GameId::T52).map(|r| r.number("rounds"));
+        assert_eq!(rounds, Some(4), "the built-in ruleset is used");
+    }
+}

@@ -30,6 +30,8 @@ pub struct Requirements {
     pub rules: &'static [&'static str],
     /// Upgrade ids.
     pub upgrades: &'static [&'static str],
+    /// Keys of `numbers` that count something or divide: at least 1.
+    pub at_least_one: &'static [&'static str],
 }
 
 impl GameId {

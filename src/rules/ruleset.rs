@@ -65,6 +65,10 @@ pub struct RuleEntry {
     pub ruling: Option<String>,
 }
 
+/// The largest size any ruleset number may have (the biggest in the built-in
+/// rulesets is a 300 cm table): a larger one is a typo, not a house rule.
+pub const NUMBER_LIMIT: i64 = 10_000;
+
 /// Everything a game reads from its ruleset file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +208,19 @@ impl Ruleset {
         for n in req.numbers {
             if !self.numbers.contains_key(*n) {
                 return Err(format!("numbers: `{n}` is missing"));
+            }
+        }
+        if let Some((k, v)) = self.numbers.iter().find(|(_, v)| v.abs() > NUMBER_LIMIT) {
+            return Err(format!(
+                "numbers: `{k}` is {v}, beyond the {NUMBER_LIMIT} any rule needs"
+            ));
+        }
+        for n in req.at_least_one {
+            let v = self.number(n);
+            if v < 1 {
+                return Err(format!(
+                    "numbers: `{n}` is {v}, but it counts or divides: at least 1"
+                ));
             }
         }
         for p in req.profiles {

@@ -75,6 +75,14 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "end-of-turn",
     ],
     upgrades: &[],
+    // Counts and divisors: 0 or less would make no game.
+    at_least_one: &[
+        "cards_per_unit",
+        "least_units_fraction_den",
+        "split_fraction_den",
+        "overwatch_min_actions_fraction_den",
+        "morale_dice",
+    ],
 };
 
 /// Status: routed (must rally first when activated).

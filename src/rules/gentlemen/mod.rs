@@ -72,6 +72,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "deployment-objectives",
     ],
     upgrades: &[],
+    // Counts and divisors: 0 or less would make no game.
+    at_least_one: &["rout_threshold_den"],
 };
 
 /// Stat keys of the four humours and armour.

@@ -70,6 +70,16 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "victory",
     ],
     upgrades: &[],
+    // Counts and divisors: 0 or less would make no game.
+    at_least_one: &[
+        "gang_size",
+        "hand_size",
+        "initiative_cards",
+        "lives",
+        "damage_dice",
+        "non_club_move_divisor",
+        "fan_shot_shots",
+    ],
 };
 
 /// A gunman's weapon.

@@ -83,6 +83,14 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "victory",
     ],
     upgrades: &[],
+    // Counts and divisors: 0 or less would make no game.
+    at_least_one: &[
+        "objectives",
+        "objectives_to_win",
+        "shot_markers_per_cannon",
+        "combats_per_unit_per_turn",
+        "artillery_confused_divisor",
+    ],
 };
 
 /// Stat: men of the unit that are confused (the rest are in ranks).
