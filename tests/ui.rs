@@ -1038,3 +1038,20 @@ fn the_header_says_when_the_game_is_not_saved() {
     assert!(!harness.state().save_failed);
     harness.get_by_label_contains("Saving to");
 }
+
+/// A house-rule file whose name names no game is named in the window, as not
+/// used; the game it was meant for still starts.
+#[test]
+fn a_house_rule_file_named_for_no_game_is_reported() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rules = dir.path().join("rulesets");
+    std::fs::create_dir_all(&rules).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(rules.join("Gunfight.ron"), "()").unwrap_or_else(|e| panic!("{e}"));
+    let st = state(dir.path());
+    let said = st.messages.join("\n");
+    assert!(said.starts_with("House rules not used: "), "{said}");
+    assert!(said.contains("Gunfight.ron"), "{said}");
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+}

@@ -12,6 +12,7 @@ use crate::paths;
 use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
+use crate::rules::ruleset::RulesetError;
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
 use crate::table::{Card, DieSource};
@@ -224,7 +225,10 @@ impl AppState {
         let save_dir = save_dir.unwrap_or_else(paths::save_dir);
         let mut messages: Vec<String> = errors
             .iter()
-            .map(|e| format!("Ruleset not loaded, using the built-in one: {e}"))
+            .map(|e| match e {
+                RulesetError::NamesNoGame { .. } => format!("House rules not used: {e}"),
+                _ => format!("Ruleset not loaded, using the built-in one: {e}"),
+            })
             .collect();
         let saves = save::list(&save_dir);
         let capture_dir = save_dir

@@ -155,12 +155,9 @@ impl Library {
                 .map(|g| format!("{}.ron", g.id()))
                 .collect();
             for file in stray {
-                errors.push(RulesetError::Invalid {
+                errors.push(RulesetError::NamesNoGame {
                     file,
-                    message: format!(
-                        "not used: the file name names no game (a house rule goes in one of {})",
-                        names.join(", ")
-                    ),
+                    games: format!("one of {}", names.join(", ")),
                 });
             }
         }

@@ -121,6 +121,15 @@ pub enum RulesetError {
         /// What is wrong.
         message: String,
     },
+    /// A `.ron` file in the ruleset folder whose name names no game: it
+    /// would be ignored, so it is reported.
+    #[error("{}: the file name names no game (a house rule goes in {games})", file.display())]
+    NamesNoGame {
+        /// File name.
+        file: PathBuf,
+        /// The file names that are read, listed.
+        games: String,
+    },
     /// The file could not be read.
     #[error("{}: cannot read: {source}", file.display())]
     Io {
@@ -137,6 +146,7 @@ impl RulesetError {
         match self {
             RulesetError::Syntax { file, .. }
             | RulesetError::Invalid { file, .. }
+            | RulesetError::NamesNoGame { file, .. }
             | RulesetError::Io { file, .. } => file,
         }
     }
