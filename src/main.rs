@@ -61,7 +61,6 @@ enum Cmd {
         /// A question or words to look for ("who goes first", "panic test");
         /// entries matching more of them come first; leave out to list every
         /// entry.
-        #[arg(allow_hyphen_values = true)]
         query: Vec<String>,
     },
     /// Check every ruleset file (built-in and your overrides); exits non-zero
@@ -260,8 +259,10 @@ fn library() -> (Library, Vec<adjutant::rules::RulesetError>) {
 }
 
 fn main() -> ExitCode {
-    quiet_on_closed_pipe();
     let cli = Cli::parse();
+    if cli.command.is_some() {
+        quiet_on_closed_pipe();
+    }
     match run(&cli) {
         Ok(code) => code,
         Err(e) => {
@@ -272,6 +273,7 @@ fn main() -> ExitCode {
 }
 
 /// `adjutant rules t52 | head -3` must end quietly when `head` stops reading,
+/// (subcommands only: the window keeps write errors as errors),
 /// as other command-line tools do, instead of panicking in `println!`: the
 /// default action of SIGPIPE (which Rust's runtime sets to ignore) ends the
 /// process at the first write to the closed pipe.

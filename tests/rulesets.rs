@@ -161,6 +161,12 @@ fn a_ruleset_file_that_names_no_game_is_reported() {
         "names the right file: {said}"
     );
     assert_eq!(library.games().count(), 5);
+    // A game's own file is never reported as stray.
+    std::fs::remove_file(dir.path().join("Gunfight.ron")).unwrap_or_else(|e| panic!("{e}"));
+    let builtin = include_str!("../rulesets/gunfight.ron");
+    std::fs::write(dir.path().join("gunfight.ron"), builtin).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir.path()));
+    assert!(errors.is_empty(), "{errors:?}");
 }
 
 /// Questions as players type them at the table find the entry that answers
@@ -215,11 +221,15 @@ fn an_absurd_number_is_refused_by_name() {
     for (bad, said) in [
         (
             "\"rounds\": -1",
-            "`rounds` is -1, but it counts or divides: at least 1",
+            "`rounds` is -1, but it must be at least 1",
         ),
         (
             "\"rounds\": 99999999",
             "`rounds` is 99999999, beyond the 10000",
+        ),
+        (
+            "\"rounds\": -9223372036854775808",
+            "`rounds` is -9223372036854775808, beyond the 10000",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -1055,3 +1055,20 @@ fn a_house_rule_file_named_for_no_game_is_reported() {
     harness.run();
     assert_eq!(harness.state().screen, Screen::Play);
 }
+
+/// A second game begun in the same second (`gunfight-<secs>-2.ron`) is
+/// listed under its game's title like the first.
+#[test]
+fn a_same_second_save_is_listed_with_its_game() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        saves.join("gunfight-1700000000-2.ron"),
+        "(format: 1, game: Gunfight, seed: 3, events: [])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label_contains("Gunfight Gang, last played");
+}

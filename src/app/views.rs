@@ -160,11 +160,11 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         .map_or(0, |d| d.as_secs());
     for s in &state.saves {
         let name = display_name(&s.path);
-        // Saves are named `<game id>-<number>.ron`.
-        let title = name
-            .trim_end_matches(".ron")
-            .rsplit_once('-')
-            .and_then(|(id, _)| GameId::from_id(id))
+        // Saves are named `<game id>-<number>.ron` (`-<number>-2.ron` for a
+        // second game begun in the same second).
+        let title = GameId::ALL
+            .into_iter()
+            .find(|g| name.starts_with(&format!("{}-", g.id())))
             .and_then(|g| state.library.get(g))
             .map_or_else(String::new, |rs| format!("{}, ", rs.title));
         ui.horizontal(|ui| {

@@ -206,7 +206,7 @@ pub enum Effect {
 impl Effect {
     /// What this effect names that `state` does not have (a side, a unit or
     /// an objective), checked before a player's or a script's edit applies:
-    /// applied, such an edit would change nothing and say nothing.
+    /// such an edit would change nothing, or add a unit no side owns.
     pub fn missing_in(&self, state: &GameState) -> Option<String> {
         let unit = match self {
             Effect::AddUnit(spec) if spec.side >= state.sides.len() => {

@@ -20,6 +20,39 @@ pub enum GameId {
     Gunfight,
 }
 
+/// The `.ron` files of the ruleset folder `dir` that no game reads. On a
+/// file system that ignores case, `T52.ron` is read as `t52.ron`, so it is
+/// not reported there; on one that does not, it is.
+fn stray_files(dir: &Path) -> Vec<RulesetError> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let games: Vec<String> = GameId::ALL
+        .iter()
+        .map(|g| format!("{}.ron", g.id()))
+        .collect();
+    let present: Vec<String> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| Path::new(n).extension().is_some_and(|x| x == "ron"))
+        .collect();
+    let read = |name: &String| {
+        games.contains(name)
+            || games.iter().any(|g| {
+                g.eq_ignore_ascii_case(name) && !present.contains(g) && dir.join(g).exists()
+            })
+    };
+    let mut stray: Vec<&String> = present.iter().filter(|n| !read(n)).collect();
+    stray.sort();
+    stray
+        .into_iter()
+        .map(|name| RulesetError::NamesNoGame {
+            file: dir.join(name),
+            games: format!("one of {}", games.join(", ")),
+        })
+        .collect()
+}
+
 /// What a game's ruleset file must contain for the code to run.
 pub struct Requirements {
     /// Keys of `numbers`.
@@ -138,28 +171,8 @@ impl Library {
         }
         // A house rule in a file that names no game (`Gunfight.ron`,
         // `gunfight-house.ron`) would be ignored without a word.
-        if let Some(Ok(rd)) = dir.map(std::fs::read_dir) {
-            let mut stray: Vec<PathBuf> = rd
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-                .filter(|p| {
-                    !GameId::ALL
-                        .iter()
-                        .any(|g| p.file_name() == Some(format!("{}.ron", g.id()).as_ref()))
-                })
-                .collect();
-            stray.sort();
-            let names: Vec<String> = GameId::ALL
-                .iter()
-                .map(|g| format!("{}.ron", g.id()))
-                .collect();
-            for file in stray {
-                errors.push(RulesetError::NamesNoGame {
-                    file,
-                    games: format!("one of {}", names.join(", ")),
-                });
-            }
+        if let Some(dir) = dir {
+            errors.extend(stray_files(dir));
         }
         (Library { rulesets }, errors)
     }

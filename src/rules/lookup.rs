@@ -52,6 +52,12 @@ const PREFIX_FACTOR: f64 = 0.8;
 const TYPO_MIN: usize = 5;
 /// Words this long may have two letters wrong ("initative").
 const TWO_TYPOS_MIN: usize = 7;
+/// Longest word tried for typos: no rule word is longer, and the comparison
+/// runs against every word of the ruleset.
+const TYPO_MAX: usize = 24;
+/// Question words looked at (the rest of a pasted paragraph is ignored): the
+/// search runs every frame while the lookup is open.
+const MAX_QUESTION_WORDS: usize = 16;
 
 /// What kind of thing a lookup hit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -244,7 +250,9 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
 /// Allowed letters wrong for a word of this length.
 fn typo_budget(word: &str) -> usize {
     let n = word.chars().count();
-    if n >= TWO_TYPOS_MIN {
+    if n > TYPO_MAX {
+        0
+    } else if n >= TWO_TYPOS_MIN {
         2
     } else if n >= TYPO_MIN {
         1
@@ -286,12 +294,18 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     }
     let typed = words(query);
     let mut content: Vec<String> = Vec::new();
-    for w in typed {
-        if !STOP_WORDS.contains(&w.as_str()) && !content.contains(&w) {
-            content.push(w);
+    for w in typed.iter().take(MAX_QUESTION_WORDS) {
+        if !STOP_WORDS.contains(&w.as_str()) && !content.contains(w) {
+            content.push(w.clone());
         }
     }
-    if content.is_empty() {
+    // "can" on the way to "canister": a question word still being typed
+    // only matches the start of longer words.
+    let typing_stop_word = typed
+        .last()
+        .filter(|w| still_typing && STOP_WORDS.contains(&w.as_str()))
+        .filter(|w| w.chars().count() >= PREFIX_MIN && typed.len() <= MAX_QUESTION_WORDS);
+    if content.is_empty() && typing_stop_word.is_none() {
         return Vec::new();
     }
     // Document frequency of every stem: rare words weigh more.
@@ -302,14 +316,17 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             *df.entry(s.clone()).or_default() += 1;
         }
     }
-    let terms: Vec<Term> = content
+    let last_is_content = typing_stop_word.is_none();
+    let mut terms: Vec<Term> = content
         .iter()
         .enumerate()
         .map(|(i, w)| {
             let stem = stemmer.stem(w).into_owned();
-            let prefix =
-                (still_typing && i + 1 == content.len() && w.chars().count() >= PREFIX_MIN)
-                    .then(|| w.clone());
+            let prefix = (still_typing
+                && last_is_content
+                && i + 1 == content.len()
+                && w.chars().count() >= PREFIX_MIN)
+                .then(|| w.clone());
             let stems = if df.contains_key(stem.as_str()) {
                 vec![stem]
             } else {
@@ -318,6 +335,12 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             Term { stems, prefix }
         })
         .collect();
+    if let Some(w) = typing_stop_word {
+        terms.push(Term {
+            stems: Vec::new(),
+            prefix: Some(w.clone()),
+        });
+    }
     let n = docs.len() as f64;
     let idf = |stem: &str| (1.0 + n / (*df.get(stem).unwrap_or(&1) as f64)).ln();
     let question = phrase(&stemmer, query);
@@ -391,10 +414,13 @@ fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<St
     }
     let mut best: Vec<(usize, String)> = Vec::new();
     for (_, stems, raw) in docs.iter().flat_map(|d| d.fields.iter()) {
+        // Words whose lengths differ by more than the budget are too far.
+        let near = |a: &str, b: &str| a.chars().count().abs_diff(b.chars().count()) <= budget;
         let by_stem = stems
             .iter()
+            .filter(|v| near(stem, v))
             .map(|v| (strsim::damerau_levenshtein(stem, v), v.clone()));
-        let by_word = raw.iter().map(|v| {
+        let by_word = raw.iter().filter(|v| near(word, v)).map(|v| {
             (
                 strsim::damerau_levenshtein(word, v),
                 stemmer.stem(v).into_owned(),
@@ -472,6 +498,30 @@ mod tests {
         let typing = lookup_as_typed(&ruleset(GameId::Gunfight), "overw");
         assert_eq!(typing.first().map(|h| h.id.as_str()), Some("overwatch"));
         assert!(lookup(&ruleset(GameId::Gunfight), "overw ").is_empty());
+    }
+
+    #[test]
+    fn a_question_word_being_typed_may_start_a_rule_word() {
+        // "can" on the way to "canister".
+        let typing = lookup_as_typed(&ruleset(GameId::T52), "can");
+        assert!(
+            typing.iter().any(|h| h.text.contains("Canister")),
+            "{typing:?}"
+        );
+        assert!(lookup(&ruleset(GameId::T52), "can").is_empty());
+    }
+
+    #[test]
+    fn pasted_paragraphs_and_absurd_words_end_quickly_without_panic() {
+        let rs = ruleset(GameId::GentlemenOfWar);
+        let long_word = "x".repeat(5000);
+        assert!(lookup(&rs, &long_word).is_empty());
+        let paragraph = "zqxv ".repeat(300) + "panic";
+        // Only the first words of a paragraph are looked at.
+        assert!(lookup_as_typed(&rs, &paragraph).is_empty());
+        for odd in ["!!!", "日本語", "straße", "İstanbul", "-2", "  "] {
+            let _ = lookup_as_typed(&rs, odd);
+        }
     }
 
     #[test]

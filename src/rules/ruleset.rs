@@ -220,7 +220,8 @@ impl Ruleset {
                 return Err(format!("numbers: `{n}` is missing"));
             }
         }
-        if let Some((k, v)) = self.numbers.iter().find(|(_, v)| v.abs() > NUMBER_LIMIT) {
+        let within = -NUMBER_LIMIT..=NUMBER_LIMIT;
+        if let Some((k, v)) = self.numbers.iter().find(|(_, v)| !within.contains(*v)) {
             return Err(format!(
                 "numbers: `{k}` is {v}, beyond the {NUMBER_LIMIT} any rule needs"
             ));
@@ -229,7 +230,7 @@ impl Ruleset {
             let v = self.number(n);
             if v < 1 {
                 return Err(format!(
-                    "numbers: `{n}` is {v}, but it counts or divides: at least 1"
+                    "numbers: `{n}` is {v}, but it must be at least 1 (less makes no game)"
                 ));
             }
         }

@@ -87,7 +87,6 @@ pub const REQUIREMENTS: Requirements = Requirements {
     at_least_one: &[
         "objectives",
         "objectives_to_win",
-        "shot_markers_per_cannon",
         "combats_per_unit_per_turn",
         "artillery_confused_divisor",
     ],

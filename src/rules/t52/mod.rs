@@ -110,15 +110,7 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "bowel-loosening-charge",
     ],
     // Counts and divisors: 0 or less would make no game.
-    at_least_one: &[
-        "rounds",
-        "stat_cap",
-        "panic_threshold",
-        "melee_max_repeats",
-        "lump_shot_dice",
-        "canister_dice",
-        "misfire_face",
-    ],
+    at_least_one: &["rounds", "stat_cap", "melee_max_repeats", "misfire_face"],
 };
 
 /// One player's regiment as laid out on the table.
