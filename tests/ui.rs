@@ -52,16 +52,26 @@ fn home_lists_games_and_opens_a_rules_lookup() {
     assert_eq!(harness.state().screen, Screen::Home);
 }
 
+/// A T52 save whose roll-off waits for Red's die.
+const ROLL_OFF_SAVE: &str = "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])";
+
+/// A Gunfight save of a game not yet begun.
+const EMPTY_GUNFIGHT_SAVE: &str = "(format: 1, game: Gunfight, seed: 3, events: [])";
+
+/// Writes `text` as the save `name` in the save folder of `dir`; its path.
+fn write_save(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let saves = dir.join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    let path = saves.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
 #[test]
 fn a_saved_game_can_be_resumed_and_undone() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let saves = dir.path().join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        saves.join("t52-1.ron"),
-        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    write_save(dir.path(), "t52-1.ron", ROLL_OFF_SAVE);
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, state(dir.path()));
     harness.run();
     harness.get_by_label("Resume t52-1.ron").click();
@@ -121,15 +131,9 @@ fn a_broken_ruleset_is_shown_not_fatal() {
 
 /// A T52 game resumed from a save (in `dir`) whose roll-off asks for dice.
 fn waiting_for_roll_off(dir: &std::path::Path) -> AppState {
-    let saves = dir.join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        saves.join("t52-2.ron"),
-        "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let save = write_save(dir, "t52-2.ron", ROLL_OFF_SAVE);
     let mut st = state(dir);
-    st.execute(adjutant::app::Command::Resume(saves.join("t52-2.ron")));
+    st.execute(adjutant::app::Command::Resume(save));
     st
 }
 
@@ -948,14 +952,12 @@ fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
 #[test]
 fn the_home_screen_scrolls_to_every_saved_game() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let saves = dir.path().join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
     for i in 0..30 {
-        std::fs::write(
-            saves.join(format!("gunfight-{i}.ron")),
-            "(format: 1, game: Gunfight, seed: 3, events: [])",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        write_save(
+            dir.path(),
+            &format!("gunfight-{i}.ron"),
+            EMPTY_GUNFIGHT_SAVE,
+        );
     }
     let mut harness = window(state(dir.path()));
     harness.run();
@@ -988,16 +990,13 @@ fn a_refusal_notice_goes_once_the_question_is_answered() {
 #[test]
 fn going_home_lists_the_game_just_played_first() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let saves = dir.path().join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
-    let game = "(format: 1, game: T52, seed: 3, events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1]))])";
     // t52-1 was played an hour ago, t52-2 ten minutes ago.
     for (name, ago) in [("t52-1.ron", 3600), ("t52-2.ron", 600)] {
-        std::fs::write(saves.join(name), game).unwrap_or_else(|e| panic!("{e}"));
+        let save = write_save(dir.path(), name, ROLL_OFF_SAVE);
         let when = std::time::SystemTime::now() - std::time::Duration::from_secs(ago);
         std::fs::File::options()
             .write(true)
-            .open(saves.join(name))
+            .open(&save)
             .and_then(|f| f.set_modified(when))
             .unwrap_or_else(|e| panic!("{e}"));
     }
@@ -1061,13 +1060,7 @@ fn a_house_rule_file_named_for_no_game_is_reported() {
 #[test]
 fn a_same_second_save_is_listed_with_its_game() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let saves = dir.path().join("saves");
-    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        saves.join("gunfight-1700000000-2.ron"),
-        "(format: 1, game: Gunfight, seed: 3, events: [])",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    write_save(dir.path(), "gunfight-1700000000-2.ron", EMPTY_GUNFIGHT_SAVE);
     let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label_contains("Gunfight Gang, last played");

@@ -282,14 +282,59 @@ pub fn lookup_as_typed(rs: &Ruleset, query: &str) -> Vec<Hit> {
     search(rs, query, !query.ends_with(char::is_whitespace))
 }
 
+/// A ruleset's searchable items and how many of them hold each stem.
+struct Index {
+    docs: Vec<Doc>,
+    /// Document frequency of every stem: rare words weigh more.
+    df: HashMap<String, usize>,
+}
+
+impl Index {
+    fn build(rs: &Ruleset, stemmer: &Stemmer) -> Index {
+        let docs = docs(rs, stemmer);
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for d in &docs {
+            let stems: HashSet<&String> = d.fields.iter().flat_map(|(_, s, _)| s.iter()).collect();
+            for s in stems {
+                *df.entry(s.clone()).or_default() += 1;
+            }
+        }
+        Index { docs, df }
+    }
+}
+
+thread_local! {
+    /// The ruleset searched last and its index: the window searches every
+    /// frame while the lookup is open, and stemming every entry each time
+    /// cost most of a millisecond; comparing the ruleset costs far less.
+    static LAST_INDEX: std::cell::RefCell<Option<(Ruleset, std::rc::Rc<Index>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The index of `rs`, built again only when another ruleset is searched.
+fn index_of(rs: &Ruleset, stemmer: &Stemmer) -> std::rc::Rc<Index> {
+    LAST_INDEX.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some((seen, index)) if seen == rs => std::rc::Rc::clone(index),
+            _ => {
+                let index = std::rc::Rc::new(Index::build(rs, stemmer));
+                *last = Some((rs.clone(), std::rc::Rc::clone(&index)));
+                index
+            }
+        }
+    })
+}
+
 fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     let stemmer = Stemmer::create(Algorithm::English);
-    let docs = docs(rs, &stemmer);
+    let index = index_of(rs, &stemmer);
+    let (docs, df) = (&index.docs, &index.df);
     if query.trim().is_empty() {
         return docs
-            .into_iter()
+            .iter()
             .filter(|d| d.hit.kind == HitKind::Rule)
-            .map(|d| d.hit)
+            .map(|d| d.hit.clone())
             .collect();
     }
     let typed = words(query);
@@ -308,14 +353,6 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     if content.is_empty() && typing_stop_word.is_none() {
         return Vec::new();
     }
-    // Document frequency of every stem: rare words weigh more.
-    let mut df: HashMap<String, usize> = HashMap::new();
-    for d in &docs {
-        let stems: HashSet<&String> = d.fields.iter().flat_map(|(_, s, _)| s.iter()).collect();
-        for s in stems {
-            *df.entry(s.clone()).or_default() += 1;
-        }
-    }
     let last_is_content = typing_stop_word.is_none();
     let mut terms: Vec<Term> = content
         .iter()
@@ -330,7 +367,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             let stems = if df.contains_key(stem.as_str()) {
                 vec![stem]
             } else {
-                near_stems(w, &stem, &docs, &stemmer)
+                near_stems(w, &stem, docs, &stemmer)
             };
             Term { stems, prefix }
         })
@@ -345,13 +382,13 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     let idf = |stem: &str| (1.0 + n / (*df.get(stem).unwrap_or(&1) as f64)).ln();
     let question = phrase(&stemmer, query);
     let mut scored: Vec<(usize, f64, usize, Hit)> = docs
-        .into_iter()
+        .iter()
         .enumerate()
         .filter_map(|(order, d)| {
             let mut matched = 0;
             let mut score = 0.0;
             for t in &terms {
-                if let Some(b) = term_score(&d, t, &idf, PREFIX_FACTOR * (1.0 + n).ln()) {
+                if let Some(b) = term_score(d, t, &idf, PREFIX_FACTOR * (1.0 + n).ln()) {
                     matched += 1;
                     score += b;
                 }
@@ -368,7 +405,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
                 0.0
             };
             score += bonus * PHRASE_MATCH_BONUS * (1.0 + n).ln();
-            Some((matched, score * d.hit.kind.weight(), order, d.hit))
+            Some((matched, score * d.hit.kind.weight(), order, d.hit.clone()))
         })
         .collect();
     scored.sort_by(|a, b| {

@@ -64,9 +64,12 @@ fn the_smaller_band_chooses_and_activation_alternates() {
 }
 
 /// Red (fewer models) chooses to activate first; Sharpe is up.
+/// Red lets Blue deploy first, both deploy, and Sharpe activates.
+const SHARPE_UP: [&str; 3] = ["c deploy-second", "ok", "c u0"];
+
 fn sharpe_up() -> Session {
     let mut s = begin();
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     s
 }
 
@@ -663,7 +666,7 @@ fn a_guard_may_intercept_a_charge() {
         "Sharpe:rifleman Harper:grenadier",
         "Jean:line Pierre:line:s1i2 Luc:officer",
     );
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     feed(&mut s, &["c end", "c u2", "c end"]);
     // Harper charges Jean; Pierre, on Guard, stops him on the way.
     feed(&mut s, &HARPER_CHARGES_JEAN);
@@ -705,7 +708,7 @@ fn punching_needs_an_empty_hand_and_two_punch_twice_at_full_draw() {
         "Sharpe:rifleman Harper:grenadier:e2c4",
         "Jean:line Pierre:line:s1 Luc:officer",
     );
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     assert!(!offered(&s).contains("\"punch\""), "{}", offered(&s));
     feed(&mut s, &["c end", "c u2", "c end"]);
     assert_asking(&s, "Punch (♥, draws 3)");
@@ -801,7 +804,7 @@ fn edit_ability<'a>(
 #[test]
 fn a_multitarget_ability_asks_a_target_for_each_further_option() {
     let mut s = begin_edited(|rs| edit_ability(rs, "sabre").multitarget = true);
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     feed(&mut s, &["c end", "c u4", "c sabre"]);
     feed(&mut s, &["c u0", "n 0", "n 0", "k Jh 9h", "c o2"]);
     // The second purchase may hit someone else.
@@ -828,7 +831,7 @@ const SHARPE_DASHES: [&str; 7] = [
 #[test]
 fn a_heavy_weapon_is_not_used_in_an_activation_with_a_move() {
     let mut s = begin_edited(|rs| edit_ability(rs, "rifle-fire").heavy = true);
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     assert_asking(&s, "Rifle: Fire");
     feed(&mut s, &SHARPE_DASHES);
     assert!(!asking(&s).contains("Rifle: Fire"), "{}", asking(&s));
@@ -843,7 +846,7 @@ fn a_strong_unit_moves_and_fires_a_heavy_weapon() {
             .stats
             .insert("strong".into(), 1);
     });
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     feed(&mut s, &SHARPE_DASHES);
     assert_asking(&s, "Rifle: Fire");
 }
@@ -855,7 +858,7 @@ fn reveal_tells_the_player_to_look_at_the_top_cards() {
         o.conditions
             .push(crate::rules::ability::Condition::Reveal(2));
     });
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     feed(
         &mut s,
         &[
@@ -876,7 +879,7 @@ fn reveal_tells_the_player_to_look_at_the_top_cards() {
 #[test]
 fn a_dash_that_bought_no_move_does_not_bar_a_heavy_weapon() {
     let mut s = begin_edited(|rs| edit_ability(rs, "rifle-fire").heavy = true);
-    feed(&mut s, &["c deploy-second", "ok", "c u0"]);
+    feed(&mut s, &SHARPE_UP);
     // The Dash draws but buys nothing: Sharpe has not moved.
     feed(
         &mut s,
