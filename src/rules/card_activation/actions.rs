@@ -1,6 +1,7 @@
 //! An activation: a routed unit rallies first, then each action point buys a
 //! move, a melee, a shot, a special action, or Overwatch; units on Overwatch
-//! may spend their held action in between.
+//! may spend their held action in between, and units of the same side next
+//! in sequence may act together with it.
 
 use super::{
     FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, models_text, num, pick_unit,
@@ -9,6 +10,7 @@ use super::{
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::UnitId;
+use std::collections::BTreeMap;
 
 /// Stat: actions the unit has taken this turn (each costs -1 in combat).
 /// Actions lost to a rout are not taken: see [`FORFEIT`].
@@ -46,7 +48,8 @@ fn add_spent(ctx: &mut Ctx, unit: UnitId) {
 
 /// Activates `unit` when its card comes up. Units on Overwatch may act in
 /// its menu (so also right after the previous unit's last action), and
-/// before a routed unit's rally.
+/// before a routed unit's rally; units of its side next in sequence may act
+/// together with it (combined actions).
 pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let actions = stat(ctx, unit, "actions").max(0);
@@ -70,12 +73,11 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         return Ok(());
     }
-    // Straight move actions in a row so far: enough of them make a charge.
-    // Another unit acting from Overwatch in between does not break the run:
-    // only the unit's own actions count.
-    let mut moves_in_row = 0;
-    let mut charge_bonus = 0;
-    let mut free_melee = 0;
+    // Another unit acting from Overwatch or with it in between does not
+    // break its run of moves: only the unit's own actions count.
+    let mut own = Momentum::default();
+    // Units in sequence acting together with this one, each with its own run.
+    let mut partners: BTreeMap<UnitId, Momentum> = BTreeMap::new();
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());
@@ -88,15 +90,18 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         } else {
             actions - stat(ctx, unit, SPENT)
         };
-        if left <= 0 && (free_melee == 0 || forfeit) {
+        // With its own actions spent the activation ends: the units next in
+        // sequence then act on their own cards, which come next anyway.
+        if forfeit || (left <= 0 && own.free_melee == 0) {
             return Ok(());
         }
+        let in_sequence = in_sequence_with(ctx, unit, &partners);
         let mut options = Vec::new();
         if left > 0 {
             options.push(Choice::new("move", "Move"));
             options.push(Choice::new("melee", "Melee"));
             // The free melee a charge earns may be taken at once.
-            if free_melee > 0 {
+            if own.free_melee > 0 {
                 options.push(free_melee_choice());
             }
             if stat(ctx, unit, PREP_LEFT) <= 0 {
@@ -120,8 +125,17 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                     ),
                 ));
             }
-        } else {
+        } else if own.free_melee > 0 {
             options.push(free_melee_choice());
+        }
+        for &u in &in_sequence {
+            options.push(Choice::new(
+                format!("with-u{u}"),
+                format!(
+                    "{} acts now, together with {name}",
+                    ctx.state().unit_name(u)
+                ),
+            ));
         }
         let watching = watching_units(ctx, Some(unit));
         if !watching.is_empty() {
@@ -133,30 +147,24 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             options,
             Some("actions"),
         )?;
-        if picked != "watch" {
-            moves_in_row = if picked == "move" {
-                moves_in_row + 1
-            } else {
-                0
-            };
+        if picked != "watch" && !picked.starts_with("with-") {
+            own.moves(picked == "move");
         }
         // Actions taken before this one, each a penalty in combat.
         let prior = stat(ctx, unit, SPENT);
         match picked.as_str() {
             "move" => {
                 add_spent(ctx, unit);
-                let (bonus, free) = charge(ctx, unit, moves_in_row)?;
-                charge_bonus = bonus;
-                free_melee += free;
+                own.charged(charge(ctx, unit, own.moves_in_row)?);
             }
             "melee" | "free-melee" => {
                 // The free melee a charge earns costs no action.
                 if picked == "free-melee" {
-                    free_melee -= 1;
+                    own.free_melee -= 1;
                 } else {
                     add_spent(ctx, unit);
                 }
-                attack(ctx, unit, Attack::Melee, charge_bonus, prior)?;
+                attack(ctx, unit, Attack::Melee, own.charge_bonus, prior)?;
             }
             "shoot" => {
                 add_spent(ctx, unit);
@@ -168,7 +176,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             }
             "split" => {
                 add_spent(ctx, unit);
-                split_action(ctx, unit, charge_bonus, prior)?;
+                split_action(ctx, unit, own.charge_bonus, prior)?;
             }
             "overwatch" => {
                 go_on_overwatch(ctx, unit);
@@ -182,9 +190,110 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 return Ok(());
             }
             "watch" => watcher_acts(ctx, &watching)?,
-            _ => return Ok(()),
+            other => match in_sequence
+                .iter()
+                .copied()
+                .find(|u| other == format!("with-u{u}"))
+            {
+                Some(partner) => {
+                    let run = partners.entry(partner).or_default();
+                    acts_together(ctx, partner, &name, run)?;
+                }
+                None => return Ok(()),
+            },
         }
     }
+}
+
+/// What a unit's own actions so far in an activation earn it: a run of
+/// straight moves (enough of them make a charge), the charge's combat bonus
+/// and its free melee actions.
+#[derive(Debug, Default, Clone, Copy)]
+struct Momentum {
+    moves_in_row: i32,
+    charge_bonus: i32,
+    free_melee: i32,
+}
+
+impl Momentum {
+    /// A move lengthens the run of moves; any other action of the unit ends it.
+    fn moves(&mut self, moved: bool) {
+        self.moves_in_row = if moved { self.moves_in_row + 1 } else { 0 };
+    }
+
+    /// Takes in what a move's charge question answered: (bonus, free melee).
+    fn charged(&mut self, (bonus, free): (i32, i32)) {
+        self.charge_bonus = bonus;
+        self.free_melee += free;
+    }
+}
+
+/// Units of `acting`'s side whose cards come right after its own, with no
+/// enemy card between ("in sequence"), that need not rally first and still
+/// have actions (or a free melee earned acting together, in `partners`): they
+/// may act together with it, each action taken now counted against their own
+/// when their card comes.
+fn in_sequence_with(
+    ctx: &Ctx,
+    acting: UnitId,
+    partners: &BTreeMap<UnitId, Momentum>,
+) -> Vec<UnitId> {
+    let state = ctx.state();
+    let order = &state.activation;
+    let side = state.units[acting].side;
+    if order.current().and_then(|slot| slot.unit) != Some(acting) {
+        return Vec::new();
+    }
+    order.slots[order.next + 1..]
+        .iter()
+        .take_while(|slot| slot.side == side)
+        .filter_map(|slot| slot.unit)
+        .filter(|&u| {
+            state.units[u].in_play()
+                && !has(ctx, u, ROUTED)
+                && !has(ctx, u, FORFEIT)
+                && (stat(ctx, u, "actions") - stat(ctx, u, SPENT) > 0
+                    || partners.get(&u).is_some_and(|m| m.free_melee > 0))
+        })
+        .collect()
+}
+
+/// `unit`, next in sequence, takes one of its actions now, together with
+/// `with` (the unit whose card is up): a move (which may make a charge with
+/// its own earlier moves alongside), a melee, a shot, a special action, or a
+/// free melee its charge earned.
+fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str, run: &mut Momentum) -> Flow<()> {
+    let name = ctx.state().unit_name(unit);
+    let left = (stat(ctx, unit, "actions") - stat(ctx, unit, SPENT)).max(0);
+    let mut options = if left > 0 {
+        basic_actions(ctx, unit)
+    } else {
+        Vec::new()
+    };
+    if run.free_melee > 0 {
+        options.push(free_melee_choice());
+    }
+    let picked = ctx.choose(
+        format!("{name} acts together with {with} ({left} action(s) left): which action?"),
+        options,
+        Some("combined-actions"),
+    )?;
+    run.moves(picked == "move");
+    let prior = stat(ctx, unit, SPENT);
+    if picked != "free-melee" {
+        add_spent(ctx, unit);
+    }
+    match picked.as_str() {
+        "move" => run.charged(charge(ctx, unit, run.moves_in_row)?),
+        "melee" => attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?,
+        "free-melee" => {
+            run.free_melee -= 1;
+            attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?;
+        }
+        "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,
+        _ => special(ctx, unit)?,
+    }
+    Ok(())
 }
 
 /// The free melee a two-move charge earns ("melee" when it was offered only

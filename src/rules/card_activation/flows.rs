@@ -401,3 +401,45 @@ fn a_split_off_part_may_take_a_special_action() {
     assert!(logged(&s, "Rifles aims"));
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
+
+#[test]
+fn units_in_sequence_act_together_and_charge_side_by_side() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    // Ah Rifles is followed by Blue's 2h Militia: nobody to act with.
+    assert!(!asking(&s).contains("together"), "{}", asking(&s));
+    feed(&mut s, &["c end"]);
+    // 2h Militia and 3s Guards are Blue's, one after the other.
+    assert_asking(&s, "Guards acts now, together with Militia");
+    // An action taken together counts against the Guards' own card.
+    feed(&mut s, &["c with-u3", "c move", "c none", "c end"]);
+    assert_asking(&s, "Guards has 1 action(s) left");
+    feed(&mut s, &["c end"]);
+    // 5s Captain and 9d Scouts: the Scouts move alongside the Captain, and
+    // each unit's own two moves make its own charge.
+    assert_asking(&s, "Scouts acts now, together with Captain");
+    feed(&mut s, &["c move", "c none", "c with-u1"]);
+    assert_asking(&s, "Scouts acts together with Captain (2 action(s) left)");
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    assert!(logged(
+        &s,
+        "Captain charges: +1 in the melee and 1 free melee action(s)"
+    ));
+    feed(&mut s, &["c with-u1", "c move", "c two-moves"]);
+    assert!(logged(
+        &s,
+        "Scouts charges: +1 in the melee and 1 free melee action(s)"
+    ));
+    // The Scouts' free melee: both their moves are earlier actions.
+    feed(&mut s, &["c with-u1", "c free-melee", "c u4"]);
+    assert!(logged(
+        &s,
+        "Scouts rolls 3 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
+    ));
+    feed(&mut s, &["n 0", "c no"]);
+    // Having spent both actions with the Captain, the Scouts have nothing
+    // left when their own card comes up; nobody else holds an action.
+    assert!(!asking(&s).contains("together"), "{}", asking(&s));
+    feed(&mut s, &["c free-melee", "c u4", "n 0", "c no"]);
+    assert_asking(&s, "Turn 1 is over");
+}
