@@ -30,7 +30,7 @@ pub fn evaluate_held_out_taken(
 }
 
 /// [`evaluate_held_out_taken`] with the frames enlarged before reading as
-/// `dice_scale` says ([`super::scale`]): for `Auto`, every photo is read at
+/// `dice_scale` says ([`crate::vision::dice::scale`]): for `Auto`, every photo is read at
 /// every scale and the figures are those of the one scale the part's photos
 /// favour. Returns the figures and the scale read at. The figures are the
 /// multiset ones and, when `take` keeps the photos' geometry, the
