@@ -673,11 +673,11 @@ fn strike(
         Some(rule),
     )?;
     if lost > 0 {
+        // The removal's own log line says it ("loses n soldier(s)").
         ctx.apply(Effect::RemoveSoldiers {
             unit: target,
             count: lost as u32,
         });
-        ctx.resolved(rule, format!("{target_name} loses {lost} model(s)"));
     }
     if ctx.state().units[target].in_play()
         && !has(ctx, target, ROUTED)

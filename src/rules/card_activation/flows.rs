@@ -125,11 +125,20 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     ));
     feed(&mut s, &["n 1", "c no"]);
     assert_eq!(unit(&s, "Militia").soldiers.len(), 4);
+    // One log line for the casualty, not two in other words.
+    let lines = s.state().log.iter();
+    let said: Vec<&str> = lines
+        .filter(|l| l.text.starts_with("Militia loses"))
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(said, ["Militia loses 1 soldier(s)"]);
     // Scouts end; the turn ends and the players play on.
     feed(&mut s, &["c end"]);
     assert_asking(&s, "Turn 1 is over");
     feed(&mut s, &["c next"]);
     assert_eq!(s.state().turn, 2);
+    // Turn 1's activation order is gone until turn 2's cards are laid.
+    assert!(s.state().activation.slots.is_empty());
 }
 
 #[test]

@@ -23,6 +23,8 @@ pub fn cards_for(own: usize, other: usize, per_unit: usize, num: usize, den: usi
 pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     ctx.apply(Effect::SetTurn(t));
     ctx.apply(Effect::Reshuffle { deck: DECK });
+    // Last turn's order is history until this turn's cards set a new one.
+    ctx.apply(Effect::SetActivationOrder(Vec::new()));
     for status in [OVERWATCH, FORFEIT] {
         ctx.apply(Effect::ClearStatusAll {
             status: status.into(),
@@ -187,7 +189,7 @@ fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     }
     options.push(Choice::new("draw", "Stop: a draw"));
     let picked = ctx.choose(
-        format!("Turn {t} is over: every card goes back in the deck. Play on, or has the agreed condition or time been reached?"),
+        format!("Turn {t} is over; the next turn shuffles every card back into the deck. Play on, or has the agreed condition or time been reached?"),
         options,
         Some("end-of-turn"),
     )?;

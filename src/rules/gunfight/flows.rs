@@ -228,6 +228,11 @@ fn a_new_turn_deals_again_and_bids_again() {
     assert_asking(&s, "Turn 2");
     assert!(logged(&s, "Turn 1 is over"));
     assert_eq!(s.state().turn, 2);
+    // Turn 1's order of play is not shown as turn 2's before the new bids.
+    assert!(s.state().activation.slots.is_empty());
+    feed(&mut s, &["ok", "k 9h", "k Tc"]);
+    let order: Vec<usize> = s.state().activation.slots.iter().map(|a| a.side).collect();
+    assert_eq!(order, [1, 0]);
 }
 
 #[test]
@@ -269,6 +274,12 @@ fn civilians_react_to_shots_and_armed_ones_fire_back() {
     assert!(logged(&s, "Civilian 2 hits Kid"));
     assert_eq!(lives(&s, "Kid"), 1);
     assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
+    // More damage than lives left: said as it is.
+    feed(
+        &mut s,
+        &["c ow-1", "c g4", "k As", "n 0", "c no", "c none", "d 4"],
+    );
+    assert!(logged(&s, "Kid takes 4 damage with 1 life left and is out"));
 }
 
 #[test]
@@ -438,6 +449,7 @@ fn a_group_mate_may_still_be_shot_once_the_mover_is_out() {
         ],
     );
     assert_eq!(lives(&s, "Kid"), 0);
+    assert!(logged(&s, "Kid loses his last 6 lives and is out"));
     assert_asking(
         &s,
         "Kid is out: does anyone fire on overwatch at a gang mate who moved with him?",
@@ -496,4 +508,54 @@ fn no_fan_shot_question_once_both_jokers_are_played() {
     );
     assert!(!asking(&s).contains("fan the pistol"), "{}", asking(&s));
     assert_asking(&s, "Ike shoots 8 at Virgil");
+}
+
+#[test]
+fn a_hand_holds_five_cards_the_bid_included() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    assert_asking(&s, "Red's go: play a card (4 in hand)");
+    feed(&mut s, &["c move", "c g0"]);
+    // The bid has left the hand: four cards at most for the opening move.
+    assert!(s.apply(Event::Answer(answer("n 5"))).is_err());
+    feed(&mut s, &["n 4", "k 2c 3c 4c 5c", "c none"]);
+    assert_asking(&s, "Red's go: every card of the hand is played");
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    feed(&mut s, &["c done"]);
+    // Blue shoots Kid, who has no card left to save with.
+    feed(
+        &mut s,
+        &["c shoot", "c g4", "c g0", "k As", "n 0", "c no", "c no"],
+    );
+    assert_asking(&s, "No save (every card of the hand is played)");
+    assert!(!asking(&s).contains("Play a save"), "{}", asking(&s));
+}
+
+#[test]
+fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
+    let fan = [
+        "c shoot", "c g0", "c g6", "k Ts", "n 0", "c no", "c no", "c yes", "k XB",
+    ];
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &fan);
+    feed(&mut s, &["c none", "d 6"]);
+    assert_eq!(lives(&s, "Morgan"), 0);
+    assert_asking(
+        &s,
+        "Morgan is out: does Kid fire the fan-shot's other shot at someone else?",
+    );
+    feed(&mut s, &["c g5", "c none", "d 3"]);
+    assert!(logged(&s, "Virgil loses 3 lives: 3 left"));
+    assert_eq!(lives(&s, "Virgil"), 3);
+    // Or the shot is held, and the log says so.
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &fan);
+    feed(&mut s, &["c none", "d 6", "c hold"]);
+    assert!(logged(
+        &s,
+        "Morgan is out: Kid holds the fan-shot's other shot"
+    ));
+    assert_asking(&s, "Kid fired: does anyone fire on overwatch?");
 }

@@ -447,6 +447,18 @@ fn play_cards(
             );
             continue;
         }
+        let left = cards_left(ctx, side);
+        if cards.len() as i64 > left {
+            ctx.resolved(
+                rule,
+                format!(
+                    "{} holds only {left} card(s) of the {} dealt this turn",
+                    ctx.state().side_name(side),
+                    ctx.ruleset.number("hand_size")
+                ),
+            );
+            continue;
+        }
         if let Some(c) = cards.iter().find(|&&c| played_this_turn(ctx, side, c)) {
             ctx.resolved(
                 rule,
@@ -477,6 +489,21 @@ pub(crate) fn joker_left(ctx: &Ctx, side: SideId) -> bool {
         .iter()
         .filter_map(|code| code.parse::<Card>().ok())
         .any(|j| !played_this_turn(ctx, side, j))
+}
+
+/// Cards `side` still holds: the hand dealt this turn less every card
+/// played, the initiative card included (a house rule that bids more cards
+/// takes the others out of the hand as well).
+pub(crate) fn cards_left(ctx: &Ctx, side: SideId) -> i64 {
+    let prefix = format!("{PLAYED_PREFIX}{side}:");
+    let played = ctx
+        .state()
+        .counters
+        .iter()
+        .filter(|(k, v)| k.starts_with(&prefix) && **v != 0)
+        .count() as i64;
+    let bid_extra = (ctx.ruleset.number("initiative_cards") - 1).max(0);
+    (ctx.ruleset.number("hand_size") - played - bid_extra).max(0)
 }
 
 fn played_this_turn(ctx: &Ctx, side: SideId, card: Card) -> bool {

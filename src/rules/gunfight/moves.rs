@@ -1,7 +1,8 @@
 //! Movement: the allowance in inches from the cards played.
 
 use super::{
-    cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, shooting, value, yes_no,
+    cards_left, cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, shooting, value,
+    yes_no,
 };
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::SideId;
@@ -45,9 +46,8 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let divisor = num(ctx, "non_club_move_divisor");
     let first_moves = ctx.state().counter(shooting::SHOTS_COUNTER) == 0;
     let (rule, cards) = if first_moves {
-        // The initiative bid has left the hand.
-        let most =
-            (ctx.ruleset.number("hand_size") - ctx.ruleset.number("initiative_cards")).max(1);
+        // What is left of the hand (the initiative bid has left it).
+        let most = cards_left(ctx, side).max(1);
         let n = ctx.number(
             format!("How many cards does {player} spend moving {name}? (no shot fired yet: any cards, non-Clubs count half)"),
             1,
@@ -73,7 +73,9 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         )?;
         ("movement", vec![card])
     } else {
-        let most = i64::from(num(ctx, "no_clubs_max_cards").max(1));
+        let most = i64::from(num(ctx, "no_clubs_max_cards").max(1))
+            .min(cards_left(ctx, side))
+            .max(1);
         let n = ctx.number(
             format!("No Clubs: how many cards (up to {most}) does {player} play, at half value?"),
             1,

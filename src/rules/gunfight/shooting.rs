@@ -2,8 +2,8 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left, lives_left,
-    num, one_card, pick_gunman, value, weapon, yes_no,
+    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left,
+    lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -65,6 +65,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let mut shots = 1;
     if w == Weapon::Pistol
         && joker_left(ctx, side)
+        && cards_left(ctx, side) > 0
         && yes_no(
             ctx,
             format!("Does {name} add a Joker to fan the pistol?"),
@@ -84,11 +85,15 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         modifier += m;
         why.push(format!("fan-shot {m:+}"));
     }
+    let mut target = target;
     for _ in 0..shots {
         if let Target::Gunman(t) = target
             && lives_left(ctx, t) == 0
         {
-            break;
+            match retarget(ctx, side, &name, t)? {
+                Some(other) => target = other,
+                None => break,
+            }
         }
         fire(ctx, &name, target, card, modifier, &why, "shooting")?;
     }
@@ -139,7 +144,12 @@ fn overwatch_at(
             return Ok(());
         }
         let shooters: Vec<SideId> = (0..ctx.state().sides.len())
-            .filter(|&s| s != active && s != figure_side && !gunmen_of(ctx, s).is_empty())
+            .filter(|&s| {
+                s != active
+                    && s != figure_side
+                    && !gunmen_of(ctx, s).is_empty()
+                    && cards_left(ctx, s) > 0
+            })
             .collect();
         if shooters.is_empty() {
             return Ok(());
@@ -233,6 +243,40 @@ fn overwatch_at(
     }
 }
 
+/// A fan-shot's first shot took `out` out: the shooter may turn the other
+/// shot on another enemy or a civilian (same card and modifiers), or hold it.
+fn retarget(ctx: &mut Ctx, side: SideId, shooter: &str, out: UnitId) -> Flow<Option<Target>> {
+    let enemies = enemies_of(ctx, side);
+    let mut options: Vec<Choice> = enemies.iter().map(|&i| gunman_choice(ctx, i)).collect();
+    if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
+        options.push(Choice::new("civilian", "A civilian"));
+    }
+    options.push(Choice::new("hold", "Hold the other shot"));
+    let out_name = ctx.state().unit_name(out);
+    let picked = ctx.choose(
+        format!(
+            "{out_name} is out: does {shooter} fire the fan-shot's other shot at someone else?"
+        ),
+        options,
+        Some("fan-shot"),
+    )?;
+    let target = if picked == "civilian" {
+        Some(Target::Civilian)
+    } else {
+        enemies
+            .into_iter()
+            .find(|i| picked == format!("g{i}"))
+            .map(Target::Gunman)
+    };
+    if target.is_none() {
+        ctx.resolved(
+            "fan-shot",
+            format!("{out_name} is out: {shooter} holds the fan-shot's other shot"),
+        );
+    }
+    Ok(target)
+}
+
 /// Asks for the target: an enemy gunman, or a civilian.
 fn pick_target(ctx: &mut Ctx, side: SideId, rule: &str) -> Flow<Option<Target>> {
     let enemies = enemies_of(ctx, side);
@@ -322,19 +366,28 @@ fn fire(
     match target {
         Target::Gunman(t) => {
             let name = ctx.state().unit_name(t);
-            let answer = ctx.choose(
-                format!("{shooter} shoots {shot} at {name} ({detail}): does {name} play a save? (a Heart must be played if he holds one)"),
+            let owner = ctx.state().units[t].side;
+            // With the hand spent there is nothing to save with.
+            let options = if cards_left(ctx, owner) > 0 {
                 vec![
                     Choice::new(
                         "save",
                         "Play a save: a Heart if he holds one, else a Diamond or Joker if he wants",
                     ),
                     Choice::new("none", "No save (he holds no Heart)"),
-                ],
+                ]
+            } else {
+                vec![Choice::new(
+                    "none",
+                    "No save (every card of the hand is played)",
+                )]
+            };
+            let answer = ctx.choose(
+                format!("{shooter} shoots {shot} at {name} ({detail}): does {name} play a save? (a Heart must be played if he holds one)"),
+                options,
                 Some(rule),
             )?;
             let save = if answer == "save" {
-                let owner = ctx.state().units[t].side;
                 let c = one_card(
                     ctx,
                     owner,
@@ -417,7 +470,14 @@ fn damage(ctx: &mut Ctx, target: UnitId) -> Flow<()> {
     if after == 0 {
         ctx.resolved(
             "damage",
-            format!("{name} loses {lost} of {before} lives and is out"),
+            match (lost > before, before) {
+                (true, 1) => format!("{name} takes {lost} damage with 1 life left and is out"),
+                (true, _) => {
+                    format!("{name} takes {lost} damage with {before} lives left and is out")
+                }
+                (false, 1) => format!("{name} loses his last life and is out"),
+                (false, _) => format!("{name} loses his last {before} lives and is out"),
+            },
         );
     } else {
         let lives = if lost == 1 { "life" } else { "lives" };

@@ -2,8 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves, one_card, shooting,
-    stop_game,
+    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves,
+    one_card, shooting, stop_game,
 };
 use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
@@ -15,6 +15,8 @@ use crate::table::Card;
 pub fn play_turn(ctx: &mut Ctx, turn: u32) -> Flow<()> {
     ctx.apply(Effect::SetTurn(turn));
     clear_played(ctx);
+    // Last turn's order is history until this turn's cards set a new one.
+    ctx.apply(Effect::SetActivationOrder(Vec::new()));
     let hand = ctx.ruleset.number("hand_size");
     ctx.confirm(
         format!("Turn {turn}: shuffle every card back into its pack and deal {hand} cards to each player"),
@@ -163,17 +165,22 @@ fn go(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             );
             return Ok(());
         }
-        let options = vec![
-            Choice::new("move", "Move a gunman"),
-            Choice::new("shoot", "Shoot"),
-            Choice::new("done", format!("End {name}'s go")),
-            Choice::new("stop", "Stop the game here"),
-        ];
-        let picked = ctx.choose(
-            format!("{name}'s go: play a card"),
-            options,
-            Some("turn-sequence"),
-        )?;
+        // Moving and shooting take cards: with the hand spent, the go is over
+        // but for stopping the game.
+        let left = cards_left(ctx, side);
+        let mut options = Vec::new();
+        if left > 0 {
+            options.push(Choice::new("move", "Move a gunman"));
+            options.push(Choice::new("shoot", "Shoot"));
+        }
+        options.push(Choice::new("done", format!("End {name}'s go")));
+        options.push(Choice::new("stop", "Stop the game here"));
+        let prompt = if left > 0 {
+            format!("{name}'s go: play a card ({left} in hand)")
+        } else {
+            format!("{name}'s go: every card of the hand is played")
+        };
+        let picked = ctx.choose(prompt, options, Some("turn-sequence"))?;
         match picked.as_str() {
             "move" => moves::move_gunman(ctx, side)?,
             "shoot" => shooting::shoot(ctx, side)?,
