@@ -1065,3 +1065,110 @@ fn a_same_second_save_is_listed_with_its_game() {
     harness.run();
     harness.get_by_label_contains("Gunfight Gang, last played");
 }
+
+/// Types `text` into the field labelled `label` and presses Enter.
+fn type_into(harness: &mut Harness<'_, AppState>, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    harness.run();
+    harness.get_by_label(label).type_text(text);
+    harness.run();
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+}
+
+#[test]
+fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_next_question() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    type_into(&mut harness, "Or type them (Qh 10s XR):", "9h");
+    type_into(&mut harness, "Or type them (Qh 10s XR):", "4c");
+    harness.get_by_label("Move a gunman").click();
+    harness.run();
+    harness.state_mut().execute(adjutant::app::Command::Apply(
+        adjutant::rules::Event::Answer(adjutant::rules::Answer::Choice("g0".into())),
+    ));
+    harness.run();
+    let events = event_count(&harness);
+    let field = "Number (1 to 4):";
+    // Not a number, then too many cards: both refused by name, nothing
+    // entered, and the text stays as typed (not clamped to 4).
+    harness.state_mut().number_typed = Some(String::new());
+    harness.run();
+    type_into(&mut harness, field, "x");
+    assert_eq!(event_count(&harness), events);
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("\"x\" is not a whole number"), "{said}");
+    harness.state_mut().number_typed = Some(String::new());
+    harness.run();
+    type_into(&mut harness, field, "7");
+    assert_eq!(event_count(&harness), events);
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("7 is more than 4"), "{said}");
+    assert_eq!(harness.state().number_typed.as_deref(), Some("7"));
+    // The - and + buttons step within the range.
+    harness.get_by_label("-").click();
+    harness.run();
+    assert_eq!(harness.state().number_typed.as_deref(), Some("4"));
+    harness.get_by_label("-").click();
+    harness.run();
+    harness.get_by_label("OK").click();
+    harness.run();
+    assert_eq!(event_count(&harness), events + 1);
+    // The bid card shown again: the rules refuse it, and the refusal is
+    // shown above the question it repeats, not only at the log's end.
+    type_into(&mut harness, "Or type them (Qh 10s XR):", "9h 2c 3c");
+    let lines: Vec<String> = harness
+        .state()
+        .session
+        .as_ref()
+        .map_or(Vec::new(), |(s, _)| {
+            let st = harness.state();
+            st.last_answer_lines(s)
+                .iter()
+                .map(|l| l.text.clone())
+                .collect()
+        });
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("9h has been played this turn already")),
+        "{lines:?}"
+    );
+    let shown = harness.query_all_by_label_contains("9h has been played this turn already");
+    assert!(shown.count() >= 1);
+    assert!(pending_prompt(&harness).contains("Show the cards Kid moves with"));
+    // Undone, the lines of the answer before are not shown as the last's.
+    harness.get_by_label("Undo").click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s);
+    let after_undo = session.map_or(0, |s| harness.state().last_answer_lines(s).len());
+    assert_eq!(after_undo, 0);
+}
+
+#[test]
+fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let count = harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().cloned())
+        .map_or(0, |r| match r.ask {
+            adjutant::rules::procedure::Ask::Cards { count, .. } => count as usize,
+            _ => 0,
+        });
+    assert!(count >= 2, "a deal of several cards is asked");
+    let mut codes = vec!["Ah", "Ah", "2h", "3h", "4h", "5h", "6h", "7h", "8h"];
+    codes.truncate(count);
+    let typed = codes.join(" ");
+    let events = event_count(&harness);
+    type_into(&mut harness, "Or type them (Qh 10s XR):", &typed);
+    assert_eq!(event_count(&harness), events);
+    let said = harness.state().messages.join("\n");
+    assert!(said.starts_with("Ah is named 2 times"), "{said}");
+    assert_eq!(harness.state().cards_typed, typed);
+    assert!(harness.state().cards_entry.is_empty());
+}

@@ -15,6 +15,7 @@ use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::ruleset::RulesetError;
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
+use crate::rules::state::LogLine;
 use crate::table::{Card, DieSource};
 use crate::vision::scan::Readers;
 use crate::vision::settle::{RollWatcher, SettleRule};
@@ -95,10 +96,11 @@ pub enum Command {
     UnitsFromCamera(usize),
     /// Start the T52 game the form describes.
     StartT52,
-    /// Answer a number request.
-    AnswerNumber(i64),
-    /// Set the number being typed.
-    SetNumber(i64),
+    /// Answer a number request with the number typed (refused, saying why,
+    /// when it is not a whole number).
+    AnswerTypedNumber,
+    /// Set the text typed for a number request.
+    SetNumberTyped(String),
     /// Pick a detection in the table view to correct (or none).
     Select(Option<corrections::Target>),
     /// Correct what the camera read for one detection of the shown frame.
@@ -180,8 +182,9 @@ pub struct AppState {
     pub live_texture: Option<egui::TextureHandle>,
     /// The T52 setup form.
     pub form: new_game::NewGameForm,
-    /// The number typed for a number request.
-    pub number_entry: i64,
+    /// The text typed for a number request (`None` until touched: the
+    /// field then shows 0, or the allowed number nearest to it).
+    pub number_typed: Option<String>,
     /// The Gunfight setup form.
     pub gunfight_form: setup_forms::GunfightForm,
     /// The Napoleonic setup form.
@@ -211,6 +214,10 @@ pub struct AppState {
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
+    /// What the last answer did, shown beside the next question: (the
+    /// session's event count after it, the first log line it added). Stale,
+    /// and not shown, once the event count differs (undo, redo, another game).
+    last_answer: Option<(usize, usize)>,
     /// Messages the player dismissed since the frame source started: a
     /// non-fatal frame problem among them (a bad photo met again on every
     /// loop of a replay) is not shown again.
@@ -271,7 +278,7 @@ impl AppState {
             fonts_installed: false,
             live_texture: None,
             form: new_game::NewGameForm::default(),
-            number_entry: 0,
+            number_typed: None,
             gunfight_form: setup_forms::GunfightForm::default(),
             napoleonic_form: setup_forms::NapoleonicForm::default(),
             card_activation_form: setup_forms::CardActivationForm::default(),
@@ -285,6 +292,7 @@ impl AppState {
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             save_failed: false,
             refusals: Vec::new(),
+            last_answer: None,
             dismissed: Vec::new(),
         }
     }
@@ -399,8 +407,8 @@ impl AppState {
             Command::StartT52 => self.start_from_form(GameId::T52, "T52", |s, rs| {
                 s.form.setup(rs).map(ProcedureSpec::T52)
             }),
-            Command::AnswerNumber(n) => self.apply(Event::Answer(Answer::Number(n))),
-            Command::SetNumber(n) => self.number_entry = n,
+            Command::AnswerTypedNumber => self.answer_typed_number(),
+            Command::SetNumberTyped(text) => self.number_typed = Some(text),
             Command::NewGunfight => self.screen = Screen::NewGunfight,
             Command::EditGunfightForm(f) => self.gunfight_form = f,
             Command::StartGunfight => {
@@ -768,6 +776,37 @@ impl AppState {
         }
     }
 
+    /// Answers the number request on screen with the typed text, or says
+    /// why the text is not a number (it stays to be mended).
+    fn answer_typed_number(&mut self) {
+        let Some(Request {
+            ask: Ask::Number { min, max },
+            ..
+        }) = self
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.pending())
+            .cloned()
+        else {
+            return;
+        };
+        let text = self
+            .number_typed
+            .clone()
+            .unwrap_or_else(|| default_number(min, max).to_string());
+        match text.trim().parse::<i64>() {
+            Ok(n) => self.apply(Event::Answer(Answer::Number(n))),
+            Err(_) => {
+                let message = format!(
+                    "Number not entered: \"{}\" is not a whole number (type one from {min} to {max}).",
+                    text.trim()
+                );
+                self.refusals.push(message.clone());
+                self.notify(message);
+            }
+        }
+    }
+
     fn enter_die(&mut self, v: u8) {
         let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
             Some(Request {
@@ -796,24 +835,54 @@ impl AppState {
         }
     }
 
+    /// The log lines the last answer added, while it is the session's last
+    /// event (empty otherwise).
+    pub fn last_answer_lines<'a>(&self, session: &'a Session) -> &'a [LogLine] {
+        match self.last_answer {
+            Some((events, from)) if events == session.events().len() => {
+                session.state().log.get(from..).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
     /// Forgets the dice, cards and number entered for the question on screen.
     fn clear_entries(&mut self) {
         self.dice_entry.clear();
         self.cards_entry.clear();
         self.cards_typed.clear();
-        self.number_entry = 0;
+        self.number_typed = None;
     }
 
     fn apply(&mut self, event: Event) {
-        self.clear_entries();
         let Some((s, autosave)) = &mut self.session else {
             return;
         };
+        let log_before = s.state().log.len();
+        let refused_cards = match &event {
+            Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
+            _ => None,
+        };
         let outcome = autosave.apply(s, event);
+        let taken = !matches!(outcome, Err(save::AutosaveError::Refused(_)));
+        if taken {
+            self.last_answer = Some((s.events().len(), log_before));
+        }
         match &outcome {
             Err(save::AutosaveError::Save(_)) => self.save_failed = true,
             Ok(()) => self.save_failed = false,
             Err(_) => {}
+        }
+        // A refused answer stays to be mended: cards as typed codes (the
+        // picked ones would fill the question already), a number as typed.
+        if taken {
+            self.clear_entries();
+        } else if let Some(cards) = refused_cards {
+            self.cards_entry.clear();
+            let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+            self.cards_typed = codes.join(" ");
+        } else {
+            self.dice_entry.clear();
         }
         match outcome {
             Err(e) => {
@@ -921,4 +990,10 @@ fn units_text(units: &[crate::rules::t52::UnitCards]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The number a number request's field shows untouched: 0, or the allowed
+/// number nearest to it.
+pub fn default_number(min: i64, max: i64) -> i64 {
+    0.clamp(min, max.max(min))
 }

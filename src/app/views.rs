@@ -1,7 +1,7 @@
 //! The screens. Each function reads the state and returns commands.
 
 use super::corrections::{Fix, Target};
-use super::{AppState, Command, Screen, live};
+use super::{AppState, Command, Screen, default_number, live};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
 use crate::rules::session::Event;
@@ -301,6 +301,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     }
     if let Some(req) = session.pending() {
         ui.group(|ui| {
+            last_answer(state, session, ui);
             ui.strong(&req.prompt);
             match &req.ask {
                 Ask::Choose { options } => {
@@ -354,18 +355,32 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
                 Ask::Number { min, max } => {
                     ui.horizontal(|ui| {
-                        let mut n = state.number_entry.clamp(*min, *max);
+                        // Typed as text, so a slip ("x", or 7 where 4 is the
+                        // most) is refused with a message, never clamped.
+                        let mut text = state
+                            .number_typed
+                            .clone()
+                            .unwrap_or_else(|| default_number(*min, *max).to_string());
                         let label = ui.label(format!("Number ({min} to {max}):"));
+                        let typed = text.trim().parse::<i64>().ok();
+                        if ui.small_button("-").clicked() {
+                            let n = typed.map_or(*min, |n| n.saturating_sub(1));
+                            text = n.clamp(*min, *max).to_string();
+                        }
                         let field = ui
-                            .add(egui::DragValue::new(&mut n).range(*min..=*max))
+                            .add(egui::TextEdit::singleline(&mut text).desired_width(50.0))
                             .labelled_by(label.id);
-                        if n != state.number_entry {
-                            cmds.push(Command::SetNumber(n));
+                        if ui.small_button("+").clicked() {
+                            let n = typed.map_or(*min, |n| n.saturating_add(1));
+                            text = n.clamp(*min, *max).to_string();
+                        }
+                        if Some(&text) != state.number_typed.as_ref() {
+                            cmds.push(Command::SetNumberTyped(text));
                         }
                         // Typing the number and pressing Enter answers, as OK does.
                         let entered = enter_pressed_in(ui, &field);
                         if ui.button("OK").clicked() || entered {
-                            cmds.push(Command::AnswerNumber(n));
+                            cmds.push(Command::AnswerTypedNumber);
                         }
                     });
                 }
@@ -1169,3 +1184,19 @@ fn list_or_none(items: impl Iterator<Item = String>) -> String {
         v.join(" ")
     }
 }
+
+/// Lines the last answer added to the log, shown above the next question: a
+/// card the rules refused, or what a roll did, is read where the player looks.
+fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &mut egui::Ui) {
+    let lines = state.last_answer_lines(session);
+    let shown = lines.len().min(LAST_ANSWER_LINES);
+    if lines.len() > shown {
+        ui.weak(format!("... {} more in the log below", lines.len() - shown));
+    }
+    for line in &lines[lines.len() - shown..] {
+        ui.label(egui::RichText::new(line.text.as_str()).italics());
+    }
+}
+
+/// How many of the last answer's log lines are shown above the question.
+const LAST_ANSWER_LINES: usize = 4;

@@ -139,14 +139,28 @@ impl fmt::Display for Answer {
 }
 
 /// Why an answer does not fit the request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected {expected}, got {got}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerError {
     /// What the request needs.
     pub expected: String,
     /// What was given.
     pub got: String,
+    /// What is wrong with it, in a sentence, when more can be said than
+    /// "not what was asked" (a card already drawn, a number out of range).
+    pub problem: Option<String>,
 }
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.problem {
+            // The problem first: it is what the player has to mend.
+            Some(p) => write!(f, "{p}; answer again: {}", self.expected),
+            None => write!(f, "expected {}, got {}", self.expected, self.got),
+        }
+    }
+}
+
+impl std::error::Error for AnswerError {}
 
 impl Request {
     /// What this request expects, in words.
@@ -170,6 +184,7 @@ impl Request {
         let bad = |a: &Answer| AnswerError {
             expected: self.expected(),
             got: a.to_string(),
+            problem: None,
         };
         match (&self.ask, answer) {
             (Ask::Dice { count }, Answer::Dice(d)) if d.len() == *count as usize => {
@@ -197,6 +212,14 @@ impl Request {
             (Ask::Number { min, max }, Answer::Number(n)) if (*min..=*max).contains(&n) => {
                 Ok(Answer::Number(n))
             }
+            (Ask::Number { min, max }, Answer::Number(n)) => Err(AnswerError {
+                problem: Some(if n < *min {
+                    format!("{n} is less than {min}, the least this question takes")
+                } else {
+                    format!("{n} is more than {max}, the most this question takes")
+                }),
+                ..bad(&Answer::Number(n))
+            }),
             (Ask::Confirm, Answer::Confirm) => Ok(Answer::Confirm),
             (_, a) => Err(bad(&a)),
         }
@@ -319,6 +342,7 @@ impl<'a> Ctx<'a> {
             return Err(Interrupt::Invalid(AnswerError {
                 expected: "dice".into(),
                 got: "something else".into(),
+                problem: None,
             }));
         };
         let pool = DicePool { dice };
@@ -351,6 +375,7 @@ impl<'a> Ctx<'a> {
             other => Err(Interrupt::Invalid(AnswerError {
                 expected: "a choice".into(),
                 got: other.to_string(),
+                problem: None,
             })),
         }
     }
@@ -382,6 +407,7 @@ impl<'a> Ctx<'a> {
             other => Err(Interrupt::Invalid(AnswerError {
                 expected: "a number".into(),
                 got: other.to_string(),
+                problem: None,
             })),
         }
     }
@@ -403,6 +429,7 @@ impl<'a> Ctx<'a> {
             other => Err(Interrupt::Invalid(AnswerError {
                 expected: "cards".into(),
                 got: other.to_string(),
+                problem: None,
             })),
         }
     }
@@ -475,8 +502,9 @@ impl<'a> Ctx<'a> {
             Answer::Cards(cards) => {
                 if let Some(problem) = self.not_in_pile(deck, &cards) {
                     return Err(Interrupt::Invalid(AnswerError {
-                        expected: format!("{} — {problem}", req.expected()),
+                        expected: req.expected(),
                         got: Answer::Cards(cards).to_string(),
+                        problem: Some(problem),
                     }));
                 }
                 // Which cards came off the top matters, not the order they
@@ -511,6 +539,7 @@ impl<'a> Ctx<'a> {
             other => Err(Interrupt::Invalid(AnswerError {
                 expected: "cards".into(),
                 got: other.to_string(),
+                problem: None,
             })),
         }
     }

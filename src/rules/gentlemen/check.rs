@@ -228,8 +228,9 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
                 )?;
                 if let Some(problem) = restack_problem(ctx, deck, &top, &named) {
                     return Err(Interrupt::Invalid(AnswerError {
-                        expected: format!("a new order of the top {n} cards: {problem}"),
+                        expected: format!("a new order of the top {n} cards"),
                         got: format!("cards [{}]", card_list(&named)),
+                        problem: Some(problem),
                     }));
                 }
                 ctx.apply(Effect::Restack { deck, top: named });
@@ -293,9 +294,6 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
     let base = base_draw(ctx, unit, a, suit);
-    spend(ctx, unit, num(ctx, "skill_check_action_cost"));
-    spend_ammo(ctx, unit, a);
-    used(ctx, unit, a);
     let charge = if a.dash {
         let enemies = units_of(ctx, other(side));
         super::super::common::pick(
@@ -317,6 +315,18 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     } else {
         None
     };
+    // Nobody in reach for an ability that only acts on a target: it is not
+    // used, and costs nothing (action, ammunition or use).
+    if target.is_none() && charge.is_none() && a.options.iter().all(on_target) {
+        ctx.resolved(
+            "skill-check",
+            format!("{name}'s {}: nobody in reach, nothing spent", a.name),
+        );
+        return Ok(());
+    }
+    spend(ctx, unit, num(ctx, "skill_check_action_cost"));
+    spend_ammo(ctx, unit, a);
+    used(ctx, unit, a);
     let ap = stat(ctx, unit, AP);
     let extra = if ap > 0 {
         ctx.number(

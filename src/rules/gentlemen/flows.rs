@@ -79,6 +79,21 @@ fn offered(s: &Session) -> String {
 }
 
 #[test]
+fn a_shot_with_nobody_in_reach_spends_nothing() {
+    let mut s = sharpe_up();
+    assert_asking(&s, "3 action point(s) left");
+    let ammo = unit(&s, "Sharpe").stat(super::AMMO);
+    feed(&mut s, &["c rifle-fire", "c none"]);
+    assert!(logged(
+        &s,
+        "Sharpe's Rifle: Fire: nobody in reach, nothing spent"
+    ));
+    assert_asking(&s, "3 action point(s) left");
+    assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), ammo);
+    assert!(offered(&s).contains("rifle-fire"), "{}", offered(&s));
+}
+
+#[test]
 fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     let mut s = sharpe_up();
     // Rifle: Fire draws Diamonds (4); the check costs one action point.
