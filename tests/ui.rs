@@ -266,7 +266,7 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
     harness.run();
     assert_eq!(harness.state().screen, Screen::NewT52);
     for (field, text) in [
-        ("Player 1 units:", "XR As 8c+7s 6s+9c"),
+        ("Player 1 units:", "XR As 8c+7s:mean 6s+9c"),
         ("Player 2 units:", "XB Ac Tc+3s 4d+5c+Qc"),
         ("Objective cards:", "Ks Jh"),
     ] {
@@ -288,6 +288,24 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
         .map_or((0, 0), |(s, _)| (s.events().len(), s.state().units.len()));
     assert_eq!(events, 2);
     assert_eq!(units, 8);
+    // Upgrades are shown by name beside their unit, for both players to see.
+    let upgraded: Vec<String> = harness
+        .state()
+        .session
+        .as_ref()
+        .map_or(Vec::new(), |(s, _)| {
+            let st = s.state();
+            let with = st.units.iter().filter(|u| !u.upgrades.is_empty());
+            with.flat_map(|u| u.upgrades.iter())
+                .filter_map(|id| s.ruleset().upgrade(id).map(|up| up.name.clone()))
+                .collect()
+        });
+    assert_eq!(upgraded, ["Mean"]);
+    for name in &upgraded {
+        let label = format!("wounds; {name}");
+        let shown = harness.query_all_by_label_contains(&label).count();
+        assert!(shown >= 1, "{name} not shown");
+    }
     // The game was saved as it went.
     assert_eq!(
         adjutant::rules::save::list(&dir.path().join("saves")).len(),

@@ -445,7 +445,9 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.columns(2, |cols| {
         egui::ScrollArea::vertical()
             .id_salt("units")
-            .show(&mut cols[0], |ui| ui.vertical(|ui| units_column(st, ui)));
+            .show(&mut cols[0], |ui| {
+                ui.vertical(|ui| units_column(st, session.ruleset(), ui))
+            });
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
             .id_salt("log")
@@ -461,7 +463,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 /// Order of play, units, decks and objectives of the game in progress.
-fn units_column(st: &crate::rules::GameState, ui: &mut egui::Ui) {
+fn units_column(
+    st: &crate::rules::GameState,
+    ruleset: &crate::rules::ruleset::Ruleset,
+    ui: &mut egui::Ui,
+) {
     if !st.activation.slots.is_empty() {
         ui.heading("Order of play");
         ui.label(activation_line(st));
@@ -470,7 +476,20 @@ fn units_column(st: &crate::rules::GameState, ui: &mut egui::Ui) {
     for (i, side) in st.sides.iter().enumerate() {
         ui.strong(&side.name);
         for (_, u) in st.units_of(i) {
-            let text = unit_line(u);
+            let mut text = unit_line(u);
+            // Upgrades are for every player to see (T52 asks them shared).
+            if !u.upgrades.is_empty() {
+                let names: Vec<&str> = u
+                    .upgrades
+                    .iter()
+                    .map(|id| {
+                        ruleset
+                            .upgrade(id)
+                            .map_or(id.as_str(), |up| up.name.as_str())
+                    })
+                    .collect();
+                text.push_str(&format!("; {}", names.join(", ")));
+            }
             ui.label(text);
         }
     }
@@ -587,6 +606,20 @@ fn gentleman_line(name: &str, u: &crate::rules::state::Unit, spades: i32) -> Str
     }
     if u.stat(g::AP) > 0 {
         t.push_str(&format!(", {} action points", u.stat(g::AP)));
+    }
+    if u.stat(g::GUARD) > 0 {
+        t.push_str(&format!(", Guard {}", u.stat(g::GUARD)));
+    }
+    if u.stat(g::MOUNTED) > 0 {
+        t.push_str(", mounted");
+    }
+    // Points put into an action that takes several (a rifle's load).
+    for (stat, v) in &u.stats {
+        if let Some(ability) = stat.strip_prefix("paid:")
+            && *v > 0
+        {
+            t.push_str(&format!(", {v} point(s) into {ability}"));
+        }
     }
     t
 }

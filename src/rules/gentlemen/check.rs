@@ -298,7 +298,9 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         let enemies = units_of(ctx, other(side));
         super::super::common::pick(
             ctx,
-            &format!("{name}: declare a charge before drawing?"),
+            &format!(
+                "{name}: declare a charge before drawing? (only at an enemy within as many hexes as the cards you will draw)"
+            ),
             &enemies,
             unit_choice,
             Some("No charge"),
@@ -343,10 +345,14 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     let against = target.map_or_else(String::new, |t| {
         format!(" against {}", ctx.state().unit_name(t))
     });
+    // What can change the draw: a dash's own modifier, or the fight's.
+    let reasons = if a.dash && target.is_none() {
+        "Mobility Drills"
+    } else {
+        "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
+    };
     let modifier = ctx.number(
-        format!(
-            "Cards more or fewer{against}: cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
-        ),
+        format!("Cards drawn more (+) or fewer (-){against}: {reasons}"),
         (-m).into(),
         m.into(),
         Some("skill-check"),

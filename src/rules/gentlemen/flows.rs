@@ -90,6 +90,13 @@ fn a_shot_with_nobody_in_reach_spends_nothing() {
     ));
     assert_asking(&s, "3 action point(s) left");
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), ammo);
+    // With a target, the draw's modifiers are named with their signs.
+    let mut aimed = sharpe_up();
+    feed(&mut aimed, &["c rifle-fire", "c u3", "n 0"]);
+    assert_asking(
+        &aimed,
+        "Cards drawn more (+) or fewer (-) against Pierre: cover, range",
+    );
     assert!(offered(&s).contains("rifle-fire"), "{}", offered(&s));
 }
 
@@ -173,10 +180,14 @@ fn a_melee_hit_pairs_both_units_until_they_move_apart() {
     assert!(!offered(&s).contains("leave-melee"), "{}", offered(&s));
     // Moving away is a Dash (its point and cards); then the table says
     // whether the two are out of reach, which ends the melee for both.
-    feed(
-        &mut s,
-        &["c dash", "c none", "n 0", "k 2c 3c", "c o0", "c none"],
+    feed(&mut s, &["c dash"]);
+    assert_asking(
+        &s,
+        "only at an enemy within as many hexes as the cards you will draw",
     );
+    feed(&mut s, &["c none"]);
+    assert_asking(&s, "Cards drawn more (+) or fewer (-): Mobility Drills");
+    feed(&mut s, &["n 0", "k 2c 3c", "c o0", "c none"]);
     assert_asking(
         &s,
         "Are Harper and Jean now out of each other's melee reach?",
@@ -548,6 +559,10 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
     );
     assert!(logged(&s, "Jean is commanded: +1"));
     feed(&mut s, &["c end", "c end"]);
+    // Blue's pick: the order panel shows Blue picking, not Harper.
+    let order = &s.state().activation;
+    assert_eq!(order.slots.len(), 1);
+    assert_eq!((order.slots[0].side, order.slots[0].unit), (1, None));
     // Blue activates Jean next: he gains the point.
     feed(&mut s, &["c u2"]);
     assert!(logged(&s, "Jean was Commanded: +1 action point(s)"));
@@ -561,7 +576,34 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
     feed(&mut s, &["c end", "c end"]);
     // Turn 2: Red must activate Harper first; Sharpe is free again after.
     assert!(logged(&s, "Harper activates"));
+    assert!(!logged(&s, "Commanded lapses"));
     assert!(!unit(&s, "Sharpe").has(super::SUPPRESSED));
+}
+
+#[test]
+fn a_command_on_a_unit_not_activated_next_lapses_with_a_word() {
+    let mut s = sharpe_up();
+    feed(&mut s, &["c end"]);
+    feed(
+        &mut s,
+        &[
+            "c u4",
+            "c command",
+            "c u2",
+            "n 0",
+            "n 0",
+            "k 5c 2h 3s 4s",
+            "c o0",
+        ],
+    );
+    feed(&mut s, &["c end", "c end"]);
+    // Blue activates Pierre, not Jean: Jean's bonus is gone, and said so.
+    feed(&mut s, &["c u3"]);
+    assert!(logged(
+        &s,
+        "Jean's Commanded lapses: it was not the unit activated next"
+    ));
+    assert_eq!(unit(&s, "Jean").stat(super::COMMANDED), 0);
 }
 
 /// Red: Sharpe has Spades 1; Blue shoots him twice in turn 1.

@@ -64,6 +64,12 @@ fn pick_next(ctx: &mut Ctx, side: SideId, ready: &[UnitId]) -> Flow<UnitId> {
         .collect();
     let candidates = if free.is_empty() { ready } else { &free };
     let name = ctx.state().side_name(side);
+    // The order panel shows whose pick it is, not the last unit to act.
+    ctx.apply(Effect::SetActivationOrder(vec![Activation {
+        side,
+        unit: None,
+        card: None,
+    }]));
     let unit = match candidates {
         [only] => *only,
         _ => super::super::common::pick(
@@ -80,6 +86,15 @@ fn pick_next(ctx: &mut Ctx, side: SideId, ready: &[UnitId]) -> Flow<UnitId> {
     for u in units_of(ctx, side) {
         set_status(ctx, u, SUPPRESSED, false);
         if u != unit {
+            if stat(ctx, u, COMMANDED) > 0 {
+                ctx.resolved(
+                    "effects",
+                    format!(
+                        "{}'s Commanded lapses: it was not the unit activated next",
+                        ctx.state().unit_name(u)
+                    ),
+                );
+            }
             set_stat(ctx, u, COMMANDED, 0);
         }
     }
