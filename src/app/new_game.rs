@@ -19,7 +19,7 @@ pub struct NewGameForm {
     pub second_name: String,
     /// Second player's units.
     pub second_units: String,
-    /// Terrain pieces by kind: `cover dangerous defensible`.
+    /// Terrain pieces by kind: `dangerous dangerous cover cover defensible`.
     pub terrain: String,
     /// Objective marker cards: `Kh Ks Jd`.
     pub objectives: String,
@@ -32,7 +32,9 @@ impl Default for NewGameForm {
             first_units: String::new(),
             second_name: "Blue".into(),
             second_units: String::new(),
-            terrain: "cover dangerous defensible".into(),
+            // The source's typical table: each player places a dangerous
+            // piece, then a cover, then one defensible piece in the centre.
+            terrain: "dangerous dangerous cover cover defensible".into(),
             objectives: String::new(),
         }
     }
@@ -114,7 +116,7 @@ mod tests {
         };
         let setup = form.setup(&t52()).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(setup.players.len(), 2);
-        assert_eq!(setup.terrain.len(), 3);
+        assert_eq!(setup.terrain.len(), 5);
         assert_eq!(setup.objectives.len(), 2);
     }
 

@@ -898,10 +898,13 @@ fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
         .find(|g| picked == format!("guard-{g}"))
     {
         let guard = ctx.state().unit_name(g);
+        // The guard moves in "to initiate melee": the two are in melee at
+        // once, without waiting for a hit.
+        super::set_melee(ctx, unit, g, true);
         ctx.resolved(
             "guard",
             format!(
-                "{guard} intercepts {name}'s charge: {name} counts as charging {guard}; other Guards within reach may join"
+                "{guard} intercepts {name}'s charge and the two are in melee: {name} counts as charging {guard}; other Guards within reach may join"
             ),
         );
     } else {

@@ -733,9 +733,13 @@ fn a_guard_may_intercept_a_charge() {
     feed(&mut s, &["c guard-3"]);
     assert!(logged(
         &s,
-        "Pierre intercepts Harper's charge: Harper counts as charging Pierre"
+        "Pierre intercepts Harper's charge and the two are in melee: Harper counts as charging Pierre"
     ));
     assert!(!logged(&s, "Harper's charge reaches Jean"));
+    // The guard came to fight: both are in melee (no ranged abilities).
+    assert!(unit(&s, "Harper").has(super::IN_MELEE));
+    assert!(unit(&s, "Pierre").has(super::IN_MELEE));
+    assert!(!unit(&s, "Jean").has(super::IN_MELEE));
 }
 
 #[test]

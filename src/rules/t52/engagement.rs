@@ -702,7 +702,10 @@ pub fn move_unit(
     if !u.in_play() {
         return Ok(());
     }
-    let msg = format!("{what}: move {} up to {inches}\"", u.name);
+    // Only a unit a Snob ordered has a Snob that may follow it.
+    let led = snob.is_some_and(|c| unit(ctx, c).is_some_and(|c| c.in_play()));
+    let follower = if led { " (its Snob may follow)" } else { "" };
+    let msg = format!("{what}{follower}: move {} up to {inches}\"", u.name);
     let pieces = terrain_count(ctx, TerrainKind::Dangerous);
     if pieces == 0 {
         ctx.confirm(msg, Some(rule))?;

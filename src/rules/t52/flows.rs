@@ -143,7 +143,22 @@ fn blunders_on_one_when_ordered_and_on_two_when_unordered() {
     // Remaining Snobs order nobody.
     feed(&mut s, &["c XB", "c none", "c none", "c none"]);
     // Unordered phase, Red first: only 4h is left for Red.
+    assert!(logged(
+        &s,
+        "Every Snob has acted: each Follower without an order this round now acts on its own, blundering on a 2 or less"
+    ));
     assert_asking(&s, "Declare an order for Follower 4h");
+    feed(&mut s, &["c march", "d 3", "d 2"]);
+    // No Snob ordered it, so none is said to follow.
+    assert_asking(&s, "March!: move Follower 4h up to");
+    assert!(!asking(&s).contains("Snob may follow"), "{}", asking(&s));
+}
+
+#[test]
+fn an_unordered_follower_blunders_on_two() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 1"]);
+    feed(&mut s, &["c XB", "c none", "c none", "c none"]);
     feed(&mut s, &["c march", "d 2"]);
     assert!(logged(&s, "Follower 4h blunders on 2"));
 }

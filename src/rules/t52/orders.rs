@@ -155,14 +155,7 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order, snob: Option<UnitId>) ->
             }
         }
         Order::MoveAndShoot => {
-            move_unit(
-                ctx,
-                id,
-                m,
-                "Move and Shoot! (its Snob may follow)",
-                "move-and-shoot",
-                snob,
-            )?;
+            move_unit(ctx, id, m, "Move and Shoot!", "move-and-shoot", snob)?;
             if unit(ctx, id).is_some_and(|u| u.in_play())
                 && let Some(t) = choose_target(ctx, id, "Move and Shoot!", None, "move-and-shoot")?
             {
@@ -189,7 +182,7 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order, snob: Option<UnitId>) ->
                 "march",
                 format!("{} marches up to {dist}\" ({m} + {d})", u.name),
             );
-            move_unit(ctx, id, dist, "March! (its Snob may follow)", "march", snob)?;
+            move_unit(ctx, id, dist, "March!", "march", snob)?;
         }
         Order::Charge => charge(ctx, id, snob)?,
     }
@@ -267,7 +260,7 @@ fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
         ctx,
         id,
         dist,
-        "Charge! by the shortest route (its Snob may follow)",
+        "Charge! by the shortest route",
         "charge",
         snob,
     )?;

@@ -96,6 +96,15 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
         side = other(side);
     }
     // Then every Follower without an order, alternating the same way.
+    if (0..2).any(|s| !followers(ctx, s, true).is_empty()) {
+        ctx.resolved(
+            "rounds",
+            format!(
+                "Every Snob has acted: each Follower without an order this round now acts on its own, blundering on a {} or less",
+                num(ctx, "blunder_unordered")
+            ),
+        );
+    }
     let mut side = first;
     loop {
         if followers(ctx, side, true).is_empty() {
