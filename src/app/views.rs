@@ -441,12 +441,13 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         .show(ui, |ui| {
             rules_search(state, session.ruleset(), ui, cmds, 220.0)
         });
+    let ruleset = session.ruleset();
     // Columns justify their text; long log lines read better ragged.
     ui.columns(2, |cols| {
         egui::ScrollArea::vertical()
             .id_salt("units")
             .show(&mut cols[0], |ui| {
-                ui.vertical(|ui| units_column(st, session.ruleset(), ui))
+                ui.vertical(|ui| units_column(st, ruleset, ui))
             });
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
@@ -455,7 +456,17 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             .show(&mut cols[1], |ui| {
                 ui.vertical(|ui| {
                     for l in &st.log {
-                        ui.label(&l.text);
+                        let line = ui.label(&l.text);
+                        // The rule a check applied, and its ruling, on
+                        // hovering: in the line's words it would repeat
+                        // the ruling under every check of that rule.
+                        if let Some(rule) = l.rule.as_deref().and_then(|id| ruleset.rule(id)) {
+                            let ruling = l
+                                .ruling
+                                .as_deref()
+                                .map_or_else(String::new, |r| format!("\nRuling: {r}"));
+                            line.on_hover_text(format!("{}{ruling}", rule.title));
+                        }
                     }
                 });
             });

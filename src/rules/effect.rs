@@ -249,7 +249,7 @@ impl Effect {
     /// Applies the effect to `state`. Every effect adds at most one log line.
     pub fn apply<R: Rng + ?Sized>(&self, state: &mut GameState, rng: &mut R) {
         let line = self.describe(state);
-        let mut rule = None;
+        let (mut rule, mut ruling) = (None, None);
         match self {
             Effect::AddSide { name, back } => state.sides.push(Side {
                 name: name.clone(),
@@ -388,7 +388,14 @@ impl Effect {
                 state.counters.insert(key.clone(), *value);
             }
             Effect::Rolled { .. } | Effect::Note(_) => {}
-            Effect::Resolved { rule: r, .. } => rule = Some(r.clone()),
+            Effect::Resolved {
+                rule: r,
+                ruling: rl,
+                ..
+            } => {
+                rule = Some(r.clone());
+                ruling = rl.clone();
+            }
             Effect::End(outcome) => state.outcome = Some(outcome.clone()),
         }
         if let Some(text) = line {
@@ -397,6 +404,7 @@ impl Effect {
                 turn: state.turn,
                 text,
                 rule,
+                ruling,
             });
         }
     }
@@ -489,10 +497,9 @@ impl Effect {
                 )
             }
             Effect::Rolled { purpose, dice } => format!("{purpose}: rolled {dice}"),
-            Effect::Resolved { text, ruling, .. } => match ruling {
-                Some(r) => format!("{text} (ruling: {r})"),
-                None => text.clone(),
-            },
+            // The ruling goes with the line (`LogLine::ruling`), not in its
+            // words: a rules entry's ruling often covers another case.
+            Effect::Resolved { text, .. } => text.clone(),
             Effect::Note(t) => t.clone(),
             Effect::End(o) => match o.winner {
                 Some(w) => format!("Game over: {} wins. {}", s.side_name(w), o.reason),

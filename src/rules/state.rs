@@ -179,6 +179,10 @@ pub struct LogLine {
     pub text: String,
     /// Rules entry the line applied, if any.
     pub rule: Option<String>,
+    /// That entry's ruling when the line was written (shown on request: it
+    /// may be about another case of the same rule).
+    #[serde(default)]
+    pub ruling: Option<String>,
 }
 
 impl LogLine {
