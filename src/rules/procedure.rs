@@ -530,10 +530,20 @@ impl<'a> Ctx<'a> {
                         value: 1,
                     });
                 }
+                let from_discards = self.from_discards(deck, &cards);
                 self.apply(Effect::TakeCards {
                     deck,
                     cards: cards.clone(),
                 });
+                if !from_discards.is_empty() {
+                    // Taken rather than refused (the table may have shuffled
+                    // them back), but a misread is likelier: say so.
+                    let codes: Vec<String> = from_discards.iter().map(|c| c.to_string()).collect();
+                    self.apply(Effect::Note(format!(
+                        "{} came from the discards: if the table did not shuffle them back, Undo and name the card drawn",
+                        codes.join(" ")
+                    )));
+                }
                 Ok(cards)
             }
             other => Err(Interrupt::Invalid(AnswerError {
@@ -542,6 +552,25 @@ impl<'a> Ctx<'a> {
                 problem: None,
             })),
         }
+    }
+
+    /// The cards of `cards` that are not in the deck's draw pile (counting
+    /// repeats), so come from its discards.
+    fn from_discards(&self, deck: DeckId, cards: &[Card]) -> Vec<Card> {
+        let Some(d) = self.state.decks.get(deck) else {
+            return Vec::new();
+        };
+        let mut pile: Vec<Card> = d.draw_pile.iter().map(|c| c.card).collect();
+        let mut out = Vec::new();
+        for c in cards {
+            match pile.iter().position(|p| p == c) {
+                Some(i) => {
+                    pile.swap_remove(i);
+                }
+                None => out.push(*c),
+            }
+        }
+        out
     }
 
     /// Why `cards` cannot all come out of the deck (the first card that is
@@ -723,6 +752,12 @@ mod tests {
         assert_eq!((d.draw_pile.len(), d.discard_pile.len()), (2, 0));
         // Not the top cards: the pile order is no longer known.
         assert_eq!(ctx.state().counter(&order_untracked_key(0)), 1);
+        // Taken, but said: a card already drawn is likelier a misread.
+        let said: Vec<&str> = ctx.state().log.iter().map(|l| l.text.as_str()).collect();
+        assert!(
+            said.contains(&"5h came from the discards: if the table did not shuffle them back, Undo and name the card drawn"),
+            "{said:?}"
+        );
     }
 
     #[test]

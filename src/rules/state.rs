@@ -269,6 +269,7 @@ mod tests {
             turn,
             text: String::new(),
             rule: None,
+            ruling: None,
         };
         assert_eq!(line(0, 0).when(), "setup");
         assert_eq!(line(0, 3).when(), "turn 3");
