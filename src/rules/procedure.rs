@@ -530,7 +530,7 @@ impl<'a> Ctx<'a> {
                         value: 1,
                     });
                 }
-                let from_discards = self.from_discards(deck, &cards);
+                let from_discards = self.taken_from_discards(deck, &cards);
                 self.apply(Effect::TakeCards {
                     deck,
                     cards: cards.clone(),
@@ -556,7 +556,7 @@ impl<'a> Ctx<'a> {
 
     /// The cards of `cards` that are not in the deck's draw pile (counting
     /// repeats), so come from its discards.
-    fn from_discards(&self, deck: DeckId, cards: &[Card]) -> Vec<Card> {
+    fn taken_from_discards(&self, deck: DeckId, cards: &[Card]) -> Vec<Card> {
         let Some(d) = self.state.decks.get(deck) else {
             return Vec::new();
         };
