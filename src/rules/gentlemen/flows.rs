@@ -540,23 +540,22 @@ fn the_big_joker_fails_the_action() {
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), 0);
 }
 
+/// Sharpe ends his activation; Luc commands Jean (a club).
+const LUC_COMMANDS_JEAN: [&str; 8] = [
+    "c end",
+    "c u4",
+    "c command",
+    "c u2",
+    "n 0",
+    "n 0",
+    "k 5c 2h 3s 4s",
+    "c o0",
+];
+
 #[test]
 fn commanded_units_gain_points_and_suppressed_units_wait() {
     let mut s = sharpe_up();
-    feed(&mut s, &["c end"]);
-    // Luc commands Jean (a club).
-    feed(
-        &mut s,
-        &[
-            "c u4",
-            "c command",
-            "c u2",
-            "n 0",
-            "n 0",
-            "k 5c 2h 3s 4s",
-            "c o0",
-        ],
-    );
+    feed(&mut s, &LUC_COMMANDS_JEAN);
     assert!(logged(&s, "Jean is commanded: +1"));
     feed(&mut s, &["c end", "c end"]);
     // Blue's pick: the order panel shows Blue picking, not Harper.
@@ -583,19 +582,7 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
 #[test]
 fn a_command_on_a_unit_not_activated_next_lapses_with_a_word() {
     let mut s = sharpe_up();
-    feed(&mut s, &["c end"]);
-    feed(
-        &mut s,
-        &[
-            "c u4",
-            "c command",
-            "c u2",
-            "n 0",
-            "n 0",
-            "k 5c 2h 3s 4s",
-            "c o0",
-        ],
-    );
+    feed(&mut s, &LUC_COMMANDS_JEAN);
     feed(&mut s, &["c end", "c end"]);
     // Blue activates Pierre, not Jean: Jean's bonus is gone, and said so.
     feed(&mut s, &["c u3"]);
