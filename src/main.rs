@@ -515,10 +515,25 @@ fn log(path: &Path) -> Result<ExitCode> {
         eprintln!("warning: read from backup {}", loaded.from.display());
     }
     let s = loaded.session.state();
+    // Each rule's ruling once, after the log, in the order first applied:
+    // beside every line it would repeat under each check of that rule.
+    let mut rulings: Vec<(&str, &str)> = Vec::new();
     for l in &s.log {
         match &l.rule {
             Some(rule) => println!("[{}] {}  ({rule})", l.when(), l.text),
             None => println!("[{}] {}", l.when(), l.text),
+        }
+        if let (Some(rule), Some(ruling)) = (&l.rule, &l.ruling)
+            && !rulings.iter().any(|(r, _)| r == rule)
+        {
+            rulings.push((rule, ruling));
+        }
+    }
+    if !rulings.is_empty() {
+        println!();
+        println!("Rulings applied:");
+        for (rule, ruling) in rulings {
+            println!("  ({rule}) {ruling}");
         }
     }
     Ok(ExitCode::SUCCESS)

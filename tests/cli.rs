@@ -97,6 +97,42 @@ fn log_prints_a_saved_game_and_reports_bad_files() {
     let o = adjutant(&["log", &s], dir.path());
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("[setup] Red joins"), "{}", text(&o));
+    // A check's ruling is listed once after the log, not in its lines.
+    let gang = |name: &str, back: &str, men: [&str; 4]| {
+        let men: Vec<String> = men.iter().map(|m| format!("(name: \"{m}\")")).collect();
+        format!(
+            "(name: \"{name}\", back: {back}, gunmen: [{}])",
+            men.join(", ")
+        )
+    };
+    let gangs = [
+        gang("Red", "Red", ["Kid", "Doc", "Ike", "Billy"]),
+        gang("Blue", "Blue", ["Wyatt", "Virgil", "Morgan", "Holliday"]),
+    ];
+    std::fs::write(
+        &save,
+        format!(
+            "(format: 1, game: Gunfight, seed: 3, events: [Begin(Gunfight((gangs: [{}], civilians: false))), Answer(Confirm), Answer(Cards([\"9h\"])), Answer(Cards([\"4c\"]))])",
+            gangs.join(", ")
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["log", &s], dir.path());
+    let printed = text(&o);
+    assert!(o.status.success(), "{printed}");
+    assert!(
+        printed.contains("Order of play: Red (9h), Blue (4c)  (initiative)"),
+        "{printed}"
+    );
+    assert!(!printed.contains("(ruling:"), "{printed}");
+    let (_, rulings) = printed
+        .split_once("Rulings applied:")
+        .unwrap_or_else(|| panic!("{printed}"));
+    assert_eq!(
+        rulings.matches("(initiative) Joker > A").count(),
+        1,
+        "{printed}"
+    );
     let missing = dir.path().join("nope.ron").to_string_lossy().into_owned();
     let o = adjutant(&["log", &missing], dir.path());
     assert!(!o.status.success());

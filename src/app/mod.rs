@@ -333,6 +333,7 @@ impl AppState {
                     }
                     self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
+                    self.last_answer = None;
                     self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
@@ -704,6 +705,7 @@ impl AppState {
         self.saves = save::list(&self.save_dir);
         self.clear_entries();
         self.session = Some((session, autosave));
+        self.last_answer = None;
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
         self.screen = Screen::Play;

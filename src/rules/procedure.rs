@@ -153,8 +153,9 @@ pub struct AnswerError {
 impl fmt::Display for AnswerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.problem {
-            // The problem first: it is what the player has to mend.
-            Some(p) => write!(f, "{p}; answer again: {}", self.expected),
+            // The problem says what to mend; the question is on screen (and
+            // printed before the answer in a script's output).
+            Some(p) => f.write_str(p),
             None => write!(f, "expected {}, got {}", self.expected, self.got),
         }
     }
@@ -540,7 +541,7 @@ impl<'a> Ctx<'a> {
                     // them back), but a misread is likelier: say so.
                     let codes: Vec<String> = from_discards.iter().map(|c| c.to_string()).collect();
                     self.apply(Effect::Note(format!(
-                        "{} came from the discards: if the table did not shuffle them back, Undo and name the card drawn",
+                        "{} came from the discards: fine if the table shuffled them back, otherwise a misread (Undo and name the card drawn)",
                         codes.join(" ")
                     )));
                 }
@@ -755,7 +756,7 @@ mod tests {
         // Taken, but said: a card already drawn is likelier a misread.
         let said: Vec<&str> = ctx.state().log.iter().map(|l| l.text.as_str()).collect();
         assert!(
-            said.contains(&"5h came from the discards: if the table did not shuffle them back, Undo and name the card drawn"),
+            said.contains(&"5h came from the discards: fine if the table shuffled them back, otherwise a misread (Undo and name the card drawn)"),
             "{said:?}"
         );
     }

@@ -10,13 +10,20 @@ use super::{
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::UnitId;
-use std::collections::BTreeMap;
 
 /// Stat: actions the unit has taken this turn (each costs -1 in combat).
 /// Actions lost to a rout are not taken: see [`FORFEIT`].
 /// (Named `kind:id`, as bookkeeping the log leaves out: the action lines
 /// around it say what happened.)
 pub const SPENT: &str = "turn:spent";
+
+/// Stats: a unit's straight moves in a row this turn, the bonus of the
+/// charge they made, and the free melee actions it earned (see `Momentum`).
+pub const MOVES_IN_ROW: &str = "turn:moves_in_row";
+/// See [`MOVES_IN_ROW`].
+pub const CHARGE_BONUS: &str = "turn:charge_bonus";
+/// See [`MOVES_IN_ROW`].
+pub const FREE_MELEE: &str = "turn:free_melee";
 
 /// The to-hit penalty for a target that moved `moved` inches: `penalty` for
 /// each full `step` beyond the first `free`.
@@ -54,6 +61,17 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let actions = stat(ctx, unit, "actions").max(0);
     if has(ctx, unit, ROUTED) {
+        // Routed after spending every action alongside another unit: no
+        // action is left to rally with this turn.
+        let cost = num(ctx, "rally_action_cost").max(0);
+        let spent = stat(ctx, unit, SPENT);
+        if spent > 0 && actions - spent < cost {
+            ctx.resolved(
+                "rally",
+                format!("{name} has no action left to rally with this turn"),
+            );
+            return Ok(());
+        }
         overwatch_window(ctx, &format!("{name} is about to rally"))?;
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());
@@ -74,10 +92,9 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         return Ok(());
     }
     // Another unit acting from Overwatch or with it in between does not
-    // break its run of moves: only the unit's own actions count.
-    let mut own = Momentum::default();
-    // Units in sequence acting together with this one, each with its own run.
-    let mut partners: BTreeMap<UnitId, Momentum> = BTreeMap::new();
+    // break its run of moves: only the unit's own actions count, those it
+    // took alongside an earlier unit of its side included.
+    let mut own = Momentum::of(ctx, unit);
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());
@@ -95,7 +112,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         if forfeit || (left <= 0 && own.free_melee == 0) {
             return Ok(());
         }
-        let in_sequence = in_sequence_with(ctx, unit, &partners);
+        let in_sequence = in_sequence_with(ctx, unit);
         let mut options = Vec::new();
         if left > 0 {
             options.push(Choice::new("move", "Move"));
@@ -149,6 +166,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         )?;
         if picked != "watch" && !picked.starts_with("with-") {
             own.moves(picked == "move");
+            own.save(ctx, unit);
         }
         // Actions taken before this one, each a penalty in combat.
         let prior = stat(ctx, unit, SPENT);
@@ -156,11 +174,13 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             "move" => {
                 add_spent(ctx, unit);
                 own.charged(charge(ctx, unit, own.moves_in_row)?);
+                own.save(ctx, unit);
             }
             "melee" | "free-melee" => {
                 // The free melee a charge earns costs no action.
                 if picked == "free-melee" {
                     own.free_melee -= 1;
+                    own.save(ctx, unit);
                 } else {
                     add_spent(ctx, unit);
                 }
@@ -195,20 +215,18 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 .copied()
                 .find(|u| other == format!("with-u{u}"))
             {
-                Some(partner) => {
-                    let run = partners.entry(partner).or_default();
-                    acts_together(ctx, partner, &name, run)?;
-                }
+                Some(partner) => acts_together(ctx, partner, &name)?,
                 None => return Ok(()),
             },
         }
     }
 }
 
-/// What a unit's own actions so far in an activation earn it: a run of
-/// straight moves (enough of them make a charge), the charge's combat bonus
-/// and its free melee actions.
-#[derive(Debug, Default, Clone, Copy)]
+/// What a unit's own actions so far this turn earn it: a run of straight
+/// moves (enough of them make a charge), the charge's combat bonus and its
+/// free melee actions. Kept as turn stats, so what a unit earned acting
+/// alongside another carries into its own activation.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Momentum {
     moves_in_row: i32,
     charge_bonus: i32,
@@ -216,6 +234,32 @@ struct Momentum {
 }
 
 impl Momentum {
+    /// The unit's momentum this turn.
+    fn of(ctx: &Ctx, unit: UnitId) -> Self {
+        Momentum {
+            moves_in_row: stat(ctx, unit, MOVES_IN_ROW),
+            charge_bonus: stat(ctx, unit, CHARGE_BONUS),
+            free_melee: stat(ctx, unit, FREE_MELEE),
+        }
+    }
+
+    /// Records the unit's momentum (only what changed).
+    fn save(self, ctx: &mut Ctx, unit: UnitId) {
+        for (key, value) in [
+            (MOVES_IN_ROW, self.moves_in_row),
+            (CHARGE_BONUS, self.charge_bonus),
+            (FREE_MELEE, self.free_melee),
+        ] {
+            if stat(ctx, unit, key) != value {
+                ctx.apply(Effect::SetStat {
+                    unit,
+                    stat: key.into(),
+                    value,
+                });
+            }
+        }
+    }
+
     /// A move lengthens the run of moves; any other action of the unit ends it.
     fn moves(&mut self, moved: bool) {
         self.moves_in_row = if moved { self.moves_in_row + 1 } else { 0 };
@@ -233,11 +277,7 @@ impl Momentum {
 /// have actions (or a free melee earned acting together, in `partners`): they
 /// may act together with it, each action taken now counted against their own
 /// when their card comes.
-fn in_sequence_with(
-    ctx: &Ctx,
-    acting: UnitId,
-    partners: &BTreeMap<UnitId, Momentum>,
-) -> Vec<UnitId> {
+fn in_sequence_with(ctx: &Ctx, acting: UnitId) -> Vec<UnitId> {
     let state = ctx.state();
     let order = &state.activation;
     let side = state.units[acting].side;
@@ -246,6 +286,8 @@ fn in_sequence_with(
     }
     order.slots[order.next + 1..]
         .iter()
+        // A removed unit's card no longer comes up: it parts no sequence.
+        .filter(|slot| slot.unit.is_none_or(|u| state.units[u].in_play()))
         .take_while(|slot| slot.side == side)
         .filter_map(|slot| slot.unit)
         .filter(|&u| {
@@ -253,7 +295,7 @@ fn in_sequence_with(
                 && !has(ctx, u, ROUTED)
                 && !has(ctx, u, FORFEIT)
                 && (stat(ctx, u, "actions") - stat(ctx, u, SPENT) > 0
-                    || partners.get(&u).is_some_and(|m| m.free_melee > 0))
+                    || Momentum::of(ctx, u).free_melee > 0)
         })
         .collect()
 }
@@ -262,7 +304,8 @@ fn in_sequence_with(
 /// `with` (the unit whose card is up): a move (which may make a charge with
 /// its own earlier moves alongside), a melee, a shot, a special action, or a
 /// free melee its charge earned.
-fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str, run: &mut Momentum) -> Flow<()> {
+fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
+    let mut run = Momentum::of(ctx, unit);
     let name = ctx.state().unit_name(unit);
     let left = (stat(ctx, unit, "actions") - stat(ctx, unit, SPENT)).max(0);
     let mut options = if left > 0 {
@@ -279,15 +322,20 @@ fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str, run: &mut Momentum) ->
         Some("combined-actions"),
     )?;
     run.moves(picked == "move");
+    run.save(ctx, unit);
     let prior = stat(ctx, unit, SPENT);
     if picked != "free-melee" {
         add_spent(ctx, unit);
     }
     match picked.as_str() {
-        "move" => run.charged(charge(ctx, unit, run.moves_in_row)?),
+        "move" => {
+            run.charged(charge(ctx, unit, run.moves_in_row)?);
+            run.save(ctx, unit);
+        }
         "melee" => attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?,
         "free-melee" => {
             run.free_melee -= 1;
+            run.save(ctx, unit);
             attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?;
         }
         "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,

@@ -452,3 +452,86 @@ fn units_in_sequence_act_together_and_charge_side_by_side() {
     feed(&mut s, &["c free-melee", "c u4", "n 0", "c no"]);
     assert_asking(&s, "Turn 1 is over");
 }
+
+#[test]
+fn what_a_unit_earns_acting_together_carries_into_its_own_card() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c end", "c end", "c end"]);
+    // The Scouts move once alongside the Captain, who then ends.
+    feed(&mut s, &["c with-u1", "c move", "c none", "c end"]);
+    assert_asking(&s, "Scouts has 1 action(s) left");
+    // Their own move is the second in a row: a two-move charge.
+    feed(&mut s, &["c move"]);
+    assert_asking(&s, "Charged: 2 straight move actions in a row into contact");
+    feed(&mut s, &["c two-moves"]);
+    // The free melee it earns is theirs to take on their own card.
+    assert_asking(&s, "Free melee (charge)");
+}
+
+#[test]
+fn a_free_melee_earned_alongside_is_kept_when_the_leader_ends() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c end", "c end", "c end"]);
+    // Captain and Scouts both charge with two moves side by side.
+    feed(
+        &mut s,
+        &["c move", "c none", "c with-u1", "c move", "c none"],
+    );
+    feed(
+        &mut s,
+        &[
+            "c move",
+            "c two-moves",
+            "c with-u1",
+            "c move",
+            "c two-moves",
+        ],
+    );
+    // The Captain takes his free melee and is done.
+    feed(&mut s, &["c free-melee", "c u4", "n 0", "c no"]);
+    // The Scouts' card: no action left, but their free melee is.
+    assert_asking(&s, "Scouts has 0 action(s) left");
+    assert_asking(&s, "Free melee (charge)");
+    feed(&mut s, &["c free-melee", "c u4"]);
+    assert!(logged(
+        &s,
+        "Scouts rolls 3 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
+    ));
+}
+
+#[test]
+fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // The Guards spend both actions moving alongside the Militia...
+    feed(
+        &mut s,
+        &[
+            "c with-u3",
+            "c move",
+            "c none",
+            "c with-u3",
+            "c move",
+            "c none",
+        ],
+    );
+    // ...and the Rifles rout them from Overwatch.
+    feed(
+        &mut s,
+        &[
+            "c watch", "c u0", "c shoot", "c u3", "n 0", "n 1", "c yes", "d 6 6",
+        ],
+    );
+    assert!(unit(&s, "Guards").has(ROUTED));
+    feed(&mut s, &["c end"]);
+    // The Guards' own card: nothing left to rally with this turn.
+    assert!(logged(
+        &s,
+        "Guards has no action left to rally with this turn"
+    ));
+    assert_eq!(unit(&s, "Guards").stat(super::actions::SPENT), 2);
+    assert!(unit(&s, "Guards").has(ROUTED));
+}

@@ -31,12 +31,19 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         });
     }
     for u in 0..ctx.state().units.len() {
-        if stat(ctx, u, actions::SPENT) != 0 {
-            ctx.apply(Effect::SetStat {
-                unit: u,
-                stat: actions::SPENT.into(),
-                value: 0,
-            });
+        for key in [
+            actions::SPENT,
+            actions::MOVES_IN_ROW,
+            actions::CHARGE_BONUS,
+            actions::FREE_MELEE,
+        ] {
+            if stat(ctx, u, key) != 0 {
+                ctx.apply(Effect::SetStat {
+                    unit: u,
+                    stat: key.into(),
+                    value: 0,
+                });
+            }
         }
     }
     let mut slots: Vec<(UnitId, Card)> = Vec::new();

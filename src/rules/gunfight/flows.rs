@@ -559,3 +559,59 @@ fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
     ));
     assert_asking(&s, "Kid fired: does anyone fire on overwatch?");
 }
+
+#[test]
+fn a_played_out_hand_cuts_in_with_no_joker_and_fires_no_overwatch() {
+    let mut three = setup(false);
+    three
+        .gangs
+        .push(gang("Green", BackColour::Other, "A B C D"));
+    let mut s = begin(&three);
+    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s"]);
+    // Red's Doc shoots Green's A four times; Green saves with four Hearts
+    // and so plays out its hand (the bid was the fifth card).
+    for (shot, save) in [("As", "2h"), ("Ks", "3h"), ("Qs", "4h"), ("Js", "5h")] {
+        let (shot, save) = (format!("k {shot}"), format!("k {save}"));
+        feed(&mut s, &["c shoot", "c g1", "c g8", &shot, "n 0", "c no"]);
+        feed(&mut s, &["c no", "c save", &save, "d 1", "c none"]);
+    }
+    // Red has played out its hand too: its go can only end.
+    assert_asking(&s, "Red's go: every card of the hand is played");
+    feed(&mut s, &["c done"]);
+    // Still asked (older saves answered it), but said so and refused.
+    assert_asking(&s, "Who goes next?");
+    assert_asking(&s, "Green cuts in with a Joker (no card left)");
+    feed(&mut s, &["c joker-2"]);
+    assert!(logged(
+        &s,
+        "Green has no card left, so no Joker to cut in with"
+    ));
+    assert_asking(&s, "Blue's go");
+    // Blue's Virgil moves: Green has no card to fire on overwatch with.
+    feed(&mut s, &["c move", "c g5", "c yes", "k 8c"]);
+    assert_asking(&s, "Green fires on overwatch (no card left)");
+    feed(&mut s, &["c ow-2"]);
+    assert!(logged(&s, "Green has no card left to fire with"));
+    assert_asking(&s, "Virgil moved: does anyone fire on overwatch?");
+}
+
+#[test]
+fn the_fan_question_after_the_last_card_finds_no_joker() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    for card in ["Ts", "Js", "Qs", "Ks"] {
+        let card = format!("k {card}");
+        feed(
+            &mut s,
+            &["c shoot", "c g0", "c g6", &card, "n 0", "c no", "c no"],
+        );
+        assert_asking(&s, "Does Kid add a Joker to fan the pistol?");
+        if card != "k Ks" {
+            feed(&mut s, &["c no", "c none", "d 1", "c none"]);
+        }
+    }
+    // The shooting card was the hand's last: asked as before, but no Joker.
+    feed(&mut s, &["c yes"]);
+    assert!(logged(&s, "Red has no card left for a Joker: one shot"));
+    assert_asking(&s, "Kid shoots 10 at Morgan (Ks)");
+}

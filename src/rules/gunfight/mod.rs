@@ -502,8 +502,10 @@ pub(crate) fn cards_left(ctx: &Ctx, side: SideId) -> i64 {
         .iter()
         .filter(|(k, v)| k.starts_with(&prefix) && **v != 0)
         .count() as i64;
-    let bid_extra = (ctx.ruleset.number("initiative_cards") - 1).max(0);
-    (ctx.ruleset.number("hand_size") - played - bid_extra).max(0)
+    let hand = ctx.ruleset.number("hand_size");
+    // The bid itself is one card: at least that one is always in hand.
+    let bid_extra = (ctx.ruleset.number("initiative_cards") - 1).clamp(0, (hand - 1).max(0));
+    (hand - played - bid_extra).max(0)
 }
 
 fn played_this_turn(ctx: &Ctx, side: SideId, card: Card) -> bool {

@@ -63,14 +63,16 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     )?;
     let (mut modifier, mut why) = situation(ctx, true)?;
     let mut shots = 1;
+    // Asked even with the hand played out (older saves answered it); a
+    // "yes" then finds no Joker to add.
     if w == Weapon::Pistol
         && joker_left(ctx, side)
-        && cards_left(ctx, side) > 0
         && yes_no(
             ctx,
             format!("Does {name} add a Joker to fan the pistol?"),
             "fan-shot",
         )?
+        && has_card_left(ctx, side, "fan-shot", "for a Joker: one shot")
     {
         one_card(
             ctx,
@@ -90,6 +92,10 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         if let Target::Gunman(t) = target
             && lives_left(ctx, t) == 0
         {
+            // The last enemy down: the game is won, nobody to turn on.
+            if enemies_of(ctx, side).is_empty() {
+                break;
+            }
             match retarget(ctx, side, &name, t)? {
                 Some(other) => target = other,
                 None => break,
@@ -144,12 +150,7 @@ fn overwatch_at(
             return Ok(());
         }
         let shooters: Vec<SideId> = (0..ctx.state().sides.len())
-            .filter(|&s| {
-                s != active
-                    && s != figure_side
-                    && !gunmen_of(ctx, s).is_empty()
-                    && cards_left(ctx, s) > 0
-            })
+            .filter(|&s| s != active && s != figure_side && !gunmen_of(ctx, s).is_empty())
             .collect();
         if shooters.is_empty() {
             return Ok(());
@@ -161,9 +162,14 @@ fn overwatch_at(
         };
         let mut options = vec![Choice::new("none", "Nobody fires")];
         for &s in &shooters {
+            let spent = if cards_left(ctx, s) == 0 {
+                " (no card left)"
+            } else {
+                ""
+            };
             options.push(Choice::new(
                 format!("ow-{s}"),
-                format!("{} fires on overwatch", ctx.state().side_name(s)),
+                format!("{} fires on overwatch{spent}", ctx.state().side_name(s)),
             ));
         }
         let prompt = if lives_left(ctx, figure) > 0 {
@@ -181,6 +187,11 @@ fn overwatch_at(
         else {
             return Ok(());
         };
+        // Offered all the same (older saves answered this question), but a
+        // hand played out has no shooting card.
+        if !has_card_left(ctx, s, "overwatch", "to fire with") {
+            continue;
+        }
         let ids = gunmen_of(ctx, s);
         let Some(shooter) = pick_gunman(ctx, "Which gunman fires?", &ids, "overwatch")? else {
             continue;
@@ -241,6 +252,16 @@ fn overwatch_at(
             overwatch_at(ctx, active, s, shooter, Trigger::Fired)?;
         }
     }
+}
+
+/// Whether `side` still holds a card; if not, logs that it has none `for_what`.
+fn has_card_left(ctx: &mut Ctx, side: SideId, rule: &str, for_what: &str) -> bool {
+    if cards_left(ctx, side) > 0 {
+        return true;
+    }
+    let name = ctx.state().side_name(side);
+    ctx.resolved(rule, format!("{name} has no card left {for_what}"));
+    false
 }
 
 /// A fan-shot's first shot took `out` out: the shooter may turn the other

@@ -128,9 +128,14 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
         format!("{}'s go", ctx.state().side_name(next)),
     )];
     for &s in &cutters {
+        let spent = if cards_left(ctx, s) == 0 {
+            " (no card left)"
+        } else {
+            ""
+        };
         options.push(Choice::new(
             format!("joker-{s}"),
-            format!("{} cuts in with a Joker", ctx.state().side_name(s)),
+            format!("{} cuts in with a Joker{spent}", ctx.state().side_name(s)),
         ));
     }
     let picked = ctx.choose("Who goes next?", options, Some("joker-interrupt"))?;
@@ -142,6 +147,15 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
         return Ok(next);
     };
     let name = ctx.state().side_name(side);
+    // Offered all the same (older saves answered this question), but a hand
+    // played out holds no Joker.
+    if cards_left(ctx, side) == 0 {
+        ctx.resolved(
+            "joker-interrupt",
+            format!("{name} has no card left, so no Joker to cut in with"),
+        );
+        return Ok(next);
+    }
     one_card(
         ctx,
         side,
