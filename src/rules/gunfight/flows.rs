@@ -615,3 +615,26 @@ fn the_fan_question_after_the_last_card_finds_no_joker() {
     assert!(logged(&s, "Red has no card left for a Joker: one shot"));
     assert_asking(&s, "Kid shoots 10 at Morgan (Ks)");
 }
+
+#[test]
+fn a_fan_shot_that_wins_the_game_asks_nothing_more() {
+    let duel = GameSetup {
+        gangs: vec![
+            gang("Red", BackColour::Red, "Kid"),
+            gang("Blue", BackColour::Blue, "Morgan"),
+        ],
+        civilians: false,
+    };
+    let spec = ProcedureSpec::Gunfight(duel);
+    let mut s = begin_game_with(GameId::Gunfight, spec, 11, &[("gang_size", 1)]);
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g1", "k Ts", "n 0", "c no", "c no", "c yes", "k XB",
+        ],
+    );
+    feed(&mut s, &["c none", "d 6"]);
+    assert_eq!(outcome(&s).winner, Some(0));
+    assert!(!asking(&s).contains("other shot"), "{}", asking(&s));
+}
