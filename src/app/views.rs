@@ -365,14 +365,14 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         let typed = text.trim().parse::<i64>().ok();
                         if ui.small_button("-").clicked() {
                             let n = typed.map_or(*min, |n| n.saturating_sub(1));
-                            text = n.clamp(*min, *max).to_string();
+                            text = n.clamp(*min, (*max).max(*min)).to_string();
                         }
                         let field = ui
                             .add(egui::TextEdit::singleline(&mut text).desired_width(50.0))
                             .labelled_by(label.id);
                         if ui.small_button("+").clicked() {
                             let n = typed.map_or(*min, |n| n.saturating_add(1));
-                            text = n.clamp(*min, *max).to_string();
+                            text = n.clamp(*min, (*max).max(*min)).to_string();
                         }
                         if Some(&text) != state.number_typed.as_ref() {
                             cmds.push(Command::SetNumberTyped(text));
