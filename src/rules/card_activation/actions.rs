@@ -323,6 +323,10 @@ fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
     )?;
     run.moves(picked == "move");
     run.save(ctx, unit);
+    ctx.resolved(
+        "combined-actions",
+        format!("{name} acts together with {with}"),
+    );
     let prior = stat(ctx, unit, SPENT);
     if picked != "free-melee" {
         add_spent(ctx, unit);
@@ -428,6 +432,7 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         options,
         Some("overwatch"),
     )?;
+    ctx.resolved("overwatch", format!("{name} acts from Overwatch"));
     let prior = stat(ctx, unit, SPENT);
     add_spent(ctx, unit);
     match picked.as_str() {
@@ -446,16 +451,16 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
 /// charge: returns the combat bonus and the free melee actions it earns.
 fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
     let name = ctx.state().unit_name(unit);
-    let mut options = vec![
-        Choice::new("none", "No charge"),
-        Choice::new(
+    let mut options = vec![Choice::new("none", "No charge")];
+    // The distance must be one straight run: the moves in a row so far at
+    // the unit's move rate can reach it, or no charge by distance.
+    let distance = num(ctx, "charge_distance_in");
+    if run.max(1) * stat(ctx, unit, "move") >= distance {
+        options.push(Choice::new(
             "distance",
-            format!(
-                "Charged: {} in or more straight into contact",
-                num(ctx, "charge_distance_in")
-            ),
-        ),
-    ];
+            format!("Charged: {distance} in or more straight into contact"),
+        ));
+    }
     let moves = num(ctx, "charge_move_actions").max(1);
     if run >= moves {
         options.push(Choice::new(
@@ -485,7 +490,13 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
             );
             (bonus, free)
         }
-        _ => (0, 0),
+        _ => {
+            ctx.resolved(
+                "move",
+                format!("{name} moves up to {} in", stat(ctx, unit, "move")),
+            );
+            (0, 0)
+        }
     })
 }
 
@@ -860,14 +871,30 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
             format!("{name} fails to rally at its board edge and is eliminated"),
         );
     } else {
+        // A unit whose card is still to come keeps it: it rallies first then.
+        let after = if card_to_come(ctx, unit) {
+            "; it must rally first when its card comes up"
+        } else {
+            " and loses its remaining actions"
+        };
         ctx.resolved(
             "rout",
             format!(
-                "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge) and loses its remaining actions"
+                "{name} routs {dist} in away from the enemy (cover, then rally point, then own edge){after}"
             ),
         );
     }
     Ok(())
+}
+
+/// Whether `unit`'s activation card comes up later this turn.
+fn card_to_come(ctx: &Ctx, unit: UnitId) -> bool {
+    let order = &ctx.state().activation;
+    order
+        .slots
+        .iter()
+        .skip(order.next + 1)
+        .any(|slot| slot.unit == Some(unit))
 }
 
 #[cfg(test)]

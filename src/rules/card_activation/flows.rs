@@ -255,10 +255,16 @@ fn house_ruled_numbers_change_play() {
     assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
     assert_asking(&s, "Rifles has 2 action(s) left");
     assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    // One 6 in move cannot make a 10 in charge by distance...
+    feed(&mut s, &["c move"]);
+    assert_asking(&s, "Rifles moves up to 6 in");
+    assert!(!asking(&s).contains("Charged: 10"), "{}", asking(&s));
+    feed(&mut s, &["c none"]);
+    assert!(logged(&s, "Rifles moves up to 6 in"));
+    // ...two in a row can; but they are not yet a charge by moves when
+    // three are needed.
     feed(&mut s, &["c move"]);
     assert_asking(&s, "Charged: 10 in or more");
-    // Two moves in a row are not yet a charge when three are needed.
-    feed(&mut s, &["c none", "c move"]);
     assert!(!asking(&s).contains("in a row"), "{}", asking(&s));
 }
 
@@ -422,6 +428,8 @@ fn units_in_sequence_act_together_and_charge_side_by_side() {
     assert_asking(&s, "Guards acts now, together with Militia");
     // An action taken together counts against the Guards' own card.
     feed(&mut s, &["c with-u3", "c move", "c none", "c end"]);
+    assert!(logged(&s, "Guards acts together with Militia"));
+    assert!(logged(&s, "Guards moves up to 6 in"));
     assert_asking(&s, "Guards has 1 action(s) left");
     feed(&mut s, &["c end"]);
     // 5s Captain and 9d Scouts: the Scouts move alongside the Captain, and
@@ -526,6 +534,12 @@ fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
         ],
     );
     assert!(unit(&s, "Guards").has(ROUTED));
+    assert!(logged(&s, "Rifles acts from Overwatch"));
+    // Their card is still to come: the rout does not say the actions are lost.
+    assert!(logged(
+        &s,
+        "own edge); it must rally first when its card comes up"
+    ));
     feed(&mut s, &["c end"]);
     // The Guards' own card: nothing left to rally with this turn.
     assert!(logged(
