@@ -141,12 +141,14 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
         );
         return Ok(());
     }
-    let cover = arm(ctx, defender) != Arm::Cavalry
-        && yes_no(
-            ctx,
-            format!("Is {d_name} defending behind a redoubt or solid wall, or in a trench?"),
-            "cover-bonus",
-        )?;
+    // Cavalry has just been told no wall stands before the defender: only
+    // a redoubt or a trench is left to ask about.
+    let cover_question = if arm(ctx, attacker) == Arm::Cavalry {
+        format!("Is {d_name} defending in a redoubt or a trench?")
+    } else {
+        format!("Is {d_name} defending behind a redoubt or solid wall, or in a trench?")
+    };
+    let cover = arm(ctx, defender) != Arm::Cavalry && yes_no(ctx, cover_question, "cover-bonus")?;
     let flank = yes_no(
         ctx,
         format!("Is {a_name} attacking {d_name}'s flank or rear?"),

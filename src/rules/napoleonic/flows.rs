@@ -127,11 +127,11 @@ fn a_gun_defending_in_cover_wins_and_confuses_half_its_face() {
     let mut s = begin(&setup());
     feed(&mut s, &FRENCH_FIRST);
     feed(&mut s, &["c done", "c none", "c none", "c done", "c none"]);
-    // Dragoons attack the Battery behind a wall: 6h against 4d + 3 = 7.
-    feed(
-        &mut s,
-        &["c u4", "c u2", "c no", "c yes", "c no", "k 6h", "k 4d"],
-    );
+    // Dragoons attack the Battery in a redoubt (cavalry may not attack one
+    // behind a wall, so only a redoubt or trench is asked): 6h against 4d + 3.
+    feed(&mut s, &["c u4", "c u2", "c no"]);
+    assert_asking(&s, "Is Battery defending in a redoubt or a trench?");
+    feed(&mut s, &["c yes", "c no", "k 6h", "k 4d"]);
     assert!(logged(
         &s,
         "Dragoons 6h (6) against Battery 4d (4 +3 cover)"
@@ -305,8 +305,13 @@ fn a_long_range_kill_on_a_unit_out_of_combat_starts_no_count() {
 #[test]
 fn the_enemy_mob_can_be_caught_in_your_turn() {
     let mut s = foot_a_mob_of_one();
-    // The British mob stays put; the Foot declines to fight.
-    feed(&mut s, &["c done", "c none"]);
+    // The British mob stays put; it cannot start a combat.
+    feed(&mut s, &["c done", "c u1"]);
+    assert!(logged(
+        &s,
+        "Foot has no man in ranks: a mob keeps away from the enemy and cannot start a combat"
+    ));
+    feed(&mut s, &["c none"]);
     // Round 2, French step 1: the French close in and the mob cannot get away.
     assert_asking(&s, "French, step 1");
     feed(&mut s, &["c mob-lost", "c u1"]);

@@ -422,6 +422,18 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         else {
             return Ok(());
         };
+        // A mob (no man left in ranks) keeps 15 cm from the enemy: it never
+        // starts a combat. (Still offered, as older saves answered it.)
+        if in_ranks(ctx, unit) == 0 {
+            ctx.resolved(
+                "combat-eligibility",
+                format!(
+                    "{} has no man in ranks: a mob keeps away from the enemy and cannot start a combat",
+                    ctx.state().unit_name(unit)
+                ),
+            );
+            continue;
+        }
         combat::fight(ctx, side, unit)?;
         if check_victory(ctx) {
             return Ok(());
