@@ -155,7 +155,7 @@ fn a_card_activation_turn_is_played_and_called_by_agreement() {
     let session = play_library(name);
     assert!(
         session.state().log.iter().any(|l| l.text.contains(
-            "Captain rolls 1 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
+            "Captain rolls 1 melee die at Militia, -1 to hit (2 earlier action(s), charge +1)"
         )),
         "the free melee after two moves counts both moves"
     );

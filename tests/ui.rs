@@ -593,6 +593,14 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
         said.contains("XR: this game's deck has no jokers"),
         "{said}"
     );
+    // A code that names no card is explained without jokers, which it has not.
+    harness.state_mut().cards_typed = "9z".into();
+    harness.run();
+    harness.get_by_label("Enter").click();
+    harness.run();
+    let said = harness.state().messages.join("\n");
+    let line = said.lines().find(|l| l.contains("9z: not a card"));
+    assert!(line.is_some_and(|l| !l.contains("joker")), "{said}");
     // The cut: the virtual deck draws for both sides until one is higher.
     for _ in 0..6 {
         if harness.query_by_label("Roll / draw for me").is_none() {
@@ -617,6 +625,12 @@ fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments()
         asked.contains("which card goes face down beside Rifles"),
         "{asked}"
     );
+    // The units list says where each unit's turn stands (weapons start
+    // prepped, nothing taken yet).
+    let shown = harness
+        .query_all_by_label_contains("Rifles: 5/5 soldiers, 0 wounds; 0 of 2 actions taken")
+        .count();
+    assert_eq!(shown, 1);
 }
 
 #[test]

@@ -755,8 +755,12 @@ impl AppState {
                 }
                 Ok(card) => cards.push(card),
                 Err(_) => problems.push(format!(
-                    "{code}: not a card (type a rank A 2-10 T J Q K and a suit s h d c, \
-                     or XR / XB for a joker)"
+                    "{code}: not a card (type a rank A 2-10 T J Q K and a suit s h d c{})",
+                    if jokers {
+                        ", or XR / XB for a joker"
+                    } else {
+                        ""
+                    }
                 )),
             }
         }

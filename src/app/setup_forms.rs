@@ -195,13 +195,25 @@ impl Default for CardActivationForm {
 impl CardActivationForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<card_activation::GameSetup, Vec<String>> {
-        let sides = parse_sides(&self.sides, |name, s| {
-            let units = card_activation::parse_units(&s.units)?;
-            Ok(SideSetup { name, units })
-        })?;
+        // Every problem at once: the units that parse are checked too, so a
+        // bad token does not hide a second commander or an empty unit.
+        let mut errors = Vec::new();
+        let mut sides = Vec::new();
+        for side in &self.sides {
+            let name = side.name.trim().to_string();
+            let (units, problems) = card_activation::parse_units_all(&side.units);
+            errors.extend(problems.into_iter().map(|p| format!("{name}: {p}.")));
+            sides.push(SideSetup { name, units });
+        }
         let setup = card_activation::GameSetup { sides };
-        card_activation::check_setup(&setup, ruleset)?;
-        Ok(setup)
+        if let Err(more) = card_activation::check_setup(&setup, ruleset) {
+            errors.extend(more);
+        }
+        if errors.is_empty() {
+            Ok(setup)
+        } else {
+            Err(errors)
+        }
     }
 }
 
@@ -282,6 +294,26 @@ mod tests {
         );
         form.gangs[0].name = "Red".into();
         assert!(form.setup(&gunfight()).is_ok());
+    }
+
+    #[test]
+    fn a_card_activation_form_shows_every_problem_at_once() {
+        let (lib, _) = Library::builtin();
+        let rs = lib.get(GameId::CardActivation).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no card-activation ruleset"));
+        let mut form = CardActivationForm::default();
+        form.sides[0].units = "Rifles:x Zero:0 Captain:commander Major:commander".into();
+        let errs = form.setup(&rs).err().unwrap_or_default();
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert!(errs[0].starts_with("Red: `x` (for Rifles)"), "{errs:?}");
+        assert!(
+            errs.iter().any(|e| e.contains("2 Field Commanders")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|e| e.contains("Zero has no models")),
+            "{errs:?}"
+        );
     }
 
     #[test]

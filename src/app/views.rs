@@ -301,7 +301,6 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     }
     if let Some(req) = session.pending() {
         ui.group(|ui| {
-            last_answer(state, session, ui);
             ui.strong(&req.prompt);
             match &req.ask {
                 Ask::Choose { options } => {
@@ -432,6 +431,9 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     }
                 }
             }
+            // Below the answers, so the buttons do not move when these
+            // lines come and go between two questions.
+            last_answer(state, session, ui);
         });
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
@@ -579,16 +581,46 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
             u.missing()
         );
         if let Some(m) = u.stats.get(crate::rules::napoleonic::SHOT_MARKERS) {
-            t.push_str(&format!(", {m} shot markers"));
+            let markers = if *m == 1 { "marker" } else { "markers" };
+            t.push_str(&format!(", {m} shot {markers}"));
         }
         return t;
     }
-    format!(
+    let mut t = format!(
         "{name}: {}/{} soldiers, {} wounds",
         u.soldiers.len(),
         u.soldiers_at_start,
         u.wounds()
-    )
+    );
+    if u.stats.contains_key("weapon_prep") {
+        t.push_str(&activation_counts(u));
+    }
+    t
+}
+
+/// A Card-activation unit's turn: actions taken, a charge's free melee, a
+/// held Overwatch action, a weapon still being prepped.
+fn activation_counts(u: &crate::rules::state::Unit) -> String {
+    use crate::rules::card_activation as ca;
+    // Taken, not left: a unit whose activation ended has lost the rest.
+    let mut t = format!(
+        "; {} of {} actions taken",
+        u.stat(ca::actions::SPENT),
+        u.stat("actions")
+    );
+    if u.stat(ca::actions::FREE_MELEE) > 0 {
+        t.push_str(&format!(", {} free melee", u.stat(ca::actions::FREE_MELEE)));
+    }
+    if u.stat(ca::HELD) > 0 {
+        t.push_str(&format!(", holding {}", u.stat(ca::HELD)));
+    }
+    if u.stat(ca::PREP_LEFT) > 0 {
+        t.push_str(&format!(
+            ", weapon ready in {} action(s)",
+            u.stat(ca::PREP_LEFT)
+        ));
+    }
+    t
 }
 
 /// A Gentlemen of War unit: wounds against Spades, the four humours,
@@ -1229,8 +1261,9 @@ fn list_or_none(items: impl Iterator<Item = String>) -> String {
     }
 }
 
-/// Lines the last answer added to the log, shown above the next question: a
-/// card the rules refused, or what a roll did, is read where the player looks.
+/// Lines the last answer added to the log, shown under the next question's
+/// answers: a card the rules refused, or what a roll did, is read where the
+/// player looks.
 fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &mut egui::Ui) {
     let lines = state.last_answer_lines(session);
     let shown = lines.len().min(LAST_ANSWER_LINES);

@@ -120,3 +120,12 @@ pub fn side_name_problems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<S
     }
     problems
 }
+
+/// `name`'s possessive as English writes it: "Sharpe's", "Guards'".
+pub fn possessive(name: &str) -> String {
+    if name.ends_with('s') || name.ends_with('S') {
+        format!("{name}'")
+    } else {
+        format!("{name}'s")
+    }
+}

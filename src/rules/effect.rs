@@ -257,7 +257,7 @@ impl Effect {
             }),
             Effect::AddUnit(spec) => state.units.push(Unit {
                 side: spec.side,
-                name: spec.name.clone(),
+                name: distinct_unit_name(state, &spec.name),
                 profile: spec.profile.clone(),
                 cards: spec.cards.clone(),
                 stats: spec.stats.clone(),
@@ -420,7 +420,7 @@ impl Effect {
             Effect::AddUnit(u) => format!(
                 "{} fields {} ({} soldier{})",
                 s.side_name(u.side),
-                u.name,
+                distinct_unit_name(s, &u.name),
                 u.soldiers,
                 if u.soldiers == 1 { "" } else { "s" }
             ),
@@ -535,6 +535,19 @@ fn stat_label(stat: &str) -> String {
         "ammo_max" => "ammunition capacity".into(),
         other => other.replace('_', " "),
     }
+}
+
+/// `name`, or `name 2`, `name 3`... when a unit of the game already has it
+/// (ignoring case): prompts, menus and the log tell units apart by name.
+pub fn distinct_unit_name(state: &GameState, name: &str) -> String {
+    let taken = |n: &str| state.units.iter().any(|u| u.name.eq_ignore_ascii_case(n));
+    if !taken(name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|k| format!("{name} {k}"))
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| name.to_string())
 }
 
 #[cfg(test)]

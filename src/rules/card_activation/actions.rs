@@ -7,6 +7,7 @@ use super::{
     FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, models_text, num, pick_unit,
     set_status, stat, unit_choice, units_of, yes_no,
 };
+use crate::rules::common::possessive;
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::UnitId;
@@ -720,7 +721,8 @@ fn strike(
     ctx.resolved(
         rule,
         format!(
-            "{name} rolls {dice} {what} dice at {target_name}, {modifier:+} to hit ({})",
+            "{name} rolls {dice} {what} {} at {target_name}, {modifier:+} to hit ({})",
+            if dice == 1 { "die" } else { "dice" },
             why.join(", ")
         ),
     );
@@ -779,7 +781,7 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 value: prep - 1,
             });
             let text = if prep - 1 == 0 {
-                format!("{name}'s weapon is ready to shoot")
+                format!("{} weapon is ready to shoot", possessive(&name))
             } else {
                 format!("{name} works on the weapon: {} action(s) to go", prep - 1)
             };

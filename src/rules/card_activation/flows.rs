@@ -88,7 +88,7 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
     assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
     feed(&mut s, &["c special", "c prep"]);
-    assert!(logged(&s, "Rifles's weapon is ready to shoot"));
+    assert!(logged(&s, "Rifles' weapon is ready to shoot"));
     // Militia goes on Overwatch; the routed Guards must rally first.
     feed(&mut s, &["c overwatch"]);
     assert!(unit(&s, "Militia").has(OVERWATCH));
@@ -121,7 +121,7 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     // The free melee costs no action: both moves came before it.
     assert!(logged(
         &s,
-        "Captain rolls 1 melee dice at Militia, -1 to hit (2 earlier action(s), charge +1)"
+        "Captain rolls 1 melee die at Militia, -1 to hit (2 earlier action(s), charge +1)"
     ));
     feed(&mut s, &["n 1", "c no"]);
     assert_eq!(unit(&s, "Militia").soldiers.len(), 4);
@@ -548,4 +548,23 @@ fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
     ));
     assert_eq!(unit(&s, "Guards").stat(super::actions::SPENT), 2);
     assert!(unit(&s, "Guards").has(ROUTED));
+}
+
+#[test]
+fn units_given_one_name_are_told_apart() {
+    let side = |name: &str, units: &str| SideSetup {
+        name: name.into(),
+        units: parse_units(units).unwrap_or_else(|e| panic!("{e}")),
+    };
+    let twins = GameSetup {
+        sides: vec![side("Red", "Rifles:5 rifles:3"), side("Blue", "Rifles:5")],
+    };
+    let s = begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(twins),
+        4,
+    );
+    let names: Vec<&str> = s.state().units.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(names, ["Rifles", "rifles 2", "Rifles 3"]);
+    assert!(logged(&s, "Red fields rifles 2 (3 soldiers)"));
 }

@@ -179,30 +179,52 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
 /// Parses units typed as `Name[:profile][:models]` separated by spaces or
 /// commas (`Rifles:5 Scouts:3 Captain:commander`).
 pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
-    text.split(|c: char| c == ',' || c.is_whitespace())
+    let (units, problems) = parse_units_all(text);
+    if problems.is_empty() {
+        Ok(units)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Parses every unit it can, and says what is wrong with each of the others
+/// (so a form can show every problem at once, not the first only).
+pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
+    let mut units = Vec::new();
+    let mut problems = Vec::new();
+    for item in text
+        .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|t| !t.trim().is_empty())
-        .map(|item| {
-            let mut parts = item.split(':');
-            let name = parts.next().unwrap_or_default().to_string();
-            let mut unit = UnitSetup {
-                name: name.clone(),
-                profile: default_profile(),
-                models: None,
-            };
-            for p in parts {
-                if let Ok(n) = p.parse::<u32>() {
-                    unit.models = Some(n);
-                } else {
-                    unit.profile = match p.to_lowercase().as_str() {
-                        "commander" | "field-commander" | "leader" => "field-commander".into(),
-                        "unit" => "unit".into(),
-                        other => return Err(format!("`{other}` (for {name}) is neither a model count nor a profile (unit, commander)")),
-                    };
+    {
+        let mut parts = item.split(':');
+        let name = parts.next().unwrap_or_default().to_string();
+        let mut unit = UnitSetup {
+            name: name.clone(),
+            profile: default_profile(),
+            models: None,
+        };
+        let mut ok = true;
+        for p in parts {
+            if let Ok(n) = p.parse::<u32>() {
+                unit.models = Some(n);
+            } else {
+                match p.to_lowercase().as_str() {
+                    "commander" | "field-commander" | "leader" => {
+                        unit.profile = "field-commander".into()
+                    }
+                    "unit" => unit.profile = "unit".into(),
+                    other => {
+                        problems.push(format!("`{other}` (for {name}) is neither a model count nor a profile (unit, commander)"));
+                        ok = false;
+                    }
                 }
             }
-            Ok(unit)
-        })
-        .collect()
+        }
+        if ok {
+            units.push(unit);
+        }
+    }
+    (units, problems)
 }
 
 /// Plays a whole game: sides and units, then turns until the players stop

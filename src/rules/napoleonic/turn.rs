@@ -100,7 +100,8 @@ pub fn end_round(ctx: &mut Ctx) {
     let ids: Vec<usize> = (0..ctx.state().units.len()).collect();
     for u in ids {
         let unit = &ctx.state().units[u];
-        if unit.has(ENGAGED) {
+        // A unit destroyed has no engagement to leave (and no line to log).
+        if unit.has(ENGAGED) || !unit.in_play() {
             continue;
         }
         let (kills, engaged) = (unit.stat(ENGAGEMENT_KILLS), unit.has(IN_ENGAGEMENT));
