@@ -45,6 +45,18 @@ fn lives(s: &Session, name: &str) -> u32 {
     }
 }
 
+/// Red, Blue and Green (`A B C D`) dealt and bid Ah, 9c, 2s: Red goes
+/// first.
+fn three_gangs() -> Session {
+    let mut three = setup(false);
+    three
+        .gangs
+        .push(gang("Green", BackColour::Other, "A B C D"));
+    let mut s = begin(&three);
+    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s"]);
+    s
+}
+
 /// Deal, Red bids 9h, Blue bids 4c: Red goes first.
 const RED_FIRST: [&str; 3] = ["ok", "k 9h", "k 4c"];
 
@@ -284,12 +296,8 @@ fn civilians_react_to_shots_and_armed_ones_fire_back() {
 
 #[test]
 fn with_three_gangs_a_joker_cuts_in_between_two_other_goes() {
-    let mut three = setup(false);
-    three
-        .gangs
-        .push(gang("Green", BackColour::Other, "A B C D"));
-    let mut s = begin(&three);
-    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s", "c done"]);
+    let mut s = three_gangs();
+    feed(&mut s, &["c done"]);
     assert_asking(&s, "Who goes next?");
     feed(&mut s, &["c joker-2", "k XR"]);
     assert!(logged(&s, "Green cuts in with a Joker"));
@@ -400,12 +408,7 @@ fn overwatch_may_fire_at_a_gunman_who_moved_with_the_mover_as_a_group() {
 
 #[test]
 fn with_three_gangs_a_third_may_fire_at_a_gunman_firing_on_overwatch() {
-    let mut three = setup(false);
-    three
-        .gangs
-        .push(gang("Green", BackColour::Other, "A B C D"));
-    let mut s = begin(&three);
-    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s"]);
+    let mut s = three_gangs();
     // Red's Doc shoots Wyatt; Blue's Virgil fires back on overwatch.
     feed(
         &mut s,
@@ -562,12 +565,7 @@ fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
 
 #[test]
 fn a_played_out_hand_cuts_in_with_no_joker_and_fires_no_overwatch() {
-    let mut three = setup(false);
-    three
-        .gangs
-        .push(gang("Green", BackColour::Other, "A B C D"));
-    let mut s = begin(&three);
-    feed(&mut s, &["ok", "k Ah", "k 9c", "k 2s"]);
+    let mut s = three_gangs();
     // Red's Doc shoots Green's A four times; Green saves with four Hearts
     // and so plays out its hand (the bid was the fifth card).
     for (shot, save) in [("As", "2h"), ("Ks", "3h"), ("Qs", "4h"), ("Js", "5h")] {
