@@ -456,7 +456,7 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
     // The distance must be one straight run: the moves in a row so far at
     // the unit's move rate can reach it, or no charge by distance.
     let distance = num(ctx, "charge_distance_in");
-    if run.max(1) * stat(ctx, unit, "move") >= distance {
+    if run.max(1).saturating_mul(stat(ctx, unit, "move")) >= distance {
         options.push(Choice::new(
             "distance",
             format!("Charged: {distance} in or more straight into contact"),
