@@ -96,6 +96,19 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     // break its run of moves: only the unit's own actions count, those it
     // took alongside an earlier unit of its side included.
     let mut own = Momentum::of(ctx, unit);
+    // Every action already taken alongside an earlier unit: the card comes
+    // up with nothing to do, but units on Overwatch still get their moment.
+    let spent_alongside = stat(ctx, unit, SPENT);
+    if spent_alongside > 0 && actions - spent_alongside <= 0 && own.free_melee == 0 {
+        overwatch_window(
+            ctx,
+            &format!(
+                "{} card comes up with every action taken alongside",
+                possessive(&name)
+            ),
+        )?;
+        return Ok(());
+    }
     loop {
         if !ctx.state().units[unit].in_play() || check_wipeout(ctx) {
             return Ok(());

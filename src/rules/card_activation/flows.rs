@@ -568,3 +568,29 @@ fn units_given_one_name_are_told_apart() {
     assert_eq!(names, ["Rifles", "rifles 2", "Rifles 3"]);
     assert!(logged(&s, "Red fields rifles 2 (3 soldiers)"));
 }
+
+#[test]
+fn a_card_whose_actions_went_alongside_still_gives_overwatch_its_moment() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // The Guards take both actions alongside the Militia, who then end.
+    feed(
+        &mut s,
+        &[
+            "c with-u3",
+            "c move",
+            "c none",
+            "c with-u3",
+            "c move",
+            "c none",
+        ],
+    );
+    feed(&mut s, &["c end"]);
+    assert_asking(
+        &s,
+        "Guards' card comes up with every action taken alongside: does a unit on Overwatch act?",
+    );
+    feed(&mut s, &["c on"]);
+    assert_asking(&s, "Captain has 2 action(s) left");
+}
