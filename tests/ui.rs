@@ -1149,8 +1149,10 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     harness.run();
     assert_eq!(event_count(&harness), events + 1);
     // The bid card shown again: the rules refuse it, and the refusal is
-    // shown above the question it repeats, not only at the log's end.
-    type_into(&mut harness, "Or type them (Qh 10s XR):", "9h 2c 3c");
+    // shown with the question it repeats, not only at the log's end.
+    let typing = "Or type them (Qh 10s XR):";
+    let typing_at = harness.get_by_label(typing).rect();
+    type_into(&mut harness, typing, "9h 2c 3c");
     let lines: Vec<String> = harness
         .state()
         .session
@@ -1171,6 +1173,9 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     let shown = harness.query_all_by_label_contains("9h has been played this turn already");
     assert!(shown.count() >= 1);
     assert!(pending_prompt(&harness).contains("Show the cards Kid moves with"));
+    // What the last answer did takes the same rows whether it said anything
+    // or not, so the answer widgets stay put between questions.
+    assert_eq!(harness.get_by_label(typing).rect(), typing_at);
     // Undone, the lines of the answer before are not shown as the last's.
     harness.get_by_label("Undo").click();
     harness.run();

@@ -199,15 +199,20 @@ impl CardActivationForm {
         // bad token does not hide a second commander or an empty unit.
         let mut errors = Vec::new();
         let mut sides = Vec::new();
+        let mut unparsed = Vec::new();
         for side in &self.sides {
             let name = side.name.trim().to_string();
             let (units, problems) = card_activation::parse_units_all(&side.units);
+            if !problems.is_empty() {
+                unparsed.push(format!("{name} has no units."));
+            }
             errors.extend(problems.into_iter().map(|p| format!("{name}: {p}.")));
             sides.push(SideSetup { name, units });
         }
         let setup = card_activation::GameSetup { sides };
         if let Err(more) = card_activation::check_setup(&setup, ruleset) {
-            errors.extend(more);
+            // A side whose only units failed to parse is not also "empty".
+            errors.extend(more.into_iter().filter(|e| !unparsed.contains(e)));
         }
         if errors.is_empty() {
             Ok(setup)

@@ -302,6 +302,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if let Some(req) = session.pending() {
         ui.group(|ui| {
             ui.strong(&req.prompt);
+            last_answer(state, session, ui);
             match &req.ask {
                 Ask::Choose { options } => {
                     ui.horizontal_wrapped(|ui| {
@@ -431,9 +432,6 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     }
                 }
             }
-            // Below the answers, so the buttons do not move when these
-            // lines come and go between two questions.
-            last_answer(state, session, ui);
         });
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
@@ -592,7 +590,7 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
         u.soldiers_at_start,
         u.wounds()
     );
-    if u.stats.contains_key("weapon_prep") {
+    if u.stats.contains_key("actions") {
         t.push_str(&activation_counts(u));
     }
     t
@@ -611,7 +609,7 @@ fn activation_counts(u: &crate::rules::state::Unit) -> String {
     if u.stat(ca::actions::FREE_MELEE) > 0 {
         t.push_str(&format!(", {} free melee", u.stat(ca::actions::FREE_MELEE)));
     }
-    if u.stat(ca::HELD) > 0 {
+    if u.has(ca::OVERWATCH) && u.stat(ca::HELD) > 0 {
         t.push_str(&format!(", holding {}", u.stat(ca::HELD)));
     }
     if u.stat(ca::PREP_LEFT) > 0 {
@@ -1262,18 +1260,22 @@ fn list_or_none(items: impl Iterator<Item = String>) -> String {
 }
 
 /// Lines the last answer added to the log, shown under the next question's
-/// answers: a card the rules refused, or what a roll did, is read where the
-/// player looks.
+/// prompt: a card the rules refused, or what a roll did, is read where the
+/// player looks. Always the same rows, each one line (the whole text on
+/// hovering), so the answer buttons below never move between questions.
 fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &mut egui::Ui) {
     let lines = state.last_answer_lines(session);
-    let shown = lines.len().min(LAST_ANSWER_LINES);
-    if lines.len() > shown {
-        ui.weak(format!("... {} more in the log below", lines.len() - shown));
-    }
-    for line in &lines[lines.len() - shown..] {
-        ui.label(egui::RichText::new(line.text.as_str()).italics());
+    let from = lines.len().saturating_sub(LAST_ANSWER_LINES);
+    for row in 0..LAST_ANSWER_LINES {
+        let text = match lines.get(from + row) {
+            // Earlier lines of the same answer are in the log below.
+            Some(line) if row == 0 && from > 0 => format!("... {}", line.text),
+            Some(line) => line.text.clone(),
+            None => " ".to_string(),
+        };
+        ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
 }
 
-/// How many of the last answer's log lines are shown above the question.
-const LAST_ANSWER_LINES: usize = 4;
+/// How many of the last answer's log lines are shown with the question.
+const LAST_ANSWER_LINES: usize = 2;

@@ -97,16 +97,16 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     // took alongside an earlier unit of its side included.
     let mut own = Momentum::of(ctx, unit);
     // Every action already taken alongside an earlier unit: the card comes
-    // up with nothing to do, but units on Overwatch still get their moment.
+    // up with nothing to do (units on Overwatch act from the next menu).
     let spent_alongside = stat(ctx, unit, SPENT);
     if spent_alongside > 0 && actions - spent_alongside <= 0 && own.free_melee == 0 {
-        overwatch_window(
-            ctx,
-            &format!(
+        ctx.resolved(
+            "combined-actions",
+            format!(
                 "{} card comes up with every action taken alongside",
                 possessive(&name)
             ),
-        )?;
+        );
         return Ok(());
     }
     loop {
@@ -172,7 +172,10 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         if !watching.is_empty() {
             options.push(Choice::new("watch", "A unit on Overwatch acts"));
         }
-        options.push(Choice::new("end", format!("End {name}'s activation")));
+        options.push(Choice::new(
+            "end",
+            format!("End {} activation", possessive(&name)),
+        ));
         let picked = ctx.choose(
             format!("{name} has {} action(s) left: what now?", left.max(0)),
             options,
@@ -465,16 +468,22 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
 /// charge: returns the combat bonus and the free melee actions it earns.
 fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
     let name = ctx.state().unit_name(unit);
-    let mut options = vec![Choice::new("none", "No charge")];
     // The distance must be one straight run: the moves in a row so far at
     // the unit's move rate can reach it, or no charge by distance.
     let distance = num(ctx, "charge_distance_in");
-    if run.max(1).saturating_mul(stat(ctx, unit, "move")) >= distance {
-        options.push(Choice::new(
-            "distance",
-            format!("Charged: {distance} in or more straight into contact"),
-        ));
-    }
+    let mut options = if run.max(1).saturating_mul(stat(ctx, unit, "move")) >= distance {
+        vec![
+            Choice::new("none", "No charge"),
+            Choice::new(
+                "distance",
+                format!("Charged: {distance} in or more straight into contact"),
+            ),
+        ]
+    } else {
+        // Out of reach: an older save's "charged by distance" here (offered
+        // then) reads as no charge, so the rest of that game still replays.
+        vec![Choice::new("none", "No charge").formerly("distance")]
+    };
     let moves = num(ctx, "charge_move_actions").max(1);
     if run >= moves {
         options.push(Choice::new(
@@ -887,7 +896,9 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
         );
     } else {
         // A unit whose card is still to come keeps it: it rallies first then.
-        let after = if card_to_come(ctx, unit) {
+        let cost = num(ctx, "rally_action_cost").max(0);
+        let can_rally = stat(ctx, unit, "actions") - stat(ctx, unit, SPENT) >= cost;
+        let after = if card_to_come(ctx, unit) && can_rally {
             "; it must rally first when its card comes up"
         } else {
             " and loses its remaining actions"

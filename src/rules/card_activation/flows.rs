@@ -535,11 +535,9 @@ fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
     );
     assert!(unit(&s, "Guards").has(ROUTED));
     assert!(logged(&s, "Rifles acts from Overwatch"));
-    // Their card is still to come: the rout does not say the actions are lost.
-    assert!(logged(
-        &s,
-        "own edge); it must rally first when its card comes up"
-    ));
+    // Their card is still to come, but with no action left to rally with:
+    // the rout says the actions are lost.
+    assert!(logged(&s, "own edge) and loses its remaining actions"));
     feed(&mut s, &["c end"]);
     // The Guards' own card: nothing left to rally with this turn.
     assert!(logged(
@@ -570,7 +568,7 @@ fn units_given_one_name_are_told_apart() {
 }
 
 #[test]
-fn a_card_whose_actions_went_alongside_still_gives_overwatch_its_moment() {
+fn a_card_whose_actions_went_alongside_says_so_and_play_goes_on() {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c overwatch"]);
@@ -587,10 +585,43 @@ fn a_card_whose_actions_went_alongside_still_gives_overwatch_its_moment() {
         ],
     );
     feed(&mut s, &["c end"]);
-    assert_asking(
+    assert!(logged(
         &s,
-        "Guards' card comes up with every action taken alongside: does a unit on Overwatch act?",
-    );
-    feed(&mut s, &["c on"]);
+        "Guards' card comes up with every action taken alongside"
+    ));
+    // The Rifles' held action is offered in the next unit's menu.
     assert_asking(&s, "Captain has 2 action(s) left");
+    assert_asking(&s, "A unit on Overwatch acts");
+}
+
+#[test]
+fn a_unit_routed_before_its_card_is_told_it_rallies_then() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c overwatch"]);
+    // In the Militia's activation the Rifles rout the Guards, whose 3s is
+    // still to come.
+    feed(
+        &mut s,
+        &[
+            "c watch", "c u0", "c shoot", "c u3", "n 0", "n 1", "c yes", "d 6 6",
+        ],
+    );
+    assert!(logged(
+        &s,
+        "own edge); it must rally first when its card comes up"
+    ));
+}
+
+#[test]
+fn an_older_saves_charge_by_distance_out_of_reach_reads_as_no_charge() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    // One 6 in move cannot reach 8 in; an older save answered "distance".
+    feed(&mut s, &["c move"]);
+    assert!(!asking(&s).contains("Charged: 8"), "{}", asking(&s));
+    feed(&mut s, &["c distance"]);
+    assert!(logged(&s, "Rifles moves up to 6 in"));
+    assert!(!logged(&s, "Rifles charges"));
+    assert_asking(&s, "Rifles has 1 action(s) left");
 }

@@ -311,7 +311,7 @@ fn the_enemy_mob_can_be_caught_in_your_turn() {
         &s,
         "Foot has no man in ranks: a mob keeps away from the enemy and cannot start a combat"
     ));
-    feed(&mut s, &["c none"]);
+    // Not offered again: with no other unit, the British turn ends.
     // Round 2, French step 1: the French close in and the mob cannot get away.
     assert_asking(&s, "French, step 1");
     feed(&mut s, &["c mob-lost", "c u1"]);

@@ -433,6 +433,12 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
                     ctx.state().unit_name(unit)
                 ),
             );
+            // Not offered again this turn.
+            ctx.apply(Effect::SetStatus {
+                unit,
+                status: FOUGHT.into(),
+                on: true,
+            });
             continue;
         }
         combat::fight(ctx, side, unit)?;
