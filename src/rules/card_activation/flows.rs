@@ -509,23 +509,21 @@ fn a_free_melee_earned_alongside_is_kept_when_the_leader_ends() {
     ));
 }
 
-#[test]
-fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
+/// The Rifles go on Overwatch; in the Militia's activation the Guards move
+/// twice alongside them, spending both their actions.
+fn guards_move_twice_alongside() -> Session {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c overwatch"]);
+    let twice = ["c with-u3", "c move", "c none"].repeat(2);
+    feed(&mut s, &twice);
+    s
+}
+
+#[test]
+fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
     // The Guards spend both actions moving alongside the Militia...
-    feed(
-        &mut s,
-        &[
-            "c with-u3",
-            "c move",
-            "c none",
-            "c with-u3",
-            "c move",
-            "c none",
-        ],
-    );
+    let mut s = guards_move_twice_alongside();
     // ...and the Rifles rout them from Overwatch.
     feed(
         &mut s,
@@ -569,21 +567,8 @@ fn units_given_one_name_are_told_apart() {
 
 #[test]
 fn a_card_whose_actions_went_alongside_says_so_and_play_goes_on() {
-    let mut s = begin();
-    feed(&mut s, &DEAL[..7]);
-    feed(&mut s, &["c overwatch"]);
     // The Guards take both actions alongside the Militia, who then end.
-    feed(
-        &mut s,
-        &[
-            "c with-u3",
-            "c move",
-            "c none",
-            "c with-u3",
-            "c move",
-            "c none",
-        ],
-    );
+    let mut s = guards_move_twice_alongside();
     feed(&mut s, &["c end"]);
     assert!(logged(
         &s,
