@@ -771,9 +771,7 @@ impl AppState {
             ));
         }
         if !problems.is_empty() {
-            let message = format!("Cards not entered: {}.", problems.join("; "));
-            self.refusals.push(message.clone());
-            self.notify(message);
+            self.refuse(format!("Cards not entered: {}.", problems.join("; ")));
             return;
         }
         self.cards_typed.clear();
@@ -802,14 +800,10 @@ impl AppState {
             .unwrap_or_else(|| default_number(min, max).to_string());
         match text.trim().parse::<i64>() {
             Ok(n) => self.apply(Event::Answer(Answer::Number(n))),
-            Err(_) => {
-                let message = format!(
-                    "Number not entered: \"{}\" is not a whole number (type one from {min} to {max}).",
-                    text.trim()
-                );
-                self.refusals.push(message.clone());
-                self.notify(message);
-            }
+            Err(_) => self.refuse(format!(
+                "Number not entered: \"{}\" is not a whole number (type one from {min} to {max}).",
+                text.trim()
+            )),
         }
     }
 
@@ -870,38 +864,37 @@ impl AppState {
             _ => None,
         };
         let outcome = autosave.apply(s, event);
-        let taken = !matches!(outcome, Err(save::AutosaveError::Refused(_)));
-        if taken {
-            self.last_answer = Some((s.events().len(), log_before));
-        }
-        match &outcome {
-            Err(save::AutosaveError::Save(_)) => self.save_failed = true,
-            Ok(()) => self.save_failed = false,
-            Err(_) => {}
-        }
-        // A refused answer stays to be mended: cards as typed codes (the
-        // picked ones would fill the question already), a number as typed.
-        if taken {
-            self.clear_entries();
-        } else if let Some(cards) = refused_cards {
-            self.cards_entry.clear();
-            let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
-            self.cards_typed = codes.join(" ");
+        if let Err(save::AutosaveError::Refused(_)) = outcome {
+            // A refused answer stays to be mended: cards as typed codes (the
+            // picked ones would fill the question already), a number as typed.
+            if let Some(cards) = refused_cards {
+                self.cards_entry.clear();
+                let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+                self.cards_typed = codes.join(" ");
+            } else {
+                self.dice_entry.clear();
+            }
         } else {
-            self.dice_entry.clear();
+            // Taken (saved or not).
+            self.last_answer = Some((s.events().len(), log_before));
+            self.save_failed = outcome.is_err();
+            self.clear_entries();
         }
         match outcome {
-            Err(e) => {
-                let message = e.to_string();
-                self.refusals.push(message.clone());
-                self.notify(message);
-            }
+            Err(e) => self.refuse(e.to_string()),
             // The question the refusals were about has been answered.
             Ok(_) => {
                 let gone = std::mem::take(&mut self.refusals);
                 self.messages.retain(|m| !gone.contains(m));
             }
         }
+    }
+
+    /// Shows `message`, which refused an answer to the question on screen;
+    /// it goes once an answer is taken.
+    fn refuse(&mut self, message: String) {
+        self.refusals.push(message.clone());
+        self.notify(message);
     }
 }
 

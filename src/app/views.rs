@@ -362,17 +362,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             .clone()
                             .unwrap_or_else(|| default_number(*min, *max).to_string());
                         let label = ui.label(format!("Number ({min} to {max}):"));
+                        // One step from the number typed, kept in range (the
+                        // least allowed when the text is no number).
                         let typed = text.trim().parse::<i64>().ok();
+                        let step = |by: i64| {
+                            let n = typed.map_or(*min, |n| n.saturating_add(by));
+                            n.clamp(*min, (*max).max(*min)).to_string()
+                        };
                         if ui.small_button("-").clicked() {
-                            let n = typed.map_or(*min, |n| n.saturating_sub(1));
-                            text = n.clamp(*min, (*max).max(*min)).to_string();
+                            text = step(-1);
                         }
                         let field = ui
                             .add(egui::TextEdit::singleline(&mut text).desired_width(50.0))
                             .labelled_by(label.id);
                         if ui.small_button("+").clicked() {
-                            let n = typed.map_or(*min, |n| n.saturating_add(1));
-                            text = n.clamp(*min, (*max).max(*min)).to_string();
+                            text = step(1);
                         }
                         if Some(&text) != state.number_typed.as_ref() {
                             cmds.push(Command::SetNumberTyped(text));
@@ -459,13 +463,18 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         let line = ui.label(&l.text);
                         // The rule a check applied, and its ruling, on
                         // hovering: in the line's words it would repeat
-                        // the ruling under every check of that rule.
-                        if let Some(rule) = l.rule.as_deref().and_then(|id| ruleset.rule(id)) {
-                            let ruling = l
-                                .ruling
-                                .as_deref()
-                                .map_or_else(String::new, |r| format!("\nRuling: {r}"));
-                            line.on_hover_text(format!("{}{ruling}", rule.title));
+                        // the ruling under every check of that rule. Looked
+                        // up only for the line hovered, not every line in
+                        // every frame.
+                        if let Some(id) = l.rule.as_deref() {
+                            line.on_hover_ui(|ui| {
+                                if let Some(rule) = ruleset.rule(id) {
+                                    ui.label(&rule.title);
+                                }
+                                if let Some(r) = &l.ruling {
+                                    ui.label(format!("Ruling: {r}"));
+                                }
+                            });
                         }
                     }
                 });

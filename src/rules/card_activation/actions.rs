@@ -45,6 +45,12 @@ fn go_on_overwatch(ctx: &mut Ctx, unit: UnitId) {
     });
 }
 
+/// Actions `unit` has not taken yet this turn (its own card's, less those
+/// taken alongside another unit or from Overwatch).
+fn actions_left(ctx: &Ctx, unit: UnitId) -> i32 {
+    stat(ctx, unit, "actions").max(0) - stat(ctx, unit, SPENT)
+}
+
 fn add_spent(ctx: &mut Ctx, unit: UnitId) {
     let v = stat(ctx, unit, SPENT) + 1;
     ctx.apply(Effect::SetStat {
@@ -65,8 +71,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         // Routed after spending every action alongside another unit: no
         // action is left to rally with this turn.
         let cost = num(ctx, "rally_action_cost").max(0);
-        let spent = stat(ctx, unit, SPENT);
-        if spent > 0 && actions - spent < cost {
+        if stat(ctx, unit, SPENT) > 0 && actions_left(ctx, unit) < cost {
             ctx.resolved(
                 "rally",
                 format!("{name} has no action left to rally with this turn"),
@@ -98,8 +103,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let mut own = Momentum::of(ctx, unit);
     // Every action already taken alongside an earlier unit: the card comes
     // up with nothing to do (units on Overwatch act from the next menu).
-    let spent_alongside = stat(ctx, unit, SPENT);
-    if spent_alongside > 0 && actions - spent_alongside <= 0 && own.free_melee == 0 {
+    if stat(ctx, unit, SPENT) > 0 && actions_left(ctx, unit) <= 0 && own.free_melee == 0 {
         ctx.resolved(
             "combined-actions",
             format!(
@@ -116,11 +120,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         // A rout forfeits the rest of the turn's actions, a charge's free
         // melee too: routing figures run away at once.
         let forfeit = has(ctx, unit, FORFEIT);
-        let left = if forfeit {
-            0
-        } else {
-            actions - stat(ctx, unit, SPENT)
-        };
+        let left = if forfeit { 0 } else { actions_left(ctx, unit) };
         // With its own actions spent the activation ends: the units next in
         // sequence then act on their own cards, which come next anyway.
         if forfeit || (left <= 0 && own.free_melee == 0) {
@@ -188,28 +188,8 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         // Actions taken before this one, each a penalty in combat.
         let prior = stat(ctx, unit, SPENT);
         match picked.as_str() {
-            "move" => {
-                add_spent(ctx, unit);
-                own.charged(charge(ctx, unit, own.moves_in_row)?);
-                own.save(ctx, unit);
-            }
-            "melee" | "free-melee" => {
-                // The free melee a charge earns costs no action.
-                if picked == "free-melee" {
-                    own.free_melee -= 1;
-                    own.save(ctx, unit);
-                } else {
-                    add_spent(ctx, unit);
-                }
-                attack(ctx, unit, Attack::Melee, own.charge_bonus, prior)?;
-            }
-            "shoot" => {
-                add_spent(ctx, unit);
-                attack(ctx, unit, Attack::Ballistic, 0, prior)?;
-            }
-            "special" => {
-                add_spent(ctx, unit);
-                special(ctx, unit)?;
+            "move" | "melee" | "free-melee" | "shoot" | "special" => {
+                take_action(ctx, unit, &picked, &mut own, prior)?;
             }
             "split" => {
                 add_spent(ctx, unit);
@@ -291,9 +271,9 @@ impl Momentum {
 
 /// Units of `acting`'s side whose cards come right after its own, with no
 /// enemy card between ("in sequence"), that need not rally first and still
-/// have actions (or a free melee earned acting together, in `partners`): they
-/// may act together with it, each action taken now counted against their own
-/// when their card comes.
+/// have actions (or a free melee their own charge earned): they may act
+/// together with it, each action taken now counted against their own when
+/// their card comes.
 fn in_sequence_with(ctx: &Ctx, acting: UnitId) -> Vec<UnitId> {
     let state = ctx.state();
     let order = &state.activation;
@@ -311,8 +291,7 @@ fn in_sequence_with(ctx: &Ctx, acting: UnitId) -> Vec<UnitId> {
             state.units[u].in_play()
                 && !has(ctx, u, ROUTED)
                 && !has(ctx, u, FORFEIT)
-                && (stat(ctx, u, "actions") - stat(ctx, u, SPENT) > 0
-                    || Momentum::of(ctx, u).free_melee > 0)
+                && (actions_left(ctx, u) > 0 || Momentum::of(ctx, u).free_melee > 0)
         })
         .collect()
 }
@@ -324,7 +303,7 @@ fn in_sequence_with(ctx: &Ctx, acting: UnitId) -> Vec<UnitId> {
 fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
     let mut run = Momentum::of(ctx, unit);
     let name = ctx.state().unit_name(unit);
-    let left = (stat(ctx, unit, "actions") - stat(ctx, unit, SPENT)).max(0);
+    let left = actions_left(ctx, unit).max(0);
     let mut options = if left > 0 {
         basic_actions(ctx, unit)
     } else {
@@ -345,20 +324,32 @@ fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
         format!("{name} acts together with {with}"),
     );
     let prior = stat(ctx, unit, SPENT);
-    if picked != "free-melee" {
-        add_spent(ctx, unit);
+    take_action(ctx, unit, &picked, &mut run, prior)
+}
+
+/// `unit` takes the action `picked` (move, melee, free melee, shoot or a
+/// special action) with what it earned so far, `prior` actions taken before
+/// it: its own activation and an action alongside another unit share this.
+fn take_action(
+    ctx: &mut Ctx,
+    unit: UnitId,
+    picked: &str,
+    momentum: &mut Momentum,
+    prior: i32,
+) -> Flow<()> {
+    if picked == "free-melee" {
+        // The free melee a charge earns costs no action.
+        momentum.free_melee -= 1;
+        momentum.save(ctx, unit);
+        return attack(ctx, unit, Attack::Melee, momentum.charge_bonus, prior);
     }
-    match picked.as_str() {
+    add_spent(ctx, unit);
+    match picked {
         "move" => {
-            run.charged(charge(ctx, unit, run.moves_in_row)?);
-            run.save(ctx, unit);
+            momentum.charged(charge(ctx, unit, momentum.moves_in_row)?);
+            momentum.save(ctx, unit);
         }
-        "melee" => attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?,
-        "free-melee" => {
-            run.free_melee -= 1;
-            run.save(ctx, unit);
-            attack(ctx, unit, Attack::Melee, run.charge_bonus, prior)?;
-        }
+        "melee" => attack(ctx, unit, Attack::Melee, momentum.charge_bonus, prior)?,
         "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,
         _ => special(ctx, unit)?,
     }
@@ -897,7 +888,7 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
     } else {
         // A unit whose card is still to come keeps it: it rallies first then.
         let cost = num(ctx, "rally_action_cost").max(0);
-        let can_rally = stat(ctx, unit, "actions") - stat(ctx, unit, SPENT) >= cost;
+        let can_rally = actions_left(ctx, unit) >= cost;
         let after = if card_to_come(ctx, unit) && can_rally {
             "; it must rally first when its card comes up"
         } else {

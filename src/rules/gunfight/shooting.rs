@@ -2,8 +2,9 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left,
-    lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
+    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, has_card_left,
+    is_suit, joker_left, lives_left, no_card_note, num, one_card, pick_gunman, value, weapon,
+    yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -72,7 +73,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             format!("Does {name} add a Joker to fan the pistol?"),
             "fan-shot",
         )?
-        && has_card_left(ctx, side, "fan-shot", "for a Joker: one shot")
+        && has_card_left(ctx, side, "fan-shot", " for a Joker: one shot")
     {
         one_card(
             ctx,
@@ -162,14 +163,13 @@ fn overwatch_at(
         };
         let mut options = vec![Choice::new("none", "Nobody fires")];
         for &s in &shooters {
-            let spent = if cards_left(ctx, s) == 0 {
-                " (no card left)"
-            } else {
-                ""
-            };
             options.push(Choice::new(
                 format!("ow-{s}"),
-                format!("{} fires on overwatch{spent}", ctx.state().side_name(s)),
+                format!(
+                    "{} fires on overwatch{}",
+                    ctx.state().side_name(s),
+                    no_card_note(ctx, s)
+                ),
             ));
         }
         let prompt = if lives_left(ctx, figure) > 0 {
@@ -189,7 +189,7 @@ fn overwatch_at(
         };
         // Offered all the same (older saves answered this question), but a
         // hand played out has no shooting card.
-        if !has_card_left(ctx, s, "overwatch", "to fire with") {
+        if !has_card_left(ctx, s, "overwatch", " to fire with") {
             continue;
         }
         let ids = gunmen_of(ctx, s);
@@ -254,24 +254,10 @@ fn overwatch_at(
     }
 }
 
-/// Whether `side` still holds a card; if not, logs that it has none `for_what`.
-fn has_card_left(ctx: &mut Ctx, side: SideId, rule: &str, for_what: &str) -> bool {
-    if cards_left(ctx, side) > 0 {
-        return true;
-    }
-    let name = ctx.state().side_name(side);
-    ctx.resolved(rule, format!("{name} has no card left {for_what}"));
-    false
-}
-
 /// A fan-shot's first shot took `out` out: the shooter may turn the other
 /// shot on another enemy or a civilian (same card and modifiers), or hold it.
 fn retarget(ctx: &mut Ctx, side: SideId, shooter: &str, out: UnitId) -> Flow<Option<Target>> {
-    let enemies = enemies_of(ctx, side);
-    let mut options: Vec<Choice> = enemies.iter().map(|&i| gunman_choice(ctx, i)).collect();
-    if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
-        options.push(Choice::new("civilian", "A civilian"));
-    }
+    let (enemies, mut options) = target_choices(ctx, side);
     options.push(Choice::new("hold", "Hold the other shot"));
     let out_name = ctx.state().unit_name(out);
     let picked = ctx.choose(
@@ -281,14 +267,7 @@ fn retarget(ctx: &mut Ctx, side: SideId, shooter: &str, out: UnitId) -> Flow<Opt
         options,
         Some("fan-shot"),
     )?;
-    let target = if picked == "civilian" {
-        Some(Target::Civilian)
-    } else {
-        enemies
-            .into_iter()
-            .find(|i| picked == format!("g{i}"))
-            .map(Target::Gunman)
-    };
+    let target = chosen_target(&picked, &enemies);
     if target.is_none() {
         ctx.resolved(
             "fan-shot",
@@ -300,19 +279,32 @@ fn retarget(ctx: &mut Ctx, side: SideId, shooter: &str, out: UnitId) -> Flow<Opt
 
 /// Asks for the target: an enemy gunman, or a civilian.
 fn pick_target(ctx: &mut Ctx, side: SideId, rule: &str) -> Flow<Option<Target>> {
+    let (enemies, options) = target_choices(ctx, side);
+    let picked = ctx.choose("Shoot at whom?", options, Some(rule))?;
+    Ok(chosen_target(&picked, &enemies))
+}
+
+/// The enemy gunmen of `side`, and the choices of a target among them and,
+/// where civilians were set up, a civilian.
+fn target_choices(ctx: &Ctx, side: SideId) -> (Vec<UnitId>, Vec<Choice>) {
     let enemies = enemies_of(ctx, side);
     let mut options: Vec<Choice> = enemies.iter().map(|&i| gunman_choice(ctx, i)).collect();
     if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
         options.push(Choice::new("civilian", "A civilian"));
     }
-    let picked = ctx.choose("Shoot at whom?", options, Some(rule))?;
+    (enemies, options)
+}
+
+/// The target a choice of [`target_choices`] names (`None`: another choice).
+fn chosen_target(picked: &str, enemies: &[UnitId]) -> Option<Target> {
     if picked == "civilian" {
-        return Ok(Some(Target::Civilian));
+        return Some(Target::Civilian);
     }
-    Ok(enemies
-        .into_iter()
+    enemies
+        .iter()
+        .copied()
         .find(|i| picked == format!("g{i}"))
-        .map(Target::Gunman))
+        .map(Target::Gunman)
 }
 
 fn target_name(ctx: &Ctx, target: Target) -> String {

@@ -2,8 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves,
-    one_card, shooting, stop_game,
+    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, has_card_left, joker_left,
+    moves, no_card_note, one_card, shooting, stop_game,
 };
 use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
@@ -128,14 +128,13 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
         format!("{}'s go", ctx.state().side_name(next)),
     )];
     for &s in &cutters {
-        let spent = if cards_left(ctx, s) == 0 {
-            " (no card left)"
-        } else {
-            ""
-        };
         options.push(Choice::new(
             format!("joker-{s}"),
-            format!("{} cuts in with a Joker{spent}", ctx.state().side_name(s)),
+            format!(
+                "{} cuts in with a Joker{}",
+                ctx.state().side_name(s),
+                no_card_note(ctx, s)
+            ),
         ));
     }
     let picked = ctx.choose("Who goes next?", options, Some("joker-interrupt"))?;
@@ -149,11 +148,7 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     let name = ctx.state().side_name(side);
     // Offered all the same (older saves answered this question), but a hand
     // played out holds no Joker.
-    if cards_left(ctx, side) == 0 {
-        ctx.resolved(
-            "joker-interrupt",
-            format!("{name} has no card left, so no Joker to cut in with"),
-        );
+    if !has_card_left(ctx, side, "joker-interrupt", ", so no Joker to cut in with") {
         return Ok(next);
     }
     one_card(
