@@ -3,8 +3,9 @@
 //! from the session's events to the same state.
 
 use adjutant::rules::games::{GameId, Library};
+use adjutant::rules::procedure::Answer;
 use adjutant::rules::script::{Script, play};
-use adjutant::rules::session::Session;
+use adjutant::rules::session::{Event, Session};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -217,4 +218,57 @@ fn every_game_saves_and_resumes_mid_game() {
             assert_eq!(loaded.session.pending(), part.pending(), "{name} at {cut}");
         }
     }
+}
+
+/// Every one-option question of every shipped script: the window answers it
+/// by itself with the same answer the script gives, so the log is the same
+/// either way, and Undo and Redo step over it with the answer before it.
+#[test]
+fn one_option_questions_answer_themselves_and_undo_with_the_answer_before() {
+    let mut seen = 0;
+    for name in [
+        "card-activation-turn.ron",
+        "gunfight-showdown.ron",
+        "napoleonic-skirmish.ron",
+        "t52-four-rounds.ron",
+    ] {
+        let played = play_library(name);
+        let (game, ruleset, seed) = (played.game(), played.ruleset().clone(), played.seed());
+        let events = played.events().to_vec();
+        let mut s = Session::new(game, ruleset, seed);
+        for (i, e) in events.iter().enumerate() {
+            let only = s.pending().and_then(|r| r.only_choice()).cloned();
+            if let Some(only) = only {
+                seen += 1;
+                let at = s.events().len();
+                let answered = s
+                    .answer_only_choices()
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(answered.len(), 1, "{name}: one question at event {i}");
+                assert_eq!(
+                    *e,
+                    Event::Answer(Answer::Choice(only.id.clone())),
+                    "{name}: the script answers event {i} the same way"
+                );
+                let after = s.state().clone();
+                // Undo takes the answer before with it: the question it
+                // brings back is one a player answers.
+                assert!(s.undo_step() >= 2, "{name}: undo steps over event {i}");
+                assert!(s.events().len() < at, "{name}");
+                assert!(
+                    s.pending().and_then(|r| r.only_choice()).is_none(),
+                    "{name}: undo stops at a question with a choice"
+                );
+                while s.events().len() <= at {
+                    assert!(s.redo_step().unwrap_or(false), "{name}: redo at {i}");
+                }
+                assert_eq!(s.events().len(), at + 1, "{name}: redo stops after it");
+                assert_eq!(s.state(), &after, "{name}: redo restores event {i}");
+                continue;
+            }
+            s.apply(e.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert_eq!(s.state(), played.state(), "{name}: same game");
+    }
+    assert_eq!(seen, 4, "one-option questions in the shipped scripts");
 }

@@ -1160,9 +1160,6 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
         .map_or(Vec::new(), |(s, _)| {
             let st = harness.state();
             st.last_answer_lines(s)
-                .iter()
-                .map(|l| l.text.clone())
-                .collect()
         });
     assert!(
         lines
@@ -1208,4 +1205,68 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     assert!(said.starts_with("Ah is named 2 times"), "{said}");
     assert_eq!(harness.state().cards_typed, typed);
     assert!(harness.state().cards_entry.is_empty());
+}
+
+/// A question with one option is not put to the player: the window takes it,
+/// says so with the last answer's lines, and Undo takes it back together
+/// with the answer that led to it (Redo puts both back).
+#[test]
+fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before() {
+    use adjutant::rules::games::Library;
+    use adjutant::rules::procedure::Answer;
+    use adjutant::rules::script::{Script, play};
+    use adjutant::rules::session::{Event, Session};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // The Card-activation script up to the Captain's second move: a first
+    // move of 6 in cannot reach a charge by distance, so "No charge" is the
+    // only answer to the charge question it brings.
+    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts/card-activation-turn.ron");
+    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
+    let (lib, _) = Library::builtin();
+    let played = play(&script, &lib, &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    let events = played.events();
+    let at = events
+        .windows(2)
+        .position(|w| {
+            w == [
+                Event::Answer(Answer::Choice("move".into())),
+                Event::Answer(Answer::Choice("none".into())),
+            ]
+        })
+        .unwrap_or_else(|| panic!("the script moves with no charge possible"));
+    let before = Session::replay(
+        played.game(),
+        played.ruleset().clone(),
+        played.seed(),
+        events[..at].to_vec(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = write_save(dir.path(), "card-activation-1.ron", "");
+    adjutant::rules::save::save(&before, &path).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume card-activation-1.ron").click();
+    harness.run();
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("Captain has 2 action(s) left"), "{asked}");
+    harness.get_by_label("Move").click();
+    harness.run();
+    assert_eq!(event_count(&harness), at + 2, "the move and its only answer");
+    assert!(pending_prompt(&harness).contains("Captain has 1 action(s) left"));
+    harness
+        .get_by_label_contains("No charge (the only choice: Captain moves up to 6 in.")
+        .hover();
+    assert_logged(&harness, "Captain moves up to 6 in");
+    // The autosave has the answer, as a script would give it.
+    let saved = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(saved.matches("Choice(\"none\")").count(), 1, "{saved}");
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(event_count(&harness), at);
+    assert_eq!(pending_prompt(&harness), asked);
+    harness.get_by_label("Redo").click();
+    harness.run();
+    assert_eq!(event_count(&harness), at + 2);
+    assert!(pending_prompt(&harness).contains("Captain has 1 action(s) left"));
 }

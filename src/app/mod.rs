@@ -15,7 +15,6 @@ use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::ruleset::RulesetError;
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
-use crate::rules::state::LogLine;
 use crate::table::{Card, DieSource};
 use crate::vision::scan::Readers;
 use crate::vision::settle::{RollWatcher, SettleRule};
@@ -214,10 +213,9 @@ pub struct AppState {
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
-    /// What the last answer did, shown beside the next question: (the
-    /// session's event count after it, the first log line it added). Stale,
+    /// What the last answer did, shown beside the next question. Stale,
     /// and not shown, once the event count differs (undo, redo, another game).
-    last_answer: Option<(usize, usize)>,
+    last_answer: Option<LastAnswer>,
     /// Messages the player dismissed since the frame source started: a
     /// non-fatal frame problem among them (a bad photo met again on every
     /// loop of a replay) is not shown again.
@@ -359,8 +357,8 @@ impl AppState {
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     if cmd == Command::Undo {
-                        s.undo();
-                    } else if let Err(e) = s.redo() {
+                        s.undo_step();
+                    } else if let Err(e) = s.redo_step() {
                         problems.push(format!("Cannot redo: {e}"));
                     }
                     let saved = save::save(s, &autosave.path);
@@ -464,6 +462,9 @@ impl AppState {
                 self.dismissed.extend(all);
             }
         }
+        // Whatever brought a question with one option up (an answer, a new
+        // or resumed game, Redo), it is answered, not put to the player.
+        self.answer_only_choices();
     }
 
     /// Starts reading frames from the source `open` gives (replacing any
@@ -837,12 +838,78 @@ impl AppState {
 
     /// The log lines the last answer added, while it is the session's last
     /// event (empty otherwise).
-    pub fn last_answer_lines<'a>(&self, session: &'a Session) -> &'a [LogLine] {
-        match self.last_answer {
-            Some((events, from)) if events == session.events().len() => {
-                session.state().log.get(from..).unwrap_or(&[])
+    pub fn last_answer_lines(&self, session: &Session) -> Vec<String> {
+        let Some(last) = self
+            .last_answer
+            .as_ref()
+            .filter(|l| l.events == session.events().len())
+        else {
+            return Vec::new();
+        };
+        let log = &session.state().log;
+        let mut lines = Vec::new();
+        let mut at = last.from;
+        for (before, said) in &last.only {
+            lines.extend(
+                log.get(at..*before)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|l| l.text.clone()),
+            );
+            lines.push(said.clone());
+            at = (*before).max(at);
+        }
+        lines.extend(log.get(at..).unwrap_or(&[]).iter().map(|l| l.text.clone()));
+        lines
+    }
+
+    /// Answers the question on screen while it has only one option (nothing
+    /// for the player to decide; scripts still answer such questions), and
+    /// says so with the last answer's lines.
+    fn answer_only_choices(&mut self) {
+        let Some((s, autosave)) = &mut self.session else {
+            return;
+        };
+        let events_before = s.events().len();
+        let mut only = Vec::new();
+        let mut problem = None;
+        while let Some((prompt, choice)) = s
+            .pending()
+            .and_then(|r| r.only_choice().map(|c| (r.prompt.clone(), c.clone())))
+        {
+            let before = s.state().log.len();
+            if let Err(e) = s.apply(Event::Answer(Answer::Choice(choice.id.clone()))) {
+                problem = Some(format!("\"{}\" could not be taken: {e}", choice.label));
+                break;
             }
-            _ => &[],
+            only.push((
+                before,
+                format!("{} (the only choice: {prompt})", choice.label),
+            ));
+        }
+        if !only.is_empty() {
+            let saved = save::save(s, &autosave.path);
+            self.save_failed = saved.is_err();
+            if let Err(e) = saved {
+                problem.get_or_insert(format!("Not saved: {e}"));
+            }
+            // Part of the answer that led here, when there was one.
+            let last = match self.last_answer.take() {
+                Some(last) if last.events == events_before => last,
+                _ => LastAnswer {
+                    events: events_before,
+                    from: only[0].0,
+                    only: Vec::new(),
+                },
+            };
+            self.last_answer = Some(LastAnswer {
+                events: s.events().len(),
+                only: [last.only, only].concat(),
+                ..last
+            });
+        }
+        if let Some(p) = problem {
+            self.notify(p);
         }
     }
 
@@ -876,7 +943,11 @@ impl AppState {
             }
         } else {
             // Taken (saved or not).
-            self.last_answer = Some((s.events().len(), log_before));
+            self.last_answer = Some(LastAnswer {
+                events: s.events().len(),
+                from: log_before,
+                only: Vec::new(),
+            });
             self.save_failed = outcome.is_err();
             self.clear_entries();
         }
@@ -914,6 +985,20 @@ fn install_suit_font(ctx: &egui::Context) {
         family.push(SUITS.to_owned());
     }
     ctx.set_fonts(fonts);
+}
+
+/// What the last answer taken did: the log lines it added, and the
+/// one-option questions answered by themselves after it.
+#[derive(Debug, Clone, PartialEq)]
+struct LastAnswer {
+    /// The session's event count after it (and after the questions that
+    /// answered themselves).
+    events: usize,
+    /// The first log line it added.
+    from: usize,
+    /// Each question that answered itself: the log's length when it was
+    /// answered, and what to say.
+    only: Vec<(usize, String)>,
 }
 
 /// The eframe application.

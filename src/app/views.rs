@@ -1278,8 +1278,8 @@ fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &
     for row in 0..LAST_ANSWER_LINES {
         let text = match lines.get(from + row) {
             // Earlier lines of the same answer are in the log below.
-            Some(line) if row == 0 && from > 0 => format!("... {}", line.text),
-            Some(line) => line.text.clone(),
+            Some(line) if row == 0 && from > 0 => format!("... {line}"),
+            Some(line) => line.clone(),
             None => " ".to_string(),
         };
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());

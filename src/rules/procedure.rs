@@ -164,6 +164,15 @@ impl fmt::Display for AnswerError {
 impl std::error::Error for AnswerError {}
 
 impl Request {
+    /// The one option of a choice that has only one: nothing for a player to
+    /// decide, so the window answers it by itself (scripts still answer it).
+    pub fn only_choice(&self) -> Option<&Choice> {
+        match &self.ask {
+            Ask::Choose { options } if options.len() == 1 => options.first(),
+            _ => None,
+        }
+    }
+
     /// What this request expects, in words.
     pub fn expected(&self) -> String {
         match &self.ask {

@@ -4,7 +4,7 @@
 use super::ProcedureSpec;
 use super::effect::Effect;
 use super::games::GameId;
-use super::procedure::{Answer, AnswerError, Ask, Ctx, Input, Interrupt, Request};
+use super::procedure::{Answer, AnswerError, Ask, Choice, Ctx, Input, Interrupt, Request};
 use super::ruleset::Ruleset;
 use super::state::GameState;
 use crate::table::{Card, DicePool};
@@ -72,6 +72,9 @@ pub struct Session {
     state: GameState,
     running: Option<Running>,
 }
+
+/// Most one-option questions [`Session::answer_only_choices`] answers in a row.
+const MAX_ONLY_CHOICES: usize = 1000;
 
 /// Mixes the session seed with an event index: every event gets its own
 /// reproducible random stream, independent of what came before.
@@ -265,6 +268,53 @@ impl Session {
             return Ok(false);
         };
         self.apply_inner(e)?;
+        Ok(true)
+    }
+
+    /// Answers the pending request while it is a choice with only one
+    /// option, as the window does; returns each request answered with the
+    /// option taken. A session that scripts drive is left to ask it (their
+    /// answers to such questions are part of the `play` contract).
+    pub fn answer_only_choices(&mut self) -> Result<Vec<(Request, Choice)>, SessionError> {
+        let mut answered = Vec::new();
+        // A procedure asks finitely often; the bound only guards against a
+        // procedure that would ask the same one-option question for ever.
+        for _ in 0..MAX_ONLY_CHOICES {
+            let Some((req, only)) = self
+                .pending()
+                .and_then(|r| r.only_choice().map(|c| (r.clone(), c.clone())))
+            else {
+                break;
+            };
+            self.apply(Event::Answer(Answer::Choice(only.id.clone())))?;
+            answered.push((req, only));
+        }
+        Ok(answered)
+    }
+
+    /// Undoes one step as the window counts them: the last event, and the
+    /// answers to one-option questions it was followed by (undoing only
+    /// those would bring the same question back, to be answered again by
+    /// itself). Returns how many events were undone.
+    pub fn undo_step(&mut self) -> usize {
+        let mut undone = 0;
+        while self.undo().is_some() {
+            undone += 1;
+            if self.pending().and_then(Request::only_choice).is_none() {
+                break;
+            }
+        }
+        undone
+    }
+
+    /// Redoes one step as [`Session::undo_step`] undid it: the next undone
+    /// event and the answers to one-option questions that followed it.
+    /// `Ok(false)` when there is nothing to redo.
+    pub fn redo_step(&mut self) -> Result<bool, SessionError> {
+        if !self.redo()? {
+            return Ok(false);
+        }
+        while self.pending().and_then(Request::only_choice).is_some() && self.redo()? {}
         Ok(true)
     }
 
