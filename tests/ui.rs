@@ -1252,7 +1252,11 @@ fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before()
     assert!(asked.contains("Captain has 2 action(s) left"), "{asked}");
     harness.get_by_label("Move").click();
     harness.run();
-    assert_eq!(event_count(&harness), at + 2, "the move and its only answer");
+    assert_eq!(
+        event_count(&harness),
+        at + 2,
+        "the move and its only answer"
+    );
     assert!(pending_prompt(&harness).contains("Captain has 1 action(s) left"));
     harness
         .get_by_label_contains("No charge (the only choice: Captain moves up to 6 in.")

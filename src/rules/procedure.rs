@@ -24,10 +24,11 @@ pub struct Choice {
     pub id: String,
     /// What the player sees.
     pub label: String,
-    /// An id this option had in an older Adjutant, still accepted (after
+    /// Ids this option had in an older Adjutant, or answers an older
+    /// Adjutant took here that now mean this option, still accepted (after
     /// every id and label) so that logs saved then replay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub former_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub former_ids: Vec<String>,
 }
 
 impl Choice {
@@ -36,13 +37,13 @@ impl Choice {
         Choice {
             id: id.into(),
             label: label.into(),
-            former_id: None,
+            former_ids: Vec::new(),
         }
     }
 
     /// The same choice, also accepting `id` (its id in an older Adjutant).
     pub fn formerly(mut self, id: impl Into<String>) -> Choice {
-        self.former_id = Some(id.into());
+        self.former_ids.push(id.into());
         self
     }
 }
@@ -210,11 +211,9 @@ impl Request {
                     .find(|o| o.id.to_lowercase() == want)
                     .or_else(|| options.iter().find(|o| o.label.to_lowercase() == want))
                     .or_else(|| {
-                        options.iter().find(|o| {
-                            o.former_id
-                                .as_ref()
-                                .is_some_and(|f| f.to_lowercase() == want)
-                        })
+                        options
+                            .iter()
+                            .find(|o| o.former_ids.iter().any(|f| f.to_lowercase() == want))
                     })
                     .map(|o| Answer::Choice(o.id.clone()))
                     .ok_or_else(|| bad(&Answer::Choice(c)))

@@ -564,7 +564,7 @@ fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
 }
 
 #[test]
-fn a_played_out_hand_cuts_in_with_no_joker_and_fires_no_overwatch() {
+fn a_played_out_hand_is_offered_no_cut_in_and_no_overwatch_fire() {
     let mut s = three_gangs();
     // Red's Doc shoots Green's A four times; Green saves with four Hearts
     // and so plays out its hand (the bid was the fifth card).
@@ -576,25 +576,34 @@ fn a_played_out_hand_cuts_in_with_no_joker_and_fires_no_overwatch() {
     // Red has played out its hand too: its go can only end.
     assert_asking(&s, "Red's go: every card of the hand is played");
     feed(&mut s, &["c done"]);
-    // Still asked (older saves answered it), but said so and refused.
-    assert_asking(&s, "Who goes next?");
-    assert_asking(&s, "Green cuts in with a Joker (no card left)");
-    feed(&mut s, &["c joker-2"]);
-    assert!(logged(
-        &s,
-        "Green has no card left, so no Joker to cut in with"
-    ));
+    // Still asked (older saves answered it; the window takes the lone
+    // option by itself), but Green is not offered a cut-in, and an older
+    // save's cut-in there reads as Blue's go.
+    assert_eq!(only_option(&s).as_deref(), Some("next"));
+    let mut old = s.clone();
+    feed(&mut s, &["c next"]);
+    feed(&mut old, &["c joker-2"]);
+    assert_eq!(old.state(), s.state());
     assert_asking(&s, "Blue's go");
     // Blue's Virgil moves: Green has no card to fire on overwatch with.
     feed(&mut s, &["c move", "c g5", "c yes", "k 8c"]);
-    assert_asking(&s, "Green fires on overwatch (no card left)");
-    feed(&mut s, &["c ow-2"]);
-    assert!(logged(&s, "Green has no card left to fire with"));
     assert_asking(&s, "Virgil moved: does anyone fire on overwatch?");
+    assert_eq!(only_option(&s).as_deref(), Some("none"));
+    let mut old = s.clone();
+    feed(&mut s, &["c none"]);
+    feed(&mut old, &["c ow-2"]);
+    assert_eq!(old.state(), s.state());
+}
+
+/// The id of the pending question's option when it has only one.
+fn only_option(s: &Session) -> Option<String> {
+    s.pending()
+        .and_then(|r| r.only_choice())
+        .map(|c| c.id.clone())
 }
 
 #[test]
-fn the_fan_question_after_the_last_card_finds_no_joker() {
+fn the_fan_question_after_the_last_card_offers_no_joker() {
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);
     for card in ["Ts", "Js", "Qs", "Ks"] {
@@ -608,9 +617,13 @@ fn the_fan_question_after_the_last_card_finds_no_joker() {
             feed(&mut s, &["c no", "c none", "d 1", "c none"]);
         }
     }
-    // The shooting card was the hand's last: asked as before, but no Joker.
-    feed(&mut s, &["c yes"]);
-    assert!(logged(&s, "Red has no card left for a Joker: one shot"));
+    // The shooting card was the hand's last: asked as before (the window
+    // takes the lone option), "No" alone; an older save's "yes" reads as no.
+    assert_eq!(only_option(&s).as_deref(), Some("no"));
+    let mut old = s.clone();
+    feed(&mut s, &["c no"]);
+    feed(&mut old, &["c yes"]);
+    assert_eq!(old.state(), s.state());
     assert_asking(&s, "Kid shoots 10 at Morgan (Ks)");
 }
 

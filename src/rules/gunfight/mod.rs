@@ -480,27 +480,6 @@ fn played_key(side: SideId, card: Card) -> String {
     format!("{PLAYED_PREFIX}{side}:{card}")
 }
 
-/// Whether `side` still holds a card; if not, logs "<side> has no card
-/// left" followed by `for_what` (with its own leading space or comma).
-pub(crate) fn has_card_left(ctx: &mut Ctx, side: SideId, rule: &str, for_what: &str) -> bool {
-    if cards_left(ctx, side) > 0 {
-        return true;
-    }
-    let name = ctx.state().side_name(side);
-    ctx.resolved(rule, format!("{name} has no card left{for_what}"));
-    false
-}
-
-/// " (no card left)" after a choice for a side whose hand is played out
-/// (offered all the same: older saves answered those questions).
-pub(crate) fn no_card_note(ctx: &Ctx, side: SideId) -> &'static str {
-    if cards_left(ctx, side) == 0 {
-        " (no card left)"
-    } else {
-        ""
-    }
-}
-
 /// Prefix of the counters of cards played this turn (cleared each turn).
 pub(crate) const PLAYED_PREFIX: &str = "played:";
 

@@ -2,9 +2,8 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, has_card_left,
-    is_suit, joker_left, lives_left, no_card_note, num, one_card, pick_gunman, value, weapon,
-    yes_no,
+    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left,
+    lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
 };
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
@@ -64,17 +63,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     )?;
     let (mut modifier, mut why) = situation(ctx, true)?;
     let mut shots = 1;
-    // Asked even with the hand played out (older saves answered it); a
-    // "yes" then finds no Joker to add.
-    if w == Weapon::Pistol
-        && joker_left(ctx, side)
-        && yes_no(
-            ctx,
-            format!("Does {name} add a Joker to fan the pistol?"),
-            "fan-shot",
-        )?
-        && has_card_left(ctx, side, "fan-shot", " for a Joker: one shot")
-    {
+    if w == Weapon::Pistol && joker_left(ctx, side) && fans(ctx, side, &name)? {
         one_card(
             ctx,
             side,
@@ -109,6 +98,20 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         return Ok(());
     }
     overwatch(ctx, side, shooter, Trigger::Fired)
+}
+
+/// Whether `side`'s gunman `name` adds a Joker to fan his pistol. With the
+/// hand played out there is no Joker to add: the question is asked all the
+/// same with "No" alone (older saves answered it; the window takes a lone
+/// option by itself), and an older save's "yes" there reads as no.
+fn fans(ctx: &mut Ctx, side: SideId, name: &str) -> Flow<bool> {
+    let prompt = format!("Does {name} add a Joker to fan the pistol?");
+    if cards_left(ctx, side) > 0 {
+        return yes_no(ctx, prompt, "fan-shot");
+    }
+    let no = Choice::new("no", "No (no card left)").formerly("yes");
+    ctx.choose(prompt, vec![no], Some("fan-shot"))?;
+    Ok(false)
 }
 
 /// Opponents of `side` (the active gang) may fire on overwatch at `figure`,
@@ -161,15 +164,20 @@ fn overwatch_at(
             Trigger::Moved => "moved",
             Trigger::Fired => "fired",
         };
-        let mut options = vec![Choice::new("none", "Nobody fires")];
+        // A hand played out has no shooting card. The question is asked all
+        // the same (older saves answered it; the window takes a lone option
+        // by itself), and such a side's fire in an older save reads as none.
+        let (shooters, played_out): (Vec<SideId>, Vec<SideId>) =
+            shooters.iter().partition(|&&s| cards_left(ctx, s) > 0);
+        let mut nobody = Choice::new("none", "Nobody fires");
+        for s in played_out {
+            nobody = nobody.formerly(format!("ow-{s}"));
+        }
+        let mut options = vec![nobody];
         for &s in &shooters {
             options.push(Choice::new(
                 format!("ow-{s}"),
-                format!(
-                    "{} fires on overwatch{}",
-                    ctx.state().side_name(s),
-                    no_card_note(ctx, s)
-                ),
+                format!("{} fires on overwatch", ctx.state().side_name(s)),
             ));
         }
         let prompt = if lives_left(ctx, figure) > 0 {
@@ -187,11 +195,6 @@ fn overwatch_at(
         else {
             return Ok(());
         };
-        // Offered all the same (older saves answered this question), but a
-        // hand played out has no shooting card.
-        if !has_card_left(ctx, s, "overwatch", " to fire with") {
-            continue;
-        }
         let ids = gunmen_of(ctx, s);
         let Some(shooter) = pick_gunman(ctx, "Which gunman fires?", &ids, "overwatch")? else {
             continue;

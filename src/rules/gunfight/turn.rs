@@ -2,8 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, has_card_left, joker_left,
-    moves, no_card_note, one_card, shooting, stop_game,
+    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves,
+    one_card, shooting, stop_game,
 };
 use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
@@ -123,18 +123,20 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     if goes_done == 0 || cutters.is_empty() {
         return Ok(next);
     }
-    let mut options = vec![Choice::new(
-        "next",
-        format!("{}'s go", ctx.state().side_name(next)),
-    )];
+    // A hand played out holds no Joker. The question is asked all the same
+    // (older saves answered it; the window takes a lone option by itself),
+    // and such a side's cut-in in an older save reads as the next go.
+    let (cutters, played_out): (Vec<SideId>, Vec<SideId>) =
+        cutters.into_iter().partition(|&s| cards_left(ctx, s) > 0);
+    let mut next_go = Choice::new("next", format!("{}'s go", ctx.state().side_name(next)));
+    for s in played_out {
+        next_go = next_go.formerly(format!("joker-{s}"));
+    }
+    let mut options = vec![next_go];
     for &s in &cutters {
         options.push(Choice::new(
             format!("joker-{s}"),
-            format!(
-                "{} cuts in with a Joker{}",
-                ctx.state().side_name(s),
-                no_card_note(ctx, s)
-            ),
+            format!("{} cuts in with a Joker", ctx.state().side_name(s)),
         ));
     }
     let picked = ctx.choose("Who goes next?", options, Some("joker-interrupt"))?;
@@ -146,11 +148,6 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
         return Ok(next);
     };
     let name = ctx.state().side_name(side);
-    // Offered all the same (older saves answered this question), but a hand
-    // played out holds no Joker.
-    if !has_card_left(ctx, side, "joker-interrupt", ", so no Joker to cut in with") {
-        return Ok(next);
-    }
     one_card(
         ctx,
         side,
