@@ -837,8 +837,26 @@ impl AppState {
     }
 
     /// The log lines the last answer added, while it is the session's last
-    /// event (empty otherwise).
+    /// event (empty otherwise), with a line for each question that answered
+    /// itself after it.
     pub fn last_answer_lines(&self, session: &Session) -> Vec<String> {
+        self.answer_lines(session)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    /// At most `rows` of [`AppState::last_answer_lines`] to show under the
+    /// next question: the last ones, "..." before the first when earlier
+    /// ones are left to the log, and always the last question that
+    /// answered itself (it is not in the log).
+    pub fn last_answer_rows(&self, session: &Session, rows: usize) -> Vec<String> {
+        answer_rows(&self.answer_lines(session), rows)
+    }
+
+    /// The last answer's lines, each flagged when it says a question
+    /// answered itself.
+    fn answer_lines(&self, session: &Session) -> Vec<(String, bool)> {
         let Some(last) = self
             .last_answer
             .as_ref()
@@ -847,19 +865,25 @@ impl AppState {
             return Vec::new();
         };
         let log = &session.state().log;
+        let texts = |from: usize, to: Option<usize>| {
+            let lines = match to {
+                Some(to) => log.get(from..to),
+                None => log.get(from..),
+            };
+            lines
+                .unwrap_or(&[])
+                .iter()
+                .map(|l| (l.text.clone(), false))
+                .collect::<Vec<_>>()
+        };
         let mut lines = Vec::new();
         let mut at = last.from;
         for (before, said) in &last.only {
-            lines.extend(
-                log.get(at..*before)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|l| l.text.clone()),
-            );
-            lines.push(said.clone());
+            lines.extend(texts(at, Some(*before)));
+            lines.push((said.clone(), true));
             at = (*before).max(at);
         }
-        lines.extend(log.get(at..).unwrap_or(&[]).iter().map(|l| l.text.clone()));
+        lines.extend(texts(at, None));
         lines
     }
 
@@ -1056,6 +1080,34 @@ pub fn run(state: AppState) -> Result<(), eframe::Error> {
     )
 }
 
+/// At most `rows` of `lines` (text, whether it says a question answered
+/// itself): see [`AppState::last_answer_rows`].
+fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
+    let n = lines.len();
+    let start = n.saturating_sub(rows);
+    let shown: Vec<usize> = match lines.iter().rposition(|(_, only)| *only) {
+        Some(note) if note < start && rows > 0 => {
+            std::iter::once(note).chain(n + 1 - rows..n).collect()
+        }
+        _ => (start..n).collect(),
+    };
+    // "..." where lines are skipped before a row.
+    let mut next = 0;
+    shown
+        .into_iter()
+        .filter_map(|i| {
+            let (text, _) = lines.get(i)?;
+            let skipped = i > next;
+            next = i + 1;
+            Some(if skipped {
+                format!("... {text}")
+            } else {
+                text.clone()
+            })
+        })
+        .collect()
+}
+
 /// Writes units back in the form's text syntax (`8c+7s:mob`).
 fn units_text(units: &[crate::rules::t52::UnitCards]) -> String {
     units
@@ -1080,4 +1132,39 @@ fn units_text(units: &[crate::rules::t52::UnitCards]) -> String {
 /// number nearest to it.
 pub fn default_number(min: i64, max: i64) -> i64 {
     0.clamp(min, max.max(min))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer_rows;
+
+    fn lines(spec: &[(&str, bool)]) -> Vec<(String, bool)> {
+        spec.iter().map(|&(t, o)| (t.to_string(), o)).collect()
+    }
+
+    #[test]
+    fn the_last_rows_show_with_dots_for_what_is_left_to_the_log() {
+        let l = lines(&[("a", false), ("b", false), ("c", false)]);
+        assert_eq!(answer_rows(&l, 2), ["... b", "c"]);
+        assert_eq!(answer_rows(&l[..1], 2), ["a"]);
+        assert!(answer_rows(&[], 2).is_empty());
+    }
+
+    #[test]
+    fn a_question_that_answered_itself_is_always_shown() {
+        // It is not in the log, so lines after it do not push it out.
+        let l = lines(&[
+            ("a", false),
+            ("Hogan (only)", true),
+            ("b", false),
+            ("c", false),
+        ]);
+        assert_eq!(answer_rows(&l, 2), ["... Hogan (only)", "... c"]);
+        let l = lines(&[("Hogan (only)", true), ("b", false), ("c", false)]);
+        assert_eq!(answer_rows(&l, 2), ["Hogan (only)", "... c"]);
+        let l = lines(&[("a", false), ("b", false), ("Hogan (only)", true)]);
+        assert_eq!(answer_rows(&l, 2), ["... b", "Hogan (only)"]);
+        let l = lines(&[("a", false), ("Hogan (only)", true), ("b", false)]);
+        assert_eq!(answer_rows(&l, 2), ["... Hogan (only)", "b"]);
+    }
 }

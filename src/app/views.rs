@@ -1273,15 +1273,9 @@ fn list_or_none(items: impl Iterator<Item = String>) -> String {
 /// player looks. Always the same rows, each one line (the whole text on
 /// hovering), so the answer buttons below never move between questions.
 fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &mut egui::Ui) {
-    let lines = state.last_answer_lines(session);
-    let from = lines.len().saturating_sub(LAST_ANSWER_LINES);
+    let rows = state.last_answer_rows(session, LAST_ANSWER_LINES);
     for row in 0..LAST_ANSWER_LINES {
-        let text = match lines.get(from + row) {
-            // Earlier lines of the same answer are in the log below.
-            Some(line) if row == 0 && from > 0 => format!("... {line}"),
-            Some(line) => line.clone(),
-            None => " ".to_string(),
-        };
+        let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
 }
