@@ -13,6 +13,26 @@ pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool
     Ok(a == "yes")
 }
 
+/// A yes/no question that the situation may have made moot (`moot` says
+/// why): then it is still asked, as older saves answered it, but with one
+/// option the window takes by itself, and an older "yes" or "no" there
+/// reads as that option. False when moot.
+pub fn yes_no_unless_moot(
+    ctx: &mut Ctx,
+    prompt: impl Into<String>,
+    rule: &str,
+    moot: Option<&str>,
+) -> Flow<bool> {
+    let Some(why) = moot else {
+        return yes_no(ctx, prompt, rule);
+    };
+    let only = Choice::new("moot", format!("It does not matter: {why}"))
+        .formerly("yes")
+        .formerly("no");
+    ctx.choose(prompt, vec![only], Some(rule))?;
+    Ok(false)
+}
+
 /// "Stop the game here" sits among everyday choices: one stray click should
 /// not end a game, so it is confirmed. True when the players stop.
 pub fn confirm_stop(ctx: &mut Ctx, how: &str, rule: &str) -> Flow<bool> {

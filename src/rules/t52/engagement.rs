@@ -182,7 +182,14 @@ pub fn misfire(ctx: &mut Ctx, gun: UnitId, ones: u32) -> Flow<bool> {
     } else {
         ctx.resolved(
             "misfire",
-            format!("{name} rolled a 1 but the misfire did not confirm"),
+            format!(
+                "{name} rolled {} but the misfire did not confirm",
+                if ones == 1 {
+                    "a 1".to_string()
+                } else {
+                    format!("{ones} ones")
+                }
+            ),
         );
         Ok(false)
     }

@@ -214,7 +214,20 @@ fn artillery_misfire_needs_a_second_one() {
         assert_eq!(unit(&s, "Artillery 3c").in_play(), survives);
         let lost = if survives { 4 } else { 0 };
         assert_eq!(unit(&s, "Follower 8c").missing(), lost);
+        if survives {
+            assert!(logged(&s, "Artillery 3c rolled a 1 but the misfire"));
+        }
     }
+    // Two ones: two dice, and the log counts them.
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &[
+            "c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c", "c no", "c lump",
+        ],
+    );
+    feed(&mut s, &["d 1 1 6", "d 4 5"]);
+    assert!(logged(&s, "Artillery 3c rolled 2 ones but the misfire"));
 }
 
 #[test]
@@ -272,6 +285,41 @@ fn charge_with_bowel_loosening_stand_and_shoot_and_melee() {
     assert!(logged(&s, "Follower 4h wins the melee, 1 wound(s) to 0"));
     feed(&mut s, &["d 1"]);
     assert_asking(&s, "at least 2\"");
+}
+
+#[test]
+fn defensible_terrain_is_asked_about_only_when_the_panic_test_can_fail() {
+    for missing in [0, 1] {
+        let mut s = game(RED, BLUE, &[TerrainKind::Defensible]);
+        feed(&mut s, &["c XR", "c 4h", "c charge", "d 3"]);
+        if missing > 0 {
+            let remove = Effect::RemoveSoldiers {
+                unit: 6,
+                count: missing,
+            };
+            s.apply(Event::Edit(remove))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        feed(&mut s, &["c 6d"]);
+        assert_asking(&s, "Is Follower 6d wholly inside defensible terrain");
+        let only = s
+            .pending()
+            .and_then(|r| r.only_choice())
+            .map(|c| c.id.clone());
+        if missing == 0 {
+            // A 6 with no soldier missing holds: Fearless cannot matter. The
+            // window takes the lone option; an older save's answer reads as it.
+            assert_eq!(only.as_deref(), Some("moot"));
+            let mut old = s.clone();
+            feed(&mut s, &["c moot"]);
+            feed(&mut old, &["c yes"]);
+            assert_eq!(old.state(), s.state());
+        } else {
+            assert_eq!(only, None);
+            feed(&mut s, &["c no"]);
+        }
+        assert_asking(&s, "Panic Test for Follower 6d");
+    }
 }
 
 #[test]

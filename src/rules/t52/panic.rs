@@ -2,7 +2,8 @@
 //! Bowel-loosening Charge re-roll.
 
 use super::engagement::misfire;
-use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit, yes_no};
+use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit};
+use crate::rules::common::yes_no_unless_moot;
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::{Unit, UnitId};
 
@@ -35,22 +36,26 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
         return Ok(true);
     }
     let threshold = num(ctx, "panic_threshold");
+    let missing = u.missing();
+    // Fearless only helps a unit about to fail; with few soldiers missing
+    // even a 6 holds.
+    let cannot_fail = panic_holds(6, missing, threshold);
     let mut fearless = fearless_reason(&u, num(ctx, "mob_soldiers")).map(str::to_string);
     if fearless.is_none()
         && terrain_count(ctx, TerrainKind::Defensible) > 0
-        && yes_no(
+        && yes_no_unless_moot(
             ctx,
             format!(
                 "Is {} wholly inside defensible terrain (it counts as Fearless)?",
                 u.name
             ),
             "defensible",
+            cannot_fail.then_some("this Panic Test cannot fail"),
         )?
     {
         fearless = Some("defensible terrain".into());
     }
     let target = num(ctx, "fearless_target");
-    let missing = u.missing();
     let mut attempt = 0;
     loop {
         let again = if attempt > 0 {
