@@ -49,7 +49,7 @@ fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
 #[test]
 fn the_smaller_band_chooses_and_activation_alternates() {
     let mut s = begin();
-    assert_asking(&s, "Red has fewer models");
+    assert_asking(&s, "Red has fewer models (2 to 3): choose");
     feed(&mut s, &["c deploy-second"]);
     // The choice is in the log before the bands deploy.
     assert!(logged(

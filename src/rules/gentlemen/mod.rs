@@ -330,16 +330,18 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
 /// side that activates first each turn.
 fn deployment(ctx: &mut Ctx) -> Flow<SideId> {
     let size = |ctx: &Ctx, s: SideId| ctx.state().units_of(s).count();
-    let chooser = match size(ctx, 0).cmp(&size(ctx, 1)) {
-        std::cmp::Ordering::Less => 0,
-        std::cmp::Ordering::Greater => 1,
-        std::cmp::Ordering::Equal => {
-            super::common::roll_off(ctx, &[0, 1], "deployment-objectives")?
-        }
+    let (red, blue) = (size(ctx, 0), size(ctx, 1));
+    let (chooser, why) = match red.cmp(&blue) {
+        std::cmp::Ordering::Less => (0, format!("has fewer models ({red} to {blue})")),
+        std::cmp::Ordering::Greater => (1, format!("has fewer models ({blue} to {red})")),
+        std::cmp::Ordering::Equal => (
+            super::common::roll_off(ctx, &[0, 1], "deployment-objectives")?,
+            format!("won the roll-off (both have {red} models)"),
+        ),
     };
     let name = ctx.state().side_name(chooser);
     let picked = ctx.choose(
-        format!("{name} has fewer models (or won the roll-off): choose"),
+        format!("{name} {why}: choose"),
         vec![
             Choice::new("deploy-first", "Deploy first, activate second"),
             Choice::new("deploy-second", "Deploy second, activate first"),
