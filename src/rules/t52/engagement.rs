@@ -677,16 +677,19 @@ pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
             "dangerous-terrain",
         )?;
         let ones = pool.count_of(1) as u32;
+        // The removal logs the soldiers lost; this line says why.
+        let outcome = match ones {
+            0 => format!("{} crosses dangerous terrain without loss", u.name),
+            1 => format!("{} rolls a 1 in dangerous terrain", u.name),
+            n => format!("{} rolls {n} ones in dangerous terrain", u.name),
+        };
+        ctx.resolved("dangerous-terrain", outcome);
         if ones > 0 {
             ctx.apply(Effect::RemoveSoldiers {
                 unit: id,
                 count: ones,
             });
         }
-        ctx.resolved(
-            "dangerous-terrain",
-            format!("{} loses {ones} soldier(s) in dangerous terrain", u.name),
-        );
     }
     Ok(())
 }

@@ -98,6 +98,10 @@ fn objective_holders_are_picked_by_side_not_by_name() {
         feed(&mut s, &INIT);
         feed(&mut s, &["c none", "c Kh", answer, "c none"]);
         assert_eq!(s.state().objectives[0].holder, holder, "{answer}");
+        // The change once (the effect), then the standing it leads to.
+        let by = |side| u8::from(holder == Holder::Side(side));
+        let standing = format!("Markers held: Contested {}, Blue {} (of 1)", by(0), by(1));
+        assert!(logged(&s, &standing), "{answer}");
     }
 }
 
@@ -440,6 +444,18 @@ fn march_tells_the_distance_and_tests_dangerous_terrain() {
     assert!(asking(&s).contains("Dangerous Terrain Test for Follower 8c: roll 8 dice"));
     feed(&mut s, &["d 1 1 2 3 4 5 6 6"]);
     assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 6);
+    // Why, then what: the loss is logged once.
+    let log: Vec<&str> = s.state().log.iter().map(|l| l.text.as_str()).collect();
+    let at = log
+        .iter()
+        .position(|l| *l == "Follower 8c rolls 2 ones in dangerous terrain");
+    assert!(at.is_some(), "{log:?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.contains("loses 2 soldier(s)"))
+            .count(),
+        1
+    );
 }
 
 #[test]

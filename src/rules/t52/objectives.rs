@@ -69,7 +69,16 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
             objective: obj,
             holder,
         });
-        let text = format!("{name} is now {}", holder_name(ctx.state(), holder));
+        // The change itself is logged by the effect; this line gives the
+        // standing it leads to.
+        let s = ctx.state();
+        let [a, b] = held(s);
+        let text = format!(
+            "Markers held: {} {a}, {} {b} (of {})",
+            s.side_name(0),
+            s.side_name(1),
+            s.objectives.len()
+        );
         ctx.resolved("objectives", text);
     }
 }
