@@ -149,6 +149,8 @@ fn words(text: &str) -> Vec<String> {
             "four" => "4".to_string(),
             "five" => "5".to_string(),
             "six" => "6".to_string(),
+            // Spellings too short for the typo match.
+            "thru" => "through".to_string(),
             other => other.to_string(),
         }));
     }
@@ -518,6 +520,47 @@ mod tests {
         // Upgrades are found too.
         let hits = lookup(&ruleset(GameId::T52), "skirmisher");
         assert!(hits.iter().any(|h| h.kind == HitKind::Upgrade), "{hits:?}");
+    }
+
+    /// Questions a player asked at the table (an audit of the lookup)
+    /// whose entry came second or lower before their keywords were added.
+    #[test]
+    fn table_questions_find_the_entry_that_answers_them() {
+        let cases = [
+            (GameId::T52, "how far can cavalry charge", "charge"),
+            (GameId::T52, "can i move thru my own units", "spacing"),
+            (
+                GameId::GentlemenOfWar,
+                "do i draw less cards if the target is really far away",
+                "ranged",
+            ),
+            (
+                GameId::GentlemenOfWar,
+                "can i split a reload across two activations",
+                "checkless-action",
+            ),
+            (GameId::Napoleonic, "how do you win the game", "victory"),
+            (
+                GameId::Napoleonic,
+                "how close can i get to the enemy",
+                "movement",
+            ),
+            (GameId::CardActivation, "what counts as a charge", "charge"),
+            (
+                GameId::Gunfight,
+                "can i move using a heart card",
+                "movement",
+            ),
+            (
+                GameId::Gunfight,
+                "what do civilians do when the shooting starts",
+                "civilian-reaction",
+            ),
+            (GameId::GentlemenOfWar, "what does scatter do", "scatter"),
+        ];
+        for (game, question, entry) in cases {
+            assert_eq!(first(game, question), entry, "{question}");
+        }
     }
 
     #[test]
