@@ -895,23 +895,19 @@ impl AppState {
             return;
         };
         let events_before = s.events().len();
-        let mut only = Vec::new();
-        let mut problem = None;
-        while let Some((prompt, choice)) = s
-            .pending()
-            .and_then(|r| r.only_choice().map(|c| (r.prompt.clone(), c.clone())))
-        {
-            let before = s.state().log.len();
-            if let Err(e) = s.apply(Event::Answer(Answer::Choice(choice.id.clone()))) {
-                problem = Some(format!("\"{}\" could not be taken: {e}", choice.label));
-                break;
-            }
-            only.push((
-                before,
-                format!("{} (the only choice: {prompt})", choice.label),
-            ));
-        }
-        if !only.is_empty() {
+        let log_len = s.state().log.len();
+        let (answered, mut problem) = match s.answer_only_choices() {
+            Ok(answered) => (answered, None),
+            Err(e) => (Vec::new(), Some(format!("A question with one option: {e}"))),
+        };
+        let only: Vec<(usize, String)> = answered
+            .into_iter()
+            .map(|a| {
+                let said = format!("{} (the only choice: {})", a.choice.label, a.request.prompt);
+                (a.log_from, said)
+            })
+            .collect();
+        if s.events().len() > events_before {
             let saved = save::save(s, &autosave.path);
             self.save_failed = saved.is_err();
             if let Err(e) = saved {
@@ -922,7 +918,7 @@ impl AppState {
                 Some(last) if last.events == events_before => last,
                 _ => LastAnswer {
                     events: events_before,
-                    from: only[0].0,
+                    from: only.first().map_or(log_len, |o| o.0),
                     only: Vec::new(),
                 },
             };

@@ -73,6 +73,18 @@ pub struct Session {
     running: Option<Running>,
 }
 
+/// A question with one option, answered by [`Session::answer_only_choices`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnsweredItself {
+    /// The question.
+    pub request: Request,
+    /// Its option, taken.
+    pub choice: Choice,
+    /// The length of the game's log before it was taken (the lines it
+    /// added follow).
+    pub log_from: usize,
+}
+
 /// Most one-option questions [`Session::answer_only_choices`] answers in a row.
 const MAX_ONLY_CHOICES: usize = 1000;
 
@@ -275,7 +287,7 @@ impl Session {
     /// option, as the window does; returns each request answered with the
     /// option taken. A session that scripts drive is left to ask it (their
     /// answers to such questions are part of the `play` contract).
-    pub fn answer_only_choices(&mut self) -> Result<Vec<(Request, Choice)>, SessionError> {
+    pub fn answer_only_choices(&mut self) -> Result<Vec<AnsweredItself>, SessionError> {
         let mut answered = Vec::new();
         // A procedure asks finitely often; the bound only guards against a
         // procedure that would ask the same one-option question for ever.
@@ -286,8 +298,13 @@ impl Session {
             else {
                 break;
             };
+            let log_from = self.state.log.len();
             self.apply(Event::Answer(Answer::Choice(only.id.clone())))?;
-            answered.push((req, only));
+            answered.push(AnsweredItself {
+                request: req,
+                choice: only,
+                log_from,
+            });
         }
         Ok(answered)
     }
