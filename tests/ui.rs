@@ -863,6 +863,16 @@ fn keys_undo_redo_and_take_back_a_face_but_not_while_typing() {
     harness.run();
     assert_eq!(event_count(&harness), start + 1);
     assert_eq!(last_dice(&harness), vec![4]);
+    // A button that has the focus (after a click, or Tab) does not stop
+    // the keys: only a text field does.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    harness.get_by_label("Die 2").focus();
+    harness.run();
+    harness.key_press(egui::Key::Num4);
+    harness.run();
+    assert_eq!(event_count(&harness), start + 1);
+    assert_eq!(last_dice(&harness), vec![4]);
     // Backspace takes back a face entered for the question on screen.
     harness.state_mut().dice_entry = vec![5];
     harness.run();

@@ -15,9 +15,10 @@ const MESSAGES_HEIGHT: f32 = 120.0;
 const MESSAGE_COLOUR: egui::Color32 = egui::Color32::from_rgb(200, 80, 40);
 
 /// Keys 1-6 enter a die face, as the face buttons do, unless a text field
-/// has the keyboard.
+/// has the keyboard (a button that keeps the focus after a click or Tab
+/// does not stop them).
 fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
-    if ui.ctx().egui_wants_keyboard_input() {
+    if ui.ctx().text_edit_focused() {
         return;
     }
     const FACES: [(egui::Key, u8); 6] = [
@@ -46,7 +47,7 @@ fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
 /// keyboard (it has its own undo). A key with nothing to take back or put
 /// back does nothing, as the greyed-out button does.
 fn undo_keys(ui: &egui::Ui, session: &crate::rules::session::Session, cmds: &mut Vec<Command>) {
-    if ui.ctx().egui_wants_keyboard_input() {
+    if ui.ctx().text_edit_focused() {
         return;
     }
     let command = |key| egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
