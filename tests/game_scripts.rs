@@ -3,7 +3,6 @@
 //! from the session's events to the same state.
 
 use adjutant::rules::games::{GameId, Library};
-use adjutant::rules::procedure::Answer;
 use adjutant::rules::script::{Script, play};
 use adjutant::rules::session::{Event, Session};
 use serde_json::Value;
@@ -237,17 +236,17 @@ fn one_option_questions_answer_themselves_and_undo_with_the_answer_before() {
         let events = played.events().to_vec();
         let mut s = Session::new(game, ruleset, seed);
         for (i, e) in events.iter().enumerate() {
-            let only = s.pending().and_then(|r| r.only_choice()).cloned();
-            if let Some(only) = only {
+            let only = s.pending().and_then(|r| r.only_answer());
+            if let Some((only, _)) = only {
                 seen += 1;
                 let at = s.events().len();
                 let answered = s
-                    .answer_only_choices()
+                    .take_only_answers()
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(answered.len(), 1, "{name}: one question at event {i}");
                 assert_eq!(
                     *e,
-                    Event::Answer(Answer::Choice(only.id.clone())),
+                    Event::Answer(only),
                     "{name}: the script answers event {i} the same way"
                 );
                 let after = s.state().clone();
@@ -256,7 +255,7 @@ fn one_option_questions_answer_themselves_and_undo_with_the_answer_before() {
                 assert!(s.undo_step() >= 2, "{name}: undo steps over event {i}");
                 assert!(s.events().len() < at, "{name}");
                 assert!(
-                    s.pending().and_then(|r| r.only_choice()).is_none(),
+                    s.pending().and_then(|r| r.only_answer()).is_none(),
                     "{name}: undo stops at a question with a choice"
                 );
                 while s.events().len() <= at {

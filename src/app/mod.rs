@@ -462,9 +462,10 @@ impl AppState {
                 self.dismissed.extend(all);
             }
         }
-        // Whatever brought a question with one option up (an answer, a new
-        // or resumed game, Redo), it is answered, not put to the player.
-        self.answer_only_choices();
+        // Whatever brought a question with one possible answer up (an
+        // answer, a new or resumed game, Redo), it is answered, not put to
+        // the player.
+        self.take_only_answers();
     }
 
     /// Starts reading frames from the source `open` gives (replacing any
@@ -887,23 +888,23 @@ impl AppState {
         lines
     }
 
-    /// Answers the question on screen while it has only one option (nothing
-    /// for the player to decide; scripts still answer such questions), and
-    /// says so with the last answer's lines.
-    fn answer_only_choices(&mut self) {
+    /// Answers the question on screen while it can take only one answer
+    /// (nothing for the player to decide; scripts still answer such
+    /// questions), and says so with the last answer's lines.
+    fn take_only_answers(&mut self) {
         let Some((s, autosave)) = &mut self.session else {
             return;
         };
         let events_before = s.events().len();
         let log_len = s.state().log.len();
-        let (answered, mut problem) = match s.answer_only_choices() {
+        let (answered, mut problem) = match s.take_only_answers() {
             Ok(answered) => (answered, None),
             Err(e) => (Vec::new(), Some(format!("A question with one option: {e}"))),
         };
         let only: Vec<(usize, String)> = answered
             .into_iter()
             .map(|a| {
-                let said = format!("{} (the only choice: {})", a.choice.label, a.request.prompt);
+                let said = format!("Only answer, taken: {} — {}", a.label, a.request.prompt);
                 (a.log_from, said)
             })
             .collect();

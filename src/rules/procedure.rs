@@ -165,11 +165,25 @@ impl fmt::Display for AnswerError {
 impl std::error::Error for AnswerError {}
 
 impl Request {
-    /// The one option of a choice that has only one: nothing for a player to
-    /// decide, so the window answers it by itself (scripts still answer it).
+    /// The one option of a choice that has only one.
     pub fn only_choice(&self) -> Option<&Choice> {
         match &self.ask {
             Ask::Choose { options } if options.len() == 1 => options.first(),
+            _ => None,
+        }
+    }
+
+    /// The only answer this request can take, with its words: the one
+    /// option of a choice, or the number of a range of one. Nothing for a
+    /// player to decide, so the window answers it by itself (scripts still
+    /// answer it). Dice, cards and confirmations are never taken for the
+    /// table: they ask for something done or seen.
+    pub fn only_answer(&self) -> Option<(Answer, String)> {
+        match &self.ask {
+            Ask::Choose { .. } => self
+                .only_choice()
+                .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
+            Ask::Number { min, max } if min == max => Some((Answer::Number(*min), min.to_string())),
             _ => None,
         }
     }
@@ -647,6 +661,40 @@ mod tests {
     use crate::rules::games::{GameId, Library};
     use crate::table::{BackColour, Deck, PhysicalCard};
     use rand::SeedableRng;
+
+    #[test]
+    fn only_a_lone_option_or_a_range_of_one_is_an_only_answer() {
+        let req = |ask| Request {
+            ask,
+            prompt: "?".into(),
+            rule: None,
+        };
+        let lone = req(Ask::Choose {
+            options: vec![Choice::new("none", "No charge")],
+        });
+        assert_eq!(
+            lone.only_answer(),
+            Some((Answer::Choice("none".into()), "No charge".into()))
+        );
+        let one = req(Ask::Number { min: 1, max: 1 });
+        assert_eq!(one.only_answer(), Some((Answer::Number(1), "1".into())));
+        let two = req(Ask::Choose {
+            options: vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        });
+        // Dice, cards and confirmations ask for something done or seen.
+        for ask in [
+            two.ask.clone(),
+            Ask::Number { min: 1, max: 2 },
+            Ask::Confirm,
+            Ask::Dice { count: 1 },
+            Ask::Cards {
+                count: 1,
+                deck: None,
+            },
+        ] {
+            assert_eq!(req(ask.clone()).only_answer(), None, "{ask:?}");
+        }
+    }
 
     fn cards(codes: &str) -> Vec<Card> {
         codes

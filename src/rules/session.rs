@@ -4,7 +4,7 @@
 use super::ProcedureSpec;
 use super::effect::Effect;
 use super::games::GameId;
-use super::procedure::{Answer, AnswerError, Ask, Choice, Ctx, Input, Interrupt, Request};
+use super::procedure::{Answer, AnswerError, Ask, Ctx, Input, Interrupt, Request};
 use super::ruleset::Ruleset;
 use super::state::GameState;
 use crate::table::{Card, DicePool};
@@ -73,20 +73,20 @@ pub struct Session {
     running: Option<Running>,
 }
 
-/// A question with one option, answered by [`Session::answer_only_choices`].
+/// A question with one possible answer, answered by [`Session::take_only_answers`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnsweredItself {
     /// The question.
     pub request: Request,
-    /// Its option, taken.
-    pub choice: Choice,
+    /// The answer taken, in words (the option's label, the number).
+    pub label: String,
     /// The length of the game's log before it was taken (the lines it
     /// added follow).
     pub log_from: usize,
 }
 
-/// Most one-option questions [`Session::answer_only_choices`] answers in a row.
-const MAX_ONLY_CHOICES: usize = 1000;
+/// Most one-answer questions [`Session::take_only_answers`] answers in a row.
+const MAX_ONLY_ANSWERS: usize = 1000;
 
 /// Mixes the session seed with an event index: every event gets its own
 /// reproducible random stream, independent of what came before.
@@ -283,26 +283,26 @@ impl Session {
         Ok(true)
     }
 
-    /// Answers the pending request while it is a choice with only one
-    /// option, as the window does; returns each request answered with the
-    /// option taken. A session that scripts drive is left to ask it (their
+    /// Answers the pending request while it can take only one answer
+    /// ([`Request::only_answer`]), as the window does; returns each request
+    /// answered. A session that scripts drive is left to ask it (their
     /// answers to such questions are part of the `play` contract).
-    pub fn answer_only_choices(&mut self) -> Result<Vec<AnsweredItself>, SessionError> {
+    pub fn take_only_answers(&mut self) -> Result<Vec<AnsweredItself>, SessionError> {
         let mut answered = Vec::new();
         // A procedure asks finitely often; the bound only guards against a
-        // procedure that would ask the same one-option question for ever.
-        for _ in 0..MAX_ONLY_CHOICES {
-            let Some((req, only)) = self
+        // procedure that would ask the same one-answer question for ever.
+        for _ in 0..MAX_ONLY_ANSWERS {
+            let Some((request, (answer, label))) = self
                 .pending()
-                .and_then(|r| r.only_choice().map(|c| (r.clone(), c.clone())))
+                .and_then(|r| r.only_answer().map(|a| (r.clone(), a)))
             else {
                 break;
             };
             let log_from = self.state.log.len();
-            self.apply(Event::Answer(Answer::Choice(only.id.clone())))?;
+            self.apply(Event::Answer(answer))?;
             answered.push(AnsweredItself {
-                request: req,
-                choice: only,
+                request,
+                label,
                 log_from,
             });
         }
@@ -310,14 +310,14 @@ impl Session {
     }
 
     /// Undoes one step as the window counts them: the last event, and the
-    /// answers to one-option questions it was followed by (undoing only
+    /// answers to one-answer questions it was followed by (undoing only
     /// those would bring the same question back, to be answered again by
     /// itself). Returns how many events were undone.
     pub fn undo_step(&mut self) -> usize {
         let mut undone = 0;
         while self.undo().is_some() {
             undone += 1;
-            if self.pending().and_then(Request::only_choice).is_none() {
+            if self.pending().and_then(Request::only_answer).is_none() {
                 break;
             }
         }
@@ -325,13 +325,13 @@ impl Session {
     }
 
     /// Redoes one step as [`Session::undo_step`] undid it: the next undone
-    /// event and the answers to one-option questions that followed it.
+    /// event and the answers to one-answer questions that followed it.
     /// `Ok(false)` when there is nothing to redo.
     pub fn redo_step(&mut self) -> Result<bool, SessionError> {
         if !self.redo()? {
             return Ok(false);
         }
-        while self.pending().and_then(Request::only_choice).is_some() && self.redo()? {}
+        while self.pending().and_then(Request::only_answer).is_some() && self.redo()? {}
         Ok(true)
     }
 
