@@ -155,7 +155,10 @@ fn a_pistol_fan_shot_fires_twice_at_minus_one() {
         ],
     );
     assert_asking(&s, "Kid shoots 9 at Morgan");
-    feed(&mut s, &["c none", "d 2", "c none", "d 3"]);
+    assert_asking(&s, "shot 1 of 2");
+    feed(&mut s, &["c none", "d 2"]);
+    assert_asking(&s, "shot 2 of 2");
+    feed(&mut s, &["c none", "d 3"]);
     assert_eq!(lives(&s, "Morgan"), 1);
     assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
 }

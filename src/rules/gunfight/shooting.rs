@@ -78,7 +78,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         why.push(format!("fan-shot {m:+}"));
     }
     let mut target = target;
-    for _ in 0..shots {
+    for shot in 1..=shots {
         if let Target::Gunman(t) = target
             && lives_left(ctx, t) == 0
         {
@@ -90,6 +90,11 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
                 Some(other) => target = other,
                 None => break,
             }
+        }
+        // A fan-shot's two saves are asked alike: say which shot this is.
+        let mut why = why.clone();
+        if shots > 1 {
+            why.push(format!("shot {shot} of {shots}"));
         }
         fire(ctx, &name, target, card, modifier, &why, "shooting")?;
     }
