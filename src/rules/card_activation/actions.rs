@@ -151,8 +151,9 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 options.push(Choice::new(
                     "split",
                     format!(
-                        "Split: up to {} take a different action",
-                        models_text(split)
+                        "Split: up to {} {} a different action",
+                        models_text(split),
+                        if split == 1 { "takes" } else { "take" }
                     ),
                 ));
             }

@@ -118,7 +118,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     assert_eq!(men(&s, "Foot"), (11, 0));
     assert!(logged(
         &s,
-        "Foot returns 6 man/men to ranks (11 in ranks, 0 confused)"
+        "Foot returns 6 men to ranks (11 in ranks, 0 confused)"
     ));
 }
 

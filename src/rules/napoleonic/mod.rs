@@ -94,15 +94,16 @@ pub const REQUIREMENTS: Requirements = Requirements {
 
 /// Stat: men of the unit that are confused (the rest are in ranks).
 pub const CONFUSED: &str = "confused";
-/// Stat: men the unit has lost in its current engagement.
-pub const ENGAGEMENT_KILLS: &str = "engagement_kills";
+/// Stat: men the unit has lost in its current engagement (bookkeeping:
+/// the ':' keeps its changes out of the log, the kills are logged).
+pub const ENGAGEMENT_KILLS: &str = "engagement:kills";
 /// Stat: a cannon's shot markers left.
 pub const SHOT_MARKERS: &str = "shot_markers";
 /// Status: the unit has fought all its combats this turn (for a gun in
 /// step 2: it has fired at long range).
 pub const FOUGHT: &str = "fought";
-/// Stat: combats the unit has fought this turn.
-pub const COMBATS: &str = "combats";
+/// Stat: combats the unit has fought this turn (bookkeeping, out of the log).
+pub const COMBATS: &str = "turn:combats";
 /// Status: the unit was in a combat this round (either player's turn).
 pub const ENGAGED: &str = "engaged";
 /// Status: the unit is in an engagement (it fought this round or the last),
@@ -414,7 +415,10 @@ pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
             .units
             .get(unit)
             .map_or(0, |u| u.stat(SHOT_MARKERS));
-        label.push_str(&format!(", {m} shot markers"));
+        label.push_str(&format!(
+            ", {m} shot marker{}",
+            if m == 1 { "" } else { "s" }
+        ));
     }
     label.push(')');
     Choice::new(format!("u{unit}"), label)

@@ -273,7 +273,8 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
         on: true,
     });
     let mut text = format!(
-        "{unit} returns {back} man/men to ranks ({} in ranks, {} confused)",
+        "{unit} returns {back} {} to ranks ({} in ranks, {} confused)",
+        if back == 1 { "man" } else { "men" },
         in_ranks(ctx, u),
         confused(ctx, u)
     );
