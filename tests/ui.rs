@@ -1158,19 +1158,19 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     harness.get_by_label("OK").click();
     harness.run();
     assert_eq!(event_count(&harness), events + 1);
+    let lines_of = |h: &egui_kittest::Harness<'_, AppState>| {
+        h.state()
+            .session
+            .as_ref()
+            .map_or(Vec::new(), |(s, _)| h.state().last_answer_lines(s))
+    };
+    let number_lines = lines_of(&harness);
     // The bid card shown again: the rules refuse it, and the refusal is
     // shown with the question it repeats, not only at the log's end.
     let typing = "Or type them (Qh 10s XR):";
     let typing_at = harness.get_by_label(typing).rect();
     type_into(&mut harness, typing, "9h 2c 3c");
-    let lines: Vec<String> = harness
-        .state()
-        .session
-        .as_ref()
-        .map_or(Vec::new(), |(s, _)| {
-            let st = harness.state();
-            st.last_answer_lines(s)
-        });
+    let lines = lines_of(&harness);
     assert!(
         lines
             .iter()
@@ -1183,12 +1183,15 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     // What the last answer did takes the same rows whether it said anything
     // or not, so the answer widgets stay put between questions.
     assert_eq!(harness.get_by_label(typing).rect(), typing_at);
-    // Undone, the lines of the answer before are not shown as the last's.
+    // Undone, the lines shown are those of the answer before, again.
     harness.get_by_label("Undo").click();
     harness.run();
-    let session = harness.state().session.as_ref().map(|(s, _)| s);
-    let after_undo = session.map_or(0, |s| harness.state().last_answer_lines(s).len());
-    assert_eq!(after_undo, 0);
+    assert_eq!(lines_of(&harness), number_lines);
+    assert!(
+        !lines_of(&harness)
+            .iter()
+            .any(|l| l.contains("9h has been played"))
+    );
 }
 
 #[test]
@@ -1283,4 +1286,37 @@ fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before()
     harness.run();
     assert_eq!(event_count(&harness), at + 2);
     assert!(pending_prompt(&harness).contains("Captain has 1 action(s) left"));
+}
+
+/// After Undo, the question on screen shows again what the answer before it
+/// did (not nothing, not the undone answer's lines); Redo shows the redone
+/// answer's lines again.
+#[test]
+fn undo_shows_what_the_answer_before_did() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write_save(dir.path(), "t52-1.ron", ROLL_OFF_SAVE);
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    let lines_of = |h: &Harness<'_, AppState>| {
+        h.state()
+            .session
+            .as_ref()
+            .map_or(Vec::new(), |(s, _)| h.state().last_answer_lines(s))
+    };
+    harness.get_by_label("Die 3").click();
+    harness.run();
+    let first = lines_of(&harness);
+    assert!(!first.is_empty(), "the first roll is logged");
+    harness.get_by_label("Die 6").click();
+    harness.run();
+    let second = lines_of(&harness);
+    assert!(!second.is_empty() && second != first, "{second:?}");
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(lines_of(&harness), first);
+    harness.get_by_label("Redo").click();
+    harness.run();
+    assert_eq!(lines_of(&harness), second);
 }

@@ -213,9 +213,10 @@ pub struct AppState {
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
-    /// What the last answer did, shown beside the next question. Stale,
-    /// and not shown, once the event count differs (undo, redo, another game).
-    last_answer: Option<LastAnswer>,
+    /// What each answer taken in the open game did, newest last: the one
+    /// whose event count is the session's is shown beside the question on
+    /// screen (after Undo, the answer before's; none after an edit).
+    answers: Vec<LastAnswer>,
     /// Messages the player dismissed since the frame source started: a
     /// non-fatal frame problem among them (a bad photo met again on every
     /// loop of a replay) is not shown again.
@@ -290,7 +291,7 @@ impl AppState {
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             save_failed: false,
             refusals: Vec::new(),
-            last_answer: None,
+            answers: Vec::new(),
             dismissed: Vec::new(),
         }
     }
@@ -331,7 +332,7 @@ impl AppState {
                     }
                     self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
-                    self.last_answer = None;
+                    self.answers.clear();
                     self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
@@ -707,7 +708,7 @@ impl AppState {
         self.saves = save::list(&self.save_dir);
         self.clear_entries();
         self.session = Some((session, autosave));
-        self.last_answer = None;
+        self.answers.clear();
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
         self.screen = Screen::Play;
@@ -858,11 +859,8 @@ impl AppState {
     /// The last answer's lines, each flagged when it says a question
     /// answered itself.
     fn answer_lines(&self, session: &Session) -> Vec<(String, bool)> {
-        let Some(last) = self
-            .last_answer
-            .as_ref()
-            .filter(|l| l.events == session.events().len())
-        else {
+        let events = session.events().len();
+        let Some(last) = self.answers.iter().rev().find(|l| l.events == events) else {
             return Vec::new();
         };
         let log = &session.state().log;
@@ -915,15 +913,18 @@ impl AppState {
                 problem.get_or_insert(format!("Not saved: {e}"));
             }
             // Part of the answer that led here, when there was one.
-            let last = match self.last_answer.take() {
+            let last = match self.answers.pop() {
                 Some(last) if last.events == events_before => last,
-                _ => LastAnswer {
-                    events: events_before,
-                    from: only.first().map_or(log_len, |o| o.0),
-                    only: Vec::new(),
-                },
+                other => {
+                    self.answers.extend(other);
+                    LastAnswer {
+                        events: events_before,
+                        from: only.first().map_or(log_len, |o| o.0),
+                        only: Vec::new(),
+                    }
+                }
             };
-            self.last_answer = Some(LastAnswer {
+            self.answers.push(LastAnswer {
                 events: s.events().len(),
                 only: [last.only, only].concat(),
                 ..last
@@ -947,6 +948,7 @@ impl AppState {
             return;
         };
         let log_before = s.state().log.len();
+        let events_before = s.events().len();
         let refused_cards = match &event {
             Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
             _ => None,
@@ -963,8 +965,12 @@ impl AppState {
                 self.dice_entry.clear();
             }
         } else {
-            // Taken (saved or not).
-            self.last_answer = Some(LastAnswer {
+            // Taken (saved or not): what was undone before it is gone.
+            self.answers.retain(|a| a.events <= events_before);
+            if self.answers.len() >= ANSWERS_KEPT {
+                self.answers.remove(0);
+            }
+            self.answers.push(LastAnswer {
                 events: s.events().len(),
                 from: log_before,
                 only: Vec::new(),
@@ -1007,6 +1013,9 @@ fn install_suit_font(ctx: &egui::Context) {
     }
     ctx.set_fonts(fonts);
 }
+
+/// How many answers' lines are kept for Undo to show again.
+const ANSWERS_KEPT: usize = 500;
 
 /// What the last answer taken did: the log lines it added, and the
 /// one-option questions answered by themselves after it.
