@@ -1319,4 +1319,14 @@ fn undo_shows_what_the_answer_before_did() {
     harness.get_by_label("Redo").click();
     harness.run();
     assert_eq!(lines_of(&harness), second);
+    // Home and back to the same game: what can be redone is kept.
+    harness.get_by_label("Undo").click();
+    harness.run();
+    harness.get_by_label("Home").click();
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    let redo = harness.state().session.as_ref().map(|(s, _)| s.redo_len());
+    assert_eq!(redo, Some(1));
+    assert_eq!(lines_of(&harness), first);
 }

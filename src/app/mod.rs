@@ -309,6 +309,11 @@ impl AppState {
                 self.rules_query.clear();
                 self.screen = Screen::Rules(g);
             }
+            // The game open already: back to it as it is (Redo and the last
+            // answers' lines kept).
+            Command::Resume(path) if self.session.as_ref().is_some_and(|(_, a)| a.path == path) => {
+                self.screen = Screen::Play;
+            }
             Command::Resume(path) => match save::load(&path, &self.library) {
                 Ok(loaded) => {
                     for e in &loaded.skipped {
