@@ -570,8 +570,15 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
     } else {
-        // Status ids read as words ("in_engagement" -> "in engagement").
-        let flags: Vec<String> = u.status.iter().map(|f| f.replace('_', " ")).collect();
+        use crate::rules::napoleonic::{ENGAGED, IN_ENGAGEMENT};
+        // Status ids read as words ("in_engagement" -> "in engagement"); a
+        // Napoleonic unit engaged this round is in an engagement: say it once.
+        let flags: Vec<String> = u
+            .status
+            .iter()
+            .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
+            .map(|f| f.replace('_', " "))
+            .collect();
         format!("{} ({})", u.name, flags.join(", "))
     };
     if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {
@@ -1283,3 +1290,39 @@ fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &
 
 /// How many of the last answer's log lines are shown with the question.
 const LAST_ANSWER_LINES: usize = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::unit_line;
+    use crate::rules::napoleonic::{CONFUSED, ENGAGED, FOUGHT, IN_ENGAGEMENT};
+    use crate::rules::state::{Presence, Soldier, Unit};
+
+    #[test]
+    fn a_napoleonic_unit_engaged_this_round_says_it_once() {
+        let mut u = Unit {
+            side: 0,
+            name: "Line".into(),
+            profile: "infantry".into(),
+            cards: Vec::new(),
+            stats: [(CONFUSED.to_string(), 2)].into(),
+            soldiers: vec![Soldier { wounds: 0 }; 6],
+            soldiers_at_start: 8,
+            wounds_per_soldier: 1,
+            status: [ENGAGED, FOUGHT, IN_ENGAGEMENT].map(str::to_string).into(),
+            upgrades: Vec::new(),
+            presence: Presence::InPlay,
+        };
+        let line = unit_line(&u);
+        assert!(
+            line.starts_with("Line (engaged, fought): 4 in ranks, 2 confused"),
+            "{line}"
+        );
+        // Engaged last round only: still in the engagement.
+        u.status = [IN_ENGAGEMENT.to_string()].into();
+        assert!(
+            unit_line(&u).starts_with("Line (in engagement):"),
+            "{}",
+            unit_line(&u)
+        );
+    }
+}
