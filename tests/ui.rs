@@ -819,6 +819,15 @@ fn assert_logged(harness: &Harness<'_, AppState>, text: &str) {
     );
 }
 
+/// The lines shown under the question as what the last answer did.
+fn lines_of(harness: &Harness<'_, AppState>) -> Vec<String> {
+    let state = harness.state();
+    state
+        .session
+        .as_ref()
+        .map_or(Vec::new(), |(s, _)| state.last_answer_lines(s))
+}
+
 /// Events in the open game.
 fn event_count(harness: &Harness<'_, AppState>) -> usize {
     harness
@@ -1158,12 +1167,6 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     harness.get_by_label("OK").click();
     harness.run();
     assert_eq!(event_count(&harness), events + 1);
-    let lines_of = |h: &egui_kittest::Harness<'_, AppState>| {
-        h.state()
-            .session
-            .as_ref()
-            .map_or(Vec::new(), |(s, _)| h.state().last_answer_lines(s))
-    };
     let number_lines = lines_of(&harness);
     // The bid card shown again: the rules refuse it, and the refusal is
     // shown with the question it repeats, not only at the log's end.
@@ -1299,12 +1302,6 @@ fn undo_shows_what_the_answer_before_did() {
     harness.run();
     harness.get_by_label("Resume t52-1.ron").click();
     harness.run();
-    let lines_of = |h: &Harness<'_, AppState>| {
-        h.state()
-            .session
-            .as_ref()
-            .map_or(Vec::new(), |(s, _)| h.state().last_answer_lines(s))
-    };
     harness.get_by_label("Die 3").click();
     harness.run();
     let first = lines_of(&harness);

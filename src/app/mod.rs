@@ -900,10 +900,8 @@ impl AppState {
         };
         let events_before = s.events().len();
         let log_len = s.state().log.len();
-        let (answered, mut problem) = match s.take_only_answers() {
-            Ok(answered) => (answered, None),
-            Err(e) => (Vec::new(), Some(format!("A question with one option: {e}"))),
-        };
+        let (answered, error) = s.take_only_answers();
+        let mut problem = error.map(|e| format!("A question with one possible answer: {e}"));
         let only: Vec<(usize, String)> = answered
             .into_iter()
             .map(|a| {

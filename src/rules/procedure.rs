@@ -335,16 +335,22 @@ impl<'a> Ctx<'a> {
 
     /// Asks the table; returns the recorded answer, or interrupts the run.
     pub fn ask(&mut self, req: Request) -> Flow<Answer> {
+        self.ask_as_given(req).map(|(a, _)| a)
+    }
+
+    /// Asks the table; returns the recorded answer checked (a choice by its
+    /// id) and as it was given (an id, a label or a former id).
+    fn ask_as_given(&mut self, req: Request) -> Flow<(Answer, Answer)> {
         while let Some(Input::Edit(e)) = self.inputs.get(self.pos) {
             let e = e.clone();
             self.apply(e);
             self.pos += 1;
         }
         match self.inputs.get(self.pos) {
-            Some(Input::Answer(a)) => {
-                let a = req.check(a.clone())?;
+            Some(Input::Answer(given)) => {
+                let a = req.check(given.clone())?;
                 self.pos += 1;
-                Ok(a)
+                Ok((a, given.clone()))
             }
             _ => Err(Interrupt::Need(req)),
         }
@@ -396,6 +402,45 @@ impl<'a> Ctx<'a> {
         })? {
             Answer::Choice(c) => Ok(c),
             other => Err(Interrupt::Invalid(AnswerError {
+                expected: "a choice".into(),
+                got: other.to_string(),
+                problem: None,
+            })),
+        }
+    }
+
+    /// Asks the table to choose; returns the chosen option's id and whether
+    /// the answer named one of that option's former ids (an older
+    /// Adjutant's answer whose question has changed since).
+    pub fn choose_noting_former(
+        &mut self,
+        prompt: impl Into<String>,
+        options: Vec<Choice>,
+        rule: Option<&str>,
+    ) -> Flow<(String, bool)> {
+        let req = Request {
+            ask: Ask::Choose { options },
+            prompt: prompt.into(),
+            rule: rule.map(str::to_string),
+        };
+        let former = |id: &str, given: &str| {
+            let Ask::Choose { options } = &req.ask else {
+                return false;
+            };
+            let given = given.trim().to_lowercase();
+            options.iter().any(|o| {
+                o.id == id
+                    && o.id.to_lowercase() != given
+                    && o.label.to_lowercase() != given
+                    && o.former_ids.iter().any(|f| f.to_lowercase() == given)
+            })
+        };
+        match self.ask_as_given(req.clone())? {
+            (Answer::Choice(c), Answer::Choice(given)) => {
+                let by_former = former(&c, &given);
+                Ok((c, by_former))
+            }
+            (other, _) => Err(Interrupt::Invalid(AnswerError {
                 expected: "a choice".into(),
                 got: other.to_string(),
                 problem: None,

@@ -285,9 +285,10 @@ impl Session {
 
     /// Answers the pending request while it can take only one answer
     /// ([`Request::only_answer`]), as the window does; returns each request
-    /// answered. A session that scripts drive is left to ask it (their
+    /// answered, and the error that stopped it, if one did (the answers
+    /// before it stay taken). A session that scripts drive is left to ask it (their
     /// answers to such questions are part of the `play` contract).
-    pub fn take_only_answers(&mut self) -> Result<Vec<AnsweredItself>, SessionError> {
+    pub fn take_only_answers(&mut self) -> (Vec<AnsweredItself>, Option<SessionError>) {
         let mut answered = Vec::new();
         // A procedure asks finitely often; the bound only guards against a
         // procedure that would ask the same one-answer question for ever.
@@ -299,14 +300,16 @@ impl Session {
                 break;
             };
             let log_from = self.state.log.len();
-            self.apply(Event::Answer(answer))?;
+            if let Err(e) = self.apply(Event::Answer(answer)) {
+                return (answered, Some(e));
+            }
             answered.push(AnsweredItself {
                 request,
                 label,
                 log_from,
             });
         }
-        Ok(answered)
+        (answered, None)
     }
 
     /// Undoes one step as the window counts them: the last event, and the

@@ -54,6 +54,14 @@ pub fn assert_asking(s: &Session, text: &str) {
     assert!(asked.contains(text), "{asked}");
 }
 
+/// The id of the pending question's option when it has only one (the
+/// window would take it by itself).
+pub fn only_option(s: &Session) -> Option<String> {
+    s.pending()
+        .and_then(|r| r.only_choice())
+        .map(|c| c.id.clone())
+}
+
 /// True when some log line contains `text`.
 pub fn logged(s: &Session, text: &str) -> bool {
     s.state().log.iter().any(|l| l.text.contains(text))

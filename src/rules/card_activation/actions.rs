@@ -148,14 +148,19 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             }
             let split = split_limit(ctx, unit);
             if split > 0 {
-                options.push(Choice::new(
-                    "split",
+                let label = |verb| {
                     format!(
-                        "Split: up to {} {} a different action",
-                        models_text(split),
-                        if split == 1 { "takes" } else { "take" }
-                    ),
-                ));
+                        "Split: up to {} {verb} a different action",
+                        models_text(split)
+                    )
+                };
+                let mut choice =
+                    Choice::new("split", label(if split == 1 { "takes" } else { "take" }));
+                if split == 1 {
+                    // Its label until this round (scripts may choose by label).
+                    choice = choice.formerly(label("take"));
+                }
+                options.push(choice);
             }
         } else if own.free_melee > 0 {
             options.push(free_melee_choice());

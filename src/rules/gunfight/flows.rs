@@ -5,7 +5,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::{Event, Session};
 use crate::rules::testkit::{
-    answer, asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
+    answer, asking, assert_asking, begin_game, begin_game_with, feed, logged, only_option, outcome,
 };
 use crate::table::BackColour;
 
@@ -583,26 +583,33 @@ fn a_played_out_hand_is_offered_no_cut_in_and_no_overwatch_fire() {
     // option by itself), but Green is not offered a cut-in, and an older
     // save's cut-in there reads as Blue's go.
     assert_eq!(only_option(&s).as_deref(), Some("next"));
+    let before_cut_in = s.clone();
     let mut old = s.clone();
     feed(&mut s, &["c next"]);
     feed(&mut old, &["c joker-2"]);
+    assert_eq!(old.state(), s.state());
+    // Or chosen by the label it had.
+    let mut old = before_cut_in;
+    feed(&mut old, &["c Green cuts in with a Joker (no card left)"]);
     assert_eq!(old.state(), s.state());
     assert_asking(&s, "Blue's go");
     // Blue's Virgil moves: Green has no card to fire on overwatch with.
     feed(&mut s, &["c move", "c g5", "c yes", "k 8c"]);
     assert_asking(&s, "Virgil moved: does anyone fire on overwatch?");
     assert_eq!(only_option(&s).as_deref(), Some("none"));
+    // An older save's fire by Green (then refused) is followed by a second
+    // answer to the same question: both still replay, to the same question.
     let mut old = s.clone();
     feed(&mut s, &["c none"]);
     feed(&mut old, &["c ow-2"]);
-    assert_eq!(old.state(), s.state());
-}
-
-/// The id of the pending question's option when it has only one.
-fn only_option(s: &Session) -> Option<String> {
-    s.pending()
-        .and_then(|r| r.only_choice())
-        .map(|c| c.id.clone())
+    assert_asking(&old, "Virgil moved: does anyone fire on overwatch?");
+    assert!(logged(&old, "no card left cannot fire on overwatch"));
+    feed(
+        &mut old,
+        &["c Green fires on overwatch (no card left)", "c none"],
+    );
+    assert_eq!(asking(&old), asking(&s));
+    assert_eq!(lives(&old, "Virgil"), lives(&s, "Virgil"));
 }
 
 #[test]
@@ -622,7 +629,7 @@ fn the_fan_question_after_the_last_card_offers_no_joker() {
     }
     // The shooting card was the hand's last: asked as before (the window
     // takes the lone option), "No" alone; an older save's "yes" reads as no.
-    assert_eq!(only_option(&s).as_deref(), Some("no"));
+    assert_eq!(only_option(&s).as_deref(), Some("moot"));
     let mut old = s.clone();
     feed(&mut s, &["c no"]);
     feed(&mut old, &["c yes"]);

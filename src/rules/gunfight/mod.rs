@@ -480,6 +480,13 @@ fn played_key(side: SideId, card: Card) -> String {
     format!("{PLAYED_PREFIX}{side}:{card}")
 }
 
+/// `sides` parted into those still holding a card and those whose hand is
+/// played out (offered no Joker cut-in and no overwatch fire; older saves'
+/// answers naming them are kept as former ids of the option left).
+pub(crate) fn by_cards_left(ctx: &Ctx, sides: Vec<SideId>) -> (Vec<SideId>, Vec<SideId>) {
+    sides.into_iter().partition(|&s| cards_left(ctx, s) > 0)
+}
+
 /// Prefix of the counters of cards played this turn (cleared each turn).
 pub(crate) const PLAYED_PREFIX: &str = "played:";
 

@@ -2,9 +2,10 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of, is_suit, joker_left,
-    lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
+    Weapon, by_cards_left, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of,
+    is_suit, joker_left, lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
 };
+use crate::rules::common::yes_no_unless_moot;
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{SideId, UnitId};
@@ -106,17 +107,16 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
 }
 
 /// Whether `side`'s gunman `name` adds a Joker to fan his pistol. With the
-/// hand played out there is no Joker to add: the question is asked all the
-/// same with "No" alone (older saves answered it; the window takes a lone
-/// option by itself), and an older save's "yes" there reads as no.
+/// hand played out there is no Joker to add: the question is still asked
+/// (older saves answered it) with one answer, which the window takes.
 fn fans(ctx: &mut Ctx, side: SideId, name: &str) -> Flow<bool> {
-    let prompt = format!("Does {name} add a Joker to fan the pistol?");
-    if cards_left(ctx, side) > 0 {
-        return yes_no(ctx, prompt, "fan-shot");
-    }
-    let no = Choice::new("no", "No (no card left)").formerly("yes");
-    ctx.choose(prompt, vec![no], Some("fan-shot"))?;
-    Ok(false)
+    let played_out = cards_left(ctx, side) == 0;
+    yes_no_unless_moot(
+        ctx,
+        format!("Does {name} add a Joker to fan the pistol?"),
+        "fan-shot",
+        played_out.then_some("every card of the hand is played"),
+    )
 }
 
 /// Opponents of `side` (the active gang) may fire on overwatch at `figure`,
@@ -171,12 +171,15 @@ fn overwatch_at(
         };
         // A hand played out has no shooting card. The question is asked all
         // the same (older saves answered it; the window takes a lone option
-        // by itself), and such a side's fire in an older save reads as none.
-        let (shooters, played_out): (Vec<SideId>, Vec<SideId>) =
-            shooters.iter().partition(|&&s| cards_left(ctx, s) > 0);
+        // by itself). An older save's fire by such a side was refused and the
+        // question asked again: so it is here.
+        let (shooters, played_out) = by_cards_left(ctx, shooters.clone());
         let mut nobody = Choice::new("none", "Nobody fires");
         for s in played_out {
-            nobody = nobody.formerly(format!("ow-{s}"));
+            let name = ctx.state().side_name(s);
+            nobody = nobody
+                .formerly(format!("ow-{s}"))
+                .formerly(format!("{name} fires on overwatch (no card left)"));
         }
         let mut options = vec![nobody];
         for &s in &shooters {
@@ -192,7 +195,14 @@ fn overwatch_at(
                 "{mover} is out: does anyone fire on overwatch at a gang mate who moved with him?"
             )
         };
-        let picked = ctx.choose(prompt, options, Some("overwatch"))?;
+        let (picked, by_former) = ctx.choose_noting_former(prompt, options, Some("overwatch"))?;
+        if by_former {
+            ctx.resolved(
+                "overwatch",
+                "A gang with no card left cannot fire on overwatch",
+            );
+            continue;
+        }
         let Some(s) = shooters
             .iter()
             .copied()

@@ -2,8 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left, moves,
-    one_card, shooting, stop_game,
+    by_cards_left, cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left,
+    moves, one_card, shooting, stop_game,
 };
 use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
@@ -126,11 +126,13 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     // A hand played out holds no Joker. The question is asked all the same
     // (older saves answered it; the window takes a lone option by itself),
     // and such a side's cut-in in an older save reads as the next go.
-    let (cutters, played_out): (Vec<SideId>, Vec<SideId>) =
-        cutters.into_iter().partition(|&s| cards_left(ctx, s) > 0);
+    let (cutters, played_out) = by_cards_left(ctx, cutters);
     let mut next_go = Choice::new("next", format!("{}'s go", ctx.state().side_name(next)));
     for s in played_out {
-        next_go = next_go.formerly(format!("joker-{s}"));
+        let name = ctx.state().side_name(s);
+        next_go = next_go
+            .formerly(format!("joker-{s}"))
+            .formerly(format!("{name} cuts in with a Joker (no card left)"));
     }
     let mut options = vec![next_go];
     for &s in &cutters {

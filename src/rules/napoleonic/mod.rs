@@ -421,7 +421,13 @@ pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
         ));
     }
     label.push(')');
-    Choice::new(format!("u{unit}"), label)
+    let choice = Choice::new(format!("u{unit}"), label.clone());
+    if label.ends_with(", 1 shot marker)") {
+        // Its label until this round (scripts may choose by label).
+        let former = label.replace(", 1 shot marker)", ", 1 shot markers)");
+        return choice.formerly(former);
+    }
+    choice
 }
 
 /// Picks a unit among `ids`, with a "none" option when `none` is given.

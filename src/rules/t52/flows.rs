@@ -306,10 +306,7 @@ fn defensible_terrain_is_asked_about_only_when_the_panic_test_can_fail() {
         }
         feed(&mut s, &["c 6d"]);
         assert_asking(&s, "Is Follower 6d wholly inside defensible terrain");
-        let only = s
-            .pending()
-            .and_then(|r| r.only_choice())
-            .map(|c| c.id.clone());
+        let only = only_option(&s);
         if missing == 0 {
             // A 6 with no soldier missing holds: Fearless cannot matter. The
             // window takes the lone option; an older save's answer reads as it.

@@ -8,7 +8,7 @@ use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
-pub use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged};
+pub use crate::rules::testkit::{asking, assert_asking, begin_game, feed, logged, only_option};
 use crate::table::Card;
 
 /// A two-player setup from typed regiments (see `parse_units`).
