@@ -13,22 +13,20 @@ pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool
     Ok(a == "yes")
 }
 
-/// A yes/no question that the situation may have made moot (`moot` says
-/// why): then it is still asked, as older saves answered it, but with one
-/// option the window takes by itself, and an older "yes" or "no" there
-/// reads as that option. False when moot.
+/// A yes/no question that the situation may have made moot (`moot` is the
+/// one answer left, saying why): then it is still asked, as older saves
+/// answered it, but with that one option, which the window takes by itself;
+/// an older "yes" or "no" there reads as it. False when moot.
 pub fn yes_no_unless_moot(
     ctx: &mut Ctx,
     prompt: impl Into<String>,
     rule: &str,
     moot: Option<&str>,
 ) -> Flow<bool> {
-    let Some(why) = moot else {
+    let Some(only) = moot else {
         return yes_no(ctx, prompt, rule);
     };
-    let only = Choice::new("moot", format!("It does not matter: {why}"))
-        .formerly("yes")
-        .formerly("no");
+    let only = Choice::new("moot", only).formerly("yes").formerly("no");
     ctx.choose(prompt, vec![only], Some(rule))?;
     Ok(false)
 }

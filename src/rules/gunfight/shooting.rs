@@ -115,7 +115,7 @@ fn fans(ctx: &mut Ctx, side: SideId, name: &str) -> Flow<bool> {
         ctx,
         format!("Does {name} add a Joker to fan the pistol?"),
         "fan-shot",
-        played_out.then_some("every card of the hand is played"),
+        played_out.then_some("No: every card of the hand is played"),
     )
 }
 

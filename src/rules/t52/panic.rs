@@ -50,7 +50,7 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
                 u.name
             ),
             "defensible",
-            cannot_fail.then_some("this Panic Test cannot fail"),
+            cannot_fail.then_some("It does not matter: this Panic Test cannot fail"),
         )?
     {
         fearless = Some("defensible terrain".into());
