@@ -1327,3 +1327,17 @@ fn undo_shows_what_the_answer_before_did() {
     assert_eq!(redo, Some(1));
     assert_eq!(lines_of(&harness), first);
 }
+
+/// The panes under the question stay put when a short question follows a
+/// tall one (the card picker), so the log does not jump at every answer.
+#[test]
+fn the_panes_stay_put_from_a_card_question_to_a_choice() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    assert!(pending_prompt(&harness).contains("Deal 4 activation card(s)"));
+    let log_at = harness.get_by_label("Log").rect().top();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("which card goes face down"));
+    assert_eq!(harness.get_by_label("Log").rect().top(), log_at);
+}

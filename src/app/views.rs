@@ -301,7 +301,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ui.strong(o.reason.clone());
     }
     if let Some(req) = session.pending() {
-        ui.group(|ui| {
+        let question = ui.group(|ui| {
             ui.strong(&req.prompt);
             last_answer(state, session, ui);
             match &req.ask {
@@ -438,6 +438,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
         });
+        keep_tallest(ui, session.seed(), question.response.rect.height());
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
     // folded away until wanted.
@@ -1286,6 +1287,19 @@ fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &
         let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
+}
+
+/// Pads the question box of `game` (its seed) to the tallest it has been,
+/// so the panes below do not jump up and down between a card question and a
+/// choice: they move only when a taller question than any before comes up.
+fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
+    let id = egui::Id::unique(("question-height", game));
+    let tallest = ui.data_mut(|d| {
+        let tallest = d.get_temp_mut_or(id, 0.0_f32);
+        *tallest = tallest.max(height);
+        *tallest
+    });
+    ui.add_space(tallest - height);
 }
 
 /// How many of the last answer's log lines are shown with the question.
