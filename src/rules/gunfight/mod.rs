@@ -487,6 +487,25 @@ pub(crate) fn by_cards_left(ctx: &Ctx, sides: Vec<SideId>) -> (Vec<SideId>, Vec<
     sides.into_iter().partition(|&s| cards_left(ctx, s) > 0)
 }
 
+/// `choice`, also taking what older saves answered for each side of
+/// `played_out` when it was still offered: its id (`<prefix>-<side>`) and
+/// its label (`<side name> <what> (no card left)`).
+pub(crate) fn formerly_played_out(
+    ctx: &Ctx,
+    mut choice: Choice,
+    played_out: &[SideId],
+    prefix: &str,
+    what: &str,
+) -> Choice {
+    for &s in played_out {
+        let name = ctx.state().side_name(s);
+        choice = choice
+            .formerly(format!("{prefix}-{s}"))
+            .formerly(format!("{name} {what} (no card left)"));
+    }
+    choice
+}
+
 /// Prefix of the counters of cards played this turn (cleared each turn).
 pub(crate) const PLAYED_PREFIX: &str = "played:";
 

@@ -2,8 +2,9 @@
 //! d6 damage to lives, overwatch fire, and the civilians' reactions.
 
 use super::{
-    Weapon, by_cards_left, cards_left, check_victory, enemies_of, gunman_choice, gunmen_of,
-    is_suit, joker_left, lives_left, num, one_card, pick_gunman, value, weapon, yes_no,
+    Weapon, by_cards_left, cards_left, check_victory, enemies_of, formerly_played_out,
+    gunman_choice, gunmen_of, is_suit, joker_left, lives_left, num, one_card, pick_gunman, value,
+    weapon, yes_no,
 };
 use crate::rules::common::yes_no_unless_moot;
 use crate::rules::effect::Effect;
@@ -174,13 +175,8 @@ fn overwatch_at(
         // by itself). An older save's fire by such a side was refused and the
         // question asked again: so it is here.
         let (shooters, played_out) = by_cards_left(ctx, shooters.clone());
-        let mut nobody = Choice::new("none", "Nobody fires");
-        for s in played_out {
-            let name = ctx.state().side_name(s);
-            nobody = nobody
-                .formerly(format!("ow-{s}"))
-                .formerly(format!("{name} fires on overwatch (no card left)"));
-        }
+        let nobody = Choice::new("none", "Nobody fires");
+        let nobody = formerly_played_out(ctx, nobody, &played_out, "ow", "fires on overwatch");
         let mut options = vec![nobody];
         for &s in &shooters {
             options.push(Choice::new(

@@ -2,8 +2,8 @@
 //! may cut in between two other players' goes).
 
 use super::{
-    by_cards_left, cards_left, check_victory, clear_played, gangs_standing, gunmen_of, joker_left,
-    moves, one_card, shooting, stop_game,
+    by_cards_left, cards_left, check_victory, clear_played, formerly_played_out, gangs_standing,
+    gunmen_of, joker_left, moves, one_card, shooting, stop_game,
 };
 use crate::rules::common::{confirm_stop, roll_off};
 use crate::rules::effect::Effect;
@@ -127,13 +127,8 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
     // (older saves answered it; the window takes a lone option by itself),
     // and such a side's cut-in in an older save reads as the next go.
     let (cutters, played_out) = by_cards_left(ctx, cutters);
-    let mut next_go = Choice::new("next", format!("{}'s go", ctx.state().side_name(next)));
-    for s in played_out {
-        let name = ctx.state().side_name(s);
-        next_go = next_go
-            .formerly(format!("joker-{s}"))
-            .formerly(format!("{name} cuts in with a Joker (no card left)"));
-    }
+    let next_go = Choice::new("next", format!("{}'s go", ctx.state().side_name(next)));
+    let next_go = formerly_played_out(ctx, next_go, &played_out, "joker", "cuts in with a Joker");
     let mut options = vec![next_go];
     for &s in &cutters {
         options.push(Choice::new(
