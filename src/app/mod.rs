@@ -1021,7 +1021,7 @@ fn install_suit_font(ctx: &egui::Context) {
 const ANSWERS_KEPT: usize = 500;
 
 /// What the last answer taken did: the log lines it added, and the
-/// one-option questions answered by themselves after it.
+/// one-answer questions answered by themselves after it.
 #[derive(Debug, Clone, PartialEq)]
 struct LastAnswer {
     /// The session's event count after it (and after the questions that

@@ -41,9 +41,10 @@ impl Choice {
         }
     }
 
-    /// The same choice, also accepting `id` (its id in an older Adjutant).
-    pub fn formerly(mut self, id: impl Into<String>) -> Choice {
-        self.former_ids.push(id.into());
+    /// The same choice, also accepting `answer`: an id or label it had in
+    /// an older Adjutant, or an older answer that now means this option.
+    pub fn formerly(mut self, answer: impl Into<String>) -> Choice {
+        self.former_ids.push(answer.into());
         self
     }
 }

@@ -286,8 +286,8 @@ impl Session {
     /// Answers the pending request while it can take only one answer
     /// ([`Request::only_answer`]), as the window does; returns each request
     /// answered, and the error that stopped it, if one did (the answers
-    /// before it stay taken). A session that scripts drive is left to ask it (their
-    /// answers to such questions are part of the `play` contract).
+    /// before it stay taken). A session that scripts drive is left to ask
+    /// it (their answers to such questions are part of the `play` contract).
     pub fn take_only_answers(&mut self) -> (Vec<AnsweredItself>, Option<SessionError>) {
         let mut answered = Vec::new();
         // A procedure asks finitely often; the bound only guards against a
