@@ -1,6 +1,6 @@
 //! Whole Gentlemen of War flows driven by answers, as at the table.
 
-use super::{BandSetup, GameSetup, parse_units};
+use super::{AP, BandSetup, GameSetup, parse_units};
 use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
 use crate::rules::session::Session;
@@ -60,6 +60,9 @@ fn the_smaller_band_chooses_and_activation_alternates() {
     assert_asking(&s, "Red: activate which unit?");
     feed(&mut s, &["c Sharpe (0/2 wounds)"]);
     assert!(logged(&s, "Sharpe activates with 3 action point(s)"));
+    // Said once: the points themselves are bookkeeping, out of the log.
+    assert!(!logged(&s, "action points now"));
+    assert_eq!(unit(&s, "Sharpe").stat(AP), 3);
     assert_eq!(unit(&s, "Pierre").wounds_per_soldier, 2);
 }
 

@@ -90,8 +90,10 @@ pub const ARMOUR: &str = "armour";
 pub const AMMO: &str = "ammo";
 /// Most ammunition the weapon holds.
 pub const AMMO_MAX: &str = "ammo_max";
-/// Action points left in the current activation.
-pub const AP: &str = "ap";
+/// Action points left in the current activation (bookkeeping: the ':'
+/// keeps each spend out of the log, where the activation and each ability
+/// used already say what was spent; the units list shows what is left).
+pub const AP: &str = "activation:ap";
 /// Stat: 1 once the unit has moved this activation (a Dash that bought a
 /// move); reset when it activates.
 pub const MOVED: &str = "activation:moved";
