@@ -417,12 +417,18 @@ impl Effect {
                 Some(b) => format!("{name} joins, playing a {b}-backed pack"),
                 None => format!("{name} joins"),
             },
+            // A lone figure (a gunman, a gentleman, a commander) is not
+            // counted in soldiers.
+            Effect::AddUnit(u) if u.soldiers == 1 => format!(
+                "{} fields {}",
+                s.side_name(u.side),
+                distinct_unit_name(s, &u.name)
+            ),
             Effect::AddUnit(u) => format!(
-                "{} fields {} ({} soldier{})",
+                "{} fields {} ({} soldiers)",
                 s.side_name(u.side),
                 distinct_unit_name(s, &u.name),
-                u.soldiers,
-                if u.soldiers == 1 { "" } else { "s" }
+                u.soldiers
             ),
             Effect::Wound { unit, wounds } => {
                 format!("{} takes {wounds} wound(s)", s.unit_name(*unit))
@@ -576,6 +582,13 @@ mod tests {
         })
         .apply(&mut s, &mut rng);
         s
+    }
+
+    #[test]
+    fn a_lone_figure_is_fielded_without_a_soldier_count() {
+        let log = |n| unit(n, 1).log.last().map(|l| l.text.clone());
+        assert_eq!(log(1).as_deref(), Some("A fields U"));
+        assert_eq!(log(5).as_deref(), Some("A fields U (5 soldiers)"));
     }
 
     #[test]

@@ -118,6 +118,11 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
             if let Some(i) = hand.iter().position(|c| *c == q) {
                 hand.remove(i);
             }
+            // Says why the deck's next line holds more cards.
+            ctx.resolved(
+                "queens",
+                format!("{player} discards {q} to draw {extra} more"),
+            );
             let more = ctx.draw(
                 deck,
                 extra,

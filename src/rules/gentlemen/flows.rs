@@ -502,6 +502,7 @@ fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
     );
     assert_asking(&s, "discard Qd to draw 2 more");
     feed(&mut s, &["c yes", "k 6d 6c"]);
+    assert!(logged(&s, "Red discards Qd to draw 2 more"));
     assert_asking(&s, "discard an Ace to cancel the Big Joker");
     feed(&mut s, &["c As"]);
     assert!(logged(&s, "Red cancels the Big Joker with As"));
