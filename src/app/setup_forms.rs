@@ -271,10 +271,14 @@ mod tests {
     use super::*;
     use crate::rules::{GameId, Library};
 
-    fn gunfight() -> Ruleset {
+    fn ruleset(game: GameId) -> Ruleset {
         let (lib, _) = Library::builtin();
-        let rs = lib.get(GameId::Gunfight).cloned();
-        rs.unwrap_or_else(|| panic!("no gunfight ruleset"))
+        let rs = lib.get(game).cloned();
+        rs.unwrap_or_else(|| panic!("no {game:?} ruleset"))
+    }
+
+    fn gunfight() -> Ruleset {
+        ruleset(GameId::Gunfight)
     }
 
     #[test]
@@ -303,9 +307,7 @@ mod tests {
 
     #[test]
     fn a_card_activation_form_shows_every_problem_at_once() {
-        let (lib, _) = Library::builtin();
-        let rs = lib.get(GameId::CardActivation).cloned();
-        let rs = rs.unwrap_or_else(|| panic!("no card-activation ruleset"));
+        let rs = ruleset(GameId::CardActivation);
         let mut form = CardActivationForm::default();
         form.sides[0].units = "Rifles:x Zero:0 Captain:commander Major:commander".into();
         let errs = form.setup(&rs).err().unwrap_or_default();
@@ -323,9 +325,7 @@ mod tests {
 
     #[test]
     fn napoleonic_objectives_need_names_of_their_own() {
-        let (lib, _) = Library::builtin();
-        let rs = lib.get(GameId::Napoleonic).cloned();
-        let rs = rs.unwrap_or_else(|| panic!("no napoleonic ruleset"));
+        let rs = ruleset(GameId::Napoleonic);
         let mut form = NapoleonicForm::default();
         assert!(form.setup(&rs).is_ok(), "{:?}", form.setup(&rs).err());
         form.objectives = "Hill, Farm, hill, Village".into();
@@ -357,9 +357,7 @@ mod tests {
 
     #[test]
     fn the_default_gentlemen_form_is_valid_and_problems_name_the_band() {
-        let (lib, _) = Library::builtin();
-        let rs = lib.get(GameId::GentlemenOfWar).cloned();
-        let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+        let rs = ruleset(GameId::GentlemenOfWar);
         let mut form = GentlemenForm::default();
         let setup = form.setup(&rs).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(setup.bands[1].units[3].profile, "dragoon");

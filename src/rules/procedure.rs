@@ -341,17 +341,18 @@ impl<'a> Ctx<'a> {
 
     /// Asks the table; returns the recorded answer checked (a choice by its
     /// id) and as it was given (an id, a label or a former id).
-    fn ask_as_given(&mut self, req: Request) -> Flow<(Answer, Answer)> {
-        while let Some(Input::Edit(e)) = self.inputs.get(self.pos) {
-            let e = e.clone();
-            self.apply(e);
+    /// Every run replays every answer, so the one given is lent, not copied.
+    fn ask_as_given(&mut self, req: Request) -> Flow<(Answer, &'a Answer)> {
+        let inputs = self.inputs;
+        while let Some(Input::Edit(e)) = inputs.get(self.pos) {
+            self.apply(e.clone());
             self.pos += 1;
         }
-        match self.inputs.get(self.pos) {
+        match inputs.get(self.pos) {
             Some(Input::Answer(given)) => {
                 let a = req.check(given.clone())?;
                 self.pos += 1;
-                Ok((a, given.clone()))
+                Ok((a, given))
             }
             _ => Err(Interrupt::Need(req)),
         }
@@ -419,26 +420,24 @@ impl<'a> Ctx<'a> {
         options: Vec<Choice>,
         rule: Option<&str>,
     ) -> Flow<(String, bool)> {
+        // An answer that is neither the chosen option's id nor its label
+        // (case ignored, as `Request::check` matches) named a former id.
+        let named: Vec<(String, String)> = options
+            .iter()
+            .map(|o| (o.id.to_lowercase(), o.label.to_lowercase()))
+            .collect();
         let req = Request {
             ask: Ask::Choose { options },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
         };
-        let former = |id: &str, given: &str| {
-            let Ask::Choose { options } = &req.ask else {
-                return false;
-            };
-            let given = given.trim().to_lowercase();
-            options.iter().any(|o| {
-                o.id == id
-                    && o.id.to_lowercase() != given
-                    && o.label.to_lowercase() != given
-                    && o.former_ids.iter().any(|f| f.to_lowercase() == given)
-            })
-        };
-        match self.ask_as_given(req.clone())? {
+        match self.ask_as_given(req)? {
             (Answer::Choice(c), Answer::Choice(given)) => {
-                let by_former = former(&c, &given);
+                let given = given.trim().to_lowercase();
+                let chosen = c.to_lowercase();
+                let by_former = !named
+                    .iter()
+                    .any(|(id, label)| *id == chosen && (*id == given || *label == given));
                 Ok((c, by_former))
             }
             (other, _) => Err(Interrupt::Invalid(AnswerError {

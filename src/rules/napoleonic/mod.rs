@@ -409,25 +409,29 @@ pub(crate) fn unit_choice(ctx: &Ctx, unit: UnitId) -> Choice {
         in_ranks(ctx, unit),
         confused(ctx, unit)
     );
+    // Its label until round s34 said "1 shot markers" (scripts may choose
+    // by label).
+    let mut former = None;
     if arm(ctx, unit) == Arm::Artillery {
         let m = ctx
             .state()
             .units
             .get(unit)
             .map_or(0, |u| u.stat(SHOT_MARKERS));
+        if m == 1 {
+            former = Some(format!("{label}, 1 shot markers)"));
+        }
         label.push_str(&format!(
             ", {m} shot marker{}",
             if m == 1 { "" } else { "s" }
         ));
     }
     label.push(')');
-    let choice = Choice::new(format!("u{unit}"), label.clone());
-    if label.ends_with(", 1 shot marker)") {
-        // Its label until this round (scripts may choose by label).
-        let former = label.replace(", 1 shot marker)", ", 1 shot markers)");
-        return choice.formerly(former);
+    let choice = Choice::new(format!("u{unit}"), label);
+    match former {
+        Some(f) => choice.formerly(f),
+        None => choice,
     }
-    choice
 }
 
 /// Picks a unit among `ids`, with a "none" option when `none` is given.
