@@ -76,6 +76,51 @@ fn every_event_is_saved_and_resumes_exactly() {
     );
 }
 
+#[test]
+fn undone_events_stay_redoable_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    let mut s = play_some(&autosave, &lib);
+    let whole = s.clone();
+    s.undo();
+    s.undo();
+    save::save(&s, &autosave.path).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&autosave.path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("redo:"), "{text}");
+
+    // The app closed (or crashed) here; it resumes with Redo still possible.
+    let mut resumed = save::load(&autosave.path, &lib)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .session;
+    assert_eq!(resumed.state(), s.state());
+    assert_eq!(resumed.redo_len(), 2);
+    while resumed.redo().unwrap_or_else(|e| panic!("{e}")) {}
+    assert_eq!(resumed.events(), whole.events());
+    assert_eq!(resumed.state(), whole.state());
+
+    // A new answer after Undo ends what can be redone, in the file too.
+    autosave
+        .apply(&mut s, Event::Answer(die(6)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&autosave.path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!text.contains("redo:"), "{text}");
+    let resumed = save::load(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resumed.session.redo_len(), 0);
+}
+
+#[test]
+fn a_save_without_a_redo_field_still_loads() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("old.ron");
+    // As written before Redo was saved: no `redo` field.
+    let old = "(format: 1, game: T52, seed: 5, events: [Edit(AddSide(name: \"Red\", back: None))])";
+    std::fs::write(&path, old).unwrap_or_else(|e| panic!("{e}"));
+    let s = save::read(&path, &library()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.events().len(), 1);
+    assert_eq!(s.redo_len(), 0);
+}
+
 fn file_name(a: &Autosave) -> String {
     a.path
         .file_name()

@@ -104,9 +104,13 @@ fn a_saved_game_can_be_resumed_and_undone() {
         .as_ref()
         .map_or(0, |(s, _)| s.events().len());
     assert_eq!(events, 3);
-    // The autosave followed the undo.
-    let text = std::fs::read_to_string(saves.join("t52-1.ron")).unwrap_or_default();
-    assert_eq!(text.matches("Answer").count(), 0);
+    // The autosave followed the undo: both answers are out of the log and
+    // kept to be redone.
+    let (lib, _) = adjutant::rules::games::Library::builtin();
+    let saved = adjutant::rules::save::read(&saves.join("t52-1.ron"), &lib)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(saved.events().len(), 3);
+    assert_eq!(saved.redo_len(), 2);
 }
 
 #[test]
@@ -1326,6 +1330,17 @@ fn undo_shows_what_the_answer_before_did() {
     let redo = harness.state().session.as_ref().map(|(s, _)| s.redo_len());
     assert_eq!(redo, Some(1));
     assert_eq!(lines_of(&harness), first);
+    // The app closed and started again: Redo still brings the answer back.
+    drop(harness);
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    harness.get_by_label("Redo").click();
+    harness.run();
+    let redo = harness.state().session.as_ref().map(|(s, _)| s.redo_len());
+    assert_eq!(redo, Some(0));
+    assert_eq!(lines_of(&harness), second);
 }
 
 /// The panes under the question stay put when a short question follows a

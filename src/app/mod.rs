@@ -362,10 +362,22 @@ impl AppState {
                 self.clear_entries();
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
+                    let log_before = s.state().log.len();
                     if cmd == Command::Undo {
                         s.undo_step();
                     } else if let Err(e) = s.redo_step() {
                         problems.push(format!("Cannot redo: {e}"));
+                    }
+                    let events = s.events().len();
+                    // A step undone before the app was closed has no kept
+                    // lines: show the ones its Redo added.
+                    if cmd == Command::Redo && !self.answers.iter().any(|a| a.events == events) {
+                        self.answers.retain(|a| a.events < events);
+                        self.answers.push(LastAnswer {
+                            events,
+                            from: log_before,
+                            only: Vec::new(),
+                        });
                     }
                     let saved = save::save(s, &autosave.path);
                     self.save_failed = saved.is_err();

@@ -24,6 +24,11 @@ pub struct SaveFile {
     pub seed: u64,
     /// The event log.
     pub events: Vec<Event>,
+    /// Events undone and not yet redone, the next to redo last, so that
+    /// Redo still works after the app is closed or crashes; left out of the
+    /// file when empty (saves from before it hold none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redo: Vec<Event>,
 }
 
 impl SaveFile {
@@ -34,6 +39,7 @@ impl SaveFile {
             game: session.game(),
             seed: session.seed(),
             events: session.events().to_vec(),
+            redo: session.redo_events().to_vec(),
         }
     }
 
@@ -46,12 +52,15 @@ impl SaveFile {
                 file: file.to_path_buf(),
                 message: format!("no usable ruleset for {}", self.game.id()),
             })?;
-        Session::replay(self.game, ruleset, self.seed, self.events).map_err(|e| {
-            SaveError::Invalid {
-                file: file.to_path_buf(),
-                message: e.to_string(),
-            }
-        })
+        let mut session =
+            Session::replay(self.game, ruleset, self.seed, self.events).map_err(|e| {
+                SaveError::Invalid {
+                    file: file.to_path_buf(),
+                    message: e.to_string(),
+                }
+            })?;
+        session.set_redo(self.redo);
+        Ok(session)
     }
 
     /// Rebuilds as much of the session as still replays (see

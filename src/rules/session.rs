@@ -343,6 +343,18 @@ impl Session {
         self.redo.len()
     }
 
+    /// The events that can be redone, the next to redo last.
+    pub fn redo_events(&self) -> &[Event] {
+        &self.redo
+    }
+
+    /// Restores the events that can be redone (from a save). They are
+    /// checked only when redone: one that no longer applies is refused then,
+    /// as any event is.
+    pub fn set_redo(&mut self, redo: Vec<Event>) {
+        self.redo = redo;
+    }
+
     /// An answer from the virtual table: dice from the seeded roller, the top
     /// cards of a tracked deck, or `None` where only a player can answer.
     pub fn virtual_answer(&self) -> Option<Answer> {
