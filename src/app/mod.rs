@@ -379,11 +379,7 @@ impl AppState {
                             only: Vec::new(),
                         });
                     }
-                    let saved = save::save(s, &autosave.path);
-                    self.save_failed = saved.is_err();
-                    if let Err(e) = saved {
-                        problems.push(format!("Not saved: {e}"));
-                    }
+                    problems.extend(save_noting(s, autosave, &mut self.save_failed));
                 }
                 for p in problems {
                     self.notify(p);
@@ -922,10 +918,8 @@ impl AppState {
             })
             .collect();
         if s.events().len() > events_before {
-            let saved = save::save(s, &autosave.path);
-            self.save_failed = saved.is_err();
-            if let Err(e) = saved {
-                problem.get_or_insert(format!("Not saved: {e}"));
+            if let Some(p) = save_noting(s, autosave, &mut self.save_failed) {
+                problem.get_or_insert(p);
             }
             // Part of the answer that led here, when there was one.
             let last = match self.answers.pop() {
@@ -1027,6 +1021,15 @@ fn install_suit_font(ctx: &egui::Context) {
         family.push(SUITS.to_owned());
     }
     ctx.set_fonts(fonts);
+}
+
+/// Saves the game after a change made outside [`Autosave::apply`] (Undo,
+/// Redo, answers the window took); notes in `failed` whether it failed and
+/// returns what to tell the player then.
+fn save_noting(session: &Session, autosave: &Autosave, failed: &mut bool) -> Option<String> {
+    let saved = save::save(session, &autosave.path);
+    *failed = saved.is_err();
+    saved.err().map(|e| format!("Not saved: {e}"))
 }
 
 /// How many answers' lines are kept for Undo to show again.
