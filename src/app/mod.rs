@@ -556,6 +556,8 @@ impl AppState {
         let answer = match &req.ask {
             // A roll is read once every die in sight has come to rest.
             Ask::Dice { .. } if frame.moving_dice > 0 => return None,
+            // An unread die may be one of the roll: never answer around it.
+            Ask::Dice { .. } if !scan.unread_dice.is_empty() => return None,
             Ask::Dice { .. } => {
                 let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
