@@ -157,7 +157,7 @@ fn read_frame(
     if guard.setting == DiceScale::Auto && guard.calibration == state.calibration {
         guard
             .calibration
-            .observe_confidences(records.each_ref().map(ScanRecord::dice_confidence));
+            .observe_sightings(&records.each_ref().map(ScanRecord::dice_sightings));
     }
     let at = guard.calibration.leading_index();
     drop(guard);

@@ -2,7 +2,7 @@
 //! `adjutant scan --json` contract.
 
 use super::cards::{CardModel, CardReader, CardScan};
-use super::dice::scale::{DiceScale, READ_SCALES, ScaleCalibration};
+use super::dice::scale::{DiceScale, READ_SCALES, ScaleCalibration, Sighting};
 use super::dice::{DiceReader, DiceScan, DieRead, UnreadDie};
 use super::error::VisionError;
 use super::geometry::Point;
@@ -72,6 +72,21 @@ impl ScanRecord {
             self.dice.iter().map(|d| d.confidence),
             self.unread_dice.len(),
         )
+    }
+
+    /// The dice of this record as [`Sighting`]s (unread ones at confidence 0).
+    pub fn dice_sightings(&self) -> Vec<Sighting> {
+        let read = self.dice.iter().map(|d| Sighting {
+            center: d.center,
+            size: d.size,
+            confidence: d.confidence,
+        });
+        let unread = self.unread_dice.iter().map(|u| Sighting {
+            center: u.center,
+            size: u.size,
+            confidence: 0.0,
+        });
+        read.chain(unread).collect()
     }
 }
 
@@ -348,9 +363,8 @@ pub fn scan_batch(
                         readers.scan_at_scales(&name(p), &img, looking, READ_SCALES)
                     });
                     if let Ok(records) = &r {
-                        calibration.observe_confidences(
-                            records.each_ref().map(ScanRecord::dice_confidence),
-                        );
+                        calibration
+                            .observe_sightings(&records.each_ref().map(ScanRecord::dice_sightings));
                     }
                     progress();
                     r

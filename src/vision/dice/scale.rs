@@ -120,6 +120,70 @@ pub fn mean_confidence(confidences: impl Iterator<Item = f32>, unread: usize) ->
     (n > 0).then(|| sum / n as f64)
 }
 
+/// A die one scale's read found: where, how large, and how sure (0 for a die
+/// found but not read), in the frame's own pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sighting {
+    /// Centre.
+    pub center: [f32; 2],
+    /// Side of its box.
+    pub size: f32,
+    /// Read confidence; 0 when the die was found but not read.
+    pub confidence: f32,
+}
+
+impl Sighting {
+    /// The sightings of one scan: read dice at their confidence, unread ones at 0.
+    pub fn of_scan(scan: &DiceScan) -> Vec<Sighting> {
+        let read = scan.dice.iter().map(|d| Sighting {
+            center: d.center,
+            size: d.size,
+            confidence: d.confidence,
+        });
+        let unread = scan.unread.iter().map(|u| Sighting {
+            center: u.center,
+            size: u.size,
+            confidence: 0.0,
+        });
+        read.chain(unread).collect()
+    }
+}
+
+/// How sure each scale's read of one frame is, judged over every die any
+/// scale found: the mean, over those dice, of the scale's confidence in its
+/// read of that die (0 where it did not read it or did not find it at all).
+/// A die is the same at two scales when their centres lie within half a die
+/// side. `None` at every scale when no scale found a die.
+///
+/// Counting a die missed at a scale as 0 matters: a frame of large dice read
+/// at 2x finds fewer of them, each read surely, and by the read dice alone
+/// 2x looked surer than 1x (a window locked onto 2x this way and then
+/// misread every roll).
+pub fn cross_scale_confidences<const K: usize>(sightings: &[Vec<Sighting>; K]) -> [Option<f64>; K] {
+    // Every die found at any scale, with the best confidence each scale gave it.
+    let mut dice: Vec<(Sighting, [f32; K])> = Vec::new();
+    for (k, seen) in sightings.iter().enumerate() {
+        for s in seen {
+            let same = dice.iter_mut().find(|(d, _)| {
+                let (dx, dy) = (d.center[0] - s.center[0], d.center[1] - s.center[1]);
+                (dx * dx + dy * dy).sqrt() < 0.5 * d.size.max(s.size)
+            });
+            match same {
+                Some((_, best)) => best[k] = best[k].max(s.confidence),
+                None => {
+                    let mut best = [0.0; K];
+                    best[k] = s.confidence;
+                    dice.push((*s, best));
+                }
+            }
+        }
+    }
+    let n = dice.len();
+    std::array::from_fn(|k| {
+        (n > 0).then(|| dice.iter().map(|(_, best)| best[k] as f64).sum::<f64>() / n as f64)
+    })
+}
+
 /// Chooses the enlargement for one camera (or one batch of photos of one
 /// table) from frames read at every [`READ_SCALES`] entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,7 +215,13 @@ impl ScaleCalibration {
 
     /// Adds one frame read at every scale (`scans[i]` at `READ_SCALES[i]`).
     pub fn observe(&mut self, scans: &[DiceScan; READ_SCALES.len()]) {
-        self.observe_confidences(scans.each_ref().map(frame_confidence));
+        self.observe_sightings(&scans.each_ref().map(Sighting::of_scan));
+    }
+
+    /// Adds one frame by the dice each scale found in it
+    /// ([`cross_scale_confidences`]).
+    pub fn observe_sightings(&mut self, sightings: &[Vec<Sighting>; READ_SCALES.len()]) {
+        self.observe_confidences(cross_scale_confidences(sightings));
     }
 
     /// Adds one frame by its [`frame_confidence`] at every scale. A frame in
@@ -311,24 +381,27 @@ mod tests {
     use super::*;
     use crate::vision::dice::{DieRead, UnreadDie};
 
+    /// A scan with read dice at x = 0, 100, ... and then the unread ones, so
+    /// that the k-th die found is the same die at every scale.
     fn scan(confidences: &[f32], unread: usize) -> DiceScan {
+        let at = |k: usize| [100.0 * k as f32, 10.0];
         DiceScan {
             dice: confidences
                 .iter()
-                .map(|&confidence| DieRead {
+                .enumerate()
+                .map(|(k, &confidence)| DieRead {
                     value: 3,
-                    center: [10.0, 10.0],
+                    center: at(k),
                     size: 30.0,
                     confidence,
                 })
                 .collect(),
-            unread: vec![
-                UnreadDie {
-                    center: [50.0, 50.0],
-                    size: 30.0
-                };
-                unread
-            ],
+            unread: (0..unread)
+                .map(|j| UnreadDie {
+                    center: at(confidences.len() + j),
+                    size: 30.0,
+                })
+                .collect(),
         }
     }
 
@@ -396,6 +469,50 @@ mod tests {
     }
 
     #[test]
+    fn a_die_missed_at_a_scale_counts_against_it() {
+        // Three large dice: read surely as they are; at 2x only one is found
+        // (surely) and the others are missed. By the read dice alone 2x
+        // would look surer.
+        let as_is = scan(&[0.9, 0.85, 0.9], 0);
+        let at_2x = scan(&[1.0], 0);
+        assert!(frame_confidence(&at_2x) > frame_confidence(&as_is));
+        let c = cross_scale_confidences(&[
+            Sighting::of_scan(&as_is),
+            Sighting::of_scan(&scan(&[0.6, 0.5], 0)),
+            Sighting::of_scan(&at_2x),
+        ]);
+        let c = c.map(|c| c.unwrap_or(-1.0));
+        assert!((c[0] - 2.65 / 3.0).abs() < 1e-6, "{c:?}");
+        assert!((c[1] - 1.1 / 3.0).abs() < 1e-6, "{c:?}");
+        assert!((c[2] - 1.0 / 3.0).abs() < 1e-6, "{c:?}");
+        let mut cal = ScaleCalibration::default();
+        for _ in 0..FRAMES_TO_CHOOSE {
+            cal.observe(&[as_is.clone(), scan(&[0.6, 0.5], 0), at_2x.clone()]);
+        }
+        assert_eq!(cal.chosen(), Some(1.0));
+        // Dice apart are different dice; one die seen at two scales is one.
+        let one = |x: f32, confidence: f32| Sighting {
+            center: [x, 0.0],
+            size: 30.0,
+            confidence,
+        };
+        let c = cross_scale_confidences(&[vec![one(0.0, 0.8)], vec![one(14.0, 0.6)], vec![]]);
+        assert_eq!(
+            c,
+            [Some(0.800000011920929), Some(0.6000000238418579), Some(0.0)]
+        );
+        let c = cross_scale_confidences(&[vec![one(0.0, 0.8)], vec![one(16.0, 0.6)], vec![]]);
+        assert_eq!(
+            c.map(|c| c.map(|c| (c * 100.0).round())),
+            [Some(40.0), Some(30.0), Some(0.0)]
+        );
+        assert_eq!(
+            cross_scale_confidences::<3>(&[vec![], vec![], vec![]]),
+            [None; 3]
+        );
+    }
+
+    #[test]
     fn a_camera_judges_by_its_recent_frames() {
         let mut cal = ScaleCalibration::recent(3);
         for _ in 0..10 {
@@ -405,7 +522,11 @@ mod tests {
         assert_eq!(cal.leading(), 1.0);
         // The dice change size (the camera was raised): three frames decide.
         for _ in 0..3 {
-            cal.observe(&[scan(&[0.5], 1), scan(&[0.95], 0), scan(&[0.9], 0)]);
+            cal.observe(&[
+                scan(&[0.5], 1),
+                scan(&[0.95, 0.9], 0),
+                scan(&[0.9, 0.85], 0),
+            ]);
         }
         assert_eq!(cal.leading(), 1.5);
     }
