@@ -1381,3 +1381,80 @@ fn the_panes_stay_put_from_a_card_question_to_a_choice() {
     assert!(pending_prompt(&harness).contains("which card goes face down"));
     assert_eq!(harness.get_by_label("Log").rect().top(), log_at);
 }
+
+/// The open game's saves fail (its folder became a file): leaving it for
+/// another game warns once that its latest answers would be lost; once the
+/// folder is back the game is saved before it is left.
+#[test]
+fn a_game_whose_answers_are_not_saved_is_not_left_without_a_word() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let first = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(_, a)| a.path.clone())
+        .unwrap_or_else(|| panic!("no game"));
+    let saves = dir.path().join("saves");
+    let aside = dir.path().join("saves-aside");
+    let break_saves = || {
+        std::fs::rename(&saves, &aside).unwrap_or_else(|e| panic!("{e}"));
+        // A file where the folder was: writes fail even for root.
+        std::fs::write(&saves, b"").unwrap_or_else(|e| panic!("{e}"));
+    };
+    let mend_saves = || {
+        std::fs::remove_file(&saves).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::rename(&aside, &saves).unwrap_or_else(|e| panic!("{e}"));
+    };
+    break_saves();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert!(harness.state().save_failed);
+    let answered = event_count(&harness);
+    // From the game, or from the form a refused start stays on.
+    let open = |h: &mut Harness<'_, AppState>| {
+        if h.query_by_label("Home").is_some() {
+            h.get_by_label("Home").click();
+            h.run();
+            h.get_by_label("New Card-Activation game").click();
+            h.run();
+        }
+        h.get_by_label("Start game").click();
+        h.run();
+        h.state()
+            .session
+            .as_ref()
+            .map(|(_, a)| a.path.clone())
+            .unwrap_or_default()
+    };
+    // Refused once, with what would be lost and how to keep it.
+    assert_eq!(open(&mut harness), first);
+    assert!(
+        harness
+            .state()
+            .messages
+            .iter()
+            .any(|m| m.contains("latest answers would be lost") && m.contains("once more")),
+        "{:?}",
+        harness.state().messages
+    );
+    // Mended: the game is saved whole, then left.
+    mend_saves();
+    assert_ne!(open(&mut harness), first);
+    let (lib, _) = adjutant::rules::games::Library::builtin();
+    let kept = adjutant::rules::save::read(&first, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kept.events().len(), answered);
+
+    // Not mended: the second attempt leaves it unsaved, as warned.
+    let second = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(_, a)| a.path.clone())
+        .unwrap_or_default();
+    break_saves();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert_eq!(open(&mut harness), second);
+    assert_ne!(open(&mut harness), second);
+}

@@ -210,6 +210,10 @@ pub struct AppState {
     pub dice_scale: crate::vision::dice::scale::DiceScale,
     /// The open game's last save failed (the header says so until one works).
     pub save_failed: bool,
+    /// The player was told that leaving the open game (another game,
+    /// closing the window) would lose answers that could not be saved, when
+    /// its save and log length; the next attempt at that point leaves it.
+    unsaved_warned: Option<(PathBuf, usize)>,
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
@@ -290,6 +294,7 @@ impl AppState {
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             save_failed: false,
+            unsaved_warned: None,
             refusals: Vec::new(),
             answers: Vec::new(),
             dismissed: Vec::new(),
@@ -314,6 +319,7 @@ impl AppState {
             Command::Resume(path) if self.session.as_ref().is_some_and(|(_, a)| a.path == path) => {
                 self.screen = Screen::Play;
             }
+            Command::Resume(_) if !self.may_leave_open_game() => {}
             Command::Resume(path) => match save::load(&path, &self.library) {
                 Ok(loaded) => {
                     for e in &loaded.skipped {
@@ -708,8 +714,38 @@ impl AppState {
         }
     }
 
+    /// Whether the open game may be replaced or closed: yes when it is saved
+    /// (a save that failed earlier is tried again first). Otherwise the
+    /// player is told what would be lost, once; the next attempt may go.
+    pub fn may_leave_open_game(&mut self) -> bool {
+        if !self.save_failed {
+            return true;
+        }
+        let Some((s, autosave)) = &self.session else {
+            return true;
+        };
+        let failure = save_noting(s, autosave, &mut self.save_failed);
+        let Some(failure) = failure else {
+            return true;
+        };
+        let at = (autosave.path.clone(), s.events().len());
+        if self.unsaved_warned.as_ref() == Some(&at) {
+            return true;
+        }
+        self.unsaved_warned = Some(at);
+        self.notify(format!(
+            "{failure}. The open game's latest answers would be lost: make {} writable (or free \
+             some disk space) and try again, or do the same once more to leave it unsaved.",
+            autosave.path.display()
+        ));
+        false
+    }
+
     /// Opens a new autosaved session of `game` and begins `spec`.
     fn begin(&mut self, game: GameId, ruleset: crate::rules::Ruleset, spec: ProcedureSpec) {
+        if !self.may_leave_open_game() {
+            return;
+        }
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -1077,6 +1113,10 @@ impl AdjutantApp {
             // Keep polling the worker while a source runs.
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        if ui.ctx().input(|i| i.viewport().close_requested()) && !state.may_leave_open_game() {
+            ui.ctx()
+                .send_viewport_cmd(egui::ViewportCommand::CancelClose);
         }
         let commands = views::show(state, ui);
         for c in commands {
