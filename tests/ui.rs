@@ -779,6 +779,20 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
     let size = image::image_dimensions(&fixture).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((frame.width, frame.height), size);
     assert!(harness.state().live.is_some());
+
+    // The folder removed while it is read: said once, the source stops and
+    // its last frame no longer stands for the table.
+    harness.state_mut().messages.clear();
+    std::fs::remove_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
+    run_until(&mut harness, |s| s.live.is_none());
+    assert!(harness.state().live.is_none(), "the source stopped");
+    assert!(harness.state().live_frame.is_none());
+    let said = harness.state().messages.clone();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("Lost the camera or photo folder") && said[0].contains("photos"),
+        "{said:?}"
+    );
 }
 
 /// The last event of the open game, as the dice it answered with.

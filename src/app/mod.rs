@@ -547,7 +547,11 @@ impl AppState {
             }
         }
         if lost {
+            // What a lost source last saw no longer answers anything.
             self.live = None;
+            self.live_frame = None;
+            self.live_texture = None;
+            return;
         }
         for f in frames {
             self.show_frame(f);

@@ -76,16 +76,8 @@ impl ReplaySource {
     }
 }
 
-impl FrameSource for ReplaySource {
-    fn describe(&self) -> String {
-        format!(
-            "replay of {} images in {}",
-            self.files.len(),
-            self.dir.display()
-        )
-    }
-
-    fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError> {
+impl ReplaySource {
+    fn open_next(&mut self) -> Result<image::DynamicImage, FrameError> {
         let path = self
             .files
             .get(self.next % self.files.len().max(1))
@@ -96,6 +88,34 @@ impl FrameSource for ReplaySource {
             path,
             message: e.to_string().trim_end().to_string(),
         })
+    }
+}
+
+impl FrameSource for ReplaySource {
+    fn describe(&self) -> String {
+        format!(
+            "replay of {} images in {}",
+            self.files.len(),
+            self.dir.display()
+        )
+    }
+
+    fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError> {
+        match self.open_next() {
+            // The photo went: list the folder again (it may be gone too).
+            Err(FrameError::Unreadable { path, .. }) if !path.exists() => {
+                let fresh = ReplaySource::open(&self.dir).map_err(|e| {
+                    FrameError::Lost(match e {
+                        FrameError::Unavailable(why) => why,
+                        other => other.to_string(),
+                    })
+                })?;
+                self.files = fresh.files;
+                self.next = 0;
+                self.open_next()
+            }
+            read => read,
+        }
     }
 
     fn last_frame_label(&self) -> Option<String> {
@@ -137,6 +157,38 @@ mod tests {
             "{said:?}"
         );
         assert!(src.next_frame().is_ok(), "loops back to the first image");
+    }
+
+    #[test]
+    fn a_photo_removed_is_skipped_and_a_folder_removed_is_lost() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let photos = dir.path().join("photos");
+        std::fs::create_dir(&photos).unwrap_or_else(|e| panic!("{e}"));
+        for (name, w) in [("a.png", 4), ("b.png", 5), ("c.png", 6)] {
+            image::RgbImage::new(w, 3)
+                .save(photos.join(name))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut src = ReplaySource::open(&photos).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
+        std::fs::remove_file(photos.join("b.png")).unwrap_or_else(|e| panic!("{e}"));
+        // b.png went: the folder is listed again and replayed from its start.
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
+        assert_eq!(
+            src.describe(),
+            format!("replay of 2 images in {}", photos.display())
+        );
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(6));
+        std::fs::remove_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
+        let lost = src.next_frame();
+        assert!(matches!(lost, Err(FrameError::Lost(_))), "{lost:?}");
+        let said = lost.map(|_| ()).map_err(|e| e.to_string());
+        assert!(
+            said.as_ref().is_err_and(
+                |s| s.starts_with("Lost the camera or photo folder") && s.contains("photos")
+            ),
+            "{said:?}"
+        );
     }
 
     #[test]
