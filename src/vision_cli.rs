@@ -229,7 +229,15 @@ pub fn eval(
     let readers = readers(card_model, true)?;
     let mut failed = false;
     for dir in sets {
-        let mut labels = LabelSet::load(dir)?;
+        // A set that cannot be read is named; the other sets are still scored.
+        let mut labels = match LabelSet::load(dir) {
+            Ok(labels) => labels,
+            Err(e) => {
+                eprintln!("adjutant: {e}");
+                failed = true;
+                continue;
+            }
+        };
         if held_out {
             keep_held_out(&mut labels);
         }

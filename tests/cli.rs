@@ -311,6 +311,26 @@ fn eval_names_the_images_it_could_not_read() {
         "{}",
         text(&o)
     );
+    // A folder without labels before a good set: named, and the good set
+    // is still scored.
+    let empty = dir.path().join("nolabels");
+    std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(
+        &[
+            "eval",
+            "--json",
+            &empty.to_string_lossy(),
+            &set.to_string_lossy(),
+        ],
+        dir.path(),
+    );
+    assert!(!o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("nolabels"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let record: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(record["set"], "myset", "{record}");
 }
 
 /// A reader that stops early (`adjutant rules t52 | head -1`) ends the
