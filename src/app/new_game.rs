@@ -82,6 +82,13 @@ impl NewGameForm {
             }
         }
         if !errors.is_empty() {
+            // Each regiment laid out so far is checked on its own too, so a
+            // player sees their problems before the other side is filled in.
+            for p in &players {
+                if let Err(es) = crate::rules::t52::build_regiment(&p.units, ruleset) {
+                    errors.extend(es.into_iter().map(|e| format!("{}: {e}", p.name)));
+                }
+            }
             return Err(errors);
         }
         let setup = GameSetup {
@@ -153,5 +160,48 @@ mod tests {
         assert!(errs.iter().any(|e| e.starts_with("Blue:")), "{errs:?}");
         assert!(errs.iter().any(|e| e.contains("lava")), "{errs:?}");
         assert!(errs.iter().any(|e| e.contains("Kz")), "{errs:?}");
+    }
+
+    #[test]
+    fn a_regiment_is_checked_before_the_other_side_is_filled_in() {
+        let form = NewGameForm {
+            first_units: "Ks 2c 8d Kh Th+7s".into(),
+            second_units: String::new(),
+            ..Default::default()
+        };
+        let errs = form.setup(&t52()).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("Red: Ks marks an objective")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("Red: A regiment has exactly 1 Toff")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|e| e.starts_with("Blue: lay out")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_toff_given_equipment_is_not_also_said_to_be_missing() {
+        let form = NewGameForm {
+            first_units: "XR+5h Th 8d+7s As".into(),
+            second_units: "XB Ac Tc+3s".into(),
+            ..Default::default()
+        };
+        let errs = form.setup(&t52()).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("Toff XR takes no equipment card")),
+            "{errs:?}"
+        );
+        assert!(
+            !errs.iter().any(|e| e.contains("exactly 1 Toff")),
+            "{errs:?}"
+        );
     }
 }

@@ -250,7 +250,10 @@ pub fn build_regiment(units: &[UnitCards], ruleset: &Ruleset) -> Result<Regiment
         }
     }
     check_value_limit(units, ruleset, &mut errors);
-    check_command(&built, ruleset, &mut errors);
+    // A unit refused for its cards (a Toff given equipment) still counts
+    // for command, or the Toff would be said to be missing as well.
+    let kinds: Vec<UnitKind> = units.iter().filter_map(kind_of).collect();
+    check_command(&kinds, ruleset, &mut errors);
     let spent = check_upgrades(&built, ruleset, &mut errors);
     if errors.is_empty() {
         Ok(Regiment {
@@ -259,6 +262,19 @@ pub fn build_regiment(units: &[UnitCards], ruleset: &Ruleset) -> Result<Regiment
         })
     } else {
         Err(errors)
+    }
+}
+
+/// The kind of unit `u`'s card makes, if it makes one.
+fn kind_of(u: &UnitCards) -> Option<UnitKind> {
+    let with_queen = u.with.iter().any(|c| c.rank() == Some(Rank::Queen));
+    match (u.card, u.card.rank().and_then(Rank::number)) {
+        (Card::Joker(_), _) => Some(UnitKind::Toff),
+        (_, _) if u.card.rank() == Some(Rank::Ace) => Some(UnitKind::Snob),
+        (_, Some(4)) if with_queen => Some(UnitKind::Cavalry),
+        (_, Some(4 | 6 | 8 | 10)) => Some(UnitKind::Follower),
+        (_, Some(3)) => Some(UnitKind::Artillery),
+        _ => None,
     }
 }
 
@@ -286,12 +302,8 @@ fn classify(u: &UnitCards, cap: i32, ruleset: &Ruleset) -> Result<RegimentUnit, 
             ));
         }
     }
-    let kind = match (card, card.rank(), value) {
-        (Card::Joker(_), _, _) => UnitKind::Toff,
-        (_, Some(Rank::Ace), _) => UnitKind::Snob,
-        (_, _, Some(4)) if !queens.is_empty() => UnitKind::Cavalry,
-        (_, _, Some(4 | 6 | 8 | 10)) => UnitKind::Follower,
-        (_, _, Some(3)) => UnitKind::Artillery,
+    let kind = match (kind_of(u), card.rank(), value) {
+        (Some(kind), _, _) => kind,
         (_, _, Some(5 | 7 | 9)) => {
             errors.push(format!(
                 "{card} cannot be a unit: odd cards 5, 7 and 9 are equipment, so put it under a Follower."
@@ -453,11 +465,11 @@ fn check_value_limit(units: &[UnitCards], ruleset: &Ruleset, errors: &mut Vec<St
 }
 
 /// One Toff, at most the allowed Snobs, and no more Followers than they lead.
-fn check_command(built: &[RegimentUnit], ruleset: &Ruleset, errors: &mut Vec<String>) {
-    let count = |k: UnitKind| built.iter().filter(|u| u.kind == k).count() as i64;
+fn check_command(kinds: &[UnitKind], ruleset: &Ruleset, errors: &mut Vec<String>) {
+    let count = |k: UnitKind| kinds.iter().filter(|&&u| u == k).count() as i64;
     let toffs = count(UnitKind::Toff);
     let snobs = count(UnitKind::Snob);
-    let followers = built.iter().filter(|u| !u.kind.is_commander()).count() as i64;
+    let followers = kinds.iter().filter(|u| !u.is_commander()).count() as i64;
     let want_toffs = ruleset.number("toffs_per_player");
     let max_snobs = ruleset.number("snobs_per_player");
     if toffs != want_toffs {
