@@ -1472,3 +1472,39 @@ fn a_game_whose_answers_are_not_saved_is_not_left_without_a_word() {
     assert_eq!(open(&mut harness), second);
     assert_ne!(open(&mut harness), second);
 }
+
+/// A card as the camera read it, its 60 x 90 outline at (x, y).
+fn card_at(code: &str, x: f32, y: f32) -> adjutant::vision::scan::CardOut {
+    adjutant::vision::scan::CardOut {
+        code: code.into(),
+        quad: [[x, y], [x + 60.0, y], [x + 60.0, y + 90.0], [x, y + 90.0]],
+        confidence: 0.8,
+    }
+}
+
+/// "Player 1 from camera" groups the cards by where they lie, not by the
+/// order the reader found them in: equipment stacked under a Follower joins
+/// it, units come row by row.
+#[test]
+fn a_regiment_from_the_camera_is_grouped_by_where_the_cards_lie() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.show_frame(frame_with(
+        vec![
+            card_at("7s", 168.0, 14.0),
+            card_at("Th", 10.0, 130.0),
+            card_at("XR", 10.0, 10.0),
+            card_at("8d", 150.0, 10.0),
+            card_at("As", 80.0, 12.0),
+            card_at("5c", 28.0, 150.0),
+        ],
+        vec![],
+    ));
+    let mut harness = window(st);
+    harness.run();
+    harness.get_by_label("New T52 game").click();
+    harness.run();
+    harness.get_by_label("Player 1 from camera").click();
+    harness.run();
+    assert_eq!(harness.state().form.first_units, "XR As 8d+7s Th+5c");
+}

@@ -681,17 +681,32 @@ impl AppState {
     }
 
     fn units_from_camera(&mut self, player: usize) {
-        let cards: Vec<Card> = self
+        use crate::rules::t52::{LaidCard, group_laid_out};
+        let mut lengths = Vec::new();
+        let cards: Vec<LaidCard> = self
             .live_frame
             .iter()
             .flat_map(|f| f.scan.cards.iter())
-            .filter_map(|c| c.code.parse().ok())
+            .filter_map(|c| {
+                let card = c.code.parse().ok()?;
+                let q = &c.quad;
+                let side = |a: usize, b: usize| (q[a][0] - q[b][0]).hypot(q[a][1] - q[b][1]);
+                lengths.push(side(0, 1).max(side(1, 2)));
+                let center = [
+                    q.iter().map(|p| p[0]).sum::<f32>() / 4.0,
+                    q.iter().map(|p| p[1]).sum::<f32>() / 4.0,
+                ];
+                Some(LaidCard { card, center })
+            })
             .collect();
         if cards.is_empty() {
             self.notify("The camera reads no cards right now; type the codes instead.");
             return;
         }
-        let text = units_text(&crate::rules::t52::group_cards(&cards));
+        // Units are told apart by where their cards lie, in card lengths.
+        lengths.sort_by(f32::total_cmp);
+        let card_length = lengths[lengths.len() / 2];
+        let text = units_text(&group_laid_out(&cards, card_length));
         if player == 0 {
             self.form.first_units = text;
         } else {

@@ -25,7 +25,9 @@ use super::procedure::{Choice, Ctx, Flow};
 use super::ruleset::Ruleset;
 use super::state::{SideId, Terrain, Unit, UnitId};
 use crate::table::{Card, Rank};
-pub use regiment::{Regiment, UnitCards, UnitKind, build_regiment, group_cards, parse_units};
+pub use regiment::{
+    LaidCard, Regiment, UnitCards, UnitKind, build_regiment, group_laid_out, parse_units,
+};
 use serde::{Deserialize, Serialize};
 
 /// What the T52 code needs from `rulesets/t52.ron`.

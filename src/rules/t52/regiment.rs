@@ -193,30 +193,102 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitCards>, Vec<String>> {
     }
 }
 
-/// Groups a flat list of card codes in reading order (as a card reader
-/// reports cards lying under or next to each other): Jokers, Aces and even
-/// cards start a unit; odd cards and Queens join the unit before them; a 3
-/// joins a Follower that still lacks equipment, otherwise it is artillery.
-/// Upgrades are added afterwards; [`build_regiment`] then checks the result.
-pub fn group_cards(cards: &[Card]) -> Vec<UnitCards> {
-    let mut units: Vec<UnitCards> = Vec::new();
-    for &c in cards {
-        let value = c.rank().and_then(Rank::number);
-        let follower_needs_kit = units.last().is_some_and(|u| {
-            matches!(u.card.rank().and_then(Rank::number), Some(4 | 6 | 8 | 10))
-                && !u.with.iter().any(|w| is_odd_equipment(*w))
-        });
-        let joins = match (c.rank(), value) {
-            (Some(Rank::Queen), _) | (_, Some(5 | 7 | 9)) => !units.is_empty(),
-            (_, Some(3)) => follower_needs_kit,
-            _ => false,
-        };
-        match units.last_mut() {
-            Some(last) if joins => last.with.push(c),
-            _ => units.push(UnitCards::lone(c)),
+/// A card as it lies on the table: where its centre is, in any unit of
+/// length (a camera's pixels).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaidCard {
+    /// The card.
+    pub card: Card,
+    /// Its centre.
+    pub center: [f32; 2],
+}
+
+/// How far (in card lengths) an equipment card's centre may lie from its
+/// unit card's: the rules stack it under the unit card with its suit in
+/// sight, so the two overlap; units laid side by side lie at least a card's
+/// width (0.7 of its length) apart.
+pub const EQUIPMENT_REACH: f32 = 0.65;
+
+/// Groups the cards a camera sees into units by where they lie: an odd card
+/// (3, 5, 7, 9) or a Queen stacked under a Follower (within
+/// [`EQUIPMENT_REACH`] of it) is that Follower's equipment, the nearest pairs
+/// first (a Queen only under a 4, one odd card per Follower); a 3 under no
+/// Follower is artillery, and any other card is a unit of its own (which
+/// [`build_regiment`] then explains). Units come in reading order: rows from
+/// the top, each from the left. `card_length` is a card's long side in the
+/// units of the centres.
+pub fn group_laid_out(cards: &[LaidCard], card_length: f32) -> Vec<UnitCards> {
+    let reach = EQUIPMENT_REACH * card_length.max(f32::EPSILON);
+    let is_follower = |c: Card| matches!(c.rank().and_then(Rank::number), Some(4 | 6 | 8 | 10));
+    let attaches = |c: Card| c.rank() == Some(Rank::Queen) || is_odd_equipment(c);
+    let distance =
+        |a: &LaidCard, b: &LaidCard| (a.center[0] - b.center[0]).hypot(a.center[1] - b.center[1]);
+    // Every equipment card and Follower within reach, nearest first.
+    let mut pairs: Vec<(f32, usize, usize)> = Vec::new();
+    for (e, eq) in cards.iter().enumerate().filter(|(_, c)| attaches(c.card)) {
+        for (f, fo) in cards
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| is_follower(c.card))
+        {
+            let d = distance(eq, fo);
+            if d <= reach {
+                pairs.push((d, e, f));
+            }
         }
     }
-    units
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut under: Vec<Option<usize>> = vec![None; cards.len()];
+    for (_, e, f) in pairs {
+        let (eq, fo) = (cards[e].card, cards[f].card);
+        let taken = |pred: &dyn Fn(Card) -> bool| {
+            under
+                .iter()
+                .enumerate()
+                .any(|(i, u)| *u == Some(f) && pred(cards[i].card))
+        };
+        let fits = if eq.rank() == Some(Rank::Queen) {
+            fo.rank().and_then(Rank::number) == Some(4)
+                && !taken(&|c| c.rank() == Some(Rank::Queen))
+        } else {
+            !taken(&is_odd_equipment)
+        };
+        if under[e].is_none() && under[f].is_none() && fits {
+            under[e] = Some(f);
+        }
+    }
+    // Rows: a card starts a new row when it lies half a card length below
+    // the top of the row so far.
+    let mut units: Vec<usize> = (0..cards.len()).filter(|&i| under[i].is_none()).collect();
+    units.sort_by(|&a, &b| cards[a].center[1].total_cmp(&cards[b].center[1]));
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    for i in units {
+        match rows.last_mut() {
+            Some(row) if cards[i].center[1] - cards[row[0]].center[1] < 0.5 * card_length => {
+                row.push(i);
+            }
+            _ => rows.push(vec![i]),
+        }
+    }
+    rows.into_iter()
+        .flat_map(|mut row| {
+            row.sort_by(|&a, &b| cards[a].center[0].total_cmp(&cards[b].center[0]));
+            row
+        })
+        .map(|i| {
+            let mut with: Vec<Card> = (0..cards.len())
+                .filter(|&e| under[e] == Some(i))
+                .map(|e| cards[e].card)
+                .collect();
+            // Written as typed: equipment before the Queen (`4d+5c+Qc`).
+            with.sort_by_key(|c| c.rank() == Some(Rank::Queen));
+            UnitCards {
+                card: cards[i].card,
+                with,
+                upgrades: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 fn is_odd_equipment(c: Card) -> bool {
@@ -712,22 +784,74 @@ mod tests {
         assert_eq!(ok.units[2].wounds_per_soldier, 5);
     }
 
+    /// Cards laid out as `(code, x, y)` with centres in card lengths.
+    fn laid(cards: &[(&str, f32, f32)]) -> Vec<LaidCard> {
+        cards
+            .iter()
+            .map(|&(code, x, y)| LaidCard {
+                card: code.parse().unwrap_or_else(|e| panic!("{e}")),
+                center: [x * 90.0, y * 90.0],
+            })
+            .collect()
+    }
+
     #[test]
-    fn flat_card_lists_are_grouped_in_reading_order() {
-        // (cards as read, units as typed)
-        let cases = [
-            ("XR As 8c 7s 4h 5h 3c", "XR As 8c+7s 4h+5h 3c"),
-            ("XB 4d Qc 5s 6c 3s 3h", "XB 4d+Qc+5s 6c+3s 3h"),
-            ("Ad 3d 7c", "Ad 3d+7c"),
+    fn cards_laid_out_are_grouped_by_where_they_lie() {
+        // (cards as laid, units as typed): equipment stacked under its unit
+        // (0.2-0.3 card lengths off), units a card or more apart; read in
+        // any order.
+        type Laid<'a> = &'a [(&'a str, f32, f32)];
+        let cases: [(Laid, &str); 4] = [
+            (
+                &[
+                    ("7s", 2.2, 0.2),
+                    ("As", 3.0, 0.0),
+                    ("XR", 0.0, 0.0),
+                    ("8c", 2.0, 0.0),
+                    ("5h", 1.2, 1.6),
+                    ("4h", 1.0, 1.5),
+                    ("3c", 0.0, 1.5),
+                ],
+                "XR 8c+7s As 3c 4h+5h",
+            ),
+            // A Queen goes under a 4 only; a 3 under a Follower lacking
+            // equipment is its equipment, a 3 alone is artillery.
+            (
+                &[
+                    ("XB", 0.0, 0.0),
+                    ("Qc", 1.25, 0.1),
+                    ("4d", 1.0, 0.0),
+                    ("5s", 1.0, 0.3),
+                    ("6c", 2.0, 0.0),
+                    ("3s", 2.2, 0.25),
+                    ("3h", 3.1, 0.0),
+                ],
+                "XB 4d+5s+Qc 6c+3s 3h",
+            ),
+            // One odd card per Follower: the nearer one goes under it, the
+            // other is left as a unit of its own (which the regiment check
+            // then explains); an equipment card by a Toff stays apart.
+            (
+                &[
+                    ("8d", 0.0, 0.0),
+                    ("7s", 0.2, 0.1),
+                    ("9c", 0.1, 0.4),
+                    ("XR", 2.0, 0.0),
+                    ("5h", 2.2, 0.2),
+                ],
+                "8d+7s 9c XR 5h",
+            ),
+            // Rows a little askew still read left to right.
+            (
+                &[("Th", 2.0, 0.3), ("XR", 0.0, 0.0), ("Ac", 1.0, -0.2)],
+                "XR Ac Th",
+            ),
         ];
-        for (read, typed) in cases {
-            let cards: Vec<Card> = read
-                .split_whitespace()
-                .map(|c| c.parse().unwrap_or_else(|e| panic!("{e}")))
-                .collect();
+        for (cards, typed) in cases {
             let want = parse_units(typed).unwrap_or_else(|e| panic!("{e:?}"));
-            assert_eq!(group_cards(&cards), want, "{read}");
+            assert_eq!(group_laid_out(&laid(cards), 90.0), want, "{typed}");
         }
+        assert!(group_laid_out(&[], 90.0).is_empty());
     }
 
     #[test]
