@@ -1508,3 +1508,37 @@ fn a_regiment_from_the_camera_is_grouped_by_where_the_cards_lie() {
     harness.run();
     assert_eq!(harness.state().form.first_units, "XR As 8d+7s Th+5c");
 }
+
+/// A card question while the camera reads more cards than it needs: the
+/// hint says so and each read card is picked with one click.
+#[test]
+fn a_card_the_camera_reads_is_picked_with_one_click() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("initiative card"));
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ac", 10.0), card("2s", 90.0), card("4d", 170.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label(
+        "The camera reads 3 cards (Ac 2s 4d); this needs 1: click the one(s) played below.",
+    );
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    harness.get_by_label("Use Ac").click();
+    harness.run();
+    assert!(
+        matches!(
+            harness.state().session.as_ref().and_then(|(s, _)| s.events().last()),
+            Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Cards(c)))
+                if c.len() == 1 && c[0].to_string() == "Ac"
+        ),
+        "Red's bid is the camera's Ac"
+    );
+    // Blue's bid: Ac is Red's now; 2s is taken with a click too.
+    harness.get_by_label("Use 2s").click();
+    harness.run();
+    assert_logged(&harness, "Order of play:");
+}

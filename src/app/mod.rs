@@ -596,10 +596,20 @@ impl AppState {
         self.live_dirty = true;
     }
 
-    /// Why the camera's reading cannot answer the pending dice request yet,
-    /// in a sentence for the player (dice still rolling, an unread die to
-    /// name, the wrong count); `None` when it can, or when there is no frame
-    /// or no dice request.
+    /// The cards the newest frame reads (after the player's corrections),
+    /// in the order read; empty without a frame.
+    pub fn camera_cards(&self) -> Vec<Card> {
+        self.live_frame
+            .iter()
+            .flat_map(|f| f.scan.cards.iter())
+            .filter_map(|c| c.code.parse().ok())
+            .collect()
+    }
+
+    /// Why the camera's reading cannot answer the pending dice or cards
+    /// request yet, in a sentence for the player (dice still rolling, an
+    /// unread die to name, the wrong count, a card the question refuses);
+    /// `None` when it can, or when there is no frame or no such request.
     pub fn camera_hint(&self) -> Option<String> {
         let f = self.live_frame.as_ref()?;
         let req = self.session.as_ref()?.0.pending()?;
@@ -621,6 +631,27 @@ impl AppState {
                 "The camera reads {}; this roll needs {count}.",
                 dice(scan.dice.len())
             )),
+            Ask::Cards { count, .. } => {
+                let cards = self.camera_cards();
+                let codes: Vec<String> = cards.iter().map(Card::to_string).collect();
+                let n = match cards.len() {
+                    1 => "1 card".to_string(),
+                    n => format!("{n} cards"),
+                };
+                if cards.is_empty() {
+                    None
+                } else if cards.len() != count as usize {
+                    Some(format!(
+                        "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
+                        codes.join(" ")
+                    ))
+                } else {
+                    // The right count, but refused (a card of the wrong suit).
+                    req.check(Answer::Cards(cards)).err().map(|why| {
+                        format!("The camera's {} cannot answer this: {why}", codes.join(" "))
+                    })
+                }
+            }
             _ => None,
         }
     }

@@ -391,6 +391,18 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
                 Ask::Cards { count, deck } => {
                     camera_button(state, ui, cmds);
+                    // A card the camera reads is picked with one click.
+                    let seen = state.camera_cards();
+                    if state.camera_answer().is_none() && !seen.is_empty() {
+                        ui.horizontal_wrapped(|ui| {
+                            for card in seen.into_iter().filter(|c| !state.cards_entry.contains(c))
+                            {
+                                if ui.button(format!("Use {card}")).clicked() {
+                                    cmds.push(Command::EnterCard(card));
+                                }
+                            }
+                        });
+                    }
                     let picked: Vec<String> =
                         state.cards_entry.iter().map(|c| c.to_string()).collect();
                     ui.horizontal(|ui| {
