@@ -2,7 +2,7 @@
 
 use adjutant::app::{AdjutantApp, AppState, Screen};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 /// The app at the size of its real window (1000x700).
 fn window<'a>(state: AppState) -> Harness<'a, AppState> {
@@ -1541,4 +1541,29 @@ fn a_card_the_camera_reads_is_picked_with_one_click() {
     harness.get_by_label("Use 2s").click();
     harness.run();
     assert_logged(&harness, "Order of play:");
+}
+
+/// Undo goes back to the game's first question, not past it: a game without
+/// its setup would be an empty screen (and the save a dead one to resume).
+#[test]
+fn undo_stops_at_the_first_question() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let first = pending_prompt(&harness);
+    assert!(
+        harness.get_by_label("Undo").accesskit_node().is_disabled(),
+        "nothing to undo yet"
+    );
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert_ne!(pending_prompt(&harness), first);
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(pending_prompt(&harness), first);
+    assert!(harness.get_by_label("Undo").accesskit_node().is_disabled());
+    // Ctrl+Z there does nothing either.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(pending_prompt(&harness), first);
+    assert_eq!(event_count(&harness), 1);
 }

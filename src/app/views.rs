@@ -61,7 +61,7 @@ fn undo_keys(ui: &egui::Ui, session: &crate::rules::session::Session, cmds: &mut
             if session.redo_len() > 0 {
                 cmds.push(Command::Redo);
             }
-        } else if i.consume_shortcut(&command(egui::Key::Z)) && !session.events().is_empty() {
+        } else if i.consume_shortcut(&command(egui::Key::Z)) && session.can_undo_step() {
             cmds.push(Command::Undo);
         }
     });
@@ -258,7 +258,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         }
         undo_keys(ui, session, cmds);
         if ui
-            .add_enabled(!session.events().is_empty(), egui::Button::new("Undo"))
+            .add_enabled(session.can_undo_step(), egui::Button::new("Undo"))
             .on_hover_text("Ctrl+Z")
             .clicked()
         {

@@ -312,19 +312,28 @@ impl Session {
         (answered, None)
     }
 
-    /// Undoes one step as the window counts them: the last event, and the
+    /// Undoes one step as the window counts them (never the game's opening
+    /// event, see [`Session::can_undo_step`]): the last event, and the
     /// answers to one-answer questions it was followed by (undoing only
     /// those would bring the same question back, to be answered again by
     /// itself). Returns how many events were undone.
     pub fn undo_step(&mut self) -> usize {
         let mut undone = 0;
-        while self.undo().is_some() {
+        while self.can_undo_step() && self.undo().is_some() {
             undone += 1;
             if self.pending().and_then(Request::only_answer).is_none() {
                 break;
             }
         }
         undone
+    }
+
+    /// Whether [`Session::undo_step`] has anything to undo. A game's opening
+    /// event (the setup it was begun with) is not undone there: without it
+    /// there is no game to play on, only one to leave.
+    pub fn can_undo_step(&self) -> bool {
+        let floor = usize::from(matches!(self.events.first(), Some(Event::Begin(_))));
+        self.events.len() > floor
     }
 
     /// Redoes one step as [`Session::undo_step`] undid it: the next undone
