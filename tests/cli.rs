@@ -283,11 +283,24 @@ fn eval_names_the_images_it_could_not_read() {
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(set.join("images/broken.jpg"), b"\xff\xd8 not a jpeg")
         .unwrap_or_else(|e| panic!("{e}"));
+    // A photo cut short (still being copied): decoded it would read as a
+    // grey half, so it is refused by name.
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
+        .encode_image(&image::RgbImage::from_pixel(
+            64,
+            48,
+            image::Rgb([90, 120, 60]),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(set.join("images/cut.jpg"), &jpeg[..jpeg.len() / 2])
+        .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(
         set.join("labels.json"),
         r#"{"source": "test", "license": "test", "notes": "",
             "items": [{"image": "images/blank.png", "dice": []},
                       {"image": "images/broken.jpg", "dice": [3]},
+                      {"image": "images/cut.jpg", "dice": [2]},
                       {"image": "images/gone.jpg", "dice": [4]}]}"#,
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -296,10 +309,14 @@ fn eval_names_the_images_it_could_not_read() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("broken.jpg"), "{stderr}");
     assert!(stderr.contains("gone.jpg"), "{stderr}");
+    assert!(
+        stderr.contains("cut.jpg: the file ends before its image does"),
+        "{stderr}"
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     let record: serde_json::Value =
         serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(record["errors"], 2, "{record}");
+    assert_eq!(record["errors"], 3, "{record}");
     // A filter that selects no image fails, saying so, instead of scoring 0.
     let o = adjutant(
         &["eval", "--only", "zzz", &set.to_string_lossy()],

@@ -47,6 +47,15 @@ pub enum VisionError {
         /// The decoder error.
         source: image::ImageError,
     },
+    /// An image file ends before its image does (a copy still being made, a
+    /// download cut short): decoded, it would show part of the table.
+    #[error("{}: the file ends before its image does ({what}); copy or save it again", path.display())]
+    Truncated {
+        /// The file involved.
+        path: PathBuf,
+        /// What was found.
+        what: String,
+    },
     /// Fitting a model was impossible (e.g. no usable samples).
     #[error("cannot fit model: {0}")]
     Fit(String),

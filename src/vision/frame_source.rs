@@ -15,12 +15,12 @@ pub enum FrameError {
     /// The source could not be opened (no such camera, no photos there).
     #[error("{0}")]
     Unavailable(String),
-    /// A recorded image could not be decoded.
-    #[error("{}: {message}", path.display())]
+    /// A recorded image could not be read or decoded.
+    #[error("{message}")]
     Unreadable {
         /// The image file.
         path: PathBuf,
-        /// Decoder message.
+        /// What went wrong, naming the file.
         message: String,
     },
 }
@@ -84,9 +84,9 @@ impl ReplaySource {
             .cloned()
             .ok_or(FrameError::Exhausted)?;
         self.next += 1;
-        image::open(&path).map_err(|e| FrameError::Unreadable {
+        super::image_file::open_image(&path).map_err(|e| FrameError::Unreadable {
+            message: e.about_image(&path),
             path,
-            message: e.to_string().trim_end().to_string(),
         })
     }
 }

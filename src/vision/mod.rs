@@ -5,6 +5,7 @@
 //! - [`dice`]: finds d6 and reads their up faces.
 //! - [`contours`]: border following on binary masks.
 //! - [`scan`]: both readers over one image, in the `scan --json` shape.
+//! - [`image_file`]: image files opened, a JPEG cut short refused.
 //! - [`capture`]: frames kept as labelled dice photos (the photo-set format).
 //! - [`settle`]: dice followed across live frames: resting or moving, reads voted.
 //! - [`eval`]: scoring against labelled photo sets.
@@ -20,6 +21,7 @@ pub mod error;
 pub mod eval;
 pub mod frame_source;
 pub mod geometry;
+pub mod image_file;
 pub mod scan;
 pub mod settle;
 

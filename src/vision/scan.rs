@@ -311,23 +311,7 @@ pub fn drop_dice_on_card_faces(cards: &CardScan, dice: &mut DiceScan) {
     dice.unread.retain(|d| !on_a_face(d.center));
 }
 
-/// Decodes an image file, naming the file in the error.
-pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
-    let reader = image::ImageReader::open(path)
-        .map_err(|source| VisionError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .with_guessed_format()
-        .map_err(|source| VisionError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    reader.decode().map_err(|source| VisionError::Decode {
-        path: path.to_path_buf(),
-        source,
-    })
-}
+pub use super::image_file::open_image;
 
 /// What [`scan_batch`] read.
 #[derive(Debug)]

@@ -192,10 +192,7 @@ pub fn fit_card_model(images: &[LabelledImage]) -> Result<CardModel, VisionError
         faces: Vec::new(),
     };
     for item in images {
-        let img = image::open(&item.path).map_err(|source| VisionError::Decode {
-            path: item.path.clone(),
-            source,
-        })?;
+        let img = crate::vision::image_file::open_image(&item.path)?;
         let Some(rgb) = checked_rgb(&img)? else {
             continue;
         };

@@ -116,10 +116,7 @@ pub fn load_set(set_dir: &Path) -> Result<Vec<LabelledImage>, VisionError> {
 
 /// Load an image file as 8-bit RGB.
 pub fn load_rgb(path: &Path) -> Result<RgbImage, VisionError> {
-    let img = image::open(path).map_err(|source| VisionError::Decode {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let img = crate::vision::image_file::open_image(path)?;
     if img.width() as u64 * img.height() as u64 > MAX_PIXELS {
         return Err(VisionError::ImageTooLarge {
             width: img.width(),

@@ -1,0 +1,152 @@
+//! Opening image files: decoded, and refused when a JPEG ends before its
+//! image does. The decoder fills a cut-short JPEG with grey and reports
+//! success, so a photo still being copied would be read as a table with
+//! fewer cards on it, without a word.
+
+use super::VisionError;
+use std::path::Path;
+
+/// Opens and decodes the image at `path` (format guessed from its bytes).
+/// A JPEG that stops before its end marker is refused
+/// ([`VisionError::Truncated`]).
+pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
+    let bytes = std::fs::read(path).map_err(|source| VisionError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !jpeg_is_whole(&bytes) {
+        return Err(VisionError::Truncated {
+            path: path.to_path_buf(),
+            what: format!("a JPEG cut short at {} bytes", bytes.len()),
+        });
+    }
+    image::ImageReader::new(std::io::Cursor::new(&bytes))
+        .with_guessed_format()
+        .map_err(|source| VisionError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .decode()
+        .map_err(|source| VisionError::Decode {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Whether `bytes`, if they are a JPEG, reach its end marker: the segments
+/// are walked by their lengths and each scan's entropy-coded data to the
+/// marker after it, so an end-marker byte pair inside an embedded thumbnail
+/// or the compressed data is not taken for the end, and data a camera
+/// appends after the end does not matter. Anything that is not a JPEG is
+/// left to its decoder (true).
+pub fn jpeg_is_whole(bytes: &[u8]) -> bool {
+    const SOI: [u8; 2] = [0xFF, 0xD8];
+    const EOI: u8 = 0xD9;
+    const SOS: u8 = 0xDA;
+    if !bytes.starts_with(&SOI) {
+        return true;
+    }
+    let mut i = 2;
+    loop {
+        // The next marker: 0xFF (fill bytes allowed), then its code.
+        while bytes.get(i) == Some(&0xFF) {
+            i += 1;
+        }
+        let Some(&code) = bytes.get(i) else {
+            return false;
+        };
+        if i < 3 || bytes[i - 1] != 0xFF {
+            // Not at a marker where one must be: damaged, not just short.
+            // The decoder judges that.
+            return true;
+        }
+        i += 1;
+        match code {
+            EOI => return true,
+            // Markers without a length.
+            0x01 | 0xD0..=0xD7 => continue,
+            _ => {}
+        }
+        let Some(len) = bytes
+            .get(i..i + 2)
+            .map(|l| usize::from(u16::from_be_bytes([l[0], l[1]])))
+        else {
+            return false;
+        };
+        if len < 2 || i + len > bytes.len() {
+            return false;
+        }
+        i += len;
+        if code == SOS {
+            // Entropy-coded data runs to the next marker that is not a
+            // stuffed 0xFF00 or a restart marker.
+            loop {
+                let Some(at) = bytes[i..].iter().position(|&b| b == 0xFF) else {
+                    return false;
+                };
+                i += at;
+                match bytes.get(i + 1) {
+                    None => return false,
+                    Some(0x00 | 0xD0..=0xD7) => i += 2,
+                    Some(0xFF) => i += 1,
+                    Some(_) => {
+                        i += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg() -> Vec<u8> {
+        let img = image::RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 5) as u8, ((x + y) * 2) as u8])
+        });
+        let mut out = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+            .encode_image(&img)
+            .unwrap_or_else(|e| panic!("{e}"));
+        out
+    }
+
+    #[test]
+    fn a_whole_jpeg_is_whole_and_every_cut_is_not() {
+        let whole = jpeg();
+        assert!(jpeg_is_whole(&whole));
+        for cut in 2..whole.len() {
+            assert!(
+                !jpeg_is_whole(&whole[..cut]),
+                "cut at {cut} of {}",
+                whole.len()
+            );
+        }
+        // A trailer after the end marker (some phones add one) is fine.
+        let mut trailer = whole.clone();
+        trailer.extend_from_slice(b"SEFT trailer \xFF\xD8\x00");
+        assert!(jpeg_is_whole(&trailer));
+        // Not JPEGs: left to their decoders.
+        assert!(jpeg_is_whole(b"\x89PNG\r\n"));
+        assert!(jpeg_is_whole(b""));
+    }
+
+    #[test]
+    fn a_cut_short_jpeg_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let whole = jpeg();
+        let path = dir.path().join("photo.jpg");
+        std::fs::write(&path, &whole[..whole.len() * 2 / 3]).unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&path).map(|_| ()).map_err(|e| e.to_string());
+        assert!(
+            said.as_ref().is_err_and(|s| s.contains("photo.jpg")
+                && s.contains("ends before its image does")),
+            "{said:?}"
+        );
+        std::fs::write(&path, &whole).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(open_image(&path).map(|i| i.width()).ok(), Some(64));
+    }
+}
