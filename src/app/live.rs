@@ -92,9 +92,14 @@ impl DiceScaleState {
                 "Dice read at {s}x, measured on {} frames with dice.",
                 self.calibration.frames()
             ),
-            (DiceScale::Auto, None) => format!(
-                "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {FRAMES_TO_CHOOSE} frames show dice read surely."
-            ),
+            (DiceScale::Auto, None) => match self.calibration.frames() {
+                n if n >= FRAMES_TO_CHOOSE => format!(
+                    "Measuring the dice size: the last {n} frames with dice read surely at no size yet; frames are still read at 1x, 1.5x and 2x."
+                ),
+                n => format!(
+                    "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {FRAMES_TO_CHOOSE} frames show dice read surely ({n} so far)."
+                ),
+            },
         }
     }
 
