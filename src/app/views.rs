@@ -797,8 +797,12 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     };
     ui.columns(2, |cols| {
         if let Some(tex) = &state.live_texture {
-            // Fit the picture to its column; overlays follow the same scale.
-            let fit = (cols[0].available_width() / tex.size_vec2().x).min(1.0);
+            // Fit the picture to its column and to the height left (a hint
+            // line above must not push its bottom out of the window);
+            // overlays follow the same scale.
+            let room = cols[0].available_size();
+            let size = tex.size_vec2();
+            let fit = (room.x / size.x).min(room.y / size.y).clamp(0.1, 1.0);
             let picture =
                 egui::Image::new((tex.id(), tex.size_vec2() * fit)).sense(egui::Sense::click());
             let resp = cols[0].add(picture);
