@@ -203,6 +203,18 @@ fn a_camera_roll_is_offered_only_once_the_dice_rest() {
     }
 }
 
+/// `frame` with a die the reader could not read at (120, 80).
+fn with_unread_die(mut frame: adjutant::app::live::LiveFrame) -> adjutant::app::live::LiveFrame {
+    frame
+        .raw
+        .unread_dice
+        .push(adjutant::vision::scan::UnreadDieOut {
+            center: [120.0, 80.0],
+            size: 30.0,
+        });
+    frame
+}
+
 #[test]
 fn the_camera_says_why_it_cannot_answer_a_roll_and_an_unread_die_is_named_with_clicks() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -217,40 +229,19 @@ fn the_camera_says_why_it_cannot_answer_a_roll_and_an_unread_die_is_named_with_c
     harness.get_by_label("The camera reads 2 dice; this roll needs 1.");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     // One die the reader cannot read.
-    let mut frame = frame_with(vec![], vec![]);
-    frame
-        .raw
-        .unread_dice
-        .push(adjutant::vision::scan::UnreadDieOut {
-            center: [120.0, 80.0],
-            size: 30.0,
-        });
+    let frame = with_unread_die(frame_with(vec![], vec![]));
     harness.state_mut().show_frame(frame);
     harness.run();
     harness.get_by_label_contains("The camera cannot read 1 die: click on it in the table view");
     // A die read beside one that is not: the read one is no answer yet (the
     // unread die might be the one rolled), so nothing is offered.
-    let mut frame = frame_with(vec![], vec![die(5, [40.0, 40.0])]);
-    frame
-        .raw
-        .unread_dice
-        .push(adjutant::vision::scan::UnreadDieOut {
-            center: [120.0, 80.0],
-            size: 30.0,
-        });
+    let frame = with_unread_die(frame_with(vec![], vec![die(5, [40.0, 40.0])]));
     harness.state_mut().show_frame(frame);
     harness.run();
     harness.get_by_label_contains("The camera cannot read 1 die: click on it in the table view");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     assert!(harness.state().camera_answer().is_none());
-    let mut frame = frame_with(vec![], vec![]);
-    frame
-        .raw
-        .unread_dice
-        .push(adjutant::vision::scan::UnreadDieOut {
-            center: [120.0, 80.0],
-            size: 30.0,
-        });
+    let frame = with_unread_die(frame_with(vec![], vec![]));
     harness.state_mut().show_frame(frame);
     harness.run();
     // Named in two clicks in the table view, then offered as the answer.

@@ -76,17 +76,10 @@ impl ScanRecord {
 
     /// The dice of this record as [`Sighting`]s (unread ones at confidence 0).
     pub fn dice_sightings(&self) -> Vec<Sighting> {
-        let read = self.dice.iter().map(|d| Sighting {
-            center: d.center,
-            size: d.size,
-            confidence: d.confidence,
-        });
-        let unread = self.unread_dice.iter().map(|u| Sighting {
-            center: u.center,
-            size: u.size,
-            confidence: 0.0,
-        });
-        read.chain(unread).collect()
+        Sighting::of_dice(
+            self.dice.iter().map(|d| (d.center, d.size, d.confidence)),
+            self.unread_dice.iter().map(|u| (u.center, u.size)),
+        )
     }
 }
 

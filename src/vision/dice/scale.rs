@@ -135,14 +135,26 @@ pub struct Sighting {
 impl Sighting {
     /// The sightings of one scan: read dice at their confidence, unread ones at 0.
     pub fn of_scan(scan: &DiceScan) -> Vec<Sighting> {
-        let read = scan.dice.iter().map(|d| Sighting {
-            center: d.center,
-            size: d.size,
-            confidence: d.confidence,
+        Sighting::of_dice(
+            scan.dice.iter().map(|d| (d.center, d.size, d.confidence)),
+            scan.unread.iter().map(|u| (u.center, u.size)),
+        )
+    }
+
+    /// Sightings of `read` dice (centre, size, confidence) and `unread` ones
+    /// (centre, size; confidence 0).
+    pub fn of_dice(
+        read: impl Iterator<Item = ([f32; 2], f32, f32)>,
+        unread: impl Iterator<Item = ([f32; 2], f32)>,
+    ) -> Vec<Sighting> {
+        let read = read.map(|(center, size, confidence)| Sighting {
+            center,
+            size,
+            confidence,
         });
-        let unread = scan.unread.iter().map(|u| Sighting {
-            center: u.center,
-            size: u.size,
+        let unread = unread.map(|(center, size)| Sighting {
+            center,
+            size,
             confidence: 0.0,
         });
         read.chain(unread).collect()
