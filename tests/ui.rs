@@ -1558,3 +1558,22 @@ fn undo_stops_at_the_first_question() {
     assert_eq!(pending_prompt(&harness), first);
     assert_eq!(event_count(&harness), 1);
 }
+
+/// A damaged save is resumed from its newest good backup, and the player is
+/// told that the latest change(s) may be missing.
+#[test]
+fn a_game_restored_from_a_backup_says_its_latest_changes_may_be_missing() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write_save(dir.path(), "t52-1.ron", "(format: 1, game: T52, seed:");
+    write_save(dir.path(), "t52-1.ron.1", ROLL_OFF_SAVE);
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    assert_eq!(harness.state().screen, Screen::Play);
+    let said = harness.state().messages.join("\n");
+    assert!(
+        said.contains("Restored from backup") && said.contains("check the last answers"),
+        "{said}"
+    );
+}

@@ -339,7 +339,14 @@ impl AppState {
                         });
                     }
                     if loaded.from != path {
-                        self.notify(format!("Restored from backup {}", loaded.from.display()));
+                        // A backup is the game as it was a save or more
+                        // before: an answer given, or one undone, since
+                        // then is not in it.
+                        self.notify(format!(
+                            "Restored from backup {}: the game as it was before its latest \
+                             change(s); check the last answers in the log.",
+                            loaded.from.display()
+                        ));
                     }
                     self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
