@@ -212,9 +212,10 @@ pub const EQUIPMENT_REACH: f32 = 0.65;
 /// Groups the cards a camera sees into units by where they lie: an odd card
 /// (3, 5, 7, 9) or a Queen stacked under a Follower (within
 /// [`EQUIPMENT_REACH`] of it) is that Follower's equipment, the nearest pairs
-/// first (a Queen only under a 4, one odd card per Follower); a 3 under no
-/// Follower is artillery, and any other card is a unit of its own (which
-/// [`build_regiment`] then explains). Units come in reading order: rows from
+/// first, those that fit (a Queen under a 4, one odd card per Follower)
+/// before those that do not (which [`build_regiment`] then explains as a
+/// stack); a 3 under no Follower is artillery, and any other card is a unit
+/// of its own. Units come in reading order: rows from
 /// the top, each from the left. `card_length` is a card's long side in the
 /// units of the centres.
 pub fn group_laid_out(cards: &[LaidCard], card_length: f32) -> Vec<UnitCards> {
@@ -239,22 +240,31 @@ pub fn group_laid_out(cards: &[LaidCard], card_length: f32) -> Vec<UnitCards> {
     }
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut under: Vec<Option<usize>> = vec![None; cards.len()];
-    for (_, e, f) in pairs {
-        let (eq, fo) = (cards[e].card, cards[f].card);
-        let taken = |pred: &dyn Fn(Card) -> bool| {
-            under
-                .iter()
-                .enumerate()
-                .any(|(i, u)| *u == Some(f) && pred(cards[i].card))
-        };
-        let fits = if eq.rank() == Some(Rank::Queen) {
-            fo.rank().and_then(Rank::number) == Some(4)
-                && !taken(&|c| c.rank() == Some(Rank::Queen))
-        } else {
-            !taken(&is_odd_equipment)
-        };
-        if under[e].is_none() && under[f].is_none() && fits {
-            under[e] = Some(f);
+    // First what fits (one odd card per Follower, a Queen under a 4), so two
+    // Followers side by side each get their own; then what is left goes
+    // under the nearest Follower all the same, where the regiment check
+    // names the stack ("has 2 equipment cards") rather than the card alone.
+    for strict in [true, false] {
+        for &(_, e, f) in &pairs {
+            if under[e].is_some() {
+                continue;
+            }
+            let (eq, fo) = (cards[e].card, cards[f].card);
+            let taken = |pred: &dyn Fn(Card) -> bool| {
+                under
+                    .iter()
+                    .enumerate()
+                    .any(|(i, u)| *u == Some(f) && pred(cards[i].card))
+            };
+            let fits = if eq.rank() == Some(Rank::Queen) {
+                fo.rank().and_then(Rank::number) == Some(4)
+                    && !taken(&|c| c.rank() == Some(Rank::Queen))
+            } else {
+                !taken(&is_odd_equipment)
+            };
+            if fits || !strict {
+                under[e] = Some(f);
+            }
         }
     }
     // Rows: a card starts a new row when it lies half a card length below
@@ -828,18 +838,20 @@ mod tests {
                 ],
                 "XB 4d+5s+Qc 6c+3s 3h",
             ),
-            // One odd card per Follower: the nearer one goes under it, the
-            // other is left as a unit of its own (which the regiment check
-            // then explains); an equipment card by a Toff stays apart.
+            // Two odd cards under one Follower stay a stack (the regiment
+            // check says it carries one), two Followers side by side get
+            // one each, and an equipment card by a Toff stays apart.
             (
                 &[
                     ("8d", 0.0, 0.0),
                     ("7s", 0.2, 0.1),
-                    ("9c", 0.1, 0.4),
+                    ("3h", 0.1, 0.4),
+                    ("6c", 1.0, 0.0),
+                    ("5s", 0.6, 0.1),
                     ("XR", 2.0, 0.0),
                     ("5h", 2.2, 0.2),
                 ],
-                "8d+7s 9c XR 5h",
+                "8d+7s+3h 6c+5s XR 5h",
             ),
             // Rows a little askew still read left to right.
             (
