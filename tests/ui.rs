@@ -161,6 +161,27 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
         }
         other => panic!("expected the camera's dice as the answer, got {other:?}"),
     }
+    // The next roll (Blue's): the same die lying where it lay is the last
+    // answer, not this one.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![], vec![die(5, [5.0, 4.0])]));
+    harness.run();
+    assert!(
+        pending_prompt(&harness).contains("Blue"),
+        "{}",
+        pending_prompt(&harness)
+    );
+    harness.get_by_label_contains("The camera still shows what answered the last question");
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    // Rolled again: offered.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![], vec![die(2, [120.0, 60.0])]));
+    harness.run();
+    harness.get_by_label("Use the camera's dice [2]").click();
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![2]);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! only reads [`AppState`] and returns [`Command`]s; commands are applied once
 //! per frame, after the UI, so the same path serves clicks and tests.
 
+pub mod answered;
 pub mod corrections;
 pub mod live;
 pub mod new_game;
@@ -214,6 +215,9 @@ pub struct AppState {
     /// closing the window) would lose answers that could not be saved, when
     /// its save and log length; the next attempt at that point leaves it.
     unsaved_warned: Option<(PathBuf, usize)>,
+    /// The camera reading that answered the last question: not offered again
+    /// while the table still shows it.
+    answered_reading: Option<answered::AnsweredReading>,
     /// Messages that refused an answer to the question on screen: they go
     /// once an answer is taken.
     refusals: Vec<String>,
@@ -295,6 +299,7 @@ impl AppState {
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             save_failed: false,
             unsaved_warned: None,
+            answered_reading: None,
             refusals: Vec::new(),
             answers: Vec::new(),
             dismissed: Vec::new(),
@@ -351,6 +356,7 @@ impl AppState {
                     self.clear_entries();
                     self.session = Some((loaded.session, Autosave { path }));
                     self.answers.clear();
+                    self.answered_reading = None;
                     self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
@@ -371,8 +377,10 @@ impl AppState {
             }
             Command::Undo | Command::Redo => {
                 // Faces or cards picked for the question on screen do not
-                // belong to the one that Undo or Redo brings up.
+                // belong to the one that Undo or Redo brings up; the reading
+                // an undone answer used may answer again.
                 self.clear_entries();
+                self.answered_reading = None;
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     let log_before = s.state().log.len();
@@ -570,6 +578,9 @@ impl AppState {
         let frame = self.live_frame.as_ref()?;
         let scan = &frame.scan;
         let req = self.session.as_ref()?.0.pending()?;
+        if self.shows_answered_reading() {
+            return None;
+        }
         let answer = match &req.ask {
             // A roll is read once every die in sight has come to rest.
             Ask::Dice { .. } if frame.moving_dice > 0 => return None,
@@ -615,7 +626,7 @@ impl AppState {
 
     /// Why the camera's reading cannot answer the pending dice or cards
     /// request yet, in a sentence for the player (dice still rolling, an
-    /// unread die to name, the wrong count, a card the question refuses);
+    /// unread die to name, the wrong count);
     /// `None` when it can, or when there is no frame or no such request.
     pub fn camera_hint(&self) -> Option<String> {
         let f = self.live_frame.as_ref()?;
@@ -626,6 +637,11 @@ impl AppState {
             n => format!("{n} dice"),
         };
         match req.ask {
+            Ask::Dice { .. } | Ask::Cards { .. } if self.shows_answered_reading() => Some(
+                "The camera still shows what answered the last question: roll the dice again or \
+                 lay the next card (or enter it by hand)."
+                    .into(),
+            ),
             Ask::Dice { .. } if f.moving_dice > 0 => Some(format!(
                 "The camera sees {} still rolling; its reading comes once they rest.",
                 dice(f.moving_dice)
@@ -645,19 +661,15 @@ impl AppState {
                     1 => "1 card".to_string(),
                     n => format!("{n} cards"),
                 };
-                if cards.is_empty() {
-                    None
-                } else if cards.len() != count as usize {
-                    Some(format!(
+                // With the right count the reading is offered as it is; a
+                // card the rules refuse is named when it is used (and the
+                // cards stay to mend).
+                (!cards.is_empty() && cards.len() != count as usize).then(|| {
+                    format!(
                         "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
                         codes.join(" ")
-                    ))
-                } else {
-                    // The right count, but refused (a card of the wrong suit).
-                    req.check(Answer::Cards(cards)).err().map(|why| {
-                        format!("The camera's {} cannot answer this: {why}", codes.join(" "))
-                    })
-                }
+                    )
+                })
             }
             _ => None,
         }
@@ -712,9 +724,28 @@ impl AppState {
     }
 
     fn answer_from_camera(&mut self) {
-        match self.camera_answer() {
-            Some(a) => self.apply(Event::Answer(a)),
-            None => self.notify("The camera does not show what is asked; enter it by hand."),
+        let Some(answer) = self.camera_answer() else {
+            self.notify("The camera does not show what is asked; enter it by hand.");
+            return;
+        };
+        let reading = self
+            .live_frame
+            .as_ref()
+            .map(|f| answered::AnsweredReading::of(&f.scan));
+        let events = |s: &Self| s.session.as_ref().map_or(0, |(s, _)| s.events().len());
+        let before = events(self);
+        self.apply(Event::Answer(answer));
+        if events(self) > before {
+            self.answered_reading = reading;
+        }
+    }
+
+    /// Whether the newest frame still shows the reading that answered the
+    /// last question (see [`answered::AnsweredReading`]).
+    fn shows_answered_reading(&self) -> bool {
+        match (&self.answered_reading, &self.live_frame) {
+            (Some(r), Some(f)) => r.still_shown_in(&f.scan),
+            _ => false,
         }
     }
 
@@ -817,6 +848,7 @@ impl AppState {
         self.clear_entries();
         self.session = Some((session, autosave));
         self.answers.clear();
+        self.answered_reading = None;
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
         self.screen = Screen::Play;

@@ -1,0 +1,143 @@
+//! The camera reading that answered the last question. The table still shows
+//! it until the dice are rolled again or the next card is laid, and offering
+//! it again would answer the next question (the opponent's roll, the next
+//! flip) with the same dice or cards.
+
+use crate::vision::scan::{CardOut, DieOut, ScanRecord};
+
+/// How far a die may seem to move, in die sides, and still be the same die
+/// lying still (the reader's centres wander by a few pixels between frames).
+const DIE_STILL: f32 = 0.5;
+
+/// How far a card's centre may seem to move, in card lengths, and still be
+/// the same card lying still.
+const CARD_STILL: f32 = 0.25;
+
+/// The dice and cards of a reading that answered a question.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnsweredReading {
+    dice: Vec<DieOut>,
+    cards: Vec<CardOut>,
+}
+
+impl AnsweredReading {
+    /// What `scan` shows.
+    pub fn of(scan: &ScanRecord) -> AnsweredReading {
+        AnsweredReading {
+            dice: scan.dice.clone(),
+            cards: scan.cards.clone(),
+        }
+    }
+
+    /// Whether `scan` still shows this reading: the same dice with the same
+    /// faces where they lay, and the same cards where they lay, nothing more
+    /// and nothing less. An empty reading is never still shown.
+    pub fn still_shown_in(&self, scan: &ScanRecord) -> bool {
+        if self.dice.is_empty() && self.cards.is_empty() {
+            return false;
+        }
+        let same_die = |a: &DieOut, b: &DieOut| {
+            a.value == b.value && distance(a.center, b.center) < DIE_STILL * a.size.max(b.size)
+        };
+        let same_card = |a: &CardOut, b: &CardOut| {
+            a.code == b.code
+                && distance(centre(a), centre(b)) < CARD_STILL * length(a).max(length(b))
+        };
+        matched(&self.dice, &scan.dice, same_die) && matched(&self.cards, &scan.cards, same_card)
+    }
+}
+
+/// Whether `a` and `b` pair off one to one under `same`.
+fn matched<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut used = vec![false; b.len()];
+    a.iter().all(|x| {
+        let found = b
+            .iter()
+            .enumerate()
+            .position(|(i, y)| !used[i] && same(x, y));
+        if let Some(i) = found {
+            used[i] = true;
+        }
+        found.is_some()
+    })
+}
+
+fn distance(a: [f32; 2], b: [f32; 2]) -> f32 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+fn centre(c: &CardOut) -> [f32; 2] {
+    let q = &c.quad;
+    [
+        q.iter().map(|p| p[0]).sum::<f32>() / 4.0,
+        q.iter().map(|p| p[1]).sum::<f32>() / 4.0,
+    ]
+}
+
+fn length(c: &CardOut) -> f32 {
+    let q = &c.quad;
+    distance(q[0], q[1]).max(distance(q[1], q[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn die(value: u8, x: f32) -> DieOut {
+        DieOut {
+            value,
+            center: [x, 50.0],
+            size: 30.0,
+            confidence: 0.9,
+        }
+    }
+
+    fn card(code: &str, x: f32) -> CardOut {
+        CardOut {
+            code: code.into(),
+            quad: [[x, 0.0], [x + 60.0, 0.0], [x + 60.0, 90.0], [x, 90.0]],
+            confidence: 0.9,
+        }
+    }
+
+    fn scan(dice: Vec<DieOut>, cards: Vec<CardOut>) -> ScanRecord {
+        ScanRecord {
+            image: "frame".into(),
+            width: 640,
+            height: 480,
+            ms: 1.0,
+            cards,
+            unread: vec![],
+            backs: vec![],
+            dice,
+            unread_dice: vec![],
+        }
+    }
+
+    #[test]
+    fn the_same_dice_lying_still_are_the_same_reading_and_a_new_roll_is_not() {
+        let answered = AnsweredReading::of(&scan(vec![die(3, 100.0), die(5, 200.0)], vec![]));
+        // The reader's centres wander a little: still the same.
+        assert!(answered.still_shown_in(&scan(vec![die(5, 205.0), die(3, 96.0)], vec![])));
+        // Rolled again: other faces, or the same faces elsewhere, or another die.
+        assert!(!answered.still_shown_in(&scan(vec![die(3, 100.0), die(6, 200.0)], vec![])));
+        assert!(!answered.still_shown_in(&scan(vec![die(3, 300.0), die(5, 200.0)], vec![])));
+        assert!(!answered.still_shown_in(&scan(
+            vec![die(3, 100.0), die(5, 200.0), die(1, 400.0)],
+            vec![]
+        )));
+        assert!(!AnsweredReading::default().still_shown_in(&scan(vec![], vec![])));
+    }
+
+    #[test]
+    fn the_same_cards_where_they_lay_are_the_same_reading() {
+        let answered = AnsweredReading::of(&scan(vec![], vec![card("Ac", 0.0)]));
+        assert!(answered.still_shown_in(&scan(vec![], vec![card("Ac", 10.0)])));
+        assert!(!answered.still_shown_in(&scan(vec![], vec![card("Ac", 200.0)])));
+        assert!(!answered.still_shown_in(&scan(vec![], vec![card("Kd", 0.0)])));
+        assert!(!answered.still_shown_in(&scan(vec![], vec![card("Ac", 0.0), card("Kd", 100.0)])));
+    }
+}
