@@ -65,15 +65,6 @@ pub struct UnreadDieOut {
 }
 
 impl ScanRecord {
-    /// How sure the dice reader was of this image's dice
-    /// ([`crate::vision::dice::scale::frame_confidence`]).
-    pub fn dice_confidence(&self) -> Option<f64> {
-        crate::vision::dice::scale::mean_confidence(
-            self.dice.iter().map(|d| d.confidence),
-            self.unread_dice.len(),
-        )
-    }
-
     /// The dice of this record as [`Sighting`]s (unread ones at confidence 0).
     pub fn dice_sightings(&self) -> Vec<Sighting> {
         Sighting::of_dice(

@@ -106,17 +106,11 @@ impl std::str::FromStr for DiceScale {
 
 /// How sure the reader is of a frame's dice: the mean confidence of its reads,
 /// a die found but not read counting as 0. `None` when it found no die.
+/// (One scan on its own; a frame read at several scales is judged by
+/// [`cross_scale_confidences`].)
 pub fn frame_confidence(scan: &DiceScan) -> Option<f64> {
-    mean_confidence(scan.dice.iter().map(|d| d.confidence), scan.unread.len())
-}
-
-/// [`frame_confidence`] of the read dice' `confidences` and `unread` dice.
-pub fn mean_confidence(confidences: impl Iterator<Item = f32>, unread: usize) -> Option<f64> {
-    let (mut sum, mut n) = (0.0f64, unread);
-    for c in confidences {
-        sum += c as f64;
-        n += 1;
-    }
+    let n = scan.dice.len() + scan.unread.len();
+    let sum: f64 = scan.dice.iter().map(|d| f64::from(d.confidence)).sum();
     (n > 0).then(|| sum / n as f64)
 }
 
@@ -161,38 +155,50 @@ impl Sighting {
     }
 }
 
-/// How sure each scale's read of one frame is, judged over every die any
-/// scale found: the mean, over those dice, of the scale's confidence in its
-/// read of that die (0 where it did not read it or did not find it at all).
-/// A die is the same at two scales when their centres lie within half a die
-/// side. `None` at every scale when no scale found a die.
+/// How sure each scale's read of one frame is: the mean, over the dice it
+/// is judged on, of the scale's confidence in its read of each (0 where it
+/// did not read it or did not find it at all). A scale is judged on the dice
+/// it found and on every die some scale read surely ([`SURE_FRAME`]); a die
+/// only one scale found, and none surely (a pip or a speck found as a die at
+/// 2x), counts only for the scale that found it, where it lowers the mean as
+/// before. A die is the same at two scales when their centres lie within
+/// half a die side. `None` for a scale judged on no die.
 ///
 /// Counting a die missed at a scale as 0 matters: a frame of large dice read
-/// at 2x finds fewer of them, each read surely, and by the read dice alone
+/// at 2x finds fewer of them, each read surely, and by its read dice alone
 /// 2x looked surer than 1x (a window locked onto 2x this way and then
 /// misread every roll).
 pub fn cross_scale_confidences<const K: usize>(sightings: &[Vec<Sighting>; K]) -> [Option<f64>; K] {
-    // Every die found at any scale, with the best confidence each scale gave it.
-    let mut dice: Vec<(Sighting, [f32; K])> = Vec::new();
+    // Every die found at any scale: the best confidence each scale gave it,
+    // and which scales found it.
+    let mut dice: Vec<(Sighting, [f32; K], [bool; K])> = Vec::new();
     for (k, seen) in sightings.iter().enumerate() {
         for s in seen {
-            let same = dice.iter_mut().find(|(d, _)| {
+            let same = dice.iter_mut().find(|(d, _, _)| {
                 let (dx, dy) = (d.center[0] - s.center[0], d.center[1] - s.center[1]);
                 (dx * dx + dy * dy).sqrt() < 0.5 * d.size.max(s.size)
             });
             match same {
-                Some((_, best)) => best[k] = best[k].max(s.confidence),
+                Some((_, best, found)) => {
+                    best[k] = best[k].max(s.confidence);
+                    found[k] = true;
+                }
                 None => {
-                    let mut best = [0.0; K];
+                    let (mut best, mut found) = ([0.0; K], [false; K]);
                     best[k] = s.confidence;
-                    dice.push((*s, best));
+                    found[k] = true;
+                    dice.push((*s, best, found));
                 }
             }
         }
     }
-    let n = dice.len();
     std::array::from_fn(|k| {
-        (n > 0).then(|| dice.iter().map(|(_, best)| best[k] as f64).sum::<f64>() / n as f64)
+        let judged: Vec<f64> = dice
+            .iter()
+            .filter(|(_, best, found)| found[k] || best.iter().any(|&b| f64::from(b) >= SURE_FRAME))
+            .map(|(_, best, _)| f64::from(best[k]))
+            .collect();
+        (!judged.is_empty()).then(|| judged.iter().sum::<f64>() / judged.len() as f64)
     })
 }
 
@@ -200,8 +206,8 @@ pub fn cross_scale_confidences<const K: usize>(sightings: &[Vec<Sighting>; K]) -
 /// table) from frames read at every [`READ_SCALES`] entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScaleCalibration {
-    /// The [`frame_confidence`] at every scale of each frame that counted,
-    /// oldest first, at most `keep` of them.
+    /// The confidence at every scale ([`cross_scale_confidences`]) of each
+    /// frame that counted, oldest first, at most `keep` of them.
     frames: std::collections::VecDeque<[f64; READ_SCALES.len()]>,
     /// How many recent frames are kept.
     keep: usize,
@@ -236,7 +242,8 @@ impl ScaleCalibration {
         self.observe_confidences(cross_scale_confidences(sightings));
     }
 
-    /// Adds one frame by its [`frame_confidence`] at every scale. A frame in
+    /// Adds one frame by its confidence at every scale
+    /// ([`cross_scale_confidences`]). A frame in
     /// which no scale reads its dice at least [`SURE_FRAME`] sure says
     /// nothing and is skipped (no dice, or phantom dice only); a scale that
     /// found none where another did counts 0 for the frame.
@@ -255,7 +262,7 @@ impl ScaleCalibration {
         self.frames.len()
     }
 
-    /// Mean [`frame_confidence`] per scale over the frames kept (`None`
+    /// Mean confidence per scale over the frames kept (`None`
     /// before the first frame that counted).
     pub fn means(&self) -> Option<[f64; READ_SCALES.len()]> {
         let n = self.frames.len();
@@ -522,6 +529,37 @@ mod tests {
             cross_scale_confidences::<3>(&[vec![], vec![], vec![]]),
             [None; 3]
         );
+    }
+
+    #[test]
+    fn an_unsure_die_only_one_scale_finds_counts_only_there() {
+        // Four dice read alike at every scale, 2x a little less sure and
+        // finding one phantom (a pip) besides: 1x stays the choice.
+        let at = |k: usize| [100.0 * k as f32, 10.0];
+        let dice = |c: f32, extra: Option<f32>| -> Vec<Sighting> {
+            (0..4)
+                .map(|k| (at(k), c))
+                .chain(extra.map(|c| (at(4), c)))
+                .map(|(center, confidence)| Sighting {
+                    center,
+                    size: 30.0,
+                    confidence,
+                })
+                .collect()
+        };
+        let c =
+            cross_scale_confidences(&[dice(0.9, None), dice(0.9, None), dice(0.88, Some(0.45))]);
+        let c = c.map(|c| c.unwrap_or(-1.0));
+        assert!(
+            (c[0] - 0.9).abs() < 1e-6 && (c[1] - 0.9).abs() < 1e-6,
+            "{c:?}"
+        );
+        assert!((c[2] - (4.0 * 0.88 + 0.45) / 5.0).abs() < 1e-6, "{c:?}");
+        let mut cal = ScaleCalibration::default();
+        for _ in 0..FRAMES_TO_CHOOSE {
+            cal.observe_sightings(&[dice(0.9, None), dice(0.9, None), dice(0.88, Some(0.45))]);
+        }
+        assert_eq!(cal.chosen(), Some(1.0));
     }
 
     #[test]
