@@ -4,7 +4,7 @@
 //! with manual entry and virtual dice.
 
 use crate::vision::dice::scale::{
-    CAMERA_FRAMES, DiceScale, FRAMES_TO_CHOOSE, READ_SCALES, ScaleCalibration,
+    CAMERA_FRAMES, DiceScale, FRAMES_TO_CHOOSE, READ_SCALES, SURE_SCALE, ScaleCalibration,
 };
 use crate::vision::frame_source::{FrameError, FrameSource};
 use crate::vision::scan::{Looking, Readers, ScanRecord};
@@ -94,7 +94,7 @@ impl DiceScaleState {
             ),
             (DiceScale::Auto, None) => match self.calibration.frames() {
                 n if n >= FRAMES_TO_CHOOSE => format!(
-                    "Measuring the dice size: the last {n} frames with dice read surely at no size yet; frames are still read at 1x, 1.5x and 2x."
+                    "Measuring the dice size: at no size do the dice of the last {n} frames read surely enough yet ({SURE_SCALE} on average); frames are still read at 1x, 1.5x and 2x."
                 ),
                 n => format!(
                     "Measuring the dice size: frames are read at 1x, 1.5x and 2x until {FRAMES_TO_CHOOSE} frames show dice read surely ({n} so far)."

@@ -279,7 +279,12 @@ impl Session {
         let Some(e) = self.redo.pop() else {
             return Ok(false);
         };
-        self.apply_inner(e)?;
+        if let Err(refused) = self.apply_inner(e) {
+            // What followed the refused event was undone after it: redone
+            // without it, it would land on the wrong question.
+            self.redo.clear();
+            return Err(refused);
+        }
         Ok(true)
     }
 
@@ -322,8 +327,18 @@ impl Session {
         while self.can_undo_step() && self.undo().is_some() {
             undone += 1;
             if self.pending().and_then(Request::only_answer).is_none() {
-                break;
+                return undone;
             }
+        }
+        // Stopped at the opening event on a question that answers itself:
+        // the window would answer it again (and lose Redo), so undo nothing.
+        if undone > 0 && self.pending().and_then(Request::only_answer).is_some() {
+            for _ in 0..undone {
+                if !matches!(self.redo(), Ok(true)) {
+                    break;
+                }
+            }
+            return 0;
         }
         undone
     }
@@ -409,6 +424,42 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         }
         s
+    }
+
+    fn die_answer(v: u8) -> Event {
+        let value = D6::new(v).unwrap_or_else(|| panic!("face {v}"));
+        Event::Answer(Answer::Dice(vec![Die {
+            value,
+            source: DieSource::Manual,
+        }]))
+    }
+
+    #[test]
+    fn a_refused_redo_drops_what_was_undone_after_it() {
+        let mut s = session();
+        s.apply(Event::Begin(ProcedureSpec::RollOff { sides: vec![0, 1] }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for v in [3, 5] {
+            s.apply(die_answer(v)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        s.undo();
+        s.undo();
+        assert_eq!(s.redo_len(), 2);
+        // As a save written under other rules might hold: the next event to
+        // redo no longer applies (nothing asks for a die once the roll-off
+        // is cancelled).
+        let mut redo = s.redo_events().to_vec();
+        // The next to redo is last.
+        redo.push(die_answer(4));
+        redo.push(Event::Cancel);
+        s.set_redo(redo);
+        assert!(s.redo().is_ok(), "the cancel applies");
+        assert!(s.redo().is_err(), "a die after the cancel is refused");
+        assert_eq!(
+            s.redo_len(),
+            0,
+            "nothing left to land on the wrong question"
+        );
     }
 
     #[test]

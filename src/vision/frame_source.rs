@@ -110,8 +110,10 @@ impl FrameSource for ReplaySource {
                         other => other.to_string(),
                     })
                 })?;
+                // Go on from the photo after the one that went (the list is
+                // sorted), not from the first.
+                self.next = fresh.files.partition_point(|p| p < &path);
                 self.files = fresh.files;
-                self.next = 0;
                 self.open_next()
             }
             read => read,
@@ -172,13 +174,14 @@ mod tests {
         let mut src = ReplaySource::open(&photos).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
         std::fs::remove_file(photos.join("b.png")).unwrap_or_else(|e| panic!("{e}"));
-        // b.png went: the folder is listed again and replayed from its start.
-        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4));
+        // b.png went: the folder is listed again and the replay goes on
+        // with the photo after it.
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(6));
         assert_eq!(
             src.describe(),
             format!("replay of 2 images in {}", photos.display())
         );
-        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(6));
+        assert_eq!(src.next_frame().map(|f| f.width()).ok(), Some(4), "loops");
         std::fs::remove_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
         let lost = src.next_frame();
         assert!(matches!(lost, Err(FrameError::Lost(_))), "{lost:?}");

@@ -6,14 +6,29 @@
 use super::VisionError;
 use std::path::Path;
 
+/// The largest image file opened: a 40-megapixel frame (the readers' limit)
+/// stored as uncompressed RGB is 120 MB.
+pub const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
+
 /// Opens and decodes the image at `path` (format guessed from its bytes).
 /// A JPEG that stops before its end marker is refused
 /// ([`VisionError::Truncated`]).
 pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
-    let bytes = std::fs::read(path).map_err(|source| VisionError::Io {
+    let io = |source| VisionError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    // Not read into memory whole when no photo could be that large.
+    let len = std::fs::metadata(path).map_err(io)?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(VisionError::InvalidInput {
+            what: format!(
+                "{}: {len} bytes is more than any photo the readers take ({MAX_FILE_BYTES})",
+                path.display()
+            ),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     if !jpeg_is_whole(&bytes) {
         return Err(VisionError::Truncated {
             path: path.to_path_buf(),
@@ -148,5 +163,17 @@ mod tests {
         );
         std::fs::write(&path, &whole).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(open_image(&path).map(|i| i.width()).ok(), Some(64));
+        // A file larger than any photo is refused before it is read (a
+        // sparse file: nothing is written to disk).
+        let huge = dir.path().join("huge.jpg");
+        std::fs::File::create(&huge)
+            .and_then(|f| f.set_len(MAX_FILE_BYTES + 1))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&huge).map(|_| ()).map_err(|e| e.to_string());
+        assert!(
+            said.as_ref()
+                .is_err_and(|s| s.contains("huge.jpg") && s.contains("more than any photo")),
+            "{said:?}"
+        );
     }
 }

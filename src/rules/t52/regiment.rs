@@ -267,14 +267,18 @@ pub fn group_laid_out(cards: &[LaidCard], card_length: f32) -> Vec<UnitCards> {
             }
         }
     }
-    // Rows: a card starts a new row when it lies half a card length below
-    // the top of the row so far.
+    // Rows: a card starts a new row when it lies half a card length or more
+    // below the card before it (so a row laid a little askew stays one).
     let mut units: Vec<usize> = (0..cards.len()).filter(|&i| under[i].is_none()).collect();
     units.sort_by(|&a, &b| cards[a].center[1].total_cmp(&cards[b].center[1]));
     let mut rows: Vec<Vec<usize>> = Vec::new();
     for i in units {
         match rows.last_mut() {
-            Some(row) if cards[i].center[1] - cards[row[0]].center[1] < 0.5 * card_length => {
+            Some(row)
+                if row.last().is_some_and(|&before| {
+                    cards[i].center[1] - cards[before].center[1] < 0.5 * card_length
+                }) =>
+            {
                 row.push(i);
             }
             _ => rows.push(vec![i]),
@@ -853,10 +857,10 @@ mod tests {
                 ],
                 "8d+7s+3h 6c+5s XR 5h",
             ),
-            // Rows a little askew still read left to right.
+            // A row laid a little askew still reads left to right.
             (
-                &[("Th", 2.0, 0.3), ("XR", 0.0, 0.0), ("Ac", 1.0, -0.2)],
-                "XR Ac Th",
+                &[("XR", 0.0, 0.0), ("Th", 1.0, 0.3), ("Ac", 2.0, -0.2)],
+                "XR Th Ac",
             ),
         ];
         for (cards, typed) in cases {
