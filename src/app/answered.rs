@@ -3,6 +3,7 @@
 //! it again would answer the next question (the opponent's roll, the next
 //! flip) with the same dice or cards.
 
+use crate::vision::geometry::dist as distance;
 use crate::vision::scan::{CardOut, DieOut, ScanRecord};
 
 /// How far a die may seem to move, in die sides, and still be the same die
@@ -41,7 +42,7 @@ impl AnsweredReading {
         };
         let same_card = |a: &CardOut, b: &CardOut| {
             a.code == b.code
-                && distance(centre(a), centre(b)) < CARD_STILL * length(a).max(length(b))
+                && distance(a.centre(), b.centre()) < CARD_STILL * a.length().max(b.length())
         };
         matched(&self.dice, &scan.dice, same_die) && matched(&self.cards, &scan.cards, same_card)
     }
@@ -63,23 +64,6 @@ fn matched<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
         }
         found.is_some()
     })
-}
-
-fn distance(a: [f32; 2], b: [f32; 2]) -> f32 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
-}
-
-fn centre(c: &CardOut) -> [f32; 2] {
-    let q = &c.quad;
-    [
-        q.iter().map(|p| p[0]).sum::<f32>() / 4.0,
-        q.iter().map(|p| p[1]).sum::<f32>() / 4.0,
-    ]
-}
-
-fn length(c: &CardOut) -> f32 {
-    let q = &c.quad;
-    distance(q[0], q[1]).max(distance(q[1], q[2]))
 }
 
 #[cfg(test)]

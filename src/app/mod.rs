@@ -758,14 +758,11 @@ impl AppState {
             .flat_map(|f| f.scan.cards.iter())
             .filter_map(|c| {
                 let card = c.code.parse().ok()?;
-                let q = &c.quad;
-                let side = |a: usize, b: usize| (q[a][0] - q[b][0]).hypot(q[a][1] - q[b][1]);
-                lengths.push(side(0, 1).max(side(1, 2)));
-                let center = [
-                    q.iter().map(|p| p[0]).sum::<f32>() / 4.0,
-                    q.iter().map(|p| p[1]).sum::<f32>() / 4.0,
-                ];
-                Some(LaidCard { card, center })
+                lengths.push(c.length());
+                Some(LaidCard {
+                    card,
+                    center: c.centre(),
+                })
             })
             .collect();
         if cards.is_empty() {

@@ -26,6 +26,19 @@ pub struct CardOut {
     pub confidence: f32,
 }
 
+impl CardOut {
+    /// Centre of its outline.
+    pub fn centre(&self) -> Point {
+        crate::vision::Quad(self.quad).centre()
+    }
+
+    /// Its long side (the card's length in the picture).
+    pub fn length(&self) -> f32 {
+        let q = crate::vision::Quad(self.quad);
+        q.side(0).max(q.side(1))
+    }
+}
+
 /// An outline found but not read.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct QuadOut {
