@@ -211,9 +211,10 @@ pub struct AppState {
     pub dice_scale: crate::vision::dice::scale::DiceScale,
     /// The open game's last save failed (the header says so until one works).
     pub save_failed: bool,
-    /// The player was told that leaving the open game (another game,
-    /// closing the window) would lose answers that could not be saved, when
-    /// its save and log length; the next attempt at that point leaves it.
+    /// Where the player was told that leaving the open game (for another
+    /// game, or closing the window) would lose answers that could not be
+    /// saved: its save file and log length then. The next attempt at that
+    /// same point leaves it.
     unsaved_warned: Option<(PathBuf, usize)>,
     /// The camera reading that answered the last question: not offered again
     /// while the table still shows it.
@@ -625,9 +626,10 @@ impl AppState {
     }
 
     /// Why the camera's reading cannot answer the pending dice or cards
-    /// request yet, in a sentence for the player (dice still rolling, an
-    /// unread die to name, the wrong count);
-    /// `None` when it can, or when there is no frame or no such request.
+    /// request yet, in a sentence for the player (the last answer's reading
+    /// still in view, dice still rolling, an unread die to name, the wrong
+    /// count); `None` when it can, or when there is no frame or no such
+    /// request.
     pub fn camera_hint(&self) -> Option<String> {
         let f = self.live_frame.as_ref()?;
         let req = self.session.as_ref()?.0.pending()?;
