@@ -707,6 +707,37 @@ fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck()
     harness.run();
     let asked = pending_prompt(&harness);
     assert!(asked.contains("draws 4"), "{asked}");
+    // The camera reads four cards, one of them twice (a misread): the right
+    // count, but the deck holds one 5d, so it is not offered and the hint
+    // says why before any click.
+    harness.state_mut().show_frame(frame_with(
+        vec![
+            card("5d", 10.0),
+            card("5d", 90.0),
+            card("9s", 170.0),
+            card("Ac", 250.0),
+        ],
+        vec![],
+    ));
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("Use the camera's")
+            .is_none()
+    );
+    harness.get_by_label_contains("The camera's 5d 5d 9s Ac cannot answer this: ");
+    harness.get_by_label_contains("holds it 1 time(s)");
+    harness.state_mut().show_frame(frame_with(
+        vec![
+            card("5d", 10.0),
+            card("Kd", 90.0),
+            card("9s", 170.0),
+            card("Ac", 250.0),
+        ],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label("Use the camera's cards [5d Kd 9s Ac]");
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
     let session = harness.state().session.as_ref().map(|(s, _)| s);

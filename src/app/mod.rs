@@ -599,7 +599,10 @@ impl AppState {
             ),
             _ => return None,
         };
-        req.check(answer).ok()
+        let answer = req.check(answer).ok()?;
+        // Only what the rules would take (a card the deck still holds).
+        self.session.as_ref()?.0.would_take(&answer).ok()?;
+        Some(answer)
     }
 
     /// Shows a new frame as if the frame-source loop had read it (tests,
@@ -628,8 +631,8 @@ impl AppState {
     /// Why the camera's reading cannot answer the pending dice or cards
     /// request yet, in a sentence for the player (the last answer's reading
     /// still in view, dice still rolling, an unread die to name, the wrong
-    /// count); `None` when it can, or when there is no frame or no such
-    /// request.
+    /// count, cards the rules would refuse); `None` when it can, or when
+    /// there is no frame or no such request.
     pub fn camera_hint(&self) -> Option<String> {
         let f = self.live_frame.as_ref()?;
         let req = self.session.as_ref()?.0.pending()?;
@@ -663,15 +666,21 @@ impl AppState {
                     1 => "1 card".to_string(),
                     n => format!("{n} cards"),
                 };
-                // With the right count the reading is offered as it is; a
-                // card the rules refuse is named when it is used (and the
-                // cards stay to mend).
-                (!cards.is_empty() && cards.len() != count as usize).then(|| {
-                    format!(
+                if cards.is_empty() {
+                    None
+                } else if cards.len() != count as usize {
+                    Some(format!(
                         "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
                         codes.join(" ")
-                    )
-                })
+                    ))
+                } else {
+                    // The right count, but the rules would refuse it (a
+                    // card the deck no longer holds): say why before a click.
+                    let session = &self.session.as_ref()?.0;
+                    session.would_take(&Answer::Cards(cards)).err().map(|why| {
+                        format!("The camera's {} cannot answer this: {why}", codes.join(" "))
+                    })
+                }
             }
             _ => None,
         }
