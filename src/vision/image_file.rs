@@ -64,13 +64,14 @@ pub fn jpeg_is_whole(bytes: &[u8]) -> bool {
     let mut i = 2;
     loop {
         // The next marker: 0xFF (fill bytes allowed), then its code.
+        let start = i;
         while bytes.get(i) == Some(&0xFF) {
             i += 1;
         }
         let Some(&code) = bytes.get(i) else {
             return false;
         };
-        if i < 3 || bytes[i - 1] != 0xFF {
+        if i == start {
             // Not at a marker where one must be: damaged, not just short.
             // The decoder judges that.
             return true;
@@ -144,6 +145,11 @@ mod tests {
         let mut trailer = whole.clone();
         trailer.extend_from_slice(b"SEFT trailer \xFF\xD8\x00");
         assert!(jpeg_is_whole(&trailer));
+        // A segment whose last byte is 0xFF followed by a stray byte is
+        // damaged, not cut short (the stray byte is no marker code).
+        assert!(jpeg_is_whole(
+            b"\xFF\xD8\xFF\xE1\x00\x04\x00\xFF\xDA\x00\x02"
+        ));
         // Not JPEGs: left to their decoders.
         assert!(jpeg_is_whole(b"\x89PNG\r\n"));
         assert!(jpeg_is_whole(b""));
