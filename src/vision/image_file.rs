@@ -32,7 +32,9 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
     if !jpeg_is_whole(&bytes) {
         return Err(VisionError::Truncated {
             path: path.to_path_buf(),
-            what: format!("a JPEG cut short at {} bytes", bytes.len()),
+            // No byte count: a file still being copied grows, and the
+            // message must stay the same for a player to dismiss it once.
+            what: "a JPEG without its end".into(),
         });
     }
     image::ImageReader::new(std::io::Cursor::new(&bytes))
