@@ -70,35 +70,18 @@ fn matched<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
 mod tests {
     use super::*;
 
+    use crate::vision::scan::fixtures::{card_at, die_at, record};
+
     fn die(value: u8, x: f32) -> DieOut {
-        DieOut {
-            value,
-            center: [x, 50.0],
-            size: 30.0,
-            confidence: 0.9,
-        }
+        die_at(value, [x, 50.0])
     }
 
     fn card(code: &str, x: f32) -> CardOut {
-        CardOut {
-            code: code.into(),
-            quad: [[x, 0.0], [x + 60.0, 0.0], [x + 60.0, 90.0], [x, 90.0]],
-            confidence: 0.9,
-        }
+        card_at(code, x, 0.0)
     }
 
     fn scan(dice: Vec<DieOut>, cards: Vec<CardOut>) -> ScanRecord {
-        ScanRecord {
-            image: "frame".into(),
-            width: 640,
-            height: 480,
-            ms: 1.0,
-            cards,
-            unread: vec![],
-            backs: vec![],
-            dice,
-            unread_dice: vec![],
-        }
+        record(cards, dice)
     }
 
     #[test]

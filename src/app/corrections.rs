@@ -355,36 +355,23 @@ impl Corrections {
 mod tests {
     use super::*;
 
+    use crate::vision::scan::fixtures::{card_at, die_at, record};
+
     fn card(code: &str, x: f32) -> CardOut {
-        CardOut {
-            code: code.into(),
-            quad: [[x, 0.0], [x + 60.0, 0.0], [x + 60.0, 90.0], [x, 90.0]],
-            confidence: 0.8,
-        }
+        card_at(code, x, 0.0)
     }
 
     fn die(value: u8, x: f32) -> DieOut {
-        DieOut {
-            value,
-            center: [x, 200.0],
-            size: 30.0,
-            confidence: 0.9,
-        }
+        die_at(value, [x, 200.0])
     }
 
+    /// The frame's record, with an outline not read at x 300-360.
     fn scan(cards: Vec<CardOut>, dice: Vec<DieOut>) -> ScanRecord {
         ScanRecord {
-            image: "frame".into(),
-            width: 640,
-            height: 480,
-            ms: 1.0,
-            cards,
             unread: vec![QuadOut {
                 quad: [[300.0, 0.0], [360.0, 0.0], [360.0, 90.0], [300.0, 90.0]],
             }],
-            backs: Vec::new(),
-            dice,
-            unread_dice: Vec::new(),
+            ..record(cards, dice)
         }
     }
 

@@ -390,10 +390,10 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     });
                 }
                 Ask::Cards { count, deck } => {
-                    camera_button(state, ui, cmds);
+                    let offered = camera_button(state, ui, cmds);
                     // A card the camera reads is picked with one click.
                     let seen = state.camera_cards();
-                    if state.camera_answer().is_none() && !seen.is_empty() {
+                    if !offered && !seen.is_empty() {
                         ui.horizontal_wrapped(|ui| {
                             for card in seen.into_iter().filter(|c| !state.cards_entry.contains(c))
                             {
@@ -702,14 +702,24 @@ fn display_name(path: &std::path::Path) -> String {
     )
 }
 
-fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
-    if let Some(hint) = state.camera_hint() {
-        ui.label(hint);
-    }
-    if let Some(answer) = state.camera_answer()
-        && ui.button(format!("Use the camera's {answer}")).clicked()
-    {
-        cmds.push(Command::AnswerFromCamera);
+/// The camera's answer to the question on screen as a button, or why it
+/// has none; returns whether an answer was offered. (Each costs a dry run of
+/// the answer, so it is worked out once per frame; the two never both
+/// apply.)
+fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) -> bool {
+    match state.camera_answer() {
+        Some(answer) => {
+            if ui.button(format!("Use the camera's {answer}")).clicked() {
+                cmds.push(Command::AnswerFromCamera);
+            }
+            true
+        }
+        None => {
+            if let Some(hint) = state.camera_hint() {
+                ui.label(hint);
+            }
+            false
+        }
     }
 }
 

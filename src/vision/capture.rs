@@ -152,12 +152,7 @@ mod tests {
     use crate::vision::eval::LabelSet;
 
     fn die(value: u8, x: f32) -> DieOut {
-        DieOut {
-            value,
-            center: [x, 50.0],
-            size: 30.0,
-            confidence: 0.9,
-        }
+        crate::vision::scan::fixtures::die_at(value, [x, 50.0])
     }
 
     fn frame() -> RgbImage {

@@ -386,6 +386,46 @@ pub fn scan_batch(
     }
 }
 
+/// Scan records built by hand, for the tests of the layers that use them.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{CardOut, DieOut, Point, ScanRecord};
+
+    /// A die read as `value` (a 30 px side, confidence 0.9) at `center`.
+    pub fn die_at(value: u8, center: Point) -> DieOut {
+        DieOut {
+            value,
+            center,
+            size: 30.0,
+            confidence: 0.9,
+        }
+    }
+
+    /// A card read as `code` (confidence 0.8), its 60 x 90 outline from (x, y).
+    pub fn card_at(code: &str, x: f32, y: f32) -> CardOut {
+        CardOut {
+            code: code.into(),
+            quad: [[x, y], [x + 60.0, y], [x + 60.0, y + 90.0], [x, y + 90.0]],
+            confidence: 0.8,
+        }
+    }
+
+    /// A 640 x 480 frame's record with these cards and dice, nothing else.
+    pub fn record(cards: Vec<CardOut>, dice: Vec<DieOut>) -> ScanRecord {
+        ScanRecord {
+            image: "frame".into(),
+            width: 640,
+            height: 480,
+            ms: 1.0,
+            cards,
+            unread: Vec::new(),
+            backs: Vec::new(),
+            dice,
+            unread_dice: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
