@@ -1307,6 +1307,34 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     assert!(said.starts_with("Ah is named 2 times"), "{said}");
     assert_eq!(harness.state().cards_typed, typed);
     assert!(harness.state().cards_entry.is_empty());
+    // Said with the question, above the field (not at the window's foot),
+    // and the field keeps the keyboard to mend the codes.
+    let field = "Or type them (Qh 10s XR):";
+    let refusal = harness.get_by_label_contains("Ah is named 2 times").rect();
+    assert!(refusal.max.y <= harness.get_by_label(field).rect().min.y);
+    assert!(harness.query_by_label("Dismiss").is_none());
+    assert!(harness.get_by_label(field).is_focused());
+    // Mended and taken: the refusal goes.
+    harness.get_by_label(field).type_text("x");
+    harness.run();
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::SetCardsTyped(
+            typed.replacen("Ah", "Kh", 1),
+        ));
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+    assert!(event_count(&harness) > events);
+    assert!(
+        harness
+            .query_by_label_contains("Ah is named 2 times")
+            .is_none()
+    );
+    assert!(
+        harness.state().messages.is_empty(),
+        "{:?}",
+        harness.state().messages
+    );
 }
 
 /// A question with one option is not put to the player: the window takes it,
@@ -1628,4 +1656,72 @@ fn a_game_restored_from_a_backup_says_its_latest_changes_may_be_missing() {
         said.contains("Restored from backup") && said.contains("check the last answers"),
         "{said}"
     );
+}
+
+/// Cards the camera shows are offered one by one only while they can still
+/// be drawn: not while the table still shows what answered the last
+/// question, and not once dealt (a stale card left in view, not a draw).
+#[test]
+fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
+    use adjutant::rules::procedure::{Answer, Ask};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let count = |h: &Harness<'_, AppState>| {
+        let pending = h
+            .state()
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.pending().cloned());
+        match pending.map(|r| r.ask) {
+            Some(Ask::Cards { count, .. }) => count as usize,
+            _ => 0,
+        }
+    };
+    let red = count(&harness);
+    assert!(red >= 2, "Red's deal comes first");
+    let codes = ["Ah", "5s", "9d", "Kc", "7h", "8h"];
+    let dealt: Vec<_> = (0..red)
+        .map(|i| card(codes[i], 10.0 + 80.0 * i as f32))
+        .collect();
+    harness.state_mut().show_frame(frame_with(dealt, vec![]));
+    harness.run();
+    harness
+        .get_by_label_contains("Use the camera's cards")
+        .click();
+    harness.run();
+    // Red places the cards dealt; Blue's deal is next.
+    while count(&harness) == 0 {
+        let option = harness
+            .state()
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.pending().cloned())
+            .and_then(|r| match r.ask {
+                Ask::Choose { options } => options.first().map(|o| o.id.clone()),
+                _ => None,
+            });
+        let option = option.unwrap_or_else(|| panic!("asked {}", pending_prompt(&harness)));
+        harness.state_mut().execute(adjutant::app::Command::Apply(
+            adjutant::rules::Event::Answer(Answer::Choice(option)),
+        ));
+        harness.run();
+    }
+    assert!(pending_prompt(&harness).contains("Blue"));
+    // The dealt cards still lie where they were: nothing is offered.
+    harness.get_by_label_contains("The camera still shows what answered the last question");
+    assert!(harness.query_by_label_contains("Use ").is_none());
+    // Ah moved aside and 2c laid: only 2c can be Blue's.
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ah", 400.0), card("2c", 480.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label("Use 2c");
+    assert!(harness.query_by_label("Use Ah").is_none());
+    // Only dealt cards in view: the hint says so rather than "click below".
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("Ah", 400.0)], vec![]));
+    harness.run();
+    harness.get_by_label_contains("none of them still to draw");
 }

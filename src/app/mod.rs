@@ -219,9 +219,13 @@ pub struct AppState {
     /// The camera reading that answered the last question: not offered again
     /// while the table still shows it.
     answered_reading: Option<answered::AnsweredReading>,
-    /// Messages that refused an answer to the question on screen: they go
-    /// once an answer is taken.
+    /// Messages that refused an answer to the question on screen: shown
+    /// with the question (not at the foot), they go once an answer is taken
+    /// or another question comes up.
     refusals: Vec<String>,
+    /// A failed save of the last answer: it goes once an answer is taken
+    /// (its save writes the whole game).
+    save_refusal: Option<String>,
     /// What each answer taken in the open game did, newest last: the one
     /// whose event count is the session's is shown beside the question on
     /// screen (after Undo, the answer before's; none after an edit).
@@ -302,6 +306,7 @@ impl AppState {
             unsaved_warned: None,
             answered_reading: None,
             refusals: Vec::new(),
+            save_refusal: None,
             answers: Vec::new(),
             dismissed: Vec::new(),
         }
@@ -494,7 +499,11 @@ impl AppState {
                 }
             }
             Command::DismissAllMessages => {
-                let all = std::mem::take(&mut self.messages);
+                // Refusals are not at the foot: they stay with their question.
+                let (kept, all) = std::mem::take(&mut self.messages)
+                    .into_iter()
+                    .partition(|m| self.refusals.contains(m));
+                self.messages = kept;
                 self.dismissed.extend(all);
             }
         }
@@ -628,6 +637,46 @@ impl AppState {
             .collect()
     }
 
+    /// The cards of the newest frame offered as one-click picks for the
+    /// pending cards question: none while the table still shows what
+    /// answered the last question, none already picked, and for a draw only
+    /// cards still in the deck's draw pile (a card just drawn and discarded
+    /// is likelier a stale reading than a draw).
+    pub fn camera_picks(&self) -> Vec<Card> {
+        let Some((session, _)) = &self.session else {
+            return Vec::new();
+        };
+        let Some(Request {
+            ask: Ask::Cards { deck, .. },
+            ..
+        }) = session.pending()
+        else {
+            return Vec::new();
+        };
+        if self.shows_answered_reading() {
+            return Vec::new();
+        }
+        let mut left: Option<Vec<Card>> = deck.map(|d| {
+            session
+                .state()
+                .decks
+                .get(d)
+                .map_or_else(Vec::new, |d| d.draw_pile.iter().map(|c| c.card).collect())
+        });
+        let mut picked = self.cards_entry.clone();
+        let take = |pile: &mut Vec<Card>, c: &Card| {
+            pile.iter()
+                .position(|p| p == c)
+                .map(|i| pile.swap_remove(i))
+                .is_some()
+        };
+        self.camera_cards()
+            .into_iter()
+            .filter(|c| !take(&mut picked, c))
+            .filter(|c| left.as_mut().is_none_or(|pile| take(pile, c)))
+            .collect()
+    }
+
     /// Why the camera's reading cannot answer the pending dice or cards
     /// request yet, in a sentence for the player (the last answer's reading
     /// still in view, dice still rolling, an unread die to name, the wrong
@@ -659,7 +708,7 @@ impl AppState {
                 "The camera reads {}; this roll needs {count}.",
                 dice(scan.dice.len())
             )),
-            Ask::Cards { count, .. } => {
+            Ask::Cards { count, deck } => {
                 let cards = self.camera_cards();
                 let codes: Vec<String> = cards.iter().map(Card::to_string).collect();
                 let n = match cards.len() {
@@ -668,6 +717,16 @@ impl AppState {
                 };
                 if cards.is_empty() {
                     None
+                } else if cards.len() != count as usize
+                    && deck.is_some()
+                    && self.cards_entry.is_empty()
+                    && self.camera_picks().is_empty()
+                {
+                    Some(format!(
+                        "The camera reads {n} ({}), none of them still to draw: lay the card(s) \
+                         drawn, or enter them by hand.",
+                        codes.join(" ")
+                    ))
                 } else if cards.len() != count as usize {
                     Some(format!(
                         "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
@@ -1085,6 +1144,15 @@ impl AppState {
         self.cards_entry.clear();
         self.cards_typed.clear();
         self.number_typed = None;
+        // What refused an answer belongs to the question it was given to.
+        let gone = std::mem::take(&mut self.refusals);
+        self.messages.retain(|m| !gone.contains(m));
+    }
+
+    /// Messages that refused an answer to the question on screen, shown
+    /// with it (see [`AppState::messages`] for the rest).
+    pub fn refusals(&self) -> &[String] {
+        &self.refusals
     }
 
     fn apply(&mut self, event: Event) {
@@ -1122,13 +1190,19 @@ impl AppState {
             self.save_failed = outcome.is_err();
             self.clear_entries();
         }
+        // A failed save of an answer before is made good by a taken one's.
+        let taken = !matches!(outcome, Err(save::AutosaveError::Refused(_)));
+        if let Some(gone) = self.save_refusal.take_if(|_| taken) {
+            self.messages.retain(|m| *m != gone);
+        }
         match outcome {
-            Err(e) => self.refuse(e.to_string()),
-            // The question the refusals were about has been answered.
-            Ok(_) => {
-                let gone = std::mem::take(&mut self.refusals);
-                self.messages.retain(|m| !gone.contains(m));
+            Err(e @ save::AutosaveError::Refused(_)) => self.refuse(e.to_string()),
+            Err(e) => {
+                let message = e.to_string();
+                self.save_refusal = Some(message.clone());
+                self.notify(message);
             }
+            Ok(_) => {}
         }
     }
 

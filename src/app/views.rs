@@ -76,7 +76,10 @@ fn enter_pressed_in(ui: &egui::Ui, field: &egui::Response) -> bool {
 /// Draws the window; returns what the user asked for.
 pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
     let mut cmds = Vec::new();
-    if !state.messages.is_empty() {
+    // What refused an answer is shown with its question instead.
+    let at_foot = |m: &String| !state.refusals().contains(m);
+    let foot_count = state.messages.iter().filter(|m| at_foot(m)).count();
+    if foot_count > 0 {
         // At the foot of the window, so the page above does not move when a
         // message comes or goes; oldest first, each wrapped to the width.
         egui::Panel::bottom("messages").show(ui, |ui| {
@@ -86,6 +89,9 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
                 .stick_to_bottom(true)
                 .show(ui, |ui| {
                     for (i, msg) in state.messages.iter().enumerate() {
+                        if !at_foot(msg) {
+                            continue;
+                        }
                         ui.horizontal(|ui| {
                             if ui.button("Dismiss").clicked() {
                                 cmds.push(Command::DismissMessage(i));
@@ -97,7 +103,7 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
                         });
                     }
                 });
-            if state.messages.len() > 1 && ui.button("Dismiss all").clicked() {
+            if foot_count > 1 && ui.button("Dismiss all").clicked() {
                 cmds.push(Command::DismissAllMessages);
             }
         });
@@ -301,8 +307,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ui.strong(o.reason.clone());
     }
     if let Some(req) = session.pending() {
+        // The typed fields belong to this question: a field's state (its
+        // own Ctrl+Z history) does not carry over to the next one, and a
+        // refusal line above does not move its focus away.
+        let question_id = session.events().len();
+        // Enter in the cards field last frame: the next question's field
+        // takes the keyboard too (the next player's card).
+        let refocus_cards = ui.data_mut(|d| {
+            d.remove_temp::<bool>(egui::Id::new(REFOCUS_CARDS))
+                .is_some()
+        });
         let question = ui.group(|ui| {
             ui.strong(&req.prompt);
+            for refusal in state.refusals() {
+                ui.add(egui::Label::new(egui::RichText::new(refusal).color(MESSAGE_COLOUR)).wrap());
+            }
             last_answer(state, session, ui);
             match &req.ask {
                 Ask::Choose { options } => {
@@ -374,7 +393,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             text = step(-1);
                         }
                         let field = ui
-                            .add(egui::TextEdit::singleline(&mut text).desired_width(50.0))
+                            .add(
+                                egui::TextEdit::singleline(&mut text)
+                                    .id_salt(("number-typed", question_id))
+                                    .desired_width(50.0),
+                            )
                             .labelled_by(label.id);
                         if ui.small_button("+").clicked() {
                             text = step(1);
@@ -392,11 +415,10 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 Ask::Cards { count, deck } => {
                     let offered = camera_button(state, ui, cmds);
                     // A card the camera reads is picked with one click.
-                    let seen = state.camera_cards();
+                    let seen = state.camera_picks();
                     if !offered && !seen.is_empty() {
                         ui.horizontal_wrapped(|ui| {
-                            for card in seen.into_iter().filter(|c| !state.cards_entry.contains(c))
-                            {
+                            for card in seen {
                                 if ui.button(format!("Use {card}")).clicked() {
                                     cmds.push(Command::EnterCard(card));
                                 }
@@ -424,7 +446,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         let label = ui.label("Or type them (Qh 10s XR):");
                         let mut text = state.cards_typed.clone();
                         let field = ui
-                            .add(egui::TextEdit::singleline(&mut text).desired_width(160.0))
+                            .add(
+                                egui::TextEdit::singleline(&mut text)
+                                    .id_salt(("cards-typed", question_id))
+                                    .desired_width(160.0),
+                            )
                             .labelled_by(label.id);
                         if text != state.cards_typed {
                             cmds.push(Command::SetCardsTyped(text));
@@ -435,8 +461,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         }
                         // The next player's card can be typed straight away;
                         // the focus goes when the question is not for cards.
-                        if entered {
+                        if entered || refocus_cards {
                             field.request_focus();
+                        }
+                        if entered {
+                            ui.data_mut(|d| d.insert_temp(egui::Id::new(REFOCUS_CARDS), true));
                         }
                     });
                     card_grid(ui, session.ruleset().cards.jokers, |code| {
@@ -1327,6 +1356,9 @@ fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
     });
     ui.add_space(tallest - height);
 }
+
+/// Memory key: Enter was pressed in the cards field (see its use).
+const REFOCUS_CARDS: &str = "refocus-cards-typed";
 
 /// How many of the last answer's log lines are shown with the question.
 const LAST_ANSWER_LINES: usize = 2;

@@ -949,3 +949,14 @@ fn a_stray_stop_is_taken_back_at_the_winner_question() {
     assert!(s.state().outcome.is_none());
     assert_asking(&s, "Sharpe: 3 action point(s) left");
 }
+
+#[test]
+fn a_unit_typed_with_a_second_colon_group_is_refused_not_cut_short() {
+    let (lib, _) = Library::builtin();
+    let rs = lib.get(GameId::GentlemenOfWar).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+    let e = parse_units("Harper:grenadier:h3:a2", &rs).err();
+    let e = e.unwrap_or_else(|| panic!("the armour would be dropped without a word"));
+    assert!(e.contains("write the stats as one group"), "{e}");
+    assert!(parse_units("Harper:grenadier:h3a2", &rs).is_ok());
+}

@@ -205,6 +205,12 @@ pub fn parse_units(text: &str, ruleset: &Ruleset) -> Result<Vec<UnitSetup>, Stri
         .map(|item| {
             let mut parts = item.split(':');
             let name = parts.next().unwrap_or_default().trim().to_string();
+            // A fourth part would be dropped without a word: stats are one group.
+            if item.split(':').count() > 3 {
+                return Err(format!(
+                    "`{item}` has more than Name:profile:stats; write the stats as one group (h3a2)"
+                ));
+            }
             let profile = parts
                 .next()
                 .ok_or_else(|| format!("`{item}` needs a profile: Name:profile"))?;

@@ -236,6 +236,28 @@ fn stopping_early_gives_the_game_to_the_most_lives() {
 }
 
 #[test]
+fn a_player_without_clubs_cannot_then_move_with_one() {
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot", "c g0", "c g4", "k 9s", "n 1", "c no", "c no", "c no", "c save", "k 7h",
+            "d 4", "c none",
+        ],
+    );
+    // Red says the hand holds no Club, so a Club played now is refused.
+    feed(&mut s, &["c move", "c g2", "c no", "n 2", "k 6c 8h"]);
+    assert!(logged(
+        &s,
+        "6c cannot be played here: Red said the hand holds no Club"
+    ));
+    assert_asking(&s, "Show the cards Ike moves with");
+    feed(&mut s, &["k 6h 8h", "c none"]);
+    assert!(logged(&s, "Ike may move up to 7 in (6h 8h)"));
+}
+
+#[test]
 fn a_new_turn_deals_again_and_bids_again() {
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);

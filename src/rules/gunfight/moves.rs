@@ -1,8 +1,8 @@
 //! Movement: the allowance in inches from the cards played.
 
 use super::{
-    cards_left, cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, shooting, value,
-    yes_no,
+    cards_left, cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, play_cards, shooting,
+    value, yes_no,
 };
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::SideId;
@@ -82,12 +82,15 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             most,
             Some("movement"),
         )?;
-        let cards = cards_played(
+        // The player has just said the hand holds no Club.
+        let cards = play_cards(
             ctx,
             side,
             n as u32,
             &format!("Show the cards {name} moves with"),
             "movement",
+            &|c| !is_suit(c, &[Suit::Clubs]),
+            &format!("{player} said the hand holds no Club (Undo that answer if it does)"),
         )?;
         ("movement", cards)
     };
