@@ -314,7 +314,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         // Enter in the cards field last frame: the next question's field
         // takes the keyboard too (the next player's card).
         let refocus_cards = ui.data_mut(|d| {
-            d.remove_temp::<bool>(egui::Id::new(REFOCUS_CARDS))
+            d.remove_temp::<bool>(egui::Id::unique(REFOCUS_CARDS))
                 .is_some()
         });
         let question = ui.group(|ui| {
@@ -465,7 +465,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             field.request_focus();
                         }
                         if entered {
-                            ui.data_mut(|d| d.insert_temp(egui::Id::new(REFOCUS_CARDS), true));
+                            ui.data_mut(|d| d.insert_temp(egui::Id::unique(REFOCUS_CARDS), true));
                         }
                     });
                     card_grid(ui, session.ruleset().cards.jokers, |code| {
