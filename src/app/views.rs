@@ -482,11 +482,12 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         keep_tallest(ui, session.seed(), question.response.rect.height());
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
-    // folded away until wanted.
+    // folded away until wanted; its answers leave the panes below some room.
+    let lookup_height = (ui.available_height() - MIN_PANES_HEIGHT).clamp(60.0, 220.0);
     egui::CollapsingHeader::new("Rules lookup")
         .id_salt("play-rules")
         .show(ui, |ui| {
-            rules_search(state, session.ruleset(), ui, cmds, 220.0)
+            rules_search(state, session.ruleset(), ui, cmds, lookup_height)
         });
     let ruleset = session.ruleset();
     // Columns justify their text; long log lines read better ragged.
@@ -540,6 +541,9 @@ fn units_column(
         ui.strong(&side.name);
         for (_, u) in st.units_of(i) {
             let mut text = unit_line(u);
+            if let Some(kit) = equipment_note(u) {
+                text.push_str(&format!("; {kit}"));
+            }
             // Upgrades are for every player to see (T52 asks them shared).
             if !u.upgrades.is_empty() {
                 let names: Vec<&str> = u
@@ -553,7 +557,20 @@ fn units_column(
                     .collect();
                 text.push_str(&format!("; {}", names.join(", ")));
             }
-            ui.label(text);
+            let label = ui.label(text);
+            if let Some(profile) = stat_block(u, ruleset) {
+                label.on_hover_text(profile);
+            }
+        }
+        // Units out of play stay listed (greyed), so a side's losses show.
+        let out: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side == i && !u.in_play())
+            .map(|u| u.name.as_str())
+            .collect();
+        if !out.is_empty() {
+            ui.weak(format!("Out of play: {}", out.join(", ")));
         }
     }
     if !st.decks.is_empty() {
@@ -654,6 +671,56 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
     }
     t
 }
+
+/// A T52 unit's weapons and the card that gives them ("black powder (7s)"),
+/// which decide the orders it can take; `None` for other units.
+fn equipment_note(u: &crate::rules::state::Unit) -> Option<String> {
+    use crate::rules::t52::regiment::{BLACK_POWDER, MELEE_WEAPONS};
+    let kit = if u.stat(MELEE_WEAPONS) > 0 {
+        "melee weapons"
+    } else if u.stat(BLACK_POWDER) > 0 {
+        "black powder"
+    } else {
+        return None;
+    };
+    let paired: Vec<String> = u.cards.iter().skip(1).map(|c| c.to_string()).collect();
+    Some(if paired.is_empty() {
+        kit.to_string()
+    } else {
+        format!("{kit} ({})", paired.join(" "))
+    })
+}
+
+/// A unit's profile stats as they stand (upgrades included), for hovering
+/// its line: "Follower: M 3, A 1, I 6, V 6, W 1, R 9". `None` when its
+/// profile has no stats.
+fn stat_block(
+    u: &crate::rules::state::Unit,
+    ruleset: &crate::rules::ruleset::Ruleset,
+) -> Option<String> {
+    let profile = ruleset.profile(&u.profile)?;
+    if profile.stats.is_empty() {
+        return None;
+    }
+    // Profile lines are read in the rulebooks' order (Move, Attacks, ...).
+    let rank = |k: &String| {
+        STAT_ORDER
+            .iter()
+            .position(|o| o == k)
+            .unwrap_or(STAT_ORDER.len())
+    };
+    let mut keys: Vec<&String> = profile.stats.keys().collect();
+    keys.sort_by_key(|k| rank(k));
+    let stats: Vec<String> = keys
+        .into_iter()
+        .map(|k| format!("{k} {}", u.stats.get(k).copied().unwrap_or(0)))
+        .collect();
+    Some(format!("{}: {}", profile.name, stats.join(", ")))
+}
+
+/// The order T52's profile stats are printed in (Move, Attacks,
+/// Inaccuracy, Vulnerability, Wounds, Range); other stats follow by name.
+const STAT_ORDER: [&str; 6] = ["M", "A", "I", "V", "W", "R"];
 
 /// A Card-activation unit's turn: actions taken, a charge's free melee, a
 /// held Overwatch action, a weapon still being prepped.
@@ -1354,8 +1421,18 @@ fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
         *tallest = tallest.max(height);
         *tallest
     });
-    ui.add_space(tallest - height);
+    // Never so much that the panes below lose their room (a short window).
+    let room = (ui.available_height() - MIN_PANES_HEIGHT - LOOKUP_HEADER_HEIGHT).max(0.0);
+    ui.add_space((tallest - height).min(room));
 }
+
+/// Height kept for the units and log panes of the play screen (they
+/// scroll inside it) when the window is short.
+const MIN_PANES_HEIGHT: f32 = 160.0;
+
+/// Room for the folded Rules lookup header between the question and the
+/// panes.
+const LOOKUP_HEADER_HEIGHT: f32 = 24.0;
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
@@ -1365,7 +1442,7 @@ const LAST_ANSWER_LINES: usize = 2;
 
 #[cfg(test)]
 mod tests {
-    use super::unit_line;
+    use super::{equipment_note, stat_block, unit_line};
     use crate::rules::napoleonic::{CONFUSED, ENGAGED, FOUGHT, IN_ENGAGEMENT};
     use crate::rules::state::{Presence, Soldier, Unit};
 
@@ -1395,6 +1472,48 @@ mod tests {
             unit_line(&u).starts_with("Line (in engagement):"),
             "{}",
             unit_line(&u)
+        );
+    }
+
+    /// A T52 unit's weapons show on its line and its profile on hovering:
+    /// they decide which orders it can take.
+    #[test]
+    fn a_t52_unit_shows_its_equipment_and_profile() {
+        use crate::rules::ProcedureSpec;
+        use crate::rules::games::{GameId, Library};
+        use crate::rules::t52::{GameSetup, PlayerSetup, regiment::parse_units};
+        let player = |name: &str, text: &str| PlayerSetup {
+            name: name.into(),
+            units: parse_units(text).unwrap_or_else(|e| panic!("{e:?}")),
+        };
+        let setup = GameSetup {
+            players: vec![
+                player("Red", "XR As 8c+7s 4h+5h:mean"),
+                player("Blue", "XB Ad 6d+7c 3c"),
+            ],
+            terrain: Vec::new(),
+            objectives: Vec::new(),
+        };
+        let s = crate::rules::testkit::begin_game(GameId::T52, ProcedureSpec::T52(setup), 7);
+        let (lib, _) = Library::builtin();
+        let rs = lib.get(GameId::T52).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no T52 ruleset"));
+        let unit = |name: &str| {
+            let u = s.state().units.iter().find(|u| u.name == name);
+            u.unwrap_or_else(|| panic!("no unit {name}"))
+        };
+        assert_eq!(
+            equipment_note(unit("Follower 8c")).as_deref(),
+            Some("black powder (7s)")
+        );
+        assert_eq!(
+            equipment_note(unit("Follower 4h")).as_deref(),
+            Some("melee weapons (5h)")
+        );
+        assert_eq!(equipment_note(unit("Snob As")), None);
+        assert_eq!(
+            stat_block(unit("Follower 4h"), &rs).as_deref(),
+            Some("Follower: M 3, A 2, I 4, V 4, W 1, R 9")
         );
     }
 }
