@@ -343,7 +343,7 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
         });
     assert_eq!(upgraded, ["Mean"]);
     for name in &upgraded {
-        let label = format!("wounds; {name}");
+        let label = format!("; {name}");
         let shown = harness.query_all_by_label_contains(&label).count();
         assert!(shown >= 1, "{name} not shown");
     }
