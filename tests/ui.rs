@@ -1725,3 +1725,31 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
     harness.run();
     harness.get_by_label_contains("none of them still to draw");
 }
+
+/// A game that has ended says who won at the top of the play screen, not
+/// only in the log.
+#[test]
+fn an_ended_game_names_its_winner_at_the_top() {
+    use adjutant::rules::games::Library;
+    use adjutant::rules::script::{Script, play};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts/gunfight-showdown.ron");
+    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
+    let (lib, _) = Library::builtin();
+    let played = play(&script, &lib, &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(played.pending().is_none(), "the script plays to the end");
+    let path = write_save(dir.path(), "gunfight-1.ron", "");
+    adjutant::rules::save::save(&played, &path).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume gunfight-1.ron").click();
+    harness.run();
+    // The heading line and the log's last line.
+    assert!(
+        harness
+            .query_all_by_label("Game over: Red wins. Red is the last gang standing")
+            .count()
+            >= 2
+    );
+}

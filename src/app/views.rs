@@ -304,7 +304,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     };
     ui.heading(format!("{}{when}", session.ruleset().title));
     if let Some(o) = &st.outcome {
-        ui.strong(o.reason.clone());
+        ui.strong(o.describe(st));
     }
     if let Some(req) = session.pending() {
         // The typed fields belong to this question: a field's state (its

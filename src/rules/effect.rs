@@ -507,10 +507,7 @@ impl Effect {
             // words: a rules entry's ruling often covers another case.
             Effect::Resolved { text, .. } => text.clone(),
             Effect::Note(t) => t.clone(),
-            Effect::End(o) => match o.winner {
-                Some(w) => format!("Game over: {} wins. {}", s.side_name(w), o.reason),
-                None => format!("Game over: a draw. {}", o.reason),
-            },
+            Effect::End(o) => o.describe(s),
         })
     }
 }

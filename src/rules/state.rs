@@ -167,6 +167,16 @@ pub struct Outcome {
     pub reason: String,
 }
 
+impl Outcome {
+    /// "Game over: Red wins. Why", or "Game over: a draw. Why".
+    pub fn describe(&self, s: &GameState) -> String {
+        match self.winner {
+            Some(w) => format!("Game over: {} wins. {}", s.side_name(w), self.reason),
+            None => format!("Game over: a draw. {}", self.reason),
+        }
+    }
+}
+
 /// One line of the human-readable game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LogLine {
