@@ -35,18 +35,59 @@ pub(crate) fn progress_key(a: &Ability) -> String {
 /// Cards a skill check draws before extra points and modifiers: the stat,
 /// less one per earlier use this activation.
 pub(crate) fn base_draw(ctx: &Ctx, unit: UnitId, a: &Ability, suit: Suit) -> i32 {
-    // Uses counted by a stat (one punch per empty hand) carry no reuse loss.
-    let uses = if a.uses_stat.is_some() {
-        0
-    } else {
-        stat(ctx, unit, &uses_key(a))
-    };
-    let riding = if matches!(suit, Suit::Hearts | Suit::Diamonds) && riding_untrained(ctx, unit) {
-        num(ctx, "riding_penalty")
-    } else {
-        0
-    };
-    (stat(ctx, unit, suit_stat(suit)) - uses * num(ctx, "reuse_draw_loss") - riding).max(0)
+    let parts = DrawParts::of(ctx, unit, a, suit);
+    (parts.stat - parts.reuse_loss - parts.riding_loss).max(0)
+}
+
+/// What a skill check's draw starts from, part by part, so the log can
+/// show a sum that adds up.
+struct DrawParts {
+    /// The suit's stat.
+    stat: i32,
+    /// Lost for earlier uses this activation.
+    reuse_loss: i32,
+    /// Lost for riding without Mounted Training.
+    riding_loss: i32,
+}
+
+impl DrawParts {
+    fn of(ctx: &Ctx, unit: UnitId, a: &Ability, suit: Suit) -> DrawParts {
+        // Uses counted by a stat (one punch per empty hand) carry no reuse loss.
+        let uses = if a.uses_stat.is_some() {
+            0
+        } else {
+            stat(ctx, unit, &uses_key(a))
+        };
+        let riding = matches!(suit, Suit::Hearts | Suit::Diamonds) && riding_untrained(ctx, unit);
+        DrawParts {
+            stat: stat(ctx, unit, suit_stat(suit)),
+            reuse_loss: uses * num(ctx, "reuse_draw_loss"),
+            riding_loss: if riding {
+                num(ctx, "riding_penalty")
+            } else {
+                0
+            },
+        }
+    }
+
+    /// "3 from hearts, -1 used before this activation, -1 riding without
+    /// Mounted Training".
+    fn describe(&self, suit: Suit) -> String {
+        let mut t = format!("{} from {}", self.stat, suit_stat(suit));
+        if self.reuse_loss > 0 {
+            t.push_str(&format!(
+                ", -{} used before this activation",
+                self.reuse_loss
+            ));
+        }
+        if self.riding_loss > 0 {
+            t.push_str(&format!(
+                ", -{} riding without Mounted Training",
+                self.riding_loss
+            ));
+        }
+        t
+    }
 }
 
 /// A unit riding its mount without Mounted Training (Hearts and Diamonds
@@ -299,6 +340,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
     let base = base_draw(ctx, unit, a, suit);
+    // Worked out before this use counts as one.
+    let parts = DrawParts::of(ctx, unit, a, suit).describe(suit);
     let charge = if a.dash {
         let enemies = units_of(ctx, other(side));
         super::super::common::pick(
@@ -348,11 +391,15 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     spend(ctx, unit, extra);
     let m = num(ctx, "max_draw_modifier").max(0);
     let against = target.map_or_else(String::new, |t| {
-        format!(" against {}", ctx.state().unit_name(t))
+        let on = if friendly(a) { "for" } else { "against" };
+        format!(" {on} {}", ctx.state().unit_name(t))
     });
     // What can change the draw: a dash's own modifier, or the fight's.
     let reasons = if a.dash && target.is_none() {
         "Mobility Drills"
+    } else if friendly(a) {
+        // Help for one's own side meets no Block, Parry or cover.
+        "any rule or upgrade that changes this draw"
     } else {
         "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
     };
@@ -363,23 +410,13 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         Some("skill-check"),
     )? as i32;
     let n = (base + extra + modifier).max(0) as u32;
-    // The riding penalty is inside `base`: say so where it applies.
-    let riding = if matches!(suit, Suit::Hearts | Suit::Diamonds) && riding_untrained(ctx, unit) {
-        format!(
-            ", riding without Mounted Training -{}",
-            num(ctx, "riding_penalty")
-        )
-    } else {
-        String::new()
-    };
     noted(
         ctx,
         "skill-check",
         format!(
-            "{name} uses {} ({}): draws {n} ({base} from {}{riding}, {extra:+} action points, {modifier:+} modifiers)",
+            "{name} uses {} ({}): draws {n} ({parts}, {extra:+} action points, {modifier:+} modifiers)",
             a.name,
             suit.symbol(),
-            suit_stat(suit)
         ),
     );
     let draw = draw_check(ctx, side, n, &a.name)?;

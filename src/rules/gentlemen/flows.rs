@@ -702,7 +702,10 @@ fn a_support_ability_heals_a_friendly_unit() {
     // Command aids its own side: only Blue's units are offered.
     assert_asking(&s, "Command: on whom?");
     assert!(!offered(&s).contains("Sharpe"), "{}", offered(&s));
-    feed(&mut s, &["c u2", "n 0", "n 0", "k 5c 2h 3s 4s", "c o1"]);
+    feed(&mut s, &["c u2", "n 0"]);
+    // Help for one's own side is not asked about attack modifiers.
+    assert_asking(&s, "for Jean: any rule or upgrade that changes this draw");
+    feed(&mut s, &["n 0", "k 5c 2h 3s 4s", "c o1"]);
     assert!(logged(&s, "Jean heals 1 wound(s)"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
 }
@@ -788,7 +791,7 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
     feed(&mut s, &["c sabre", "c u2", "n 0", "n 0", "k 2c 3c"]);
     assert!(logged(
         &s,
-        "draws 2 (2 from hearts, riding without Mounted Training -1"
+        "draws 2 (3 from hearts, -1 riding without Mounted Training, +0 action points"
     ));
     assert_asking(&s, "2 action point(s) left");
     feed(&mut s, &["c dismount"]);
@@ -802,6 +805,12 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
     assert!(!offered(&s).contains("dismount"), "{}", offered(&s));
     // Dismounting is free.
     assert_asking(&s, "2 action point(s) left");
+    // The log's sum adds up: 3 less 1 for the second use.
+    feed(&mut s, &["c sabre", "c u2", "n 0", "n 0", "k 4c 5c"]);
+    assert!(logged(
+        &s,
+        "draws 2 (3 from hearts, -1 used before this activation, +0 action points"
+    ));
 }
 
 #[test]
