@@ -540,7 +540,7 @@ fn units_column(
     for (i, side) in st.sides.iter().enumerate() {
         ui.strong(&side.name);
         for (_, u) in st.units_of(i) {
-            let mut text = unit_line(u);
+            let mut text = unit_line(u, ruleset);
             if let Some(kit) = equipment_note(u) {
                 text.push_str(&format!("; {kit}"));
             }
@@ -625,7 +625,7 @@ fn activation_line(st: &crate::rules::GameState) -> String {
 
 /// A unit as its game counts it: lives for a lone figure, men in ranks and
 /// confused where confusion is tracked, soldiers and wounds otherwise.
-fn unit_line(u: &crate::rules::state::Unit) -> String {
+fn unit_line(u: &crate::rules::state::Unit, ruleset: &crate::rules::ruleset::Ruleset) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
     } else {
@@ -641,7 +641,7 @@ fn unit_line(u: &crate::rules::state::Unit) -> String {
         format!("{} ({})", u.name, flags.join(", "))
     };
     if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {
-        return gentleman_line(&name, u, spades);
+        return gentleman_line(&name, u, spades, ruleset);
     }
     if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
         let left = u.wounds_per_soldier.saturating_sub(u.wounds());
@@ -749,7 +749,12 @@ fn activation_counts(u: &crate::rules::state::Unit) -> String {
 
 /// A Gentlemen of War unit: wounds against Spades, the four humours,
 /// armour, ammunition and action points.
-fn gentleman_line(name: &str, u: &crate::rules::state::Unit, spades: i32) -> String {
+fn gentleman_line(
+    name: &str,
+    u: &crate::rules::state::Unit,
+    spades: i32,
+    ruleset: &crate::rules::ruleset::Ruleset,
+) -> String {
     use crate::rules::gentlemen as g;
     let w = u.wounds();
     let door = if w as i32 >= spades {
@@ -772,7 +777,9 @@ fn gentleman_line(name: &str, u: &crate::rules::state::Unit, spades: i32) -> Str
         ));
     }
     if u.stat(g::AP) > 0 {
-        t.push_str(&format!(", {} action points", u.stat(g::AP)));
+        let ap = u.stat(g::AP);
+        let points = if ap == 1 { "point" } else { "points" };
+        t.push_str(&format!(", {ap} action {points}"));
     }
     if u.stat(g::GUARD) > 0 {
         t.push_str(&format!(", Guard {}", u.stat(g::GUARD)));
@@ -782,9 +789,10 @@ fn gentleman_line(name: &str, u: &crate::rules::state::Unit, spades: i32) -> Str
     }
     // Points put into an action that takes several (a rifle's load).
     for (stat, v) in &u.stats {
-        if let Some(ability) = stat.strip_prefix("paid:")
+        if let Some(id) = stat.strip_prefix("paid:")
             && *v > 0
         {
+            let ability = ruleset.ability(id).map_or(id, |a| a.name.as_str());
             t.push_str(&format!(", {v} point(s) into {ability}"));
         }
     }
@@ -1446,6 +1454,12 @@ mod tests {
     use crate::rules::napoleonic::{CONFUSED, ENGAGED, FOUGHT, IN_ENGAGEMENT};
     use crate::rules::state::{Presence, Soldier, Unit};
 
+    fn napoleonic() -> crate::rules::ruleset::Ruleset {
+        let (lib, _) = crate::rules::games::Library::builtin();
+        let rs = lib.get(crate::rules::games::GameId::Napoleonic).cloned();
+        rs.unwrap_or_else(|| panic!("no Napoleonic ruleset"))
+    }
+
     #[test]
     fn a_napoleonic_unit_engaged_this_round_says_it_once() {
         let mut u = Unit {
@@ -1461,7 +1475,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u);
+        let line = unit_line(&u, &napoleonic());
         assert!(
             line.starts_with("Line (engaged, fought): 4 in ranks, 2 confused"),
             "{line}"
@@ -1469,9 +1483,9 @@ mod tests {
         // Engaged last round only: still in the engagement.
         u.status = [IN_ENGAGEMENT.to_string()].into();
         assert!(
-            unit_line(&u).starts_with("Line (in engagement):"),
+            unit_line(&u, &napoleonic()).starts_with("Line (in engagement):"),
             "{}",
-            unit_line(&u)
+            unit_line(&u, &napoleonic())
         );
     }
 
@@ -1515,5 +1529,35 @@ mod tests {
             stat_block(unit("Follower 4h"), &rs).as_deref(),
             Some("Follower: M 3, A 2, I 4, V 4, W 1, R 9")
         );
+    }
+
+    /// A Gentlemen unit's line names abilities as the game does and counts
+    /// its action points in English.
+    #[test]
+    fn a_gentleman_line_names_the_ability_paid_into() {
+        use crate::rules::gentlemen as g;
+        let (lib, _) = crate::rules::games::Library::builtin();
+        let rs = lib
+            .get(crate::rules::games::GameId::GentlemenOfWar)
+            .cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+        let u = Unit {
+            side: 0,
+            name: "Sharpe".into(),
+            profile: "rifleman".into(),
+            cards: Vec::new(),
+            stats: [(g::SPADES, 2), (g::AP, 1), ("paid:rifle-load", 2)]
+                .map(|(k, v)| (k.to_string(), v))
+                .into(),
+            soldiers: vec![Soldier { wounds: 0 }],
+            soldiers_at_start: 1,
+            wounds_per_soldier: 2,
+            status: Default::default(),
+            upgrades: Vec::new(),
+            presence: Presence::InPlay,
+        };
+        let line = unit_line(&u, &rs);
+        assert!(line.contains(", 1 action point,"), "{line}");
+        assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
     }
 }

@@ -601,7 +601,7 @@ fn attack_with(
     let parts: Vec<(UnitId, i32)> = if picked == "split" {
         let Some(main) = pick_unit(
             ctx,
-            &format!("{name}'s main target?"),
+            &format!("{} main target?", possessive(&name)),
             &enemies,
             None,
             "split-actions",
@@ -622,7 +622,8 @@ fn attack_with(
         };
         let off = ctx.number(
             format!(
-                "How many of {name}'s {models} models engage {}?",
+                "How many of {} {models} models engage {}?",
+                possessive(&name),
                 ctx.state().unit_name(second)
             ),
             1,
@@ -663,7 +664,10 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
     let name = ctx.state().unit_name(unit);
     let models = ctx.state().units[unit].soldiers.len() as i32;
     let off = ctx.number(
-        format!("How many of {name}'s {models} models split off?"),
+        format!(
+            "How many of {} {models} models split off?",
+            possessive(&name)
+        ),
         1,
         i64::from(split_limit(ctx, unit).max(1)),
         Some("split-actions"),
@@ -747,7 +751,10 @@ fn strike(
     );
     let left = ctx.state().units[target].soldiers.len() as i64;
     let lost = ctx.number(
-        format!("After saves, how many of {target_name}'s models are casualties?"),
+        format!(
+            "After saves, how many of {} models are casualties?",
+            possessive(&target_name)
+        ),
         0,
         left,
         Some(rule),
@@ -790,7 +797,11 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         "Something else (radio, casting, device, healing)",
     ));
     match ctx
-        .choose(format!("{name}'s special action"), options, Some("special"))?
+        .choose(
+            format!("{} special action", possessive(&name)),
+            options,
+            Some("special"),
+        )?
         .as_str()
     {
         "prep" => {

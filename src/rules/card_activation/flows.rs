@@ -411,7 +411,7 @@ fn a_split_off_part_may_take_a_special_action() {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c split", "n 1", "c move", "c special"]);
-    assert_asking(&s, "Rifles's special action");
+    assert_asking(&s, "Rifles' special action");
     feed(&mut s, &["c aim"]);
     assert!(logged(&s, "Rifles aims"));
     assert_asking(&s, "Rifles has 1 action(s) left");

@@ -375,7 +375,7 @@ pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
         },
         None => Outcome {
             winner: None,
-            reason: "no units are left on either side".into(),
+            reason: "No units are left on either side".into(),
         },
     };
     ctx.resolved("end-of-turn", outcome.reason.clone());

@@ -206,7 +206,7 @@ fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     let winner = (0..ctx.state().sides.len()).find(|s| picked == format!("win-{s}"));
     let reason = match winner {
         Some(w) => format!("{} wins by the agreed condition", ctx.state().side_name(w)),
-        None => "the players agree a draw".into(),
+        None => "The players agree a draw".into(),
     };
     ctx.resolved("end-of-turn", reason.clone());
     ctx.apply(Effect::End(Outcome { winner, reason }));

@@ -210,7 +210,7 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
             ctx.resolved("aces", format!("{player} cancels the Big Joker with {a}"));
         } else {
             failed = true;
-            noted(ctx, "jokers", format!("Big Joker: {player}'s {what} fails"));
+            noted(ctx, "jokers", format!("Big Joker: {what} fails"));
         }
     }
     Ok(Draw { hand, all, failed })
@@ -419,7 +419,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             suit.symbol(),
         ),
     );
-    let draw = draw_check(ctx, side, n, &a.name)?;
+    let draw = draw_check(ctx, side, n, &format!("{name}'s {}", a.name))?;
     let aces = draw
         .all
         .iter()
@@ -992,7 +992,7 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         );
         false
     } else {
-        let draw = draw_check(ctx, side, cards as u32, "Rout Check")?;
+        let draw = draw_check(ctx, side, cards as u32, "the Rout Check")?;
         let clubs = if draw.failed {
             0
         } else {

@@ -538,7 +538,7 @@ fn the_big_joker_fails_the_action() {
             "c keep",
         ],
     );
-    assert!(logged(&s, "Big Joker: Red's Rifle: Fire fails"));
+    assert!(logged(&s, "Big Joker: Sharpe's Rifle: Fire fails"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
     // The round is spent all the same.
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), 0);
@@ -643,7 +643,7 @@ fn lose_sharpe(mut s: Session) -> Session {
 fn half_the_band_out_of_action_fails_a_rout_check_without_a_club() {
     let mut s = red_loses_sharpe();
     // Turn 2 opens with Red's Rout Check: three cards.
-    assert_asking(&s, "Red draws 3 for Rout Check");
+    assert_asking(&s, "Red draws 3 for the Rout Check");
     feed(&mut s, &["k 2h 3d 4s"]);
     assert!(logged(&s, "Red fails its Rout Check and flees"));
     let outcome = s.state().outcome.clone();

@@ -561,10 +561,10 @@ pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
     let winner = (0..2).find(|s| picked == format!("side{s}"));
     let reason = match winner {
         Some(w) => format!(
-            "players stopped; {} won the scenario",
+            "The players stopped; {} won the scenario",
             ctx.state().side_name(w)
         ),
-        None => "players stopped; the scenario is a draw".to_string(),
+        None => "The players stopped; the scenario is a draw".to_string(),
     };
     ctx.resolved("deployment-objectives", reason.clone());
     ctx.apply(Effect::End(Outcome { winner, reason }));

@@ -288,7 +288,7 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
         },
         None => Outcome {
             winner: None,
-            reason: "no gunman is left standing".into(),
+            reason: "No gunman is left standing".into(),
         },
     };
     ctx.resolved("victory", outcome.reason.clone());
@@ -315,7 +315,7 @@ pub(crate) fn stop_game(ctx: &mut Ctx) {
         [w] => Outcome {
             winner: Some(*w),
             reason: format!(
-                "players stopped; {} has the most lives left ({})",
+                "The players stopped; {} has the most lives left ({})",
                 ctx.state().side_name(*w),
                 summary.join(", ")
             ),
@@ -323,7 +323,7 @@ pub(crate) fn stop_game(ctx: &mut Ctx) {
         _ => Outcome {
             winner: None,
             reason: format!(
-                "players stopped; lives left are tied ({})",
+                "The players stopped; lives left are tied ({})",
                 summary.join(", ")
             ),
         },
@@ -351,9 +351,12 @@ pub(crate) fn gunman_choice(ctx: &Ctx, unit: UnitId) -> Choice {
     Choice::new(
         format!("g{unit}"),
         format!(
-            "{name} ({side}, {}, {} lives)",
+            "{name} ({side}, {}, {})",
             weapon(ctx, unit).id(),
-            lives_left(ctx, unit)
+            match lives_left(ctx, unit) {
+                1 => "1 life".to_string(),
+                n => format!("{n} lives"),
+            }
         ),
     )
 }

@@ -6,7 +6,7 @@ use super::{
     gunman_choice, gunmen_of, is_suit, joker_left, lives_left, num, one_card, pick_gunman, value,
     weapon, yes_no,
 };
-use crate::rules::common::yes_no_unless_moot;
+use crate::rules::common::{possessive, yes_no_unless_moot};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{SideId, UnitId};
@@ -441,7 +441,9 @@ fn fire(
                 ctx.resolved(
                     rule,
                     format!(
-                        "{shooter}'s shot {shot} does not beat {name}'s save {c} ({v}): missed"
+                        "{} shot {shot} does not beat {} save {c} ({v}): missed",
+                        possessive(&shooter),
+                        possessive(&name)
                     ),
                 );
                 return Ok(false);

@@ -151,7 +151,10 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
     let cover = arm(ctx, defender) != Arm::Cavalry && yes_no(ctx, cover_question, "cover-bonus")?;
     let flank = yes_no(
         ctx,
-        format!("Is {a_name} attacking {d_name}'s flank or rear?"),
+        format!(
+            "Is {a_name} attacking {} flank or rear?",
+            crate::rules::common::possessive(&d_name)
+        ),
         "cavalry-flank",
     )?;
     let combats = ctx.state().units[attacker].stat(COMBATS) + 1;
@@ -239,7 +242,10 @@ fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         let side = ctx.state().units[unit].side;
         let chooser = ctx.state().side_name(1 - side.min(1));
         let picked = ctx.choose(
-            format!("{chooser}: which of {name}'s men is killed?"),
+            format!(
+                "{chooser}: which of {} men is killed?",
+                crate::rules::common::possessive(&name)
+            ),
             vec![
                 Choice::new("ranks", "A man in ranks"),
                 Choice::new("confused", "A confused man"),

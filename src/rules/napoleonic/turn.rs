@@ -363,7 +363,8 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             if !yes_no(
                 ctx,
                 format!(
-                    "Have {unit}'s rallied gunners walked back to the gun ({} cm a turn)?",
+                    "Have {} rallied gunners walked back to the gun ({} cm a turn)?",
+                    crate::rules::common::possessive(&unit),
                     num(ctx, "gunner_return_cm")
                 ),
                 "rally",
@@ -461,13 +462,13 @@ fn stop_game(ctx: &mut Ctx) {
     };
     let reason = match winner {
         Some(w) => format!(
-            "players stopped; {} holds more objectives ({} {a}, {} {b})",
+            "The players stopped; {} holds more objectives ({} {a}, {} {b})",
             ctx.state().side_name(w),
             names.0,
             names.1
         ),
         None => format!(
-            "players stopped; objectives are shared ({} {a}, {} {b})",
+            "The players stopped; objectives are shared ({} {a}, {} {b})",
             names.0, names.1
         ),
     };
