@@ -672,16 +672,26 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         i64::from(split_limit(ctx, unit).max(1)),
         Some("split-actions"),
     )? as i32;
+    // Both parts act in the one action, so it cannot both fire the weapon
+    // and count towards its Prep (spent before the next shot), either way
+    // round. (Shooting at two targets is the Shoot action's own split.)
+    let mut shot = false;
+    let mut prepped = false;
     for (count, who) in [(models - off, "the other"), (off, "the split-off")] {
         if !ctx.state().units[unit].in_play() {
             break;
         }
-        let options = basic_actions(ctx, unit);
+        let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
+        if stat(ctx, unit, PREP_LEFT) <= 0 && !prepped {
+            options.push(Choice::new("shoot", "Shoot"));
+        }
+        options.push(Choice::new("special", "Special action"));
         let picked = ctx.choose(
             format!("What do {who} {count} model(s) of {name} do?"),
             options,
             Some("split-actions"),
         )?;
+        shot |= picked == "shoot";
         match picked.as_str() {
             "move" => ctx.resolved(
                 "split-actions",
@@ -693,7 +703,7 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
             "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
             "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
             // Readying the weapon, aiming or another task, as for the whole unit.
-            _ => special(ctx, unit)?,
+            _ => prepped |= special_task(ctx, unit, !shot)?,
         }
     }
     Ok(())
@@ -782,10 +792,16 @@ fn strike(
 
 /// A special action: readying the weapon, or anything else (noted).
 fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    special_task(ctx, unit, true).map(|_| ())
+}
+
+/// A special action, with readying the weapon offered only when
+/// `may_prep`; returns whether the weapon was readied.
+fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
     let name = ctx.state().unit_name(unit);
     let mut options = Vec::new();
     let prep = stat(ctx, unit, PREP_LEFT);
-    if prep > 0 {
+    if prep > 0 && may_prep {
         options.push(Choice::new(
             "prep",
             format!("Prep the weapon ({prep} action(s) to go)"),
@@ -796,14 +812,12 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         "other",
         "Something else (radio, casting, device, healing)",
     ));
-    match ctx
-        .choose(
-            format!("{} special action", possessive(&name)),
-            options,
-            Some("special"),
-        )?
-        .as_str()
-    {
+    let picked = ctx.choose(
+        format!("{} special action", possessive(&name)),
+        options,
+        Some("special"),
+    )?;
+    match picked.as_str() {
         "prep" => {
             ctx.apply(Effect::SetStat {
                 unit,
@@ -823,7 +837,7 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             format!("{name} spends an action on a special task"),
         ),
     }
-    Ok(())
+    Ok(picked == "prep")
 }
 
 /// The morale check: roll the morale dice; pass at or under the unit's

@@ -417,6 +417,30 @@ fn a_split_off_part_may_take_a_special_action() {
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
 
+/// One split action cannot both fire the weapon and count towards its next
+/// Prep, either way round.
+#[test]
+fn a_split_action_that_shoots_cannot_also_prep_the_weapon() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c split", "n 1", "c shoot", "c u3", "n 0", "n 0"]);
+    if asking(&s).contains("morale check") {
+        feed(&mut s, &["c no"]);
+    }
+    assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
+    feed(&mut s, &["c special"]);
+    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    feed(&mut s, &["c aim"]);
+    // The weapon still needs its Prep before the next shot.
+    assert_asking(&s, "Rifles has 1 action(s) left");
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    // Prepped by one part, the weapon is not fired by the other.
+    feed(&mut s, &["c split", "n 1", "c special", "c prep"]);
+    assert!(logged(&s, "Rifles' weapon is ready to shoot"));
+    assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
+    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+}
+
 #[test]
 fn units_in_sequence_act_together_and_charge_side_by_side() {
     let mut s = begin();
