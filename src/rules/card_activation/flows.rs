@@ -634,3 +634,33 @@ fn an_older_saves_charge_by_distance_out_of_reach_reads_as_no_charge() {
     assert!(!logged(&s, "Rifles charges"));
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
+
+/// Every unit needs its activation card: forces whose deal would not fit in
+/// one pack are refused at setup, not left without cards in play.
+#[test]
+fn a_deal_bigger_than_the_pack_is_refused_at_setup() {
+    use crate::rules::games::Library;
+    let (lib, _) = Library::builtin();
+    let rs = lib.get(GameId::CardActivation).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no ruleset"));
+    let units = |n: usize| {
+        (1..=n)
+            .map(|i| format!("U{i}:1"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let with = |red: usize, blue: usize| {
+        let mut s = setup();
+        s.sides[0].units = parse_units(&units(red)).unwrap_or_else(|e| panic!("{e}"));
+        s.sides[1].units = parse_units(&units(blue)).unwrap_or_else(|e| panic!("{e}"));
+        super::check_setup(&s, &rs)
+    };
+    assert!(with(26, 26).is_ok());
+    let problems = with(27, 27).err().unwrap_or_default();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("54 activation cards a turn, more than the 52")),
+        "{problems:?}"
+    );
+}

@@ -169,12 +169,51 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
             }
         }
     }
+    if let Some(problem) = deal_too_big(setup, ruleset) {
+        errors.push(problem);
+    }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
     }
 }
+
+/// Why the first turn's deal would not fit in one pack (every unit
+/// needs its card), or `None` when it does.
+fn deal_too_big(setup: &GameSetup, ruleset: &Ruleset) -> Option<String> {
+    let [a, b] = setup.sides.as_slice() else {
+        return None;
+    };
+    let n = |key: &str| ruleset.number(key).max(0) as usize;
+    let leadership = |side: &SideSetup| {
+        side.units
+            .iter()
+            .filter_map(|u| ruleset.profile(&u.profile))
+            .map(|p| p.stats.get("leadership").copied().unwrap_or(0).max(0) as usize)
+            .max()
+            .unwrap_or(0)
+    };
+    let dealt = |own: &SideSetup, other: &SideSetup| {
+        turn::cards_for(
+            own.units.len(),
+            other.units.len(),
+            n("cards_per_unit").max(1),
+            n("least_units_fraction_num"),
+            n("least_units_fraction_den").max(1),
+        ) + leadership(own)
+    };
+    let total = dealt(a, b) + dealt(b, a);
+    (total > PACK_CARDS).then(|| {
+        format!(
+            "{} and {} would be dealt {total} activation cards a turn, more than the {PACK_CARDS} of the pack: field fewer units.",
+            a.name, b.name
+        )
+    })
+}
+
+/// Cards in the activation pack (no jokers).
+const PACK_CARDS: usize = 52;
 
 /// Parses units typed as `Name[:profile][:models]` separated by spaces or
 /// commas (`Rifles:5 Scouts:3 Captain:commander`).
