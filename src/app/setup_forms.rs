@@ -55,6 +55,48 @@ fn parse_sides<T>(
     }
 }
 
+/// Every side's units that parse, with every problem of the others (each
+/// named by its side), and the "has no units." line the setup check would
+/// add for a side whose units all failed to parse (said once is enough).
+fn parse_every_unit<T, U>(
+    sides: &[SideForm],
+    parse: impl Fn(&str) -> (Vec<U>, Vec<String>),
+    build: impl Fn(String, &SideForm, Vec<U>) -> T,
+) -> (Vec<T>, Vec<String>, Vec<String>) {
+    let mut parsed = Vec::new();
+    let mut errors = Vec::new();
+    let mut unparsed = Vec::new();
+    for side in sides {
+        let name = side.name.trim().to_string();
+        let (units, problems) = parse(&side.units);
+        if !problems.is_empty() {
+            unparsed.push(format!("{name} has no units."));
+        }
+        errors.extend(problems.into_iter().map(|p| format!("{name}: {p}.")));
+        parsed.push(build(name, side, units));
+    }
+    (parsed, errors, unparsed)
+}
+
+/// `setup` if neither parsing nor its check found a problem; else every
+/// problem, the check's "has no units." for a side that failed to parse
+/// left out.
+fn finish<S>(
+    setup: S,
+    mut errors: Vec<String>,
+    checked: Result<(), Vec<String>>,
+    unparsed: &[String],
+) -> Result<S, Vec<String>> {
+    if let Err(more) = checked {
+        errors.extend(more.into_iter().filter(|e| !unparsed.contains(e)));
+    }
+    if errors.is_empty() {
+        Ok(setup)
+    } else {
+        Err(errors)
+    }
+}
+
 /// What the players typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GunfightForm {
@@ -145,14 +187,15 @@ impl Default for NapoleonicForm {
 impl NapoleonicForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<napoleonic::GameSetup, Vec<String>> {
-        let armies = parse_sides(&self.armies, |name, a| {
-            let units = napoleonic::parse_units(&a.units)?;
-            Ok(ArmySetup {
+        let (armies, errors, unparsed) = parse_every_unit(
+            &self.armies,
+            napoleonic::parse_units_all,
+            |name, a, units| ArmySetup {
                 name,
                 back: a.back,
                 units,
-            })
-        })?;
+            },
+        );
         let objectives = self
             .objectives
             .split(',')
@@ -161,8 +204,8 @@ impl NapoleonicForm {
             .map(String::from)
             .collect();
         let setup = napoleonic::GameSetup { armies, objectives };
-        napoleonic::check_setup(&setup, ruleset)?;
-        Ok(setup)
+        let checked = napoleonic::check_setup(&setup, ruleset);
+        finish(setup, errors, checked, &unparsed)
     }
 }
 
@@ -197,28 +240,14 @@ impl CardActivationForm {
     pub fn setup(&self, ruleset: &Ruleset) -> Result<card_activation::GameSetup, Vec<String>> {
         // Every problem at once: the units that parse are checked too, so a
         // bad token does not hide a second commander or an empty unit.
-        let mut errors = Vec::new();
-        let mut sides = Vec::new();
-        let mut unparsed = Vec::new();
-        for side in &self.sides {
-            let name = side.name.trim().to_string();
-            let (units, problems) = card_activation::parse_units_all(&side.units);
-            if !problems.is_empty() {
-                unparsed.push(format!("{name} has no units."));
-            }
-            errors.extend(problems.into_iter().map(|p| format!("{name}: {p}.")));
-            sides.push(SideSetup { name, units });
-        }
+        let (sides, errors, unparsed) = parse_every_unit(
+            &self.sides,
+            card_activation::parse_units_all,
+            |name, _, units| SideSetup { name, units },
+        );
         let setup = card_activation::GameSetup { sides };
-        if let Err(more) = card_activation::check_setup(&setup, ruleset) {
-            // A side whose only units failed to parse is not also "empty".
-            errors.extend(more.into_iter().filter(|e| !unparsed.contains(e)));
-        }
-        if errors.is_empty() {
-            Ok(setup)
-        } else {
-            Err(errors)
-        }
+        let checked = card_activation::check_setup(&setup, ruleset);
+        finish(setup, errors, checked, &unparsed)
     }
 }
 
@@ -252,17 +281,18 @@ impl Default for GentlemenForm {
 impl GentlemenForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<gentlemen::GameSetup, Vec<String>> {
-        let bands = parse_sides(&self.bands, |name, b| {
-            let units = gentlemen::parse_units(&b.units, ruleset)?;
-            Ok(BandSetup {
+        let (bands, errors, unparsed) = parse_every_unit(
+            &self.bands,
+            |text| gentlemen::parse_units_all(text, ruleset),
+            |name, b, units| BandSetup {
                 name,
                 back: b.back,
                 units,
-            })
-        })?;
+            },
+        );
         let setup = gentlemen::GameSetup { bands };
-        gentlemen::check_setup(&setup, ruleset)?;
-        Ok(setup)
+        let checked = gentlemen::check_setup(&setup, ruleset);
+        finish(setup, errors, checked, &unparsed)
     }
 }
 
@@ -371,5 +401,34 @@ mod tests {
         form.bands[1].units = "Jean:line:h2x".into();
         let errs = form.setup(&rs).err().unwrap_or_default();
         assert!(errs.iter().any(|e| e.contains("stat letter")), "{errs:?}");
+    }
+
+    /// Every problem of a Napoleonic or Gentlemen form at once: each bad
+    /// unit, and what the setup check finds in the rest.
+    #[test]
+    fn every_problem_of_a_form_is_listed_at_once() {
+        let mut form = NapoleonicForm::default();
+        form.armies[0].units = "Line:inf:0 Hussars:cav Battery:tank:3".into();
+        form.objectives = "Hill, Farm".into();
+        let errs = form
+            .setup(&ruleset(GameId::Napoleonic))
+            .err()
+            .unwrap_or_default();
+        let said = errs.join("\n");
+        for part in [
+            "`Hussars:cav` is not Name:arm:men",
+            "`tank` (for Battery)",
+            "Line has no men",
+        ] {
+            assert!(said.contains(part), "{part} missing from {said}");
+        }
+        let mut form = GentlemenForm::default();
+        form.bands[1].units = "Jean:nobody Pierre:line:z1".into();
+        let errs = form
+            .setup(&ruleset(GameId::GentlemenOfWar))
+            .err()
+            .unwrap_or_default();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(!errs.iter().any(|e| e.contains("has no units")), "{errs:?}");
     }
 }

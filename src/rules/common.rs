@@ -139,6 +139,41 @@ pub fn side_name_problems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<S
     problems
 }
 
+/// Parses each unit token of `text` (separated by spaces or commas) with
+/// `parse`: the units that parse, and what is wrong with each of the others
+/// (a form shows every problem at once, not the first only).
+pub fn parse_tokens<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> (Vec<T>, Vec<String>) {
+    let mut parsed = Vec::new();
+    let mut problems = Vec::new();
+    for item in text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+    {
+        match parse(item) {
+            Ok(t) => parsed.push(t),
+            Err(e) => problems.push(e),
+        }
+    }
+    (parsed, problems)
+}
+
+/// `parse_tokens` for callers that want every unit or the problems,
+/// joined in one sentence.
+pub fn parse_all_tokens<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let (parsed, problems) = parse_tokens(text, parse);
+    if problems.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
 /// `name`'s possessive as English writes it: "Sharpe's", "Guards'".
 pub fn possessive(name: &str) -> String {
     if name.ends_with('s') || name.ends_with('S') {

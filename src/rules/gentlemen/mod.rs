@@ -200,33 +200,38 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
 /// spaces, optionally with the unit's own stats (`Sharpe:rifleman:h2d4c3s2a0`).
 /// A profile may be named by any unambiguous start of its id.
 pub fn parse_units(text: &str, ruleset: &Ruleset) -> Result<Vec<UnitSetup>, String> {
-    text.split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-        .map(|item| {
-            let mut parts = item.split(':');
-            let name = parts.next().unwrap_or_default().trim().to_string();
-            // A fourth part would be dropped without a word: stats are one group.
-            if item.split(':').count() > 3 {
-                return Err(format!(
-                    "`{item}` has more than Name:profile:stats; write the stats as one group (h3a2)"
-                ));
-            }
-            let profile = parts
-                .next()
-                .ok_or_else(|| format!("`{item}` needs a profile: Name:profile"))?;
-            let profile = find_profile(profile, ruleset)
-                .ok_or_else(|| format!("`{profile}` (for {name}) is not a profile"))?;
-            let stats = match parts.next() {
-                Some(s) => parse_stats(s).map_err(|e| format!("{name}: {e}"))?,
-                None => Vec::new(),
-            };
-            Ok(UnitSetup {
-                name,
-                profile,
-                stats,
-            })
-        })
-        .collect()
+    super::common::parse_all_tokens(text, |item| parse_unit(item, ruleset))
+}
+
+/// Every unit of `text` that parses, and what is wrong with the others.
+pub fn parse_units_all(text: &str, ruleset: &Ruleset) -> (Vec<UnitSetup>, Vec<String>) {
+    super::common::parse_tokens(text, |item| parse_unit(item, ruleset))
+}
+
+/// One unit typed as `Name:profile[:stats]`.
+fn parse_unit(item: &str, ruleset: &Ruleset) -> Result<UnitSetup, String> {
+    let mut parts = item.split(':');
+    let name = parts.next().unwrap_or_default().trim().to_string();
+    // A fourth part would be dropped without a word: stats are one group.
+    if item.split(':').count() > 3 {
+        return Err(format!(
+            "`{item}` has more than Name:profile:stats; write the stats as one group (h3a2)"
+        ));
+    }
+    let profile = parts
+        .next()
+        .ok_or_else(|| format!("`{item}` needs a profile: Name:profile"))?;
+    let profile = find_profile(profile, ruleset)
+        .ok_or_else(|| format!("`{profile}` (for {name}) is not a profile"))?;
+    let stats = match parts.next() {
+        Some(s) => parse_stats(s).map_err(|e| format!("{name}: {e}"))?,
+        None => Vec::new(),
+    };
+    Ok(UnitSetup {
+        name,
+        profile,
+        stats,
+    })
 }
 
 fn find_profile(text: &str, ruleset: &Ruleset) -> Option<String> {

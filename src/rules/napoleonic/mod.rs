@@ -249,26 +249,31 @@ pub fn balance_note(setup: &GameSetup) -> Option<String> {
 /// Parses units typed as `Name:arm:men` separated by spaces or commas
 /// (`Guards:inf:12 Hussars:cav:6 Battery:art:3`).
 pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
-    text.split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-        .map(|item| {
-            let parts: Vec<&str> = item.split(':').collect();
-            let [name, arm, men] = parts.as_slice() else {
-                return Err(format!("`{item}` is not Name:arm:men (e.g. Guards:inf:12)"));
-            };
-            let arm = Arm::parse(arm).ok_or_else(|| {
-                format!("`{arm}` (for {name}) is not an arm: infantry, cavalry or artillery")
-            })?;
-            let men = men
-                .parse::<u32>()
-                .map_err(|_| format!("`{men}` (for {name}) is not a number of men"))?;
-            Ok(UnitSetup {
-                name: name.to_string(),
-                arm,
-                men,
-            })
-        })
-        .collect()
+    super::common::parse_all_tokens(text, parse_unit)
+}
+
+/// Every unit of `text` that parses, and what is wrong with the others.
+pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
+    super::common::parse_tokens(text, parse_unit)
+}
+
+/// One unit typed as `Name:arm:men`.
+fn parse_unit(item: &str) -> Result<UnitSetup, String> {
+    let parts: Vec<&str> = item.split(':').collect();
+    let [name, arm, men] = parts.as_slice() else {
+        return Err(format!("`{item}` is not Name:arm:men (e.g. Guards:inf:12)"));
+    };
+    let arm = Arm::parse(arm).ok_or_else(|| {
+        format!("`{arm}` (for {name}) is not an arm: infantry, cavalry or artillery")
+    })?;
+    let men = men
+        .parse::<u32>()
+        .map_err(|_| format!("`{men}` (for {name}) is not a number of men"))?;
+    Ok(UnitSetup {
+        name: name.to_string(),
+        arm,
+        men,
+    })
 }
 
 /// Plays a whole game: armies, decks, objectives, the cut for first move,
