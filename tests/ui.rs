@@ -1753,3 +1753,23 @@ fn an_ended_game_names_its_winner_at_the_top() {
             >= 2
     );
 }
+
+/// Unequal Napoleonic armies may be played by agreement: the form says so
+/// before the start (the log's note scrolls away once play begins).
+#[test]
+fn the_napoleonic_form_says_when_the_sides_are_unequal() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Napoleonic game").click();
+    harness.run();
+    assert!(harness.query_by_label_contains("The sides are unequal").is_none());
+    let mut form = harness.state().napoleonic_form.clone();
+    form.armies[0].units = "Line:inf:14 Hussars:cav:6 Battery:art:3".into();
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::EditNapoleonicForm(form));
+    harness.run();
+    harness.get_by_label_contains("The sides are unequal");
+    assert!(!harness.get_by_label("Start game").accesskit_node().is_disabled());
+}

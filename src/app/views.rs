@@ -1345,7 +1345,17 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
     if form != state.napoleonic_form {
         cmds.push(Command::EditNapoleonicForm(form.clone()));
     }
-    start_or_problems(ui, form.setup(rs), Command::StartNapoleonic, cmds);
+    let setup = form.setup(rs);
+    // Unequal sides are allowed by agreement: said before the start, not
+    // only in the log once play has begun.
+    if let Some(note) = setup
+        .as_ref()
+        .ok()
+        .and_then(crate::rules::napoleonic::balance_note)
+    {
+        ui.label(note);
+    }
+    start_or_problems(ui, setup, Command::StartNapoleonic, cmds);
 }
 
 fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
