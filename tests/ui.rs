@@ -1763,7 +1763,11 @@ fn the_napoleonic_form_says_when_the_sides_are_unequal() {
     harness.run();
     harness.get_by_label("New Napoleonic game").click();
     harness.run();
-    assert!(harness.query_by_label_contains("The sides are unequal").is_none());
+    assert!(
+        harness
+            .query_by_label_contains("The sides are unequal")
+            .is_none()
+    );
     let mut form = harness.state().napoleonic_form.clone();
     form.armies[0].units = "Line:inf:14 Hussars:cav:6 Battery:art:3".into();
     harness
@@ -1771,5 +1775,10 @@ fn the_napoleonic_form_says_when_the_sides_are_unequal() {
         .execute(adjutant::app::Command::EditNapoleonicForm(form));
     harness.run();
     harness.get_by_label_contains("The sides are unequal");
-    assert!(!harness.get_by_label("Start game").accesskit_node().is_disabled());
+    assert!(
+        !harness
+            .get_by_label("Start game")
+            .accesskit_node()
+            .is_disabled()
+    );
 }

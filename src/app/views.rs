@@ -606,6 +606,11 @@ fn activation_line(st: &crate::rules::GameState) -> String {
         .enumerate()
         .map(|(i, a)| {
             let who = match a.unit {
+                // A unit gone since the cards were dealt keeps its place,
+                // marked, so the order still reads as the table lays it.
+                Some(u) if st.units.get(u).is_some_and(|x| !x.in_play()) => {
+                    format!("{} (out)", st.unit_name(u))
+                }
                 Some(u) => st.unit_name(u),
                 None => st.side_name(a.side),
             };
@@ -1569,5 +1574,40 @@ mod tests {
         let line = unit_line(&u, &rs);
         assert!(line.contains(", 1 action point,"), "{line}");
         assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
+    }
+
+    /// A unit gone since the deal keeps its place in the order, marked out.
+    #[test]
+    fn the_order_of_play_marks_a_unit_out_of_play() {
+        use crate::rules::state::{Activation, GameState};
+        let unit = |name: &str, presence| Unit {
+            side: 0,
+            name: name.into(),
+            profile: "unit".into(),
+            cards: Vec::new(),
+            stats: Default::default(),
+            soldiers: vec![Soldier { wounds: 0 }],
+            soldiers_at_start: 1,
+            wounds_per_soldier: 1,
+            status: Default::default(),
+            upgrades: Vec::new(),
+            presence,
+        };
+        let mut st = GameState::default();
+        st.units = vec![
+            unit("Rifles", Presence::InPlay),
+            unit("Major", Presence::Removed),
+        ];
+        st.activation.slots = [(0, "Ah"), (1, "2h")]
+            .map(|(u, c)| Activation {
+                side: 0,
+                unit: Some(u),
+                card: c.parse().ok(),
+            })
+            .to_vec();
+        assert_eq!(
+            super::activation_line(&st),
+            "[Rifles (Ah)], Major (out) (2h)"
+        );
     }
 }

@@ -437,7 +437,14 @@ impl Effect {
                 format!("{} heals {wounds} wound(s)", s.unit_name(*unit))
             }
             Effect::RemoveSoldiers { unit, count } => {
-                format!("{} loses {count} soldier(s)", s.unit_name(*unit))
+                let name = s.unit_name(*unit);
+                let left = s.units.get(*unit).map_or(0, |u| u.soldiers.len());
+                // The unit leaves play with its last soldier: say so.
+                if *count as usize >= left {
+                    format!("{name} loses {count} soldier(s), its last: it is out of play")
+                } else {
+                    format!("{name} loses {count} soldier(s)")
+                }
             }
             Effect::AddSoldiers { unit, count } => {
                 format!("{} regains {count} soldier(s)", s.unit_name(*unit))
@@ -536,6 +543,7 @@ fn stat_label(stat: &str) -> String {
         "ap" => "action points".into(),
         "ammo" => "ammunition".into(),
         "ammo_max" => "ammunition capacity".into(),
+        "prep_left" => "weapon Prep actions to go".into(),
         other => other.replace('_', " "),
     }
 }
@@ -589,6 +597,17 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_losing_its_last_soldier_is_said_to_leave_play() {
+        let s = unit(3, 1);
+        let said = |count| Effect::RemoveSoldiers { unit: 0, count }.describe(&s);
+        assert_eq!(said(2).as_deref(), Some("U loses 2 soldier(s)"));
+        assert_eq!(
+            said(3).as_deref(),
+            Some("U loses 3 soldier(s), its last: it is out of play")
+        );
+    }
+
+    #[test]
     fn a_stat_change_is_logged_in_words() {
         let s = unit(1, 1);
         let said = |stat: &str| {
@@ -600,7 +619,14 @@ mod tests {
             .describe(&s)
         };
         assert_eq!(said("ap").as_deref(), Some("U: action points now 3"));
-        assert_eq!(said("prep_left").as_deref(), Some("U: prep left now 3"));
+        assert_eq!(
+            said("prep_left").as_deref(),
+            Some("U: weapon Prep actions to go now 3")
+        );
+        assert_eq!(
+            said("shot_markers").as_deref(),
+            Some("U: shot markers now 3")
+        );
         // Bookkeeping stats stay out of the log.
         assert_eq!(said("uses:rifle"), None);
     }
