@@ -1593,18 +1593,23 @@ mod tests {
             upgrades: Vec::new(),
             presence,
         };
-        let mut st = GameState::default();
-        st.units = vec![
-            unit("Rifles", Presence::InPlay),
-            unit("Major", Presence::Removed),
-        ];
-        st.activation.slots = [(0, "Ah"), (1, "2h")]
-            .map(|(u, c)| Activation {
-                side: 0,
-                unit: Some(u),
-                card: c.parse().ok(),
-            })
-            .to_vec();
+        let st = GameState {
+            units: vec![
+                unit("Rifles", Presence::InPlay),
+                unit("Major", Presence::Removed),
+            ],
+            activation: crate::rules::state::ActivationOrder {
+                slots: [(0, "Ah"), (1, "2h")]
+                    .map(|(u, c)| Activation {
+                        side: 0,
+                        unit: Some(u),
+                        card: c.parse().ok(),
+                    })
+                    .to_vec(),
+                next: 0,
+            },
+            ..GameState::default()
+        };
         assert_eq!(
             super::activation_line(&st),
             "[Rifles (Ah)], Major (out) (2h)"

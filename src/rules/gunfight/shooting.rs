@@ -442,7 +442,7 @@ fn fire(
                     rule,
                     format!(
                         "{} shot {shot} does not beat {} save {c} ({v}): missed",
-                        possessive(&shooter),
+                        possessive(shooter),
                         possessive(&name)
                     ),
                 );
