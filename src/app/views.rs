@@ -1216,7 +1216,15 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.form {
         cmds.push(Command::EditForm(form.clone()));
     }
-    start_or_problems(ui, form.setup(rs), Command::StartT52, cmds);
+    let setup = form.setup(rs);
+    if let Some(note) = setup
+        .as_ref()
+        .ok()
+        .and_then(crate::rules::t52::objectives_note)
+    {
+        ui.label(note);
+    }
+    start_or_problems(ui, setup, Command::StartT52, cmds);
 }
 
 /// The top of a setup form: a Back button, the heading and how to fill it

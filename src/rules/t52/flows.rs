@@ -756,3 +756,16 @@ fn a_gun_that_misfires_in_melee_loses_it_at_once() {
     ));
     assert!(!logged(&s, "Melee 1 is a draw"));
 }
+
+/// Objectives other than the usual centre Jack and four Kings are allowed,
+/// but said before play and in the log.
+#[test]
+fn an_unusual_set_of_objectives_is_noted() {
+    let usual = setup(RED, BLUE, &[], &["Jc", "Kh", "Ks", "Kd", "Kc"]);
+    assert_eq!(super::objectives_note(&usual), None);
+    let three = setup(RED, BLUE, &[], &["Kh", "Ks", "Jd"]);
+    let note = super::objectives_note(&three).unwrap_or_default();
+    assert!(note.contains("this one has 2 King(s) and 1 Jack(s)"), "{note}");
+    let s = begin(&three);
+    assert!(logged(&s, "The usual table has the centre Jack and 4 Kings"));
+}

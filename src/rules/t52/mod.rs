@@ -217,6 +217,26 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>
     }
 }
 
+/// A note when the objectives are not the usual table's (the centre Jack
+/// and four Kings the players place): allowed, since the source calls that
+/// setup typical, but said before play so nobody is surprised at the count.
+pub fn objectives_note(setup: &GameSetup) -> Option<String> {
+    let jacks = setup
+        .objectives
+        .iter()
+        .filter(|c| c.rank() == Some(Rank::Jack))
+        .count();
+    let kings = setup.objectives.len() - jacks;
+    (jacks != 1 || kings != USUAL_KINGS).then(|| {
+        format!(
+            "The usual table has the centre Jack and {USUAL_KINGS} Kings as objectives; this one has {kings} King(s) and {jacks} Jack(s): play on if you agreed to it."
+        )
+    })
+}
+
+/// Kings the players place as objectives on the usual table.
+const USUAL_KINGS: usize = 4;
+
 /// Cards used more than once across the two regiments and the objectives
 /// (the players share one deck). A card repeated within one regiment only
 /// is left to [`build_regiment`], which reports it for that player.
@@ -314,6 +334,9 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             kind: t.kind.id().to_string(),
             name,
         }));
+    }
+    if let Some(note) = objectives_note(setup) {
+        ctx.resolved("objectives", note);
     }
     for &c in &setup.objectives {
         let name = if c.rank() == Some(Rank::Jack) {
