@@ -1269,10 +1269,6 @@ impl AdjutantApp {
     pub fn frame(ui: &mut egui::Ui, state: &mut AppState) {
         if !state.fonts_installed {
             install_suit_font(ui.ctx());
-            // Scroll bars take their own room: a floating one would cover
-            // the ends of the unit lines in a narrow window.
-            ui.ctx()
-                .all_styles_mut(|s| s.spacing.scroll = egui::style::ScrollStyle::solid());
             state.fonts_installed = true;
         }
         state.drain_live();

@@ -495,7 +495,12 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         egui::ScrollArea::vertical()
             .id_salt("units")
             .show(&mut cols[0], |ui| {
-                ui.vertical(|ui| units_column(st, ruleset, ui))
+                ui.vertical(|ui| {
+                    // Room for the floating scroll bar, which would cover
+                    // the ends of the lines.
+                    ui.set_max_width(ui.available_width() - SCROLL_BAR_ROOM);
+                    units_column(st, ruleset, ui)
+                })
             });
         cols[1].heading("Log");
         egui::ScrollArea::vertical()
@@ -1456,6 +1461,9 @@ fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
     let room = (ui.available_height() - MIN_PANES_HEIGHT - LOOKUP_HEADER_HEIGHT).max(0.0);
     ui.add_space((tallest - height).min(room));
 }
+
+/// Width left free at the right of a scrolled pane for its scroll bar.
+const SCROLL_BAR_ROOM: f32 = 12.0;
 
 /// Height kept for the units and log panes of the play screen (they
 /// scroll inside it) when the window is short.

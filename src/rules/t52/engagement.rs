@@ -352,9 +352,11 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
         ),
         "wounds",
     )?;
-    // Every 1 the gun rolls risks a misfire, its own saves included.
-    if kind(&t) == UnitKind::Artillery && misfire(ctx, target, pool.count_of(1) as u32)? {
-        return Ok(0);
+    // Every 1 the gun rolls risks a misfire, its own saves included. A gun
+    // gone that way still took the wounds its roll says: they count in the
+    // engagement's tally (the enemy's shots did land).
+    if kind(&t) == UnitKind::Artillery {
+        misfire(ctx, target, pool.count_of(1) as u32)?;
     }
     let w = wounds_from(&pool.values(), v) * strike.wounds_per_hit;
     ctx.resolved(
@@ -369,7 +371,8 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
 
 /// Puts wounds on a unit and says what is left.
 fn apply_wounds(ctx: &mut Ctx, target: UnitId, wounds: u32) {
-    if wounds == 0 {
+    // A gun its own misfire destroyed has nothing left to wound.
+    if wounds == 0 || unit(ctx, target).is_none_or(|t| !t.in_play()) {
         return;
     }
     ctx.apply(Effect::Wound {

@@ -765,7 +765,13 @@ fn an_unusual_set_of_objectives_is_noted() {
     assert_eq!(super::objectives_note(&usual), None);
     let three = setup(RED, BLUE, &[], &["Kh", "Ks", "Jd"]);
     let note = super::objectives_note(&three).unwrap_or_default();
-    assert!(note.contains("this one has 2 King(s) and 1 Jack(s)"), "{note}");
+    assert!(
+        note.contains("this one has 2 King(s) and 1 Jack(s)"),
+        "{note}"
+    );
     let s = begin(&three);
-    assert!(logged(&s, "The usual table has the centre Jack and 4 Kings"));
+    assert!(logged(
+        &s,
+        "The usual table has the centre Jack and 4 Kings"
+    ));
 }
