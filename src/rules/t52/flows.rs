@@ -707,6 +707,8 @@ fn a_one_on_the_guns_own_vulnerability_dice_risks_a_misfire() {
     feed(&mut s, &["d 1"]);
     assert!(logged(&s, "Artillery 3c misfires and is destroyed"));
     assert!(!unit(&s, "Artillery 3c").in_play());
+    // The Return Fire that hit it still counts in the tally (1 below V 5).
+    assert!(logged(&s, "Follower 8c inflicted 1"));
 }
 
 #[test]
