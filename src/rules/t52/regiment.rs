@@ -597,7 +597,7 @@ fn check_upgrades(built: &[RegimentUnit], ruleset: &Ruleset, errors: &mut Vec<St
         let parts: Vec<String> = built
             .iter()
             .filter(|u| u.upgrade_cost > 0)
-            .map(|u| format!("{} {}", u.name, u.upgrade_cost))
+            .map(|u| format!("{}: {} points", u.name, u.upgrade_cost))
             .collect();
         errors.push(format!(
             "Upgrades cost {spent} points ({}) but only {budget} are available.",
@@ -765,7 +765,10 @@ mod tests {
             ("XR As:mean 8c+7s", &["Snob As cannot take upgrades"]),
             (
                 "XR As Ad 8c+7s:mean,tough 6c+5c:agile",
-                &["cost 6 points", "only 4"],
+                &[
+                    "cost 6 points (Follower 8c: 4 points, Follower 6c: 2 points)",
+                    "only 4",
+                ],
             ),
             ("XR As 8c+7s+Qh", &["Follower 8c cannot take Qh"]),
         ];
