@@ -116,10 +116,13 @@ fn roll_off_rerolls_ties() {
 #[test]
 fn volley_with_return_fire_and_retreat() {
     let mut s = game(RED, BLUE, &[]);
-    feed(
-        &mut s,
-        &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c yes"],
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 4"]);
+    // The target question says the shooter's range.
+    assert_asking(
+        &s,
+        "choose the closest enemy Follower 8c can see within 9\"",
     );
+    feed(&mut s, &["c 6d", "c yes"]);
     assert!(
         asking(&s).contains("roll 8 dice") && asking(&s).contains("hits on 5+"),
         "{}",

@@ -141,9 +141,12 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order, snob: Option<UnitId>) ->
         return Ok(());
     };
     let m = u.stat("M");
+    // Its weapons' range, said with the target question (a gun reaches
+    // any range: no figure).
+    let range = Some(u.stat("R")).filter(|&r| r > 0);
     match order {
         Order::Volley => {
-            if let Some(t) = choose_target(ctx, id, "Volley Fire!", None, "volley")? {
+            if let Some(t) = choose_target(ctx, id, "Volley Fire!", range, "volley")? {
                 let fire = Fire {
                     shooter: id,
                     target: t,
@@ -157,7 +160,7 @@ pub fn execute(ctx: &mut Ctx, id: UnitId, order: Order, snob: Option<UnitId>) ->
         Order::MoveAndShoot => {
             move_unit(ctx, id, m, "Move and Shoot!", "move-and-shoot", snob)?;
             if unit(ctx, id).is_some_and(|u| u.in_play())
-                && let Some(t) = choose_target(ctx, id, "Move and Shoot!", None, "move-and-shoot")?
+                && let Some(t) = choose_target(ctx, id, "Move and Shoot!", range, "move-and-shoot")?
             {
                 let fire = Fire {
                     shooter: id,
