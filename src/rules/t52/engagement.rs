@@ -622,7 +622,8 @@ pub fn retreat(ctx: &mut Ctx, id: UnitId, from: UnitId) -> Flow<()> {
         vec![
             Choice::new("clear", "Nothing: it moved clear"),
             Choice::new("crossed", "Dangerous terrain or Followers"),
-            Choice::new("edge", "It touched the table edge"),
+            // The edge destroys it, so what it crossed on the way is moot.
+            Choice::new("edge", "It touched the table edge (whatever it crossed)"),
         ],
         Some("retreat"),
     )?;
@@ -682,7 +683,7 @@ pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
         let ones = pool.count_of(1) as u32;
         // The removal logs the soldiers lost; this line says why.
         let outcome = match ones {
-            0 => format!("{} crosses dangerous terrain without loss", u.name),
+            0 => format!("{} passes the Dangerous Terrain Test without loss", u.name),
             1 => format!("{} rolls a 1 in dangerous terrain", u.name),
             n => format!("{} rolls {n} ones in dangerous terrain", u.name),
         };

@@ -635,6 +635,13 @@ fn a_snob_that_follows_tests_dangerous_terrain_too() {
     assert_asking(&s, "Toff XR may follow Follower 8c");
     feed(&mut s, &["n 1"]);
     assert_asking(&s, "Dangerous Terrain Test for Toff XR: roll 1 die");
+    // Passed, it says so in the test's words (it may have crossed Followers).
+    let mut passed = s.clone();
+    feed(&mut passed, &["d 2"]);
+    assert!(logged(
+        &passed,
+        "Toff XR passes the Dangerous Terrain Test without loss"
+    ));
     feed(&mut s, &["d 1"]);
     assert!(!unit(&s, "Toff XR").in_play());
     assert!(unit(&s, "Snob As").in_play());
