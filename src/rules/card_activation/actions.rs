@@ -873,14 +873,19 @@ pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
         why.push(format!("commander {m:+}"));
     }
     let dice = num(ctx, "morale_dice").max(1) as u32;
-    let pool = ctx.roll(dice, format!("Morale check for {name}"), rule)?;
-    let total: i32 = pool.dice.iter().map(|d| i32::from(d.value.get())).sum();
-    let pass = total <= target;
     let mods = if why.is_empty() {
         String::new()
     } else {
         format!(" ({})", why.join(", "))
     };
+    // The target is known before the roll: the players see what passes.
+    let pool = ctx.roll(
+        dice,
+        format!("Morale check for {name}: {target} or less passes{mods}"),
+        rule,
+    )?;
+    let total: i32 = pool.dice.iter().map(|d| i32::from(d.value.get())).sum();
+    let pass = total <= target;
     ctx.resolved(
         "morale-check",
         format!(

@@ -210,10 +210,11 @@ fn a_unit_routed_in_its_own_activation_loses_the_rest_of_its_actions() {
     // The Militia's activation: the Rifles fire from Overwatch and rout them.
     feed(
         &mut s,
-        &[
-            "c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes", "d 6 6",
-        ],
+        &["c watch", "c u0", "c shoot", "c u4", "n 0", "n 1", "c yes"],
     );
+    // What passes is said before the roll.
+    assert_asking(&s, "Morale check for Militia: 7 or less passes");
+    feed(&mut s, &["d 6 6"]);
     assert!(unit(&s, "Militia").has(ROUTED));
     assert_asking(&s, "Guards has 2 action(s) left");
 }
