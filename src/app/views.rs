@@ -723,7 +723,7 @@ fn stat_block(
     keys.sort_by_key(|k| rank(k));
     let stats: Vec<String> = keys
         .into_iter()
-        .map(|k| format!("{k} {}", u.stats.get(k).copied().unwrap_or(0)))
+        .map(|k| crate::rules::lookup::stat_words(k, u.stats.get(k).copied().unwrap_or(0)))
         .collect();
     Some(format!("{}: {}", profile.name, stats.join(", ")))
 }

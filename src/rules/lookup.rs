@@ -228,7 +228,7 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
         add(hit, &a.name, &[]);
     }
     for p in &rs.profiles {
-        let stats: Vec<String> = p.stats.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let stats: Vec<String> = p.stats.iter().map(|(k, v)| stat_words(k, *v)).collect();
         let mut text = format!("Stats: {}.", stats.join(", "));
         if p.soldiers > 1 {
             text.push_str(&format!(" {} soldiers.", p.soldiers));
@@ -482,6 +482,16 @@ fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<St
     stems
 }
 
+/// A profile stat as players read it: `combat_range_cm` 20 is "combat
+/// range 20 cm", `win_confused_bonus` 1 is "win confused bonus 1"; short
+/// keys ("M 3") stay as they are.
+pub fn stat_words(key: &str, value: i32) -> String {
+    match key.strip_suffix("_cm") {
+        Some(k) => format!("{} {value} cm", k.replace('_', " ")),
+        None => format!("{} {value}", key.replace('_', " ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -639,5 +649,12 @@ mod tests {
         assert_eq!(all.len(), rs.rules.len());
         assert_eq!(all[0].id, rs.rules[0].id, "file order");
         assert!(lookup(&rs, "how do I").is_empty());
+    }
+
+    #[test]
+    fn profile_stats_read_as_words() {
+        assert_eq!(stat_words("combat_range_cm", 20), "combat range 20 cm");
+        assert_eq!(stat_words("win_confused_bonus", 1), "win confused bonus 1");
+        assert_eq!(stat_words("M", 3), "M 3");
     }
 }
