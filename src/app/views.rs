@@ -646,7 +646,11 @@ fn unit_line(u: &crate::rules::state::Unit, ruleset: &crate::rules::ruleset::Rul
             .status
             .iter()
             .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
-            .map(|f| f.replace('_', " "))
+            .map(|f| match f.as_str() {
+                // Said as what it means for the turn.
+                crate::rules::card_activation::FORFEIT => "no more actions this turn".to_string(),
+                _ => f.replace('_', " "),
+            })
             .collect();
         format!("{} ({})", u.name, flags.join(", "))
     };
@@ -1510,6 +1514,15 @@ mod tests {
         assert!(
             line.starts_with("Line (engaged, fought): 4 in ranks, 2 confused"),
             "{line}"
+        );
+        // Card-activation's forfeited actions are said as what they mean.
+        let mut routed = u.clone();
+        routed.stats.clear();
+        routed.status = [crate::rules::card_activation::FORFEIT.to_string()].into();
+        assert!(
+            unit_line(&routed, &napoleonic()).starts_with("Line (no more actions this turn):"),
+            "{}",
+            unit_line(&routed, &napoleonic())
         );
         // Engaged last round only: still in the engagement.
         u.status = [IN_ENGAGEMENT.to_string()].into();
