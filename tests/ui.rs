@@ -1707,6 +1707,14 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
         harness.run();
     }
     assert!(pending_prompt(&harness).contains("Blue"));
+    // Cards laid beside Red's units are out of the deck: greyed out in the
+    // grid (the one left over went to the discards, which the deck holds).
+    let greyed = codes[..red]
+        .iter()
+        .filter(|c| harness.get_by_label(c).accesskit_node().is_disabled())
+        .count();
+    assert_eq!(greyed, red - 1);
+    assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
     // The dealt cards still lie where they were: nothing is offered.
     harness.get_by_label_contains("The camera still shows what answered the last question");
     assert!(harness.query_by_label_contains("Use ").is_none());

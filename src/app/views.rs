@@ -5,7 +5,7 @@ use super::{AppState, Command, Screen, default_number, live};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
 use crate::rules::session::Event;
-use crate::table::BackColour;
+use crate::table::{BackColour, Card};
 use crate::vision::dice::scale::DiceScale;
 
 /// The most height the message list takes before it scrolls.
@@ -468,11 +468,28 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             ui.data_mut(|d| d.insert_temp(egui::Id::unique(REFOCUS_CARDS), true));
                         }
                     });
-                    card_grid(ui, session.ruleset().cards.jokers, |code| {
-                        if let Ok(card) = code.parse() {
-                            cmds.push(Command::EnterCard(card));
-                        }
+                    // A draw takes only what its deck still holds (the draw
+                    // pile or the discards): other cards are greyed out.
+                    let held: Option<Vec<Card>> = deck.and_then(|d| {
+                        let d = session.state().decks.get(d)?;
+                        Some(
+                            d.draw_pile
+                                .iter()
+                                .chain(&d.discard_pile)
+                                .map(|c| c.card)
+                                .collect(),
+                        )
                     });
+                    card_grid(
+                        ui,
+                        session.ruleset().cards.jokers,
+                        held.as_deref(),
+                        |code| {
+                            if let Ok(card) = code.parse() {
+                                cmds.push(Command::EnterCard(card));
+                            }
+                        },
+                    );
                     if deck.is_some() && ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
@@ -1104,7 +1121,9 @@ fn detections(
 
 /// Fifty-two buttons, a row per suit (red suits in red), and the jokers when
 /// `jokers`: `pick` gets the code of the one clicked.
-fn card_grid(ui: &mut egui::Ui, jokers: bool, mut pick: impl FnMut(String)) {
+fn card_grid(ui: &mut egui::Ui, jokers: bool, held: Option<&[Card]>, mut pick: impl FnMut(String)) {
+    let can_pick =
+        |code: &str| held.is_none_or(|h| code.parse::<Card>().is_ok_and(|c| h.contains(&c)));
     ui.scope(|ui| {
         // Thirteen ranks in a row must fit half of a small window.
         ui.spacing_mut().item_spacing.x = 2.0;
@@ -1118,8 +1137,10 @@ fn card_grid(ui: &mut egui::Ui, jokers: bool, mut pick: impl FnMut(String)) {
             ui.horizontal(|ui| {
                 for rank in "A23456789TJQK".chars() {
                     let code = format!("{rank}{suit}");
+                    let button = egui::Button::new(egui::RichText::new(&code).color(colour));
                     if ui
-                        .button(egui::RichText::new(&code).color(colour))
+                        .add_enabled(can_pick(&code), button)
+                        .on_disabled_hover_text("Drawn already: the deck does not hold it")
                         .clicked()
                     {
                         pick(code);
@@ -1130,7 +1151,11 @@ fn card_grid(ui: &mut egui::Ui, jokers: bool, mut pick: impl FnMut(String)) {
         if jokers {
             ui.horizontal(|ui| {
                 for (code, label) in [("XR", "XR (red joker)"), ("XB", "XB (black joker)")] {
-                    if ui.button(label).clicked() {
+                    if ui
+                        .add_enabled(can_pick(code), egui::Button::new(label))
+                        .on_disabled_hover_text("Drawn already: the deck does not hold it")
+                        .clicked()
+                    {
                         pick(code.to_string());
                     }
                 }
@@ -1147,7 +1172,7 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         } else {
             "Nothing was read here. Add a card:"
         });
-        card_grid(ui, true, |code| {
+        card_grid(ui, true, None, |code| {
             cmds.push(Command::Correct(target, Fix::Card(code)));
         });
         if target.is_card() && ui.button("Not a card").clicked() {
