@@ -8,6 +8,9 @@ use egui_kittest::kittest::{NodeT, Queryable};
 fn window<'a>(state: AppState) -> Harness<'a, AppState> {
     Harness::builder()
         .with_size(egui::vec2(1000.0, 700.0))
+        // A message panel that gains its scroll bar and sticks to its
+        // bottom can take 6 frames to settle (seen now and then).
+        .with_max_steps(8)
         .build_ui_state(AdjutantApp::frame, state)
 }
 
@@ -1789,4 +1792,30 @@ fn the_napoleonic_form_says_when_the_sides_are_unequal() {
             .accesskit_node()
             .is_disabled()
     );
+}
+
+/// What the last answer did is shown with the question after a restart
+/// too, and Undo past it shows the answer before's lines.
+#[test]
+fn the_last_answers_lines_come_back_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Napoleonic game");
+    // The cut: each side's card drawn, each answer logging its draw.
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let first = lines_of(&harness);
+    assert!(!first.is_empty(), "the first draw says what it drew");
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    let second = lines_of(&harness);
+    assert!(!second.is_empty() && second != first, "{second:?}");
+    drop(harness);
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label_contains("Resume last game").click();
+    harness.run();
+    assert_eq!(lines_of(&harness), second);
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(lines_of(&harness), first);
 }

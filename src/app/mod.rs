@@ -360,8 +360,10 @@ impl AppState {
                         ));
                     }
                     self.clear_entries();
+                    // The last answer's lines show with the question, as
+                    // they did before the app was closed.
+                    self.answers = recovered_answer(&loaded.session).into_iter().collect();
                     self.session = Some((loaded.session, Autosave { path }));
-                    self.answers.clear();
                     self.answered_reading = None;
                     self.save_failed = false;
                     self.rules_query.clear();
@@ -405,6 +407,16 @@ impl AppState {
                             from: log_before,
                             only: Vec::new(),
                         });
+                    }
+                    // Undone back to an answer given before the app was
+                    // closed: its lines are worked out again.
+                    if cmd == Command::Undo
+                        && !self.answers.iter().any(|a| a.events == events)
+                        && let Some(a) = recovered_answer(s)
+                    {
+                        // Kept in event order (newest last), Redo's ones too.
+                        let at = self.answers.partition_point(|k| k.events < events);
+                        self.answers.insert(at, a);
                     }
                     problems.extend(save_noting(s, autosave, &mut self.save_failed));
                 }
@@ -1239,6 +1251,22 @@ fn save_noting(session: &Session, autosave: &Autosave, failed: &mut bool) -> Opt
     let saved = save::save(session, &autosave.path);
     *failed = saved.is_err();
     saved.err().map(|e| format!("Not saved: {e}"))
+}
+
+/// The last answer of `session` and the log lines it added, worked out by
+/// undoing it on a copy (for answers given before the app was closed);
+/// `None` at the game's first question.
+fn recovered_answer(session: &Session) -> Option<LastAnswer> {
+    if !session.can_undo_step() {
+        return None;
+    }
+    let mut before = session.clone();
+    before.undo_step();
+    Some(LastAnswer {
+        events: session.events().len(),
+        from: before.state().log.len(),
+        only: Vec::new(),
+    })
 }
 
 /// How many answers' lines are kept for Undo to show again.
