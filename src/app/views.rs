@@ -1451,7 +1451,13 @@ fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.gentlemen_form {
         cmds.push(Command::EditGentlemenForm(form.clone()));
     }
-    start_or_problems(ui, form.setup(rs), Command::StartGentlemen, cmds);
+    let setup = form.setup(rs);
+    if let Ok(setup) = &setup {
+        for note in crate::rules::gentlemen::setup_notes(setup, rs) {
+            ui.label(note);
+        }
+    }
+    start_or_problems(ui, setup, Command::StartGentlemen, cmds);
 }
 
 /// "As Kh 3c", or "none" for an empty list.

@@ -969,3 +969,15 @@ fn a_unit_typed_with_a_second_colon_group_is_refused_not_cut_short() {
     assert!(e.contains("write the stats as one group"), "{e}");
     assert!(parse_units("Harper:grenadier:h3a2", &rs).is_ok());
 }
+
+#[test]
+fn a_unit_set_to_clubs_or_spades_0_is_noted_before_play() {
+    let (lib, _) = Library::builtin();
+    let rs = lib.get(GameId::GentlemenOfWar).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+    assert!(super::setup_notes(&setup("Sharpe:rifleman", "Jean:line"), &rs).is_empty());
+    let notes = super::setup_notes(&setup("Sharpe:rifleman:c0s0", "Jean:line"), &rs);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("Sharpe has Clubs 0"), "{notes:?}");
+    assert!(notes[1].contains("Spades 0"), "{notes:?}");
+}

@@ -196,6 +196,43 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
     }
 }
 
+/// Units whose Clubs or Spades stand at 0 (overridden so): allowed, but
+/// said before play, since such a unit never gets an action point, or goes
+/// out of action at its first wound.
+pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
+    let mut notes = Vec::new();
+    for b in &setup.bands {
+        for u in &b.units {
+            let stat = |key: &str| {
+                u.stats
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| *v)
+                    .or_else(|| {
+                        ruleset
+                            .profile(&u.profile)
+                            .and_then(|p| p.stats.get(key).copied())
+                    })
+                    .unwrap_or(0)
+            };
+            if stat(CLUBS) <= 0 {
+                notes.push(format!(
+                    "{}: {} has Clubs 0, so no action points when it activates.",
+                    b.name, u.name
+                ));
+            }
+            if stat(SPADES) <= 0 {
+                notes.push(format!(
+                    "{}: {} has Spades 0, so its first wound takes it out of action.",
+                    b.name, u.name
+                ));
+            }
+        }
+    }
+    notes
+}
+
 /// Parses a band typed as `Name:profile` items separated by commas or
 /// spaces, optionally with the unit's own stats (`Sharpe:rifleman:h2d4c3s2a0`).
 /// A profile may be named by any unambiguous start of its id.
