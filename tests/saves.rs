@@ -332,3 +332,59 @@ fn the_file_that_keeps_most_of_the_game_is_resumed() {
     assert_eq!(loaded.session.events().len(), 4);
     assert_eq!(loaded.skipped.len(), 1);
 }
+
+/// The list of saved games says who plays and how far each game got (an
+/// ended one says who won); saves written before summaries list without.
+#[test]
+fn saved_games_are_listed_with_who_plays_and_how_far() {
+    use adjutant::rules::script::{Script, play};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts/gunfight-showdown.ron");
+    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
+    let played = play(&script, &library(), &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    save::save(&played, &dir.path().join("gunfight-1.ron")).unwrap_or_else(|e| panic!("{e}"));
+    let events = played.events();
+    let early = Session::replay(
+        played.game(),
+        played.ruleset().clone(),
+        played.seed(),
+        events[..3].to_vec(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    save::save(&early, &dir.path().join("gunfight-2.ron")).unwrap_or_else(|e| panic!("{e}"));
+    // An older save: the same game without the summary line.
+    let text = std::fs::read_to_string(dir.path().join("gunfight-2.ron")).unwrap_or_default();
+    let old: String = text
+        .lines()
+        .filter(|l| !l.contains("summary"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.path().join("gunfight-3.ron"), old).unwrap_or_else(|e| panic!("{e}"));
+    let mut listed: Vec<(String, Option<String>)> = save::list(dir.path())
+        .into_iter()
+        .map(|s| {
+            (
+                s.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                s.summary,
+            )
+        })
+        .collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            (
+                "gunfight-1.ron".into(),
+                Some("Red v Blue, over: Red wins".into())
+            ),
+            ("gunfight-2.ron".into(), Some("Red v Blue, turn 1".into())),
+            ("gunfight-3.ron".into(), None),
+        ]
+    );
+    // The older save still resumes.
+    assert!(save::read(&dir.path().join("gunfight-3.ron"), &library()).is_ok());
+}

@@ -175,7 +175,14 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             .and_then(|g| state.library.get(g))
             .map_or_else(String::new, |rs| format!("{}, ", rs.title));
         ui.horizontal(|ui| {
-            ui.label(format!("{title}last played {}", ago(now, s.modified)));
+            let summary = s
+                .summary
+                .as_ref()
+                .map_or_else(String::new, |t| format!("{t}, "));
+            ui.label(format!(
+                "{title}{summary}last played {}",
+                ago(now, s.modified)
+            ));
             if ui.button(format!("Resume {name}")).clicked() {
                 cmds.push(Command::Resume(s.path.clone()));
             }

@@ -29,6 +29,11 @@ pub struct SaveFile {
     /// file when empty (saves from before it hold none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redo: Vec<Event>,
+    /// Who plays and how far the game got ("Red v Blue, round 3"), for the
+    /// list of saved games; not read back into the game (saves from before
+    /// it have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 impl SaveFile {
@@ -40,6 +45,7 @@ impl SaveFile {
             seed: session.seed(),
             events: session.events().to_vec(),
             redo: session.redo_events().to_vec(),
+            summary: Some(summary_of(session)),
         }
     }
 
@@ -325,6 +331,36 @@ pub struct SavedGame {
     pub path: PathBuf,
     /// Last change, seconds since the Unix epoch.
     pub modified: u64,
+    /// Who plays and how far the game got, when the save says.
+    pub summary: Option<String>,
+}
+
+/// "Red v Blue, round 3", or "Red v Blue, over: Red wins".
+fn summary_of(session: &Session) -> String {
+    let st = session.state();
+    let sides: Vec<&str> = st.sides.iter().map(|s| s.name.as_str()).collect();
+    let sides = sides.join(" v ");
+    let when = match &st.outcome {
+        Some(o) => match o.winner {
+            Some(w) => format!("over: {} wins", st.side_name(w)),
+            None => "over: a draw".to_string(),
+        },
+        None if st.round > 0 => format!("round {}", st.round),
+        None if st.turn > 0 => format!("turn {}", st.turn),
+        None => "setting up".to_string(),
+    };
+    if sides.is_empty() {
+        when
+    } else {
+        format!("{sides}, {when}")
+    }
+}
+
+/// Only the summary of a save file (the rest is skipped, not kept).
+#[derive(Deserialize)]
+struct SummaryOnly {
+    #[serde(default)]
+    summary: Option<String>,
 }
 
 /// Lists the saves in `dir`, newest first (backups and temp files excluded).
@@ -336,6 +372,11 @@ pub fn list(dir: &Path) -> Vec<SavedGame> {
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "ron"))
         .map(|e| SavedGame {
+            // Unreadable or older saves simply have no summary.
+            summary: fs::read_to_string(e.path())
+                .ok()
+                .and_then(|t| ron::from_str::<SummaryOnly>(&t).ok())
+                .and_then(|s| s.summary),
             path: e.path(),
             modified: e
                 .metadata()
