@@ -1247,6 +1247,8 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     let said = harness.state().messages.join("\n");
     assert!(said.contains("7 is more than 4"), "{said}");
     assert_eq!(harness.state().number_typed.as_deref(), Some("7"));
+    // The field keeps the keyboard to mend the number.
+    assert!(harness.get_by_label(field).is_focused());
     // The - and + buttons step within the range.
     harness.get_by_label("-").click();
     harness.run();

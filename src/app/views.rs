@@ -417,6 +417,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         if ui.button("OK").clicked() || entered {
                             cmds.push(Command::AnswerTypedNumber);
                         }
+                        // A refused number is mended without reaching for the
+                        // mouse (the next question's field is another one).
+                        if entered {
+                            field.request_focus();
+                        }
                     });
                 }
                 Ask::Cards { count, deck } => {
