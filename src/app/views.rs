@@ -1262,15 +1262,8 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.form {
         cmds.push(Command::EditForm(form.clone()));
     }
-    let setup = form.setup(rs);
-    if let Some(note) = setup
-        .as_ref()
-        .ok()
-        .and_then(crate::rules::t52::objectives_note)
-    {
-        ui.label(note);
-    }
-    start_or_problems(ui, setup, Command::StartT52, cmds);
+    let notes = |s: &_| crate::rules::t52::objectives_note(s).into_iter().collect();
+    start_or_problems(ui, form.setup(rs), notes, Command::StartT52, cmds);
 }
 
 /// The top of a setup form: a Back button, the heading and how to fill it
@@ -1339,9 +1332,17 @@ fn side_rows(
 fn start_or_problems<T>(
     ui: &mut egui::Ui,
     checked: Result<T, Vec<String>>,
+    notes: impl FnOnce(&T) -> Vec<String>,
     start: Command,
     cmds: &mut Vec<Command>,
 ) {
+    // What is allowed but unusual (unequal sides, odd objectives) is said
+    // before the start.
+    if let Ok(setup) = &checked {
+        for note in notes(setup) {
+            ui.label(note);
+        }
+    }
     // The button is always shown (greyed out while the form has problems) so
     // a newcomer sees where the form leads and why it cannot start yet.
     let problems = checked.err().unwrap_or_default();
@@ -1379,7 +1380,13 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.gunfight_form {
         cmds.push(Command::EditGunfightForm(form.clone()));
     }
-    start_or_problems(ui, form.setup(rs), Command::StartGunfight, cmds);
+    start_or_problems(
+        ui,
+        form.setup(rs),
+        |_| Vec::new(),
+        Command::StartGunfight,
+        cmds,
+    );
 }
 
 fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
@@ -1404,17 +1411,14 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
     if form != state.napoleonic_form {
         cmds.push(Command::EditNapoleonicForm(form.clone()));
     }
-    let setup = form.setup(rs);
     // Unequal sides are allowed by agreement: said before the start, not
     // only in the log once play has begun.
-    if let Some(note) = setup
-        .as_ref()
-        .ok()
-        .and_then(crate::rules::napoleonic::balance_note)
-    {
-        ui.label(note);
-    }
-    start_or_problems(ui, setup, Command::StartNapoleonic, cmds);
+    let notes = |s: &_| {
+        crate::rules::napoleonic::balance_note(s)
+            .into_iter()
+            .collect()
+    };
+    start_or_problems(ui, form.setup(rs), notes, Command::StartNapoleonic, cmds);
 }
 
 fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
@@ -1434,7 +1438,13 @@ fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Comma
     if form != state.card_activation_form {
         cmds.push(Command::EditCardActivationForm(form.clone()));
     }
-    start_or_problems(ui, form.setup(rs), Command::StartCardActivation, cmds);
+    start_or_problems(
+        ui,
+        form.setup(rs),
+        |_| Vec::new(),
+        Command::StartCardActivation,
+        cmds,
+    );
 }
 
 fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
@@ -1463,13 +1473,8 @@ fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     if form != state.gentlemen_form {
         cmds.push(Command::EditGentlemenForm(form.clone()));
     }
-    let setup = form.setup(rs);
-    if let Ok(setup) = &setup {
-        for note in crate::rules::gentlemen::setup_notes(setup, rs) {
-            ui.label(note);
-        }
-    }
-    start_or_problems(ui, setup, Command::StartGentlemen, cmds);
+    let notes = |s: &_| crate::rules::gentlemen::setup_notes(s, rs);
+    start_or_problems(ui, form.setup(rs), notes, Command::StartGentlemen, cmds);
 }
 
 /// "As Kh 3c", or "none" for an empty list.
