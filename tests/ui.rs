@@ -1731,6 +1731,25 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
     harness.run();
     harness.get_by_label("Use 2c");
     assert!(harness.query_by_label("Use Ah").is_none());
+    // The right count with Red's discarded card among them (a draw the
+    // rules would take, typed): not offered whole, and the hint names it.
+    let discarded = codes[..red]
+        .iter()
+        .copied()
+        .find(|c| !harness.get_by_label(c).accesskit_node().is_disabled())
+        .unwrap_or_default();
+    let blue = count(&harness);
+    let mut laid = vec![card(discarded, 400.0)];
+    laid.extend(
+        ["2c", "3c", "4c", "5c", "6c"][..blue - 1]
+            .iter()
+            .enumerate()
+            .map(|(i, c)| card(c, 480.0 + 80.0 * i as f32)),
+    );
+    harness.state_mut().show_frame(frame_with(laid, vec![]));
+    harness.run();
+    assert!(harness.query_by_label_contains("Use the camera's").is_none());
+    harness.get_by_label_contains(&format!(": {discarded} drawn already"));
     // Only dealt cards in view: the hint says so rather than "click below".
     harness
         .state_mut()

@@ -621,6 +621,13 @@ impl AppState {
             _ => return None,
         };
         let answer = req.check(answer).ok()?;
+        // A draw takes cards from the draw pile: one already drawn (a stale
+        // card in view) is not offered, though typed it would be taken.
+        if let (Ask::Cards { deck: Some(d), .. }, Answer::Cards(cards)) = (&req.ask, &answer)
+            && !self.drawn_already(*d, cards).is_empty()
+        {
+            return None;
+        }
         // Only what the rules would take (a card the deck still holds).
         self.session.as_ref()?.0.would_take(&answer).ok()?;
         Some(answer)
@@ -668,24 +675,36 @@ impl AppState {
         if self.shows_answered_reading() {
             return Vec::new();
         }
-        let mut left: Option<Vec<Card>> = deck.map(|d| {
-            session
-                .state()
-                .decks
-                .get(d)
-                .map_or_else(Vec::new, |d| d.draw_pile.iter().map(|c| c.card).collect())
-        });
         let mut picked = self.cards_entry.clone();
-        let take = |pile: &mut Vec<Card>, c: &Card| {
-            pile.iter()
-                .position(|p| p == c)
-                .map(|i| pile.swap_remove(i))
-                .is_some()
-        };
-        self.camera_cards()
+        let unpicked: Vec<Card> = self
+            .camera_cards()
             .into_iter()
-            .filter(|c| !take(&mut picked, c))
-            .filter(|c| left.as_mut().is_none_or(|pile| take(pile, c)))
+            .filter(|c| !take_one(&mut picked, c))
+            .collect();
+        match deck {
+            Some(d) => {
+                let mut drawn = self.drawn_already(*d, &unpicked);
+                unpicked
+                    .into_iter()
+                    .filter(|c| !take_one(&mut drawn, c))
+                    .collect()
+            }
+            None => unpicked,
+        }
+    }
+
+    /// The cards of `cards` that `deck`'s draw pile does not hold (counting
+    /// repeats): drawn already.
+    fn drawn_already(&self, deck: crate::rules::state::DeckId, cards: &[Card]) -> Vec<Card> {
+        let mut pile: Vec<Card> = self
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.state().decks.get(deck))
+            .map_or_else(Vec::new, |d| d.draw_pile.iter().map(|c| c.card).collect());
+        cards
+            .iter()
+            .copied()
+            .filter(|c| !take_one(&mut pile, c))
             .collect()
     }
 
@@ -738,6 +757,18 @@ impl AppState {
                         "The camera reads {n} ({}), none of them still to draw: lay the card(s) \
                          drawn, or enter them by hand.",
                         codes.join(" ")
+                    ))
+                } else if let Some(d) = deck
+                    && cards.len() == count as usize
+                    && let drawn = self.drawn_already(d, &cards)
+                    && !drawn.is_empty()
+                {
+                    let drawn: Vec<String> = drawn.iter().map(Card::to_string).collect();
+                    Some(format!(
+                        "The camera's {}: {} drawn already; lay the card(s) drawn, or enter \
+                         them by hand.",
+                        codes.join(" "),
+                        drawn.join(" ")
                     ))
                 } else if cards.len() != count as usize {
                     Some(format!(
@@ -1267,6 +1298,14 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
         from: before.state().log.len(),
         only: Vec::new(),
     })
+}
+
+/// Takes one `c` out of `pile`; whether it was there.
+fn take_one(pile: &mut Vec<Card>, c: &Card) -> bool {
+    pile.iter()
+        .position(|p| p == c)
+        .map(|i| pile.swap_remove(i))
+        .is_some()
 }
 
 /// How many answers' lines are kept for Undo to show again.
