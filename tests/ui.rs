@@ -1748,7 +1748,11 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
     );
     harness.state_mut().show_frame(frame_with(laid, vec![]));
     harness.run();
-    assert!(harness.query_by_label_contains("Use the camera's").is_none());
+    assert!(
+        harness
+            .query_by_label_contains("Use the camera's")
+            .is_none()
+    );
     harness.get_by_label_contains(&format!(": {discarded} drawn already"));
     // Only dealt cards in view: the hint says so rather than "click below".
     harness

@@ -758,18 +758,6 @@ impl AppState {
                          drawn, or enter them by hand.",
                         codes.join(" ")
                     ))
-                } else if let Some(d) = deck
-                    && cards.len() == count as usize
-                    && let drawn = self.drawn_already(d, &cards)
-                    && !drawn.is_empty()
-                {
-                    let drawn: Vec<String> = drawn.iter().map(Card::to_string).collect();
-                    Some(format!(
-                        "The camera's {}: {} drawn already; lay the card(s) drawn, or enter \
-                         them by hand.",
-                        codes.join(" "),
-                        drawn.join(" ")
-                    ))
                 } else if cards.len() != count as usize {
                     Some(format!(
                         "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
@@ -777,11 +765,26 @@ impl AppState {
                     ))
                 } else {
                     // The right count, but the rules would refuse it (a
-                    // card the deck no longer holds): say why before a click.
+                    // card the deck no longer holds), or it holds a card
+                    // drawn already: say why before a click.
                     let session = &self.session.as_ref()?.0;
-                    session.would_take(&Answer::Cards(cards)).err().map(|why| {
-                        format!("The camera's {} cannot answer this: {why}", codes.join(" "))
-                    })
+                    let drawn = deck.map_or_else(Vec::new, |d| self.drawn_already(d, &cards));
+                    match session.would_take(&Answer::Cards(cards)) {
+                        Err(why) => Some(format!(
+                            "The camera's {} cannot answer this: {why}",
+                            codes.join(" ")
+                        )),
+                        Ok(()) if !drawn.is_empty() => {
+                            let drawn: Vec<String> = drawn.iter().map(Card::to_string).collect();
+                            Some(format!(
+                                "The camera's {}: {} drawn already; lay the card(s) drawn, or \
+                                 enter them by hand.",
+                                codes.join(" "),
+                                drawn.join(" ")
+                            ))
+                        }
+                        Ok(()) => None,
+                    }
                 }
             }
             _ => None,
