@@ -1,6 +1,8 @@
 //! Saves never lose a game: atomic writes, rotated backups, and recovery from
 //! a save truncated at any byte.
 
+mod common;
+
 use adjutant::rules::games::{GameId, Library};
 use adjutant::rules::save::{self, Autosave, SaveError};
 use adjutant::rules::session::{Event, Session};
@@ -337,12 +339,8 @@ fn the_file_that_keeps_most_of_the_game_is_resumed() {
 /// ended one says who won); saves written before summaries list without.
 #[test]
 fn saved_games_are_listed_with_who_plays_and_how_far() {
-    use adjutant::rules::script::{Script, play};
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts/gunfight-showdown.ron");
-    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
-    let played = play(&script, &library(), &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    let played = common::played_script("gunfight-showdown.ron");
     save::save(&played, &dir.path().join("gunfight-1.ron")).unwrap_or_else(|e| panic!("{e}"));
     let events = played.events();
     let early = Session::replay(

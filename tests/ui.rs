@@ -1,5 +1,7 @@
 //! The window, driven through AccessKit like a player would (no GPU needed).
 
+mod common;
+
 use adjutant::app::{AdjutantApp, AppState, Screen};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -1347,19 +1349,13 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
 /// with the answer that led to it (Redo puts both back).
 #[test]
 fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before() {
-    use adjutant::rules::games::Library;
     use adjutant::rules::procedure::Answer;
-    use adjutant::rules::script::{Script, play};
     use adjutant::rules::session::{Event, Session};
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     // The Card-activation script up to the Captain's second move: a first
     // move of 6 in cannot reach a charge by distance, so "No charge" is the
     // only answer to the charge question it brings.
-    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts/card-activation-turn.ron");
-    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
-    let (lib, _) = Library::builtin();
-    let played = play(&script, &lib, &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    let played = common::played_script("card-activation-turn.ron");
     let events = played.events();
     let at = events
         .windows(2)
@@ -1766,14 +1762,8 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
 /// only in the log.
 #[test]
 fn an_ended_game_names_its_winner_at_the_top() {
-    use adjutant::rules::games::Library;
-    use adjutant::rules::script::{Script, play};
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let script_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts/gunfight-showdown.ron");
-    let script = Script::load(&script_file).unwrap_or_else(|e| panic!("{e}"));
-    let (lib, _) = Library::builtin();
-    let played = play(&script, &lib, &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    let played = common::played_script("gunfight-showdown.ron");
     assert!(played.pending().is_none(), "the script plays to the end");
     let path = write_save(dir.path(), "gunfight-1.ron", "");
     adjutant::rules::save::save(&played, &path).unwrap_or_else(|e| panic!("{e}"));
