@@ -1245,8 +1245,14 @@ fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             let l = ui.label(format!("Player {} name:", i + 1));
             ui.text_edit_singleline(name).labelled_by(l.id);
             let l = ui.label(format!("Player {} units:", i + 1));
-            ui.add(egui::TextEdit::singleline(units).desired_width(420.0))
-                .labelled_by(l.id);
+            // Wraps and grows as a long regiment is typed, so all of it
+            // stays in view.
+            ui.add(
+                egui::TextEdit::multiline(units)
+                    .desired_rows(1)
+                    .desired_width(420.0),
+            )
+            .labelled_by(l.id);
             if camera && ui.button(format!("Player {} from camera", i + 1)).clicked() {
                 cmds.push(Command::UnitsFromCamera(i));
             }
@@ -1318,8 +1324,12 @@ fn side_rows(
                     .labelled_by(l.id);
             }
             let l = ui.label(format!("Player {} {units_label}:", i + 1));
-            ui.add(egui::TextEdit::singleline(&mut g.units).desired_width(320.0))
-                .labelled_by(l.id);
+            ui.add(
+                egui::TextEdit::multiline(&mut g.units)
+                    .desired_rows(1)
+                    .desired_width(320.0),
+            )
+            .labelled_by(l.id);
             if i >= removable_from && ui.button(format!("Remove player {}", i + 1)).clicked() {
                 remove = Some(i);
             }
