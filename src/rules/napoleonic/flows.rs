@@ -256,6 +256,20 @@ fn a_unit_rallies_once_a_turn() {
         ],
     );
     assert_eq!(men(&s, "Foot"), (11, 6));
+    // Formed enemies facing it: no rally, and not offered again this step
+    // (the enemy does not move in it).
+    let mut facing = s.clone();
+    feed(&mut facing, &["c rally", "c u3", "c yes"]);
+    assert!(logged(
+        &facing,
+        "Foot cannot rally with formed enemies facing it"
+    ));
+    assert_asking(&facing, "British, step 1");
+    assert!(
+        !asking(&facing).contains("Rally a unit"),
+        "{}",
+        asking(&facing)
+    );
     // No general: the 5 men in ranks bring 5 back; one stays confused.
     feed(&mut s, &["c rally", "c u3", "c no", "c no"]);
     assert_eq!(men(&s, "Foot"), (11, 1));

@@ -124,12 +124,16 @@ pub fn end_round(ctx: &mut Ctx) {
 /// Step 1. Returns true when the players stopped the game.
 fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
     let name = ctx.state().side_name(side);
+    // Units that cannot rally this step with formed enemies facing them
+    // (the enemy does not move in this step, so asking again is moot).
+    let mut barred: Vec<usize> = Vec::new();
     loop {
         let own = units_of(ctx, side);
         let rallying: Vec<usize> = own
             .iter()
             .copied()
             .filter(|&u| confused(ctx, u) > 0 && !ctx.state().units[u].has(RALLIED))
+            .filter(|u| !barred.contains(u))
             .collect();
         let is_mob = |u: usize| men(ctx, u) > 0 && in_ranks(ctx, u) == 0;
         let mobs: Vec<usize> = own.iter().copied().filter(|&u| is_mob(u)).collect();
@@ -181,7 +185,7 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         options.push(Choice::new("done", "Done moving"));
         options.push(Choice::new("stop", "Stop the game here"));
         match ctx.choose(prompt, options, Some("movement"))?.as_str() {
-            "rally" => rally(ctx, &rallying)?,
+            "rally" => barred.extend(rally(ctx, &rallying)?),
             "mob-lost" => {
                 if let Some(u) = pick_unit(ctx, "Which mob is caught?", &caught, None, "mob")? {
                     let unit = ctx.state().unit_name(u);
@@ -215,9 +219,11 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
     }
 }
 
-fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
+/// One unit's rally; returns the unit when formed enemies facing it bar
+/// the rally for the rest of the step.
+fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     let Some(u) = pick_unit(ctx, "Which unit rallies?", candidates, None, "rally")? else {
-        return Ok(());
+        return Ok(None);
     };
     let unit = ctx.state().unit_name(u);
     let ranks = in_ranks(ctx, u);
@@ -234,7 +240,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
                 "rally",
                 format!("{unit} cannot rally with formed enemies facing it so close"),
             );
-            return Ok(());
+            return Ok(Some(u));
         }
         if yes_no(
             ctx,
@@ -261,7 +267,8 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
                     num(ctx, "rally_all_confused_distance_cm")
                 ),
             );
-            return Ok(());
+            // The commander may yet be moved beside it this step.
+            return Ok(None);
         }
         num(ctx, "rally_general_bonus").max(0) as u32
     };
@@ -291,7 +298,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<()> {
         ));
     }
     ctx.resolved("rally", text);
-    Ok(())
+    Ok(None)
 }
 
 fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
