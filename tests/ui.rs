@@ -1308,6 +1308,7 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     codes.truncate(count);
     let typed = codes.join(" ");
     let events = event_count(&harness);
+    let field_at = harness.get_by_label("Or type them (Qh 10s XR):").rect();
     type_into(&mut harness, "Or type them (Qh 10s XR):", &typed);
     assert_eq!(event_count(&harness), events);
     let said = harness.state().messages.join("\n");
@@ -1321,6 +1322,9 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     assert!(refusal.max.y <= harness.get_by_label(field).rect().min.y);
     assert!(harness.query_by_label("Dismiss").is_none());
     assert!(harness.get_by_label(field).is_focused());
+    // It takes the last answer's rows: the field and the grid stay put.
+    let moved = harness.get_by_label(field).rect().min.y - field_at.min.y;
+    assert!(moved.abs() < 1.0, "the field moved {moved} px");
     // Mended and taken: the refusal goes.
     harness.get_by_label(field).type_text("x");
     harness.run();
@@ -1756,6 +1760,15 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
         .show_frame(frame_with(vec![card("Ah", 400.0)], vec![]));
     harness.run();
     harness.get_by_label_contains("none of them still to draw");
+    // A card picked for this answer is greyed out in the grid too.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("2c", 480.0)], vec![]));
+    harness.run();
+    assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
+    harness.get_by_label("Use 2c").click();
+    harness.run();
+    assert!(harness.get_by_label("2c").accesskit_node().is_disabled());
 }
 
 /// A game that has ended says who won at the top of the play screen, not

@@ -325,10 +325,8 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 .is_some()
         });
         let question = ui.group(|ui| {
-            ui.strong(&req.prompt);
-            for refusal in state.refusals() {
-                ui.add(egui::Label::new(egui::RichText::new(refusal).color(MESSAGE_COLOUR)).wrap());
-            }
+            // A long prompt wraps rather than running past the box.
+            ui.add(egui::Label::new(egui::RichText::new(&req.prompt).strong()).wrap());
             last_answer(state, session, ui);
             match &req.ask {
                 Ask::Choose { options } => {
@@ -482,15 +480,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     });
                     // A draw takes only what its deck still holds (the draw
                     // pile or the discards): other cards are greyed out.
+                    // Cards picked for this answer already are taken too.
                     let held: Option<Vec<Card>> = deck.and_then(|d| {
                         let d = session.state().decks.get(d)?;
-                        Some(
-                            d.draw_pile
-                                .iter()
-                                .chain(&d.discard_pile)
-                                .map(|c| c.card)
-                                .collect(),
-                        )
+                        let mut held: Vec<Card> = d
+                            .draw_pile
+                            .iter()
+                            .chain(&d.discard_pile)
+                            .map(|c| c.card)
+                            .collect();
+                        for c in &state.cards_entry {
+                            if let Some(i) = held.iter().position(|h| h == c) {
+                                held.swap_remove(i);
+                            }
+                        }
+                        Some(held)
                     });
                     card_grid(
                         ui,
@@ -508,16 +512,28 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
         });
-        keep_tallest(ui, session.seed(), question.response.rect.height());
+        // The lookup, when open (as last drawn), takes the room the padding
+        // would: its answers matter more than panes that stay put.
+        let lookup_open = ui
+            .data(|d| d.get_temp::<bool>(egui::Id::unique(LOOKUP_ID)))
+            .unwrap_or(false);
+        let below = if lookup_open {
+            f32::INFINITY
+        } else {
+            LOOKUP_HEADER_HEIGHT
+        };
+        keep_tallest(ui, session.seed(), question.response.rect.height(), below);
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
     // folded away until wanted; its answers leave the panes below some room.
     let lookup_height = (ui.available_height() - MIN_PANES_HEIGHT).clamp(60.0, 220.0);
-    egui::CollapsingHeader::new("Rules lookup")
-        .id_salt("play-rules")
+    let lookup = egui::CollapsingHeader::new("Rules lookup")
+        .id_salt(LOOKUP_ID)
         .show(ui, |ui| {
             rules_search(state, session.ruleset(), ui, cmds, lookup_height)
         });
+    let open = lookup.openness > 0.0;
+    ui.data_mut(|d| d.insert_temp(egui::Id::unique(LOOKUP_ID), open));
     let ruleset = session.ruleset();
     // Columns justify their text; long log lines read better ragged.
     ui.columns(2, |cols| {
@@ -726,7 +742,14 @@ fn equipment_note(u: &crate::rules::state::Unit) -> Option<String> {
     } else {
         return None;
     };
-    let paired: Vec<String> = u.cards.iter().skip(1).map(|c| c.to_string()).collect();
+    // The odd card gives the weapons (a cavalry's Queen is its mount).
+    let paired: Vec<String> = u
+        .cards
+        .iter()
+        .skip(1)
+        .filter(|c| c.rank() != Some(crate::table::Rank::Queen))
+        .map(|c| c.to_string())
+        .collect();
     Some(if paired.is_empty() {
         kit.to_string()
     } else {
@@ -1502,6 +1525,18 @@ fn list_or_none(items: impl Iterator<Item = String>) -> String {
 /// player looks. Always the same rows, each one line (the whole text on
 /// hovering), so the answer buttons below never move between questions.
 fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &mut egui::Ui) {
+    // What refused an answer takes these rows (in red, whole), so the
+    // answer buttons below stay put under the pointer while it is mended.
+    if !state.refusals().is_empty() {
+        let top = ui.cursor().min.y;
+        for refusal in state.refusals() {
+            ui.add(egui::Label::new(egui::RichText::new(refusal).color(MESSAGE_COLOUR)).wrap());
+        }
+        let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+        let used = ui.cursor().min.y - top;
+        ui.add_space((row * LAST_ANSWER_LINES as f32 - used).max(0.0));
+        return;
+    }
     let rows = state.last_answer_rows(session, LAST_ANSWER_LINES);
     for row in 0..LAST_ANSWER_LINES {
         let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
@@ -1512,7 +1547,7 @@ fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &
 /// Pads the question box of `game` (its seed) to the tallest it has been,
 /// so the panes below do not jump up and down between a card question and a
 /// choice: they move only when a taller question than any before comes up.
-fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
+fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32, below: f32) {
     let id = egui::Id::unique(("question-height", game));
     let tallest = ui.data_mut(|d| {
         let tallest = d.get_temp_mut_or(id, 0.0_f32);
@@ -1520,7 +1555,7 @@ fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32) {
         *tallest
     });
     // Never so much that the panes below lose their room (a short window).
-    let room = (ui.available_height() - MIN_PANES_HEIGHT - LOOKUP_HEADER_HEIGHT).max(0.0);
+    let room = (ui.available_height() - MIN_PANES_HEIGHT - below).max(0.0);
     ui.add_space((tallest - height).min(room));
 }
 
@@ -1534,6 +1569,9 @@ const MIN_PANES_HEIGHT: f32 = 160.0;
 /// Room for the folded Rules lookup header between the question and the
 /// panes.
 const LOOKUP_HEADER_HEIGHT: f32 = 24.0;
+
+/// Id of the play screen's Rules lookup.
+const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
@@ -1604,7 +1642,7 @@ mod tests {
         };
         let setup = GameSetup {
             players: vec![
-                player("Red", "XR As 8c+7s 4h+5h:mean"),
+                player("Red", "XR As Ac 8c+7s 4h+5h+Qd:mean"),
                 player("Blue", "XB Ad 6d+7c 3c"),
             ],
             terrain: Vec::new(),
@@ -1622,14 +1660,15 @@ mod tests {
             equipment_note(unit("Follower 8c")).as_deref(),
             Some("black powder (7s)")
         );
+        // A cavalry's Queen is its mount, not its weapons.
         assert_eq!(
-            equipment_note(unit("Follower 4h")).as_deref(),
+            equipment_note(unit("Cavalry 4h")).as_deref(),
             Some("melee weapons (5h)")
         );
         assert_eq!(equipment_note(unit("Snob As")), None);
         assert_eq!(
-            stat_block(unit("Follower 4h"), &rs).as_deref(),
-            Some("Follower: M 3, A 2, I 4, V 4, W 1, R 9")
+            stat_block(unit("Cavalry 4h"), &rs).as_deref(),
+            Some("Cavalry Follower: M 6, A 3, I 4, V 4, W 2, R 9")
         );
     }
 

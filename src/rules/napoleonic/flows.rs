@@ -234,7 +234,7 @@ fn unequal_armies_are_played_with_a_note_counting_gunners_as_men() {
     let s = begin(&uneven);
     assert!(logged(
         &s,
-        "The sides are unequal (French has 21 men and 1 guns, British has 18 men and 0 guns, gunners counted as men)"
+        "The sides are unequal (French has 21 men and 1 gun, British has 18 men and 0 guns, gunners counted as men)"
     ));
     assert!(s.pending().is_some());
     // Gunners are men: 12 + 6 + 3 against 14 + 6 + 1, one gun each, is even.

@@ -234,14 +234,18 @@ pub fn balance_note(setup: &GameSetup) -> Option<String> {
     let men = |x: &ArmySetup| x.units.iter().map(|u| u.men).sum::<u32>();
     let guns = |x: &ArmySetup| x.units.iter().filter(|u| u.arm == Arm::Artillery).count();
     (men(a) != men(b) || guns(a) != guns(b)).then(|| {
+        let guns_text = |n: usize| match n {
+            1 => "1 gun".to_string(),
+            n => format!("{n} guns"),
+        };
         format!(
-            "The sides are unequal ({} has {} men and {} guns, {} has {} men and {} guns, gunners counted as men); the rules ask for equal sides, so play on only if you agreed to it.",
+            "The sides are unequal ({} has {} men and {}, {} has {} men and {}, gunners counted as men); the rules ask for equal sides, so play on only if you agreed to it.",
             a.name,
             men(a),
-            guns(a),
+            guns_text(guns(a)),
             b.name,
             men(b),
-            guns(b)
+            guns_text(guns(b))
         )
     })
 }
