@@ -16,6 +16,7 @@ use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
 use crate::rules::ruleset::RulesetError;
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
+use crate::table::deck::cards_without;
 use crate::table::{Card, DieSource};
 use crate::vision::scan::Readers;
 use crate::vision::settle::{RollWatcher, SettleRule};
@@ -675,19 +676,11 @@ impl AppState {
         if self.shows_answered_reading() {
             return Vec::new();
         }
-        let mut picked = self.cards_entry.clone();
-        let unpicked: Vec<Card> = self
-            .camera_cards()
-            .into_iter()
-            .filter(|c| !take_one(&mut picked, c))
-            .collect();
+        let unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
         match deck {
             Some(d) => {
-                let mut drawn = self.drawn_already(*d, &unpicked);
-                unpicked
-                    .into_iter()
-                    .filter(|c| !take_one(&mut drawn, c))
-                    .collect()
+                let drawn = self.drawn_already(*d, &unpicked);
+                cards_without(&unpicked, &drawn)
             }
             None => unpicked,
         }
@@ -696,16 +689,10 @@ impl AppState {
     /// The cards of `cards` that `deck`'s draw pile does not hold (counting
     /// repeats): drawn already.
     fn drawn_already(&self, deck: crate::rules::state::DeckId, cards: &[Card]) -> Vec<Card> {
-        let mut pile: Vec<Card> = self
-            .session
+        self.session
             .as_ref()
             .and_then(|(s, _)| s.state().decks.get(deck))
-            .map_or_else(Vec::new, |d| d.draw_pile.iter().map(|c| c.card).collect());
-        cards
-            .iter()
-            .copied()
-            .filter(|c| !take_one(&mut pile, c))
-            .collect()
+            .map_or_else(Vec::new, |d| d.not_in_draw_pile(cards))
     }
 
     /// Why the camera's reading cannot answer the pending dice or cards
@@ -1301,14 +1288,6 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
         from: before.state().log.len(),
         only: Vec::new(),
     })
-}
-
-/// Takes one `c` out of `pile`; whether it was there.
-fn take_one(pile: &mut Vec<Card>, c: &Card) -> bool {
-    pile.iter()
-        .position(|p| p == c)
-        .map(|i| pile.swap_remove(i))
-        .is_some()
 }
 
 /// How many answers' lines are kept for Undo to show again.

@@ -483,18 +483,10 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     // Cards picked for this answer already are taken too.
                     let held: Option<Vec<Card>> = deck.and_then(|d| {
                         let d = session.state().decks.get(d)?;
-                        let mut held: Vec<Card> = d
-                            .draw_pile
-                            .iter()
-                            .chain(&d.discard_pile)
-                            .map(|c| c.card)
-                            .collect();
-                        for c in &state.cards_entry {
-                            if let Some(i) = held.iter().position(|h| h == c) {
-                                held.swap_remove(i);
-                            }
-                        }
-                        Some(held)
+                        Some(crate::table::deck::cards_without(
+                            &d.held(),
+                            &state.cards_entry,
+                        ))
                     });
                     card_grid(
                         ui,

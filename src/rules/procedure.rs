@@ -625,20 +625,10 @@ impl<'a> Ctx<'a> {
     /// The cards of `cards` that are not in the deck's draw pile (counting
     /// repeats), so come from its discards.
     fn taken_from_discards(&self, deck: DeckId, cards: &[Card]) -> Vec<Card> {
-        let Some(d) = self.state.decks.get(deck) else {
-            return Vec::new();
-        };
-        let mut pile: Vec<Card> = d.draw_pile.iter().map(|c| c.card).collect();
-        let mut out = Vec::new();
-        for c in cards {
-            match pile.iter().position(|p| p == c) {
-                Some(i) => {
-                    pile.swap_remove(i);
-                }
-                None => out.push(*c),
-            }
-        }
-        out
+        self.state
+            .decks
+            .get(deck)
+            .map_or_else(Vec::new, |d| d.not_in_draw_pile(cards))
     }
 
     /// Why `cards` cannot all come out of the deck (the first card that is
@@ -649,9 +639,7 @@ impl<'a> Ctx<'a> {
     /// actually drawn would leave the player stuck.
     fn not_in_pile(&self, deck: DeckId, cards: &[Card]) -> Option<String> {
         let d = self.state.decks.get(deck)?;
-        let mut left: Vec<Card> = (d.draw_pile.iter().chain(&d.discard_pile))
-            .map(|c| c.card)
-            .collect();
+        let mut left = d.held();
         for c in cards {
             match left.iter().position(|p| p == c) {
                 Some(i) => {

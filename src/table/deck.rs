@@ -32,6 +32,23 @@ impl Pack {
     }
 }
 
+/// The cards of `cards` left once each card of `taken` has taken one equal
+/// card out (a multiset difference, in `cards`' order).
+pub fn cards_without(cards: &[Card], taken: &[Card]) -> Vec<Card> {
+    let mut taken = taken.to_vec();
+    cards
+        .iter()
+        .copied()
+        .filter(|c| match taken.iter().position(|t| t == c) {
+            Some(i) => {
+                taken.swap_remove(i);
+                false
+            }
+            None => true,
+        })
+        .collect()
+}
+
 /// A deck in play: a draw pile (top = last element) and a discard pile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Deck {
@@ -56,6 +73,22 @@ impl Deck {
     /// Cards in the whole deck (draw + discard).
     pub fn len(&self) -> usize {
         self.draw_pile.len() + self.discard_pile.len()
+    }
+
+    /// Every card the deck holds: the draw pile, then the discards.
+    pub fn held(&self) -> Vec<Card> {
+        self.draw_pile
+            .iter()
+            .chain(&self.discard_pile)
+            .map(|c| c.card)
+            .collect()
+    }
+
+    /// The cards of `cards` that the draw pile does not hold (counting
+    /// repeats): drawn already, or not of this deck.
+    pub fn not_in_draw_pile(&self, cards: &[Card]) -> Vec<Card> {
+        let pile: Vec<Card> = self.draw_pile.iter().map(|c| c.card).collect();
+        cards_without(cards, &pile)
     }
 
     /// True when the deck holds no card at all.
@@ -187,5 +220,21 @@ mod tests {
         assert!(d.take(xr).is_some());
         assert!(d.take(xr).is_none());
         assert_eq!(d.len(), 53);
+    }
+
+    #[test]
+    fn a_multiset_difference_counts_repeats_and_keeps_order() {
+        let c = |codes: &str| -> Vec<Card> {
+            codes
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect()
+        };
+        assert_eq!(cards_without(&c("Ah 5s Ah 9d"), &c("Ah 9d")), c("5s Ah"));
+        let mut d = deck54();
+        d.discard_pile.push(d.draw_pile.remove(0));
+        let gone = d.discard_pile[0].card;
+        assert_eq!(d.not_in_draw_pile(&[gone, d.draw_pile[0].card]), vec![gone]);
+        assert_eq!(d.held().len(), 54);
     }
 }

@@ -35,8 +35,7 @@ pub(crate) fn progress_key(a: &Ability) -> String {
 /// Cards a skill check draws before extra points and modifiers: the stat,
 /// less one per earlier use this activation.
 pub(crate) fn base_draw(ctx: &Ctx, unit: UnitId, a: &Ability, suit: Suit) -> i32 {
-    let parts = DrawParts::of(ctx, unit, a, suit);
-    (parts.stat - parts.reuse_loss - parts.riding_loss).max(0)
+    DrawParts::of(ctx, unit, a, suit).total()
 }
 
 /// What a skill check's draw starts from, part by part, so the log can
@@ -68,6 +67,11 @@ impl DrawParts {
                 0
             },
         }
+    }
+
+    /// The cards the parts come to (never fewer than none).
+    fn total(&self) -> i32 {
+        (self.stat - self.reuse_loss - self.riding_loss).max(0)
     }
 
     /// "3 from hearts, -1 used before this activation, -1 riding without
@@ -339,9 +343,10 @@ fn restack_problem(ctx: &Ctx, deck: DeckId, top: &[Card], named: &[Card]) -> Opt
 pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let side = ctx.state().units[unit].side;
-    let base = base_draw(ctx, unit, a, suit);
     // Worked out before this use counts as one.
-    let parts = DrawParts::of(ctx, unit, a, suit).describe(suit);
+    let draw_parts = DrawParts::of(ctx, unit, a, suit);
+    let base = draw_parts.total();
+    let parts = draw_parts.describe(suit);
     let charge = if a.dash {
         let enemies = units_of(ctx, other(side));
         super::super::common::pick(
