@@ -405,7 +405,10 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
             // Asked for recorded frames: show them first.
             state.screen = app::Screen::Table;
         }
-        None => start_camera(&mut state, cli.camera),
+        None => {
+            state.camera_index = cli.camera;
+            state.start_camera();
+        }
     }
     if cli.resume {
         match state.saves.first() {
@@ -415,29 +418,6 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
     }
     app::run(state).map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(feature = "camera")]
-fn start_camera(state: &mut app::AppState, index: u32) {
-    use adjutant::vision::camera::CameraSource;
-    if CameraSource::list().is_empty() {
-        state.notify("No camera found: enter cards and dice by hand or use the virtual roller.");
-        return;
-    }
-    state.start_live(
-        format!("camera {index}"),
-        Box::new(move || {
-            let cam = CameraSource::open(index)?;
-            Ok(Box::new(cam) as Box<dyn adjutant::vision::frame_source::FrameSource>)
-        }),
-        std::time::Duration::ZERO,
-        adjutant::vision::settle::SettleRule::LIVE,
-    );
-}
-
-#[cfg(not(feature = "camera"))]
-fn start_camera(state: &mut app::AppState, _index: u32) {
-    state.notify("This build has no camera support; enter cards and dice by hand.");
 }
 
 fn game_id(game: &str) -> Result<GameId> {

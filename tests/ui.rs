@@ -841,6 +841,29 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
         said[0].starts_with("Lost the camera or photo folder") && said[0].contains("photos"),
         "{said:?}"
     );
+
+    // Once the photos are back, the folder is still in the box: one click
+    // reads it again.
+    harness.run();
+    assert_eq!(harness.state().replay_dir, photos.display().to_string());
+    let _ = photo_folder(dir.path());
+    harness.get_by_label("Read photos").click();
+    harness.run_ok();
+    run_until(&mut harness, |s| s.live_frame.is_some());
+    assert!(harness.state().live_frame.is_some(), "read again");
+
+    // The camera can be looked for again from here, without a restart.
+    harness.get_by_label("Stop").click();
+    harness.run();
+    harness.state_mut().messages.clear();
+    harness.get_by_label("Use the camera").click();
+    harness.run_ok();
+    let state = harness.state();
+    assert!(
+        state.live.is_some() || state.messages.iter().any(|m| m == adjutant::app::NO_CAMERA),
+        "{:?}",
+        state.messages
+    );
 }
 
 /// The last event of the open game, as the dice it answered with.

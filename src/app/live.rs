@@ -18,6 +18,10 @@ use std::time::Duration;
 /// small enough to upload every frame.
 pub const PREVIEW_MAX_SIDE: u32 = 640;
 
+/// What a player can do when the frame source cannot be had.
+const SOURCE_GONE: &str =
+    "Carry on with manual entry or virtual dice; the Table screen reads it again once it is back.";
+
 /// Pause between replayed frames, so a replay looks like a slow camera.
 pub const REPLAY_PAUSE: Duration = Duration::from_millis(700);
 
@@ -218,7 +222,7 @@ impl Live {
                 Ok(s) => s,
                 Err(e) => {
                     let _ = tx.send(LiveUpdate::Problem {
-                        message: format!("{e}. Carry on with manual entry or virtual dice."),
+                        message: format!("{e}. {SOURCE_GONE}"),
                         fatal: true,
                     });
                     return;
@@ -245,7 +249,7 @@ impl Live {
                         | FrameError::Exhausted),
                     ) => {
                         let _ = tx.send(LiveUpdate::Problem {
-                            message: format!("{e}. Carry on with manual entry or virtual dice."),
+                            message: format!("{e}. {SOURCE_GONE}"),
                             fatal: true,
                         });
                         return;

@@ -85,6 +85,9 @@ pub enum Command {
     AnswerFromCamera,
     /// Stop the camera or replay.
     StopLive,
+    /// Look for the webcam again and read it (one plugged in, or back,
+    /// after the app started).
+    StartCamera,
     /// Set the folder typed in the table view's "read photos" box.
     SetReplayDir(String),
     /// Read the photos of a folder as if they were camera frames.
@@ -210,6 +213,8 @@ pub struct AppState {
     /// How frames are enlarged before their dice are read (kept when the
     /// source changes).
     pub dice_scale: crate::vision::dice::scale::DiceScale,
+    /// Which webcam to read (0 is the first).
+    pub camera_index: u32,
     /// The open game's last save failed (the header says so until one works).
     pub save_failed: bool,
     /// Where the player was told that leaving the open game (for another
@@ -303,6 +308,7 @@ impl AppState {
             roll: RollWatcher::new(SettleRule::STILLS),
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
+            camera_index: 0,
             save_failed: false,
             unsaved_warned: None,
             answered_reading: None,
@@ -453,6 +459,7 @@ impl AppState {
             }
             Command::SetReplayDir(d) => self.replay_dir = d,
             Command::Replay(dir) => self.start_replay(dir),
+            Command::StartCamera => self.start_camera(),
             Command::AnswerFromCamera => self.answer_from_camera(),
             Command::NewT52 => self.screen = Screen::NewT52,
             Command::EditForm(f) => self.form = f,
@@ -553,9 +560,38 @@ impl AppState {
         }
     }
 
+    /// Reads webcam [`Self::camera_index`], or says there is none (the
+    /// table view offers to look again).
+    #[cfg(feature = "camera")]
+    pub fn start_camera(&mut self) {
+        use crate::vision::camera::CameraSource;
+        if CameraSource::list().is_empty() {
+            self.notify(NO_CAMERA);
+            return;
+        }
+        let index = self.camera_index;
+        self.start_live(
+            format!("camera {index}"),
+            Box::new(move || {
+                let cam = CameraSource::open(index)?;
+                Ok(Box::new(cam) as Box<dyn crate::vision::frame_source::FrameSource>)
+            }),
+            std::time::Duration::ZERO,
+            SettleRule::LIVE,
+        );
+    }
+
+    /// Without camera support there is no camera to look for.
+    #[cfg(not(feature = "camera"))]
+    pub fn start_camera(&mut self) {
+        self.notify("This build has no camera support; enter cards and dice by hand.");
+    }
+
     /// Reads the photos in `dir` (name order, looping) as camera frames. A
-    /// folder without photos becomes a message on the table view.
+    /// folder without photos becomes a message on the table view, and the
+    /// folder stays in the table view's box to try again.
     pub fn start_replay(&mut self, dir: PathBuf) {
+        self.replay_dir = dir.display().to_string();
         let description = format!("replay of {}", dir.display());
         self.start_live(
             description,
@@ -1289,6 +1325,9 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
         only: Vec::new(),
     })
 }
+
+/// Said when no webcam is found (at the start, or on looking again).
+pub const NO_CAMERA: &str = "No camera found: enter cards and dice by hand or use the virtual roller. Once one is plugged in, press Use the camera on the Table screen.";
 
 /// How many answers' lines are kept for Undo to show again.
 const ANSWERS_KEPT: usize = 500;

@@ -917,7 +917,11 @@ fn dice_scale_row(
 fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
         if ui.button("Back").clicked() {
-            cmds.push(if state.session.is_some() { Command::GoPlay } else { Command::GoHome });
+            cmds.push(if state.session.is_some() {
+                Command::GoPlay
+            } else {
+                Command::GoHome
+            });
         }
         match &state.live {
             Some(l) => {
@@ -930,7 +934,12 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
             None => {
-                ui.label("Not reading a camera or photos. Plug in a webcam and restart Adjutant, or read photos from a folder; dice and cards can always be entered by hand.");
+                ui.label(
+                    "Not reading a camera or photos; dice and cards can always be entered by hand.",
+                );
+                if ui.button("Use the camera").clicked() {
+                    cmds.push(Command::StartCamera);
+                }
             }
         }
     });
