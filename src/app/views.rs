@@ -770,15 +770,35 @@ fn stat_block(
     let mut keys: Vec<&String> = profile.stats.keys().collect();
     keys.sort_by_key(|k| rank(k));
     let stats: Vec<String> = keys
-        .into_iter()
-        .map(|k| crate::rules::lookup::stat_words(k, u.stats.get(k).copied().unwrap_or(0)))
+        .iter()
+        .map(|k| crate::rules::lookup::stat_words(k, u.stats.get(*k).copied().unwrap_or(0)))
         .collect();
-    Some(format!("{}: {}", profile.name, stats.join(", ")))
+    let mut block = format!("{}: {}", profile.name, stats.join(", "));
+    // The letters are the rulebook's; say what they stand for.
+    let key: Vec<String> = keys
+        .iter()
+        .filter_map(|k| STAT_KEY.iter().find(|(letter, _)| letter == k))
+        .map(|(letter, meaning)| format!("{letter} {meaning}"))
+        .collect();
+    if !key.is_empty() {
+        block.push_str(&format!("\n{}", key.join(", ")));
+    }
+    Some(block)
 }
 
 /// The order T52's profile stats are printed in (Move, Attacks,
 /// Inaccuracy, Vulnerability, Wounds, Range); other stats follow by name.
 const STAT_ORDER: [&str; 6] = ["M", "A", "I", "V", "W", "R"];
+
+/// What T52's profile letters stand for, shown under the stats.
+const STAT_KEY: [(&str, &str); 6] = [
+    ("M", "move (inches)"),
+    ("A", "attacks per soldier"),
+    ("I", "inaccuracy (a die at or above it hits)"),
+    ("V", "vulnerability (a die below it wounds)"),
+    ("W", "wounds per soldier"),
+    ("R", "range (inches)"),
+];
 
 /// A Card-activation unit's turn: actions taken, a charge's free melee, a
 /// held Overwatch action, a weapon still being prepped.
@@ -1669,7 +1689,12 @@ mod tests {
         assert_eq!(equipment_note(unit("Snob As")), None);
         assert_eq!(
             stat_block(unit("Cavalry 4h"), &rs).as_deref(),
-            Some("Cavalry Follower: M 6, A 3, I 4, V 4, W 2, R 9")
+            Some(
+                "Cavalry Follower: M 6, A 3, I 4, V 4, W 2, R 9\nM move (inches), \
+                 A attacks per soldier, I inaccuracy (a die at or above it hits), \
+                 V vulnerability (a die below it wounds), W wounds per soldier, \
+                 R range (inches)"
+            )
         );
     }
 
