@@ -31,12 +31,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(".tmp");
     let tmp = PathBuf::from(tmp_name);
-    {
-        let mut f = fs::File::create(&tmp).map_err(fail(&tmp))?;
-        f.write_all(bytes).map_err(fail(&tmp))?;
-        f.sync_all().map_err(fail(&tmp))?;
+    let written = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(source) = written {
+        // A half-written temp file (a full disk) is of no use to anyone.
+        let _ = fs::remove_file(&tmp);
+        return Err(WriteError { path: tmp, source });
     }
-    fs::rename(&tmp, path).map_err(fail(path))?;
+    if let Err(source) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(WriteError {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
     if let Ok(d) = fs::File::open(dir) {
         // Not all platforms can fsync a directory; the rename is done either way.
         let _ = d.sync_all();

@@ -386,3 +386,43 @@ fn saved_games_are_listed_with_who_plays_and_how_far() {
     // The older save still resumes.
     assert!(save::read(&dir.path().join("gunfight-3.ron"), &library()).is_ok());
 }
+
+#[test]
+fn failed_saves_keep_the_backups_they_had() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    let mut s = play_some(&autosave, &lib);
+    let name = file_name(&autosave);
+    let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
+    let backup = |n: usize| dir.path().join(format!("{name}.{n}"));
+    let last_good = read(&autosave.path);
+    // The save cannot be written (its temp file's name is taken by a
+    // folder, which fails for root too, unlike a read-only folder).
+    let tmp = dir.path().join(format!("{name}.tmp"));
+    std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let objective = |n: usize| {
+        Event::Edit(Effect::AddObjective {
+            name: format!("K{n}"),
+            card: None,
+        })
+    };
+    assert!(autosave.apply(&mut s, objective(1)).is_err());
+    let after_one: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+    assert_eq!(after_one[0], last_good, "the last good save is backed up");
+    for n in 2..=3 {
+        assert!(autosave.apply(&mut s, objective(n)).is_err());
+    }
+    let after_three: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+    assert_eq!(after_three, after_one, "no backup pushed out by a retry");
+    assert_eq!(read(&autosave.path), last_good);
+    // Writable again: the whole game is saved, and resumes.
+    std::fs::remove_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    autosave
+        .apply(&mut s, objective(4))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let resumed = save::read(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resumed.state(), s.state());
+    assert_eq!(read(&backup(1)), last_good);
+    assert!(!tmp.exists());
+}

@@ -175,7 +175,12 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
         // Read once: checked, then kept as the newest backup or set aside.
         let previous = fs::read(path).map_err(io(path))?;
         let sound = std::str::from_utf8(&previous).is_ok_and(|t| parse_text(path, t).is_ok());
-        if sound {
+        // A save that failed to write left the backups rotated already, the
+        // newest holding this same previous save: rotating again would push
+        // an older, different backup out on every failed try.
+        let first = backup_path(path, 1);
+        let backed_up = fs::read(&first).is_ok_and(|b| b == previous);
+        if sound && !backed_up {
             for n in (1..BACKUPS).rev() {
                 let from = backup_path(path, n);
                 if from.exists() {
@@ -183,9 +188,8 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
                 }
             }
             // Copied rather than renamed, so the save itself never disappears.
-            let first = backup_path(path, 1);
             fs::write(&first, &previous).map_err(io(&first))?;
-        } else {
+        } else if !sound {
             let aside = damaged_path(path);
             fs::write(&aside, &previous).map_err(io(&aside))?;
         }
@@ -435,6 +439,8 @@ pub enum AutosaveError {
     #[error("{0}")]
     Refused(super::session::SessionError),
     /// The event applied but the save failed.
-    #[error("applied, but saving failed: {0}")]
+    #[error(
+        "The change is kept, but the game could not be saved ({0}); Adjutant tries again at the next change"
+    )]
     Save(SaveError),
 }
