@@ -29,6 +29,11 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
         });
     }
     let bytes = std::fs::read(path).map_err(io)?;
+    if bytes.is_empty() {
+        return Err(VisionError::InvalidInput {
+            what: format!("{}: the file is empty (0 bytes)", path.display()),
+        });
+    }
     if !jpeg_is_whole(&bytes) {
         return Err(VisionError::Truncated {
             path: path.to_path_buf(),
@@ -37,17 +42,28 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
             what: "a JPEG without its end".into(),
         });
     }
-    image::ImageReader::new(std::io::Cursor::new(&bytes))
-        .with_guessed_format()
-        .map_err(|source| VisionError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .decode()
-        .map_err(|source| VisionError::Decode {
-            path: path.to_path_buf(),
-            source,
-        })
+    let reader = || {
+        image::ImageReader::new(std::io::Cursor::new(&bytes))
+            .with_guessed_format()
+            .map_err(|source| VisionError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+    };
+    // Refused from its header, before a huge frame is decoded into memory.
+    if let Ok((width, height)) = reader()?.into_dimensions()
+        && width as u64 * height as u64 > super::cards::MAX_PIXELS
+    {
+        return Err(VisionError::ImageTooLarge {
+            width,
+            height,
+            limit: super::cards::MAX_PIXELS,
+        });
+    }
+    reader()?.decode().map_err(|source| VisionError::Decode {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Whether `bytes`, if they are a JPEG, reach its end marker: the segments
@@ -155,6 +171,38 @@ mod tests {
         // Not JPEGs: left to their decoders.
         assert!(jpeg_is_whole(b"\x89PNG\r\n"));
         assert!(jpeg_is_whole(b""));
+    }
+
+    #[test]
+    fn an_empty_file_and_a_huge_frame_are_refused_before_decoding() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let empty = dir.path().join("empty.jpg");
+        std::fs::write(&empty, b"").unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&empty).err().map(|e| e.about_image(&empty));
+        assert!(
+            said.as_deref()
+                .is_some_and(|m| m.contains("empty.jpg: the file is empty")),
+            "{said:?}"
+        );
+        // A JPEG whose frame header says 10000x5000: refused from the
+        // header (the data behind it is for 64x48, so a decode would fail
+        // differently).
+        let mut big_jpeg = jpeg();
+        let sof = big_jpeg
+            .windows(2)
+            .position(|w| w == [0xFF, 0xC0])
+            .unwrap_or_else(|| panic!("no SOF0"));
+        // Marker, length (2), precision (1), then height and width.
+        big_jpeg[sof + 5..sof + 7].copy_from_slice(&5_000u16.to_be_bytes());
+        big_jpeg[sof + 7..sof + 9].copy_from_slice(&10_000u16.to_be_bytes());
+        let big = dir.path().join("big.jpg");
+        std::fs::write(&big, &big_jpeg).unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&big).err().map(|e| e.about_image(&big));
+        assert!(
+            said.as_deref()
+                .is_some_and(|m| m.contains("big.jpg: image too large: 10000x5000")),
+            "{said:?}"
+        );
     }
 
     #[test]
