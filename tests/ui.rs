@@ -1271,6 +1271,20 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     assert_eq!(event_count(&harness), events);
     let said = harness.state().messages.join("\n");
     assert!(said.contains("7 is more than 4"), "{said}");
+    assert!(!said.contains("\"x\""), "a mended refusal goes: {said}");
+    assert_eq!(harness.state().refusals().len(), 1);
+    // Digits past what a number holds are too many, not "not a number".
+    harness.state_mut().number_typed = Some(String::new());
+    harness.run();
+    type_into(&mut harness, field, "99999999999999999999");
+    let said = harness.state().messages.join("\n");
+    assert!(
+        said.contains("99999999999999999999 is more than 4"),
+        "{said}"
+    );
+    harness.state_mut().number_typed = Some(String::new());
+    harness.run();
+    type_into(&mut harness, field, "7");
     assert_eq!(harness.state().number_typed.as_deref(), Some("7"));
     // The field keeps the keyboard to mend the number.
     assert!(harness.get_by_label(field).is_focused());
@@ -1284,33 +1298,53 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     harness.run();
     assert_eq!(event_count(&harness), events + 1);
     let number_lines = lines_of(&harness);
-    // The bid card shown again: the rules refuse it, and the refusal is
-    // shown with the question it repeats, not only at the log's end.
+    // The bid card shown again: the rules refuse it like any refused
+    // answer: said in red with the question, nothing logged, the codes kept
+    // in the field to mend.
     let typing = "Or type them (Qh 10s XR):";
     let typing_at = harness.get_by_label(typing).rect();
     type_into(&mut harness, typing, "9h 2c 3c");
-    let lines = lines_of(&harness);
+    assert_eq!(event_count(&harness), events + 1, "not taken");
+    let refusals = harness.state().refusals().join("\n");
     assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("9h has been played this turn already")),
-        "{lines:?}"
+        refusals.contains("9h has been played this turn already"),
+        "{refusals}"
     );
     let shown = harness.query_all_by_label_contains("9h has been played this turn already");
     assert!(shown.count() >= 1);
+    assert_eq!(harness.state().cards_typed, "9h 2c 3c");
+    assert!(harness.get_by_label(typing).is_focused());
     assert!(pending_prompt(&harness).contains("Show the cards Kid moves with"));
-    // What the last answer did takes the same rows whether it said anything
-    // or not, so the answer widgets stay put between questions.
-    assert_eq!(harness.get_by_label(typing).rect(), typing_at);
-    // Undone, the lines shown are those of the answer before, again.
+    let log = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(s, _)| {
+            s.state()
+                .log
+                .iter()
+                .map(|l| l.text.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    assert!(
+        !log.iter().any(|l| l.contains("9h has been played")),
+        "{log:?}"
+    );
+    // The refusal takes the last answer's rows, so the answer widgets stay
+    // put between questions (to within a fraction of a pixel of rounding).
+    let moved = harness.get_by_label(typing).rect().min - typing_at.min;
+    assert!(moved.length() < 0.5, "moved by {moved:?}");
+    // Mended, the answer is taken and the refusal goes.
+    harness.state_mut().cards_typed.clear();
+    harness.run();
+    type_into(&mut harness, typing, "2c 3c 5c");
+    assert_eq!(event_count(&harness), events + 2);
+    assert!(harness.state().refusals().is_empty());
+    // Undone, the lines shown are those of the number answer again.
     harness.get_by_label("Undo").click();
     harness.run();
     assert_eq!(lines_of(&harness), number_lines);
-    assert!(
-        !lines_of(&harness)
-            .iter()
-            .any(|l| l.contains("9h has been played"))
-    );
 }
 
 #[test]

@@ -1077,8 +1077,21 @@ impl AppState {
             .number_typed
             .clone()
             .unwrap_or_else(|| default_number(min, max).to_string());
-        match text.trim().parse::<i64>() {
+        let typed = text.trim();
+        match typed.parse::<i64>() {
             Ok(n) => self.apply(Event::Answer(Answer::Number(n))),
+            // Digits past what a number holds: too big (or small), not "not
+            // a number".
+            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
+                self.refuse(format!(
+                    "Number not entered: {typed} is more than {max}, the most this question takes."
+                ))
+            }
+            Err(e) if matches!(e.kind(), std::num::IntErrorKind::NegOverflow) => {
+                self.refuse(format!(
+                    "Number not entered: {typed} is less than {min}, the least this question takes."
+                ))
+            }
             Err(_) => self.refuse(format!(
                 "Number not entered: \"{}\" is not a whole number (type one from {min} to {max}).",
                 text.trim()
@@ -1234,7 +1247,23 @@ impl AppState {
             Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
             _ => None,
         };
-        let outcome = autosave.apply(s, event);
+        // An answer the rules turn down only to ask again (a card played
+        // twice) is refused here like any other, not logged and asked again.
+        let outcome = match ruled_out(s, &event) {
+            Some(why) => Err(save::AutosaveError::Refused(
+                crate::rules::session::SessionError::BadAnswer(
+                    crate::rules::procedure::AnswerError {
+                        expected: s.pending().map(|r| r.expected()).unwrap_or_default(),
+                        got: match &event {
+                            Event::Answer(a) => a.to_string(),
+                            other => format!("{other:?}"),
+                        },
+                        problem: Some(why),
+                    },
+                ),
+            )),
+            None => autosave.apply(s, event),
+        };
         if let Err(save::AutosaveError::Refused(_)) = outcome {
             // A refused answer stays to be mended: cards as typed codes (the
             // picked ones would fill the question already), a number as typed.
@@ -1278,9 +1307,30 @@ impl AppState {
     /// Shows `message`, which refused an answer to the question on screen;
     /// it goes once an answer is taken.
     fn refuse(&mut self, message: String) {
+        // Only the newest refusal stands: the ones before it were mended.
+        let before = std::mem::take(&mut self.refusals);
+        self.messages.retain(|m| !before.contains(m));
         self.refusals.push(message.clone());
         self.notify(message);
     }
+}
+
+/// Why the rules would turn `event` down only to ask the same question
+/// again ([`crate::rules::Effect::Refused`] lines), worked out on a copy;
+/// `None` when it is taken (or refused outright, which applying says).
+fn ruled_out(session: &Session, event: &Event) -> Option<String> {
+    if !matches!(event, Event::Answer(_)) {
+        return None;
+    }
+    let mut trial = session.clone();
+    let from = trial.state().log.len();
+    trial.apply(event.clone()).ok()?;
+    let why: Vec<&str> = trial.state().log[from..]
+        .iter()
+        .filter(|l| l.refused)
+        .map(|l| l.text.as_str())
+        .collect();
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// egui's built-in fonts have no card suits: add a small font with ♠♥♦♣

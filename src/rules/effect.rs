@@ -197,6 +197,15 @@ pub enum Effect {
         /// What happened.
         text: String,
     },
+    /// An answer the rules did not take, said as the question is asked
+    /// again (a card played twice). The window shows it as a refusal of
+    /// that answer rather than taking it.
+    Refused {
+        /// Rules entry id.
+        rule: String,
+        /// Why.
+        text: String,
+    },
     /// A free-text log line.
     Note(String),
     /// The game is over.
@@ -396,6 +405,7 @@ impl Effect {
                 rule = Some(r.clone());
                 ruling = rl.clone();
             }
+            Effect::Refused { rule: r, .. } => rule = Some(r.clone()),
             Effect::End(outcome) => state.outcome = Some(outcome.clone()),
         }
         if let Some(text) = line {
@@ -405,6 +415,7 @@ impl Effect {
                 text,
                 rule,
                 ruling,
+                refused: matches!(self, Effect::Refused { .. }),
             });
         }
     }
@@ -512,7 +523,7 @@ impl Effect {
             Effect::Rolled { purpose, dice } => format!("{purpose}: rolled {dice}"),
             // The ruling goes with the line (`LogLine::ruling`), not in its
             // words: a rules entry's ruling often covers another case.
-            Effect::Resolved { text, .. } => text.clone(),
+            Effect::Resolved { text, .. } | Effect::Refused { text, .. } => text.clone(),
             Effect::Note(t) => t.clone(),
             Effect::End(o) => o.describe(s),
         })

@@ -334,6 +334,15 @@ impl<'a> Ctx<'a> {
         });
     }
 
+    /// Logs why the answer just given is not taken, before the question
+    /// is asked again (see [`Effect::Refused`]).
+    pub fn refused(&mut self, rule: &str, text: impl Into<String>) {
+        self.apply(Effect::Refused {
+            rule: rule.to_string(),
+            text: text.into(),
+        });
+    }
+
     /// Asks the table; returns the recorded answer, or interrupts the run.
     pub fn ask(&mut self, req: Request) -> Flow<Answer> {
         self.ask_as_given(req).map(|(a, _)| a)

@@ -193,6 +193,10 @@ pub struct LogLine {
     /// may be about another case of the same rule).
     #[serde(default)]
     pub ruling: Option<String>,
+    /// The line refuses the answer before it (the question is asked again);
+    /// see [`crate::rules::Effect::Refused`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 impl LogLine {
@@ -280,6 +284,7 @@ mod tests {
             text: String::new(),
             rule: None,
             ruling: None,
+            refused: false,
         };
         assert_eq!(line(0, 0).when(), "setup");
         assert_eq!(line(0, 3).when(), "turn 3");

@@ -444,7 +444,7 @@ fn play_cards(
             .find(|(i, c)| cards[..*i].contains(c))
             .map(|(_, c)| c)
         {
-            ctx.resolved(
+            ctx.refused(
                 rule,
                 format!("{c} is named twice: a pack holds each card once"),
             );
@@ -452,7 +452,7 @@ fn play_cards(
         }
         let left = cards_left(ctx, side);
         if cards.len() as i64 > left {
-            ctx.resolved(
+            ctx.refused(
                 rule,
                 format!(
                     "{} holds only {left} card(s) of the {} dealt this turn",
@@ -463,14 +463,14 @@ fn play_cards(
             continue;
         }
         if let Some(c) = cards.iter().find(|&&c| played_this_turn(ctx, side, c)) {
-            ctx.resolved(
+            ctx.refused(
                 rule,
                 format!("{c} has been played this turn already (each card once, the initiative card included)"),
             );
             continue;
         }
         if let Some(c) = cards.iter().find(|&&c| !ok(c)) {
-            ctx.resolved(rule, format!("{c} cannot be played here: {why}"));
+            ctx.refused(rule, format!("{c} cannot be played here: {why}"));
             continue;
         }
         mark_played(ctx, side, &cards);

@@ -193,7 +193,7 @@ fn overwatch_at(
         };
         let (picked, by_former) = ctx.choose_noting_former(prompt, options, Some("overwatch"))?;
         if by_former {
-            ctx.resolved(
+            ctx.refused(
                 "overwatch",
                 "A gang with no card left cannot fire on overwatch",
             );
