@@ -32,29 +32,6 @@ impl SideForm {
     }
 }
 
-/// Parses every side's units with `parse` (given the trimmed side name and
-/// the row); each problem is a sentence starting with the side's name. (Names
-/// themselves are checked by each game's `check_setup`.)
-fn parse_sides<T>(
-    sides: &[SideForm],
-    parse: impl Fn(String, &SideForm) -> Result<T, String>,
-) -> Result<Vec<T>, Vec<String>> {
-    let mut errors = Vec::new();
-    let mut parsed = Vec::new();
-    for side in sides {
-        let name = side.name.trim().to_string();
-        match parse(name.clone(), side) {
-            Ok(t) => parsed.push(t),
-            Err(e) => errors.push(format!("{name}: {e}.")),
-        }
-    }
-    if errors.is_empty() {
-        Ok(parsed)
-    } else {
-        Err(errors)
-    }
-}
-
 /// Every side's units that parse, with every problem of the others (each
 /// named by its side), and the "has no units." line the setup check would
 /// add for a side whose units all failed to parse (said once is enough).
@@ -128,20 +105,30 @@ impl Default for GunfightForm {
 impl GunfightForm {
     /// The setup the form describes, or every problem with it.
     pub fn setup(&self, ruleset: &Ruleset) -> Result<gunfight::GameSetup, Vec<String>> {
-        let gangs = parse_sides(&self.gangs, |name, g| {
-            let gunmen = gunfight::parse_gunmen(&g.units)?;
-            Ok(GangSetup {
+        let (gangs, errors, unparsed) = parse_every_unit(
+            &self.gangs,
+            gunfight::parse_gunmen_all,
+            |name, g, gunmen| GangSetup {
                 name,
                 back: g.back,
                 gunmen,
-            })
-        })?;
+            },
+        );
         let setup = gunfight::GameSetup {
             gangs,
             civilians: self.civilians,
         };
-        gunfight::check_setup(&setup, ruleset)?;
-        Ok(setup)
+        // A gang with a gunman that did not parse is short by him: its count
+        // would only repeat that problem.
+        let size = ruleset.number("gang_size").max(1);
+        let mut repeated = unparsed.clone();
+        for g in &setup.gangs {
+            if unparsed.contains(&format!("{} has no units.", g.name)) {
+                repeated.push(gunfight::gang_size_problem(g, size));
+            }
+        }
+        let checked = gunfight::check_setup(&setup, ruleset);
+        finish(setup, errors, checked, &repeated)
     }
 
     /// Adds a gang with a free name and the next back colour.
@@ -383,6 +370,17 @@ mod tests {
             errs.iter().any(|e| e.contains("Gang 3 has 0 gunmen")),
             "{errs:?}"
         );
+        // Every problem at once: a bad weapon in one gang and a short gang
+        // beside it; the gang with the bad weapon is not also "short".
+        form.gangs[0].units = "Kid Doc:shotgun Ike Billy".into();
+        form.gangs[1].units = "Wyatt Virgil Morgan".into();
+        let errs = form.setup(&gunfight()).err().unwrap_or_default();
+        assert!(errs.iter().any(|e| e.contains("shotgun")), "{errs:?}");
+        assert!(
+            errs.iter().any(|e| e.contains("Blue has 3 gunmen")),
+            "{errs:?}"
+        );
+        assert!(!errs.iter().any(|e| e.contains("Red has")), "{errs:?}");
     }
 
     #[test]

@@ -155,11 +155,7 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
     }
     for g in &setup.gangs {
         if g.gunmen.len() != size {
-            errors.push(format!(
-                "{} has {} gunmen; a gang is {size}.",
-                g.name,
-                g.gunmen.len()
-            ));
+            errors.push(gang_size_problem(g, size as i64));
         }
         if g.gunmen.iter().any(|m| m.name.trim().is_empty()) {
             errors.push(format!("{} has a gunman without a name.", g.name));
@@ -175,22 +171,36 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
     }
 }
 
-/// Parses a gang typed as `Name:weapon` items separated by commas or spaces
-/// (`Kid:pistol, Doc:rifle, Ike, Billy:rifle`; the weapon defaults to pistol).
+/// Says that gang `g` does not have the `size` gunmen a gang has.
+pub fn gang_size_problem(g: &GangSetup, size: i64) -> String {
+    format!(
+        "{} has {} gunmen; a gang is {size}.",
+        g.name,
+        g.gunmen.len()
+    )
+}
+
+/// Gunmen typed as `Name` or `Name:weapon`, separated by spaces or commas;
+/// every problem in one sentence.
 pub fn parse_gunmen(text: &str) -> Result<Vec<GunmanSetup>, String> {
-    text.split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-        .map(|item| {
-            let (name, weapon) = item.split_once(':').unwrap_or((item, "pistol"));
-            let weapon = Weapon::parse(weapon).ok_or_else(|| {
-                format!("`{weapon}` (for {name}) is not a weapon: pistol or rifle")
-            })?;
-            Ok(GunmanSetup {
-                name: name.trim().to_string(),
-                weapon,
-            })
-        })
-        .collect()
+    super::common::parse_all_tokens(text, parse_gunman)
+}
+
+/// Every gunman that parses, and a problem for each that does not (a form
+/// lists them all at once).
+pub fn parse_gunmen_all(text: &str) -> (Vec<GunmanSetup>, Vec<String>) {
+    super::common::parse_tokens(text, parse_gunman)
+}
+
+/// One gunman typed as `Name` or `Name:weapon` (a pistol when none).
+fn parse_gunman(item: &str) -> Result<GunmanSetup, String> {
+    let (name, weapon) = item.split_once(':').unwrap_or((item, "pistol"));
+    let weapon = Weapon::parse(weapon)
+        .ok_or_else(|| format!("`{weapon}` (for {name}) is not a weapon: pistol or rifle"))?;
+    Ok(GunmanSetup {
+        name: name.trim().to_string(),
+        weapon,
+    })
 }
 
 /// Plays a whole game: gangs, then turns until one gang is left standing or
