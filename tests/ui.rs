@@ -842,12 +842,14 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
         "{said:?}"
     );
 
-    // Once the photos are back, the folder is still in the box: one click
-    // reads it again.
+    // Once the photos are back, the folder is still in the box: Enter in
+    // it reads it again.
     harness.run();
     assert_eq!(harness.state().replay_dir, photos.display().to_string());
     let _ = photo_folder(dir.path());
-    harness.get_by_label("Read photos").click();
+    harness.get_by_label("Read photos from folder:").focus();
+    harness.run();
+    harness.key_press(egui::Key::Enter);
     harness.run_ok();
     run_until(&mut harness, |s| s.live_frame.is_some());
     assert!(harness.state().live_frame.is_some(), "read again");

@@ -145,6 +145,17 @@ mod tests {
             errs.iter().any(|e| e.starts_with("Kh is used 2 times")),
             "{errs:?}"
         );
+        // A player not named yet is still told apart.
+        let unnamed = NewGameForm {
+            second_name: String::new(),
+            ..form
+        };
+        let errs = unnamed.setup(&t52()).err().unwrap_or_default();
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("(Red's regiment, player 2's regiment)")),
+            "{errs:?}"
+        );
     }
 
     #[test]

@@ -970,15 +970,18 @@ fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         ui.horizontal_wrapped(|ui| {
             let mut dir = state.replay_dir.clone();
             let l = ui.label("Read photos from folder:");
-            ui.add(egui::TextEdit::singleline(&mut dir).desired_width(360.0))
+            let field = ui
+                .add(egui::TextEdit::singleline(&mut dir).desired_width(360.0))
                 .labelled_by(l.id);
             if dir != state.replay_dir {
                 cmds.push(Command::SetReplayDir(dir.clone()));
             }
             let typed = !dir.trim().is_empty();
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if ui
                 .add_enabled(typed, egui::Button::new("Read photos"))
                 .clicked()
+                || (typed && entered)
             {
                 cmds.push(Command::Replay(dir.trim().into()));
             }

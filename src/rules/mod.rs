@@ -60,10 +60,18 @@ impl ProcedureSpec {
     pub fn mismatch(&self, game: GameId, state: &GameState) -> Option<String> {
         let begins = match self {
             ProcedureSpec::RollOff { sides } => {
-                return sides.iter().find(|&&s| s >= state.sides.len()).map(|s| {
-                    format!(
+                if let Some(s) = sides.iter().find(|&&s| s >= state.sides.len()) {
+                    return Some(format!(
                         "side {s} cannot roll off: the game has {} side(s)",
                         state.sides.len()
+                    ));
+                }
+                let mut distinct = sides.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                return (distinct.len() < 2 || distinct.len() != sides.len()).then(|| {
+                    format!(
+                        "a roll-off needs two or more different sides, each named once; got {sides:?}"
                     )
                 });
             }

@@ -489,6 +489,17 @@ mod tests {
             said.as_deref(),
             Some("side 5 cannot roll off: the game has 2 side(s)")
         );
+        for sides in [vec![], vec![1], vec![0, 0]] {
+            let said = s
+                .apply(Event::Begin(ProcedureSpec::RollOff { sides }))
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                said.as_deref()
+                    .is_some_and(|m| m.contains("two or more different sides")),
+                "{said:?}"
+            );
+        }
         let stray = Effect::AddUnit(crate::rules::effect::UnitSpec {
             side: 9,
             name: "8c".into(),

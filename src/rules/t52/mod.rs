@@ -257,10 +257,13 @@ fn shared_deck_duplicates(setup: &GameSetup) -> Vec<String> {
     for &c in &setup.objectives {
         note(c, None);
     }
-    let place_name = |place: Option<usize>| match place.and_then(|i| setup.players.get(i)) {
-        Some(p) => format!("{}'s regiment", p.name.trim()),
-        None => "the objectives".to_string(),
-    };
+    let place_name =
+        |place: Option<usize>| match place.and_then(|i| Some((i, setup.players.get(i)?))) {
+            // A player not named yet is still told apart.
+            Some((i, p)) if p.name.trim().is_empty() => format!("player {}'s regiment", i + 1),
+            Some((_, p)) => format!("{}'s regiment", p.name.trim()),
+            None => "the objectives".to_string(),
+        };
     let mut errors = Vec::new();
     for (c, places) in uses {
         let mut distinct: Vec<Option<usize>> = Vec::new();
