@@ -40,3 +40,18 @@ pub fn save_dir() -> PathBuf {
 pub fn model_dir() -> PathBuf {
     config_dir().join("models")
 }
+
+/// Learned decks: `<data>/decks/<name>.bin`.
+pub fn deck_dir() -> PathBuf {
+    data_dir().join("decks")
+}
+
+/// The learned deck the readers use: the newest `.bin` in `dir` (the
+/// user's [`deck_dir`]).
+pub fn newest_deck(dir: &std::path::Path) -> Option<PathBuf> {
+    let rd = std::fs::read_dir(dir).ok()?;
+    rd.filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+}

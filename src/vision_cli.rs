@@ -13,19 +13,6 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Learned decks live here; the newest is used unless told otherwise.
-fn deck_dir() -> PathBuf {
-    paths::data_dir().join("decks")
-}
-
-fn newest_deck() -> Option<PathBuf> {
-    let rd = std::fs::read_dir(deck_dir()).ok()?;
-    rd.filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
-        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
-}
-
 /// The built-in readers; `card_model` replaces the card model, otherwise the
 /// newest learned deck (unless `general`) is added to it.
 fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
@@ -37,16 +24,20 @@ fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
         eprintln!("using card model {}", p.display());
         return Ok(r.with_card_model_file(p)?);
     }
-    match newest_deck().filter(|_| !general) {
-        Some(p) => {
-            eprintln!(
+    let mut r = r;
+    if let Some(p) = paths::newest_deck(&paths::deck_dir()).filter(|_| !general) {
+        // A damaged deck file costs the deck, not the scan.
+        match r.add_learned_deck(&p) {
+            Ok(()) => eprintln!(
                 "using your learned deck {} with the general model",
                 p.display()
-            );
-            Ok(r.with_learned_deck(&p)?)
+            ),
+            Err(e) => eprintln!(
+                "warning: learned deck not used, reading with the general model ({e}); teach it again with `adjutant learn-deck`"
+            ),
         }
-        None => Ok(r),
     }
+    Ok(r)
 }
 
 pub fn scan(
@@ -379,7 +370,7 @@ pub fn learn_deck(dir: &Path, name: Option<&str>, sarm_names: bool) -> Result<Ex
         dir.file_name()
             .map_or_else(|| "deck".to_string(), |n| n.to_string_lossy().into_owned())
     });
-    let out = deck_dir().join(format!("{name}.bin"));
+    let out = paths::deck_dir().join(format!("{name}.bin"));
     adjutant::files::write_atomic(&out, &bytes)?;
     println!(
         "Learned deck saved to {}; scans now use it (pass --general to ignore it).",

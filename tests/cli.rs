@@ -195,6 +195,30 @@ fn scan_reports_bad_files_and_carries_on() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.jpg"));
 }
 
+/// A damaged learned deck costs the deck, not the scan: a warning names it
+/// and the general model reads.
+#[test]
+fn a_damaged_learned_deck_is_named_and_the_scan_goes_on() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let decks = dir.path().join("data").join("decks");
+    std::fs::create_dir_all(&decks).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(decks.join("mine.bin"), b"not a deck at all").unwrap_or_else(|e| panic!("{e}"));
+    let good = dir.path().join("table.png");
+    image::RgbImage::from_pixel(320, 240, image::Rgb([40, 40, 40]))
+        .save(&good)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["scan", "--json", &good.to_string_lossy()], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("learned deck not used") && stderr.contains("mine.bin"),
+        "{stderr}"
+    );
+    let line: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(line["width"], 320);
+}
+
 /// A die of about 21 px (a real die shown at half size) read with
 /// `--dice-scale`: a bad value is refused naming the accepted ones; `auto`
 /// says on stderr what it chose and keeps the JSON lines as they are.

@@ -1906,3 +1906,20 @@ fn the_last_answers_lines_come_back_after_a_restart() {
     harness.run();
     assert_eq!(lines_of(&harness), first);
 }
+
+/// The window reads with the learned deck too; a damaged one is said, and
+/// cards are still read (with the general model).
+#[test]
+fn a_damaged_learned_deck_is_said_in_the_window() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let decks = dir.path().join("decks");
+    std::fs::create_dir_all(&decks).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(decks.join("mine.bin"), b"not a deck").unwrap_or_else(|e| panic!("{e}"));
+    let app = state(dir.path());
+    let said = app.messages.join("\n");
+    assert!(
+        said.contains("Your learned deck is not used") && said.contains("mine.bin"),
+        "{said}"
+    );
+    assert!(app.readers.is_some(), "cards and dice are still read");
+}

@@ -262,9 +262,21 @@ impl AppState {
             .join("captures")
             .join("dice");
         let readers = match Readers::with_overrides(&paths::model_dir()) {
-            Ok((r, problems)) => {
+            Ok((mut r, problems)) => {
                 for e in problems {
                     messages.push(format!("Model file not used, the built-in one is: {e}"));
+                }
+                // The deck taught with `learn-deck` reads in the window too
+                // (kept beside the save folder, like the captures).
+                let decks = save_dir
+                    .parent()
+                    .map_or_else(paths::deck_dir, |data| data.join("decks"));
+                if let Some(deck) = paths::newest_deck(&decks)
+                    && let Err(e) = r.add_learned_deck(&deck)
+                {
+                    messages.push(format!(
+                        "Your learned deck is not used (cards are read with the general model): {e}. Teach it again with `adjutant learn-deck`."
+                    ));
                 }
                 Some(r)
             }

@@ -209,7 +209,9 @@ impl Readers {
     /// Adds a learned deck to the card model: the deck's own examples join
     /// the general ones, so that deck reads as well as when taught alone and
     /// other decks still read with the general examples.
-    pub fn with_learned_deck(mut self, path: &Path) -> Result<Readers, VisionError> {
+    /// A damaged deck file is an error naming it, and leaves the readers
+    /// as they were.
+    pub fn add_learned_deck(&mut self, path: &Path) -> Result<(), VisionError> {
         let bytes = std::fs::read(path).map_err(|source| VisionError::Io {
             path: path.to_path_buf(),
             source,
@@ -218,7 +220,7 @@ impl Readers {
         let mut merged = self.cards.model().clone();
         merged.merge(&deck);
         self.cards = CardReader::from_model(merged);
-        Ok(self)
+        Ok(())
     }
 
     /// Reads one decoded image.
