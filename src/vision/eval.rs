@@ -67,16 +67,32 @@ pub enum EvalError {
         /// Parser message.
         message: String,
     },
+    /// An item labels something no card or die can be.
+    #[error("{}: item {item} ({image}): {message}", path.display())]
+    BadItem {
+        /// The file.
+        path: PathBuf,
+        /// The item's number, from 1.
+        item: usize,
+        /// Its image.
+        image: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl EvalError {
     /// A `labels.json` that does not parse, with where.
     pub(crate) fn labels(path: PathBuf, e: &serde_json::Error) -> EvalError {
+        // The position leads the message; serde_json's own copy of it at
+        // the end would say it twice.
+        let said = e.to_string();
+        let tail = format!(" at line {} column {}", e.line(), e.column());
         EvalError::Labels {
             path,
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            message: said.strip_suffix(&tail).unwrap_or(&said).to_string(),
         }
     }
 }
@@ -85,11 +101,76 @@ impl LabelSet {
     /// Reads `dir/labels.json`.
     pub fn load(dir: &Path) -> Result<LabelSet, EvalError> {
         let path = dir.join("labels.json");
+        if !dir.is_dir() {
+            return Err(EvalError::Io {
+                path: dir.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such folder (a set is a folder holding labels.json)",
+                ),
+            });
+        }
         let text = std::fs::read_to_string(&path).map_err(|source| EvalError::Io {
             path: path.clone(),
             source,
         })?;
-        serde_json::from_str(&text).map_err(|e| EvalError::labels(path, &e))
+        if text.trim().is_empty() {
+            return Err(EvalError::Io {
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is empty"),
+            });
+        }
+        let set: LabelSet =
+            serde_json::from_str(&text).map_err(|e| EvalError::labels(path.clone(), &e))?;
+        set.check(&path)?;
+        Ok(set)
+    }
+
+    /// Refuses labels no reader could match: a die face outside 1-6, a
+    /// card code that names no card (`XX`, a joker of unknown colour, is
+    /// allowed), an item with both or neither of cards and dice, a set
+    /// mixing card and dice items, an image listed twice.
+    fn check(&self, path: &Path) -> Result<(), EvalError> {
+        let dice_set = self.is_dice();
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, it) in self.items.iter().enumerate() {
+            let bad = |message: String| EvalError::BadItem {
+                path: path.to_path_buf(),
+                item: i + 1,
+                image: it.image.clone(),
+                message,
+            };
+            if !seen.insert(it.image.as_str()) {
+                return Err(bad("the image is listed twice".into()));
+            }
+            match (&it.cards, &it.dice) {
+                (Some(_), Some(_)) => {
+                    return Err(bad(
+                        "both `cards` and `dice`: one set labels one kind".into()
+                    ));
+                }
+                (None, None) => return Err(bad("neither `cards` nor `dice`".into())),
+                (Some(_), None) if dice_set => {
+                    return Err(bad("`cards` in a dice set: one set labels one kind".into()));
+                }
+                (Some(cards), None) => {
+                    if let Some(c) = cards
+                        .iter()
+                        .find(|c| *c != "XX" && c.parse::<crate::table::Card>().is_err())
+                    {
+                        return Err(bad(format!(
+                            "`{c}` is not a card code (rank A 2-9 T J Q K and suit s h d c, or XR / XB / XX)"
+                        )));
+                    }
+                }
+                (None, Some(dice)) => {
+                    if let Some(d) = dice.iter().find(|d| !(1..=6).contains(*d)) {
+                        return Err(bad(format!("die face {d} is not 1 to 6")));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// True when the set labels dice rather than cards.
@@ -276,6 +357,93 @@ mod tests {
         ImageResult {
             predicted: p.iter().map(|s| s.to_string()).collect(),
             ..Default::default()
+        }
+    }
+
+    /// Writes `json` as a set's labels and loads it; the error, if any.
+    fn load_error(json: &str) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("labels.json"), json).unwrap_or_else(|e| panic!("{e}"));
+        LabelSet::load(dir.path()).err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn labels_no_reader_could_match_are_refused_by_item() {
+        let cases = [
+            (
+                r#"{"items":[{"image":"a.jpg","dice":[3]},{"image":"b.jpg","dice":[9,0]}]}"#,
+                "item 2 (b.jpg): die face 9 is not 1 to 6",
+            ),
+            (
+                r#"{"items":[{"image":"a.jpg","cards":["As","Zz"]}]}"#,
+                "item 1 (a.jpg): `Zz` is not a card code",
+            ),
+            (
+                r#"{"items":[{"image":"a.jpg","cards":["As"],"dice":[1]}]}"#,
+                "both `cards` and `dice`",
+            ),
+            (
+                r#"{"items":[{"image":"a.jpg"}]}"#,
+                "neither `cards` nor `dice`",
+            ),
+            (
+                r#"{"items":[{"image":"a.jpg","dice":[1]},{"image":"b.jpg","cards":[]}]}"#,
+                "item 2 (b.jpg): `cards` in a dice set",
+            ),
+            (
+                r#"{"items":[{"image":"a.jpg","cards":["As"]},{"image":"a.jpg","cards":["Kh"]}]}"#,
+                "item 2 (a.jpg): the image is listed twice",
+            ),
+        ];
+        for (json, said) in cases {
+            let err = load_error(json);
+            assert!(
+                err.as_deref()
+                    .is_some_and(|e| e.contains("labels.json: ") && e.contains(said)),
+                "{json}: {err:?}"
+            );
+        }
+        // Where a file does not parse is said once; an empty file and a
+        // missing folder say so.
+        let err = load_error(r#"{"items":[],}"#).unwrap_or_default();
+        assert!(err.ends_with("labels.json:1:13: trailing comma"), "{err}");
+        let err = load_error("  ").unwrap_or_default();
+        assert!(err.ends_with("labels.json: the file is empty"), "{err}");
+        let err = LabelSet::load(Path::new("/no/such/set"))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("/no/such/set: no such folder (a set is a folder holding labels.json)")
+        );
+        // Jokers of unknown colour, tens typed as 10 and empty tables are fine.
+        assert_eq!(
+            load_error(
+                r#"{"items":[{"image":"a.jpg","cards":["XX","10h","Th"]},{"image":"b.jpg","cards":[]}]}"#
+            ),
+            None
+        );
+    }
+
+    /// Every shipped photo set's labels pass the checks (skipped, saying
+    /// so, without `../shared/data`).
+    #[test]
+    fn the_shared_sets_labels_pass_the_checks() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+        if !root.exists() {
+            eprintln!("skipped: {} is not here", root.display());
+            return;
+        }
+        for kind in ["cards", "dice"] {
+            let Ok(sets) = std::fs::read_dir(root.join(kind)) else {
+                continue;
+            };
+            for set in sets.filter_map(Result::ok) {
+                if set.path().join("labels.json").exists() {
+                    let loaded = LabelSet::load(&set.path());
+                    assert!(loaded.is_ok(), "{:?}", loaded.err().map(|e| e.to_string()));
+                }
+            }
         }
     }
 
