@@ -427,12 +427,21 @@ fn game_id(game: &str) -> Result<GameId> {
     })
 }
 
+/// Says which house-rule files were not used, and what is used instead.
+fn warn_rulesets(errors: &[adjutant::rules::ruleset::RulesetError]) {
+    use adjutant::rules::ruleset::RulesetError;
+    for e in errors {
+        match e {
+            RulesetError::NamesNoGame { .. } => eprintln!("warning: not read: {e}"),
+            _ => eprintln!("warning: {e} (the built-in ruleset is used instead)"),
+        }
+    }
+}
+
 fn rules(game: &str, query: &str) -> Result<ExitCode> {
     let game = game_id(game)?;
     let (lib, errors) = library();
-    for e in &errors {
-        eprintln!("warning: {e}");
-    }
+    warn_rulesets(&errors);
     let rs = lib.get(game).context("this game's ruleset did not load")?;
     use adjutant::rules::lookup::{HitKind, lookup};
     let hits = lookup(rs, query);
@@ -521,9 +530,7 @@ fn log(path: &Path) -> Result<ExitCode> {
 
 fn play(path: &Path, json: bool) -> Result<ExitCode> {
     let (lib, errors) = library();
-    for e in &errors {
-        eprintln!("warning: {e}");
-    }
+    warn_rulesets(&errors);
     let script = Script::load(path)?;
     let mut sink = std::io::sink();
     let mut stdout = std::io::stdout();

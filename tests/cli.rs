@@ -43,6 +43,14 @@ fn check_names_a_bad_file_and_fails() {
     let out = text(&o);
     assert!(out.contains("gunfight.ron:1:"), "{out}");
     assert!(out.contains("ok   t52"), "{out}");
+    // Looking rules up goes on with the built-in ruleset, and says so.
+    let o = adjutant(&["rules", "gunfight", "cover"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("gunfight.ron:1:") && said.contains("the built-in ruleset is used instead"),
+        "{said}"
+    );
 }
 
 #[test]

@@ -71,6 +71,51 @@ fn missing_required_data_is_named() {
     assert!(err.contains("chess"), "{err}");
 }
 
+/// House-rule mistakes that parse are named with where they are: a value
+/// out of range at its key, a misspelt key with the one meant, a file whose
+/// id is another game's.
+#[test]
+fn house_rule_mistakes_are_named_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let gunfight = GameId::Gunfight.default_ruleset();
+    let line_of = |text: &str, key: &str| {
+        text.lines()
+            .position(|l| l.contains(key))
+            .map_or(0, |i| i + 1)
+    };
+    let cases = [
+        (
+            gunfight.replace("\"hand_size\": 5", "\"hand_size\": 0"),
+            "\"hand_size\"",
+            "`hand_size` is 0, but it must be at least 1",
+        ),
+        (
+            gunfight.replace("\"hand_size\": 5", "\"hand_size\": 5, \"hand_sise\": 6"),
+            "\"hand_sise\"",
+            "`hand_sise` is not a number this game reads (did you mean `hand_size`?)",
+        ),
+        (
+            gunfight.replace("id: \"gunfight\"", "id: \"t52\""),
+            "id:",
+            "id is `t52` but the file is for `gunfight`",
+        ),
+    ];
+    for (text, key, said) in cases {
+        assert_ne!(text, gunfight, "the case changes the file");
+        std::fs::write(dir.path().join("gunfight.ron"), &text).unwrap_or_else(|e| panic!("{e}"));
+        let (lib, errors) = Library::load(Some(dir.path()));
+        let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        let line = line_of(&text, key);
+        assert!(
+            shown
+                .iter()
+                .any(|e| e.contains(&format!("gunfight.ron:{line}:")) && e.contains(said)),
+            "{shown:?}"
+        );
+        assert_eq!(lib.source(GameId::Gunfight), Some(&RulesetSource::Builtin));
+    }
+}
+
 #[test]
 fn rules_lookup_finds_entries_by_title_keyword_and_text() {
     let (lib, _) = Library::builtin();

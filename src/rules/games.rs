@@ -162,7 +162,10 @@ impl Library {
             if !path.exists() {
                 continue;
             }
-            match Ruleset::load(&path).and_then(|rs| check_id(rs, game, &path)) {
+            let builtin = rulesets.get(&game).map(|(rs, _)| rs.clone());
+            match Ruleset::load(&path, Some(game))
+                .and_then(|rs| check_numbers_known(rs, builtin.as_ref(), &path))
+            {
                 Ok(rs) => {
                     rulesets.insert(game, (rs, RulesetSource::File(path)));
                 }
@@ -198,13 +201,39 @@ impl Library {
     }
 }
 
-fn check_id(rs: Ruleset, game: GameId, path: &Path) -> Result<Ruleset, RulesetError> {
-    if rs.id == game.id() {
-        Ok(rs)
-    } else {
-        Err(RulesetError::Invalid {
-            file: path.to_path_buf(),
-            message: format!("id is `{}` but the file is for `{}`", rs.id, game.id()),
-        })
-    }
+/// Letters a misspelt number key may differ by to be named as meant.
+const MAX_KEY_TYPO: usize = 3;
+
+/// A house rule's numbers are those the game reads (its built-in
+/// ruleset's): a misspelt key would otherwise be kept and never read.
+fn check_numbers_known(
+    rs: Ruleset,
+    builtin: Option<&Ruleset>,
+    path: &Path,
+) -> Result<Ruleset, RulesetError> {
+    let Some(builtin) = builtin else {
+        return Ok(rs);
+    };
+    let Some(unknown) = rs
+        .numbers
+        .keys()
+        .find(|k| !builtin.numbers.contains_key(*k))
+    else {
+        return Ok(rs);
+    };
+    let nearest = builtin
+        .numbers
+        .keys()
+        .map(|k| (strsim::levenshtein(k, unknown), k))
+        .min()
+        .filter(|(d, _)| *d <= MAX_KEY_TYPO)
+        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    let message = format!("numbers: `{unknown}` is not a number this game reads{nearest}");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    Err(RulesetError::Invalid {
+        file: path.to_path_buf(),
+        at: super::ruleset::position_of_named(&text, &message),
+        message,
+    })
 }

@@ -114,10 +114,13 @@ pub enum RulesetError {
         message: String,
     },
     /// The file parsed but its content is inconsistent.
-    #[error("{}: {message}", file.display())]
+    #[error("{}{}: {message}", file.display(), at.map_or(String::new(), |(l, c)| format!(":{l}:{c}")))]
     Invalid {
         /// File name.
         file: PathBuf,
+        /// 1-based line and column of the name the problem is about, when
+        /// the file's text names it.
+        at: Option<(usize, usize)>,
         /// What is wrong.
         message: String,
     },
@@ -152,29 +155,67 @@ impl RulesetError {
     }
 }
 
+/// Where in `text` the first name a problem quotes in backticks ("numbers:
+/// `hand_size` is 0 ...") is written, as 1-based line and column: the name
+/// as a quoted key or string (`"hand_size"`), else as a field (`id:`).
+pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usize)> {
+    let name = message.split('`').nth(1)?;
+    let at = text
+        .find(&format!("\"{name}\""))
+        .or_else(|| text.find(&format!("{name}:")))?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Some((line, column))
+}
+
 impl Ruleset {
     /// Parses and validates a ruleset from RON text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Ruleset, RulesetError> {
+        Ruleset::parse_for(text, file, None)
+    }
+
+    /// [`Ruleset::parse`] of a file that must be `game`'s: a ruleset of
+    /// another game is refused as that, before its content is checked
+    /// against the wrong game's needs.
+    pub fn parse_for(
+        text: &str,
+        file: &Path,
+        game: Option<super::games::GameId>,
+    ) -> Result<Ruleset, RulesetError> {
         let rs: Ruleset = ron::from_str(text).map_err(|e| RulesetError::Syntax {
             file: file.to_path_buf(),
             line: e.span.start.line,
             column: e.span.start.col,
             message: e.code.to_string(),
         })?;
-        rs.validate().map_err(|message| RulesetError::Invalid {
+        let invalid = |message: String| RulesetError::Invalid {
             file: file.to_path_buf(),
+            at: position_of_named(text, &message),
             message,
-        })?;
+        };
+        if let Some(g) = game
+            && rs.id != g.id()
+        {
+            return Err(invalid(format!(
+                "id is `{}` but the file is for `{}` (a house rule for {} goes in {}.ron)",
+                rs.id,
+                g.id(),
+                rs.id,
+                rs.id
+            )));
+        }
+        rs.validate().map_err(invalid)?;
         Ok(rs)
     }
 
-    /// Reads, parses and validates a ruleset file.
-    pub fn load(path: &Path) -> Result<Ruleset, RulesetError> {
+    /// Reads, parses and validates a ruleset file (see [`Ruleset::parse_for`]).
+    pub fn load(path: &Path, game: Option<super::games::GameId>) -> Result<Ruleset, RulesetError> {
         let text = std::fs::read_to_string(path).map_err(|source| RulesetError::Io {
             file: path.to_path_buf(),
             source,
         })?;
-        Ruleset::parse(&text, path)
+        Ruleset::parse_for(&text, path, game)
     }
 
     /// Checks internal consistency, then the game's own requirements.
