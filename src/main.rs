@@ -411,7 +411,7 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
         }
     }
     if cli.resume {
-        match state.saves.first() {
+        match state.saves.iter().find(|s| s.resumable()) {
             Some(s) => state.execute(app::Command::Resume(s.path.clone())),
             None => state.notify("No saved game to resume."),
         }

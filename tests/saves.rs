@@ -4,7 +4,7 @@
 mod common;
 
 use adjutant::rules::games::{GameId, Library};
-use adjutant::rules::save::{self, Autosave, SaveError};
+use adjutant::rules::save::{self, Autosave, SaveCondition, SaveError};
 use adjutant::rules::session::{Event, Session};
 use adjutant::rules::{Answer, Effect, ProcedureSpec};
 use adjutant::table::{D6, Die, DieSource};
@@ -425,4 +425,38 @@ fn failed_saves_keep_the_backups_they_had() {
     assert_eq!(resumed.state(), s.state());
     assert_eq!(read(&backup(1)), last_good);
     assert!(!tmp.exists());
+}
+
+/// A damaged save is listed as such before it is picked: one with a good
+/// backup resumes from it, one without any is not offered.
+#[test]
+fn damaged_saves_are_listed_with_what_resuming_them_does() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    play_some(&autosave, &lib);
+    std::fs::write(&autosave.path, b"(format: 1, ga").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("napoleonic-555.ron"), [0u8, 159, 146, 150])
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("t52-444.ron"),
+        "Script(game: \"t52\", seed: 1, setup: [], answers: [])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let listed = save::list(dir.path());
+    let condition = |name: &str| {
+        listed
+            .iter()
+            .find(|s| s.path.ends_with(name))
+            .map(|s| s.condition.clone())
+            .unwrap_or_else(|| panic!("{name} not listed: {listed:?}"))
+    };
+    assert_eq!(condition(&file_name(&autosave)), SaveCondition::FromBackup);
+    for name in ["napoleonic-555.ron", "t52-444.ron"] {
+        match condition(name) {
+            SaveCondition::Unusable(why) => assert!(why.contains(name), "{why}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    assert_eq!(listed.iter().filter(|s| s.resumable()).count(), 1);
 }

@@ -1923,3 +1923,30 @@ fn a_damaged_learned_deck_is_said_in_the_window() {
     );
     assert!(app.readers.is_some(), "cards and dice are still read");
 }
+
+/// A save that no copy of can be read is listed saying why, and is not
+/// offered to resume (nor as the last game).
+#[test]
+fn an_unusable_save_is_listed_as_such_and_not_offered() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(saves.join("napoleonic-555.ron"), b"garbage(").unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    assert!(
+        harness
+            .query_all_by_label_contains("Cannot be resumed")
+            .count()
+            == 1
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("Resume last game")
+            .next()
+            .is_none()
+    );
+    harness.get_by_label("Resume napoleonic-555.ron").click();
+    harness.run();
+    assert!(harness.state().session.is_none(), "not offered");
+}

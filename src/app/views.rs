@@ -4,6 +4,7 @@ use super::corrections::{Fix, Target};
 use super::{AppState, Command, Screen, default_number, live};
 use crate::rules::games::GameId;
 use crate::rules::procedure::{Answer, Ask};
+use crate::rules::save::SaveCondition;
 use crate::rules::session::Event;
 use crate::table::{BackColour, Card};
 use crate::vision::dice::scale::DiceScale;
@@ -130,10 +131,22 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
 fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     ui.heading("Adjutant");
     ui.label("Pick a game to read its rules, or resume a saved game.");
+    if state.save_failed
+        && let Some((_, autosave)) = &state.session
+    {
+        // Said here too: the open game is what a player would resume.
+        ui.colored_label(
+            WARNING,
+            format!(
+                "The open game is not being saved ({}): its last changes are only in this window until a save works.",
+                autosave.path.display()
+            ),
+        );
+    }
     if ui.button("Table view (camera)").clicked() {
         cmds.push(Command::OpenTable);
     }
-    if let Some(last) = state.saves.first() {
+    if let Some(last) = state.saves.iter().find(|s| s.resumable()) {
         let name = display_name(&last.path);
         if ui.button(format!("Resume last game ({name})")).clicked() {
             cmds.push(Command::Resume(last.path.clone()));
@@ -174,7 +187,7 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             .find(|g| name.starts_with(&format!("{}-", g.id())))
             .and_then(|g| state.library.get(g))
             .map_or_else(String::new, |rs| format!("{}, ", rs.title));
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let summary = s
                 .summary
                 .as_ref()
@@ -183,12 +196,26 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 "{title}{summary}last played {}",
                 ago(now, s.modified)
             ));
-            if ui.button(format!("Resume {name}")).clicked() {
+            let resume = ui.add_enabled(s.resumable(), egui::Button::new(format!("Resume {name}")));
+            if resume.clicked() {
                 cmds.push(Command::Resume(s.path.clone()));
+            }
+            match &s.condition {
+                SaveCondition::Sound => {}
+                SaveCondition::FromBackup => {
+                    ui.colored_label(WARNING, "(damaged: resumes from its backup)");
+                }
+                SaveCondition::Unusable(why) => {
+                    ui.colored_label(WARNING, format!("Cannot be resumed: {why}"));
+                }
             }
         });
     }
 }
+
+/// The colour of a problem that does not stop play (a setup form's, a
+/// damaged save's).
+const WARNING: egui::Color32 = egui::Color32::from_rgb(220, 160, 60);
 
 /// How long ago `then` was, in words ("just now", "5 min ago", "3 days ago").
 fn ago(now: u64, then: u64) -> String {
@@ -1408,7 +1435,7 @@ fn start_or_problems<T>(
         cmds.push(start);
     }
     for p in problems {
-        ui.colored_label(egui::Color32::from_rgb(220, 160, 60), p);
+        ui.colored_label(WARNING, p);
     }
 }
 

@@ -337,6 +337,44 @@ pub struct SavedGame {
     pub modified: u64,
     /// Who plays and how far the game got, when the save says.
     pub summary: Option<String>,
+    /// Whether it can be resumed, and from which file.
+    pub condition: SaveCondition,
+}
+
+/// Whether a listed save can be resumed (read when the list is made, so a
+/// damaged one is said before it is picked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveCondition {
+    /// The save reads.
+    Sound,
+    /// The save is damaged; its newest backup that reads is resumed.
+    FromBackup,
+    /// Neither the save nor a backup reads: why the save does not.
+    Unusable(String),
+}
+
+impl SavedGame {
+    /// Whether resuming it can work.
+    pub fn resumable(&self) -> bool {
+        !matches!(self.condition, SaveCondition::Unusable(_))
+    }
+}
+
+/// The summary of the first of `path` and its backups that reads, and
+/// which that was.
+fn look_at(path: &Path) -> (Option<String>, SaveCondition) {
+    let read = |p: &Path| {
+        fs::read_to_string(p)
+            .map_err(|e| io(p)(e))
+            .and_then(|t| parse_text(p, &t))
+    };
+    match read(path) {
+        Ok(file) => (file.summary, SaveCondition::Sound),
+        Err(e) => match (1..=BACKUPS).find_map(|n| read(&backup_path(path, n)).ok()) {
+            Some(file) => (file.summary, SaveCondition::FromBackup),
+            None => (None, SaveCondition::Unusable(e.to_string())),
+        },
+    }
 }
 
 /// "Red v Blue, round 3", or "Red v Blue, over: Red wins".
@@ -360,13 +398,6 @@ fn summary_of(session: &Session) -> String {
     }
 }
 
-/// Only the summary of a save file (the rest is skipped, not kept).
-#[derive(Deserialize)]
-struct SummaryOnly {
-    #[serde(default)]
-    summary: Option<String>,
-}
-
 /// Lists the saves in `dir`, newest first (backups and temp files excluded).
 pub fn list(dir: &Path) -> Vec<SavedGame> {
     let Ok(rd) = fs::read_dir(dir) else {
@@ -375,12 +406,14 @@ pub fn list(dir: &Path) -> Vec<SavedGame> {
     let mut out: Vec<SavedGame> = rd
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "ron"))
-        .map(|e| SavedGame {
-            // Unreadable or older saves simply have no summary.
-            summary: fs::read_to_string(e.path())
-                .ok()
-                .and_then(|t| ron::from_str::<SummaryOnly>(&t).ok())
-                .and_then(|s| s.summary),
+        .map(|e| {
+            // Older saves have no summary.
+            let (summary, condition) = look_at(&e.path());
+            (e, summary, condition)
+        })
+        .map(|(e, summary, condition)| SavedGame {
+            summary,
+            condition,
             path: e.path(),
             modified: e
                 .metadata()
