@@ -593,6 +593,25 @@ mod tests {
                 1,
             ),
             (GameId::Gunfight, "what can a heart card do", "suits", 1),
+            // A second audit's questions.
+            (GameId::Napoleonic, "how do i win", "victory", 1),
+            (GameId::Napoleonic, "do jokers count", "combat", 1),
+            (GameId::Napoleonic, "who wins a tie", "tie", 1),
+            (GameId::Napoleonic, "what happens on a double", "tie", 1),
+            (GameId::T52, "how far can infantry move", "march", 1),
+            (GameId::T52, "how far do i retreat", "retreat", 2),
+            (
+                GameId::Gunfight,
+                "can i use my initiative card again",
+                "initiative",
+                1,
+            ),
+            (
+                GameId::Gunfight,
+                "do civvies shoot back",
+                "civilian-reaction",
+                1,
+            ),
         ];
         for (game, question, entry, place) in cases {
             let hits = lookup(&ruleset(game), question);
