@@ -1950,3 +1950,30 @@ fn an_unusable_save_is_listed_as_such_and_not_offered() {
     harness.run();
     assert!(harness.state().session.is_none(), "not offered");
 }
+
+/// What was rolled stays in view under the next question when the roll's
+/// consequences take more rows than there are.
+#[test]
+fn the_roll_stays_in_view_with_what_it_did() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(waiting_for_roll_off(dir.path()));
+    harness.run();
+    harness.key_press(egui::Key::Num5);
+    harness.run();
+    harness.key_press(egui::Key::Num2);
+    harness.run();
+    let state = harness.state();
+    let rows = state
+        .session
+        .as_ref()
+        .map_or(Vec::new(), |(s, _)| state.last_answer_rows(s, 2));
+    assert!(
+        lines_of(&harness).len() > 2,
+        "more lines than rows: {:?}",
+        lines_of(&harness)
+    );
+    assert!(
+        rows.first().is_some_and(|r| r.contains("rolled [2]")),
+        "{rows:?}"
+    );
+}

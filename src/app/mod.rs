@@ -1157,8 +1157,8 @@ impl AppState {
         answer_rows(&self.answer_lines(session), rows)
     }
 
-    /// The last answer's lines, each flagged when it says a question
-    /// answered itself.
+    /// The last answer's lines, each flagged when it must stay in view: it
+    /// says a question answered itself, or what was rolled.
     fn answer_lines(&self, session: &Session) -> Vec<(String, bool)> {
         let events = session.events().len();
         let Some(last) = self.answers.iter().rev().find(|l| l.events == events) else {
@@ -1170,10 +1170,17 @@ impl AppState {
                 Some(to) => log.get(from..to),
                 None => log.get(from..),
             };
+            // What was rolled is kept in view like a question that answered
+            // itself: the lines after it say what it did, not what it was.
             lines
                 .unwrap_or(&[])
                 .iter()
-                .map(|l| (l.text.clone(), false))
+                .map(|l| {
+                    (
+                        l.text.clone(),
+                        l.rule.is_none() && l.text.contains(ROLLED_MARK),
+                    )
+                })
                 .collect::<Vec<_>>()
         };
         let mut lines = Vec::new();
@@ -1390,6 +1397,10 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
 
 /// Said when no webcam is found (at the start, or on looking again).
 pub const NO_CAMERA: &str = "No camera found: enter cards and dice by hand or use the virtual roller. Once one is plugged in, press Use the camera on the Table screen.";
+
+/// How a roll's log line says what was rolled ("Damage to Kid: rolled [6]",
+/// [`crate::rules::Effect::Rolled`]).
+const ROLLED_MARK: &str = ": rolled [";
 
 /// How many answers' lines are kept for Undo to show again.
 const ANSWERS_KEPT: usize = 500;
