@@ -657,7 +657,7 @@ fn a_napoleonic_game_starts_from_the_form_and_the_cut_is_drawn() {
     }
     let asked = pending_prompt(&harness);
     assert!(asked.contains("step 1"), "{asked}");
-    harness.get_by_label("Line: 12 in ranks, 0 confused, 0 lost");
+    harness.get_by_label("Line: 12 men in ranks, 0 confused, 0 lost");
 }
 
 #[test]

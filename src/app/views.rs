@@ -465,10 +465,15 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     let picked: Vec<String> =
                         state.cards_entry.iter().map(|c| c.to_string()).collect();
                     ui.horizontal(|ui| {
-                        ui.label(if picked.is_empty() {
-                            format!("Pick the {count} card(s):")
+                        let cards = if *count == 1 {
+                            "the card".to_string()
                         } else {
-                            format!("Pick the {count} card(s); so far {}:", picked.join(" "))
+                            format!("the {count} cards")
+                        };
+                        ui.label(if picked.is_empty() {
+                            format!("Pick {cards}:")
+                        } else {
+                            format!("Pick {cards}; so far {}:", picked.join(" "))
                         });
                         if !picked.is_empty() {
                             if ui.button("Take back the last").clicked() {
@@ -728,7 +733,7 @@ fn unit_line(u: &crate::rules::state::Unit, ruleset: &crate::rules::ruleset::Rul
     if let Some(&confused) = u.stats.get(crate::rules::napoleonic::CONFUSED) {
         let men = u.soldiers.len() as i32;
         let mut t = format!(
-            "{name}: {} in ranks, {confused} confused, {} lost",
+            "{name}: {} men in ranks, {confused} confused, {} lost",
             men - confused,
             u.missing()
         );
@@ -1659,7 +1664,7 @@ mod tests {
         };
         let line = unit_line(&u, &napoleonic());
         assert!(
-            line.starts_with("Line (engaged, fought): 4 in ranks, 2 confused"),
+            line.starts_with("Line (engaged, fought): 4 men in ranks, 2 confused"),
             "{line}"
         );
         // Card-activation's forfeited actions are said as what they mean.

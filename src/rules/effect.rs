@@ -442,10 +442,18 @@ impl Effect {
                 u.soldiers
             ),
             Effect::Wound { unit, wounds } => {
-                format!("{} takes {wounds} wound(s)", s.unit_name(*unit))
+                format!(
+                    "{} takes {}",
+                    s.unit_name(*unit),
+                    count_of(*wounds, "wound")
+                )
             }
             Effect::Heal { unit, wounds } => {
-                format!("{} heals {wounds} wound(s)", s.unit_name(*unit))
+                format!(
+                    "{} heals {}",
+                    s.unit_name(*unit),
+                    count_of(*wounds, "wound")
+                )
             }
             Effect::RemoveSoldiers { unit, count } => {
                 let name = s.unit_name(*unit);
@@ -675,5 +683,14 @@ mod tests {
         }
         .apply(&mut s, &mut rng);
         assert_eq!(s.units, before);
+    }
+}
+
+/// "1 wound", "3 wounds".
+fn count_of(n: u32, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
     }
 }

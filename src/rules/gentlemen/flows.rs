@@ -706,7 +706,7 @@ fn a_support_ability_heals_a_friendly_unit() {
     // Help for one's own side is not asked about attack modifiers.
     assert_asking(&s, "for Jean: any rule or upgrade that changes this draw");
     feed(&mut s, &["n 0", "k 5c 2h 3s 4s", "c o1"]);
-    assert!(logged(&s, "Jean heals 1 wound(s)"));
+    assert!(logged(&s, "Jean heals 1 wound"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
 }
 

@@ -89,7 +89,7 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<bool> {
         );
     }
     let confusion = if newly > 0 {
-        format!("{newly} more are confused")
+        more_confused(newly)
     } else {
         "nobody is confused".to_string()
     };
@@ -196,7 +196,7 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
     let bonus = if cover { num(ctx, "cover_bonus") } else { 0 };
     let (a_val, d_val) = (value(a_card), value(d_card) + bonus);
     let cover_text = if cover {
-        format!(" +{bonus} cover")
+        format!(" +{bonus} cover = {d_val}")
     } else {
         String::new()
     };
@@ -297,7 +297,7 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
                     num(ctx, "artillery_confused_ace").max(0) as u32,
                     num(ctx, "artillery_confused_divisor").max(1) as u32,
                 );
-                why = format!("guns win with {card}");
+                why = format!("guns win with {card}: {wanted}");
             }
             Arm::Cavalry => {
                 let b = num(ctx, "cavalry_win_confused_bonus").max(0) as u32;
@@ -313,6 +313,10 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
         }
     }
     let newly = wanted.min(in_ranks(ctx, loser));
+    if newly < wanted {
+        // Fewer than the rule gives: say why the count falls short.
+        why.push_str(&format!("; only {newly} left in ranks to confuse"));
+    }
     set_stat(ctx, loser, CONFUSED, (confused(ctx, loser) + newly) as i32);
     let rule = if guns_won {
         "artillery-win"
@@ -322,12 +326,13 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
     ctx.resolved(
         rule,
         format!(
-            "{name} loses {} and {newly} more are confused ({why}): {} in ranks, {} confused{}",
+            "{name} loses {} and {} ({why}): {} in ranks, {} confused{}",
             if kills == 1 {
                 "a man".to_string()
             } else {
                 format!("{kills} men")
             },
+            more_confused(newly),
             in_ranks(ctx, loser),
             confused(ctx, loser),
             gone(ctx, loser)
@@ -348,5 +353,14 @@ mod tests {
         assert_eq!(artillery_confusion(c("Kd"), 4, 1, 2), 4);
         assert_eq!(artillery_confusion(c("Ah"), 4, 1, 2), 1);
         assert_eq!(artillery_confusion(c("2c"), 4, 1, 2), 1);
+    }
+}
+
+/// "1 more is confused", "3 more are confused".
+fn more_confused(n: u32) -> String {
+    if n == 1 {
+        "1 more is confused".to_string()
+    } else {
+        format!("{n} more are confused")
     }
 }

@@ -134,13 +134,42 @@ fn a_gun_defending_in_cover_wins_and_confuses_half_its_face() {
     feed(&mut s, &["c yes", "c no", "k 6h", "k 4d"]);
     assert!(logged(
         &s,
-        "Dragoons 6h (6) against Battery 4d (4 +3 cover)"
+        "Dragoons 6h (6) against Battery 4d (4 +3 cover = 7)"
     ));
     assert!(logged(
         &s,
-        "Dragoons loses a man and 2 more are confused (guns win with 4d)"
+        "Dragoons loses a man and 2 more are confused (guns win with 4d: 2)"
     ));
     assert_eq!(men(&s, "Dragoons"), (5, 2));
+}
+
+#[test]
+fn guns_winning_confuse_at_most_the_men_left_in_ranks_and_say_so() {
+    let mut small = setup();
+    for a in &mut small.armies {
+        for u in &mut a.units {
+            if u.name == "Dragoons" {
+                u.men = 4;
+            }
+        }
+    }
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none", "c none", "c done", "c none"]);
+    feed(
+        &mut s,
+        &["c u4", "c u2", "c no", "c yes", "c no", "k 6h", "k 9d"],
+    );
+    // A 9 confuses 5; the Dragoons have 3 left in ranks.
+    assert!(
+        logged(
+            &s,
+            "Dragoons loses a man and 3 more are confused (guns win with 9d: 5; only 3 left in ranks to confuse)"
+        ),
+        "{:?}",
+        s.state().log.iter().map(|l| &l.text).collect::<Vec<_>>()
+    );
+    assert_eq!(men(&s, "Dragoons"), (3, 3));
 }
 
 #[test]
@@ -366,7 +395,7 @@ fn house_ruled_numbers_change_play() {
     // Long-range fire now confuses one man as well as killing one.
     feed(&mut s, &["c done", "c u2", "c u3", "c open", "c none"]);
     assert_eq!(men(&s, "Foot"), (11, 1));
-    assert!(logged(&s, "kills 1 of Foot; 1 more are confused"));
+    assert!(logged(&s, "kills 1 of Foot; 1 more is confused"));
     // The rally question uses the house-ruled distance.
     feed(&mut s, &["c rally", "c u3"]);
     assert_asking(&s, "within 30 cm of Foot");

@@ -310,7 +310,7 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
         .map(|(i, o)| {
             let holder = match o.holder {
                 Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
-                _ => "not held".to_string(),
+                _ => "uncaptured".to_string(),
             };
             Choice::new(format!("o{i}"), format!("{} ({holder})", o.name))
         })
