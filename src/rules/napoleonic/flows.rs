@@ -206,7 +206,20 @@ fn equal_cards_kill_on_both_sides_and_confusion_grows_with_the_engagement() {
 fn three_objectives_win_at_once() {
     let mut s = begin(&setup());
     feed(&mut s, &FRENCH_FIRST);
-    for o in ["c o0", "c o1", "c o2"] {
+    feed(&mut s, &["c objective", "c o0", "c s0"]);
+    // Named again for the side that holds it: said, not a second change.
+    let changes = |s: &Session| {
+        s.state()
+            .log
+            .iter()
+            .filter(|l| l.text.contains("holds objective Hill"))
+            .count()
+    };
+    assert_eq!(changes(&s), 1);
+    feed(&mut s, &["c objective", "c o0", "c s0"]);
+    assert_eq!(changes(&s), 1);
+    assert!(logged(&s, "Hill stays held by French"));
+    for o in ["c o1", "c o2"] {
         feed(&mut s, &["c objective", o, "c s0"]);
     }
     let outcome = outcome(&s);

@@ -332,6 +332,15 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
     let holder = (0..ctx.state().sides.len())
         .find(|s| who == format!("s{s}"))
         .map_or(Holder::Uncaptured, Holder::Side);
+    if ctx.state().objectives[o].holder == holder {
+        // Said, not logged again as a change.
+        let who = match holder {
+            Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
+            _ => "uncaptured".to_string(),
+        };
+        ctx.resolved("victory", format!("{name} stays {who}"));
+        return Ok(());
+    }
     ctx.apply(Effect::SetHolder {
         objective: o,
         holder,
