@@ -351,7 +351,25 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             d.remove_temp::<bool>(egui::Id::unique(REFOCUS_CARDS))
                 .is_some()
         });
+        // The lookup, when open (as last drawn), takes the room the box's
+        // spare height would: its answers matter more than panes that stay put.
+        let lookup_open = ui
+            .data(|d| d.get_temp::<bool>(egui::Id::unique(LOOKUP_ID)))
+            .unwrap_or(false);
+        let below = if lookup_open {
+            f32::INFINITY
+        } else {
+            LOOKUP_HEADER_HEIGHT
+        };
+        // The box keeps the tallest height this game's questions have had,
+        // so the panes below do not jump between a card question and a
+        // choice; never so much that they lose their room (a short window).
+        let tallest_id = egui::Id::unique(("question-height", session.seed()));
+        let tallest = ui.data(|d| d.get_temp::<f32>(tallest_id)).unwrap_or(0.0);
+        let frame = egui::Frame::group(ui.style()).total_margin().sum().y;
+        let room = (ui.available_height() - MIN_PANES_HEIGHT - below - frame).max(0.0);
         let question = ui.group(|ui| {
+            ui.set_min_height(tallest.min(room));
             // A long prompt wraps rather than running past the box.
             ui.add(egui::Label::new(egui::RichText::new(&req.prompt).strong()).wrap());
             last_answer(state, session, ui);
@@ -536,17 +554,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
         });
-        // The lookup, when open (as last drawn), takes the room the padding
-        // would: its answers matter more than panes that stay put.
-        let lookup_open = ui
-            .data(|d| d.get_temp::<bool>(egui::Id::unique(LOOKUP_ID)))
-            .unwrap_or(false);
-        let below = if lookup_open {
-            f32::INFINITY
-        } else {
-            LOOKUP_HEADER_HEIGHT
-        };
-        keep_tallest(ui, session.seed(), question.response.rect.height(), below);
+        let content = question.response.rect.height() - frame;
+        ui.data_mut(|d| {
+            let kept = d.get_temp_mut_or(tallest_id, 0.0_f32);
+            *kept = kept.max(content);
+        });
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
     // folded away until wanted; its answers leave the panes below some room.
@@ -1598,21 +1610,6 @@ fn last_answer(state: &AppState, session: &crate::rules::session::Session, ui: &
         let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
-}
-
-/// Pads the question box of `game` (its seed) to the tallest it has been,
-/// so the panes below do not jump up and down between a card question and a
-/// choice: they move only when a taller question than any before comes up.
-fn keep_tallest(ui: &mut egui::Ui, game: u64, height: f32, below: f32) {
-    let id = egui::Id::unique(("question-height", game));
-    let tallest = ui.data_mut(|d| {
-        let tallest = d.get_temp_mut_or(id, 0.0_f32);
-        *tallest = tallest.max(height);
-        *tallest
-    });
-    // Never so much that the panes below lose their room (a short window).
-    let room = (ui.available_height() - MIN_PANES_HEIGHT - below).max(0.0);
-    ui.add_space((tallest - height).min(room));
 }
 
 /// Width left free at the right of a scrolled pane for its scroll bar.
