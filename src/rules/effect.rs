@@ -580,6 +580,15 @@ pub fn distinct_unit_name(state: &GameState, name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
+/// "1 wound", "3 wounds".
+fn count_of(n: u32, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -683,14 +692,5 @@ mod tests {
         }
         .apply(&mut s, &mut rng);
         assert_eq!(s.units, before);
-    }
-}
-
-/// "1 wound", "3 wounds".
-fn count_of(n: u32, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
     }
 }

@@ -341,6 +341,15 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
     Ok(())
 }
 
+/// "1 more is confused", "3 more are confused".
+fn more_confused(n: u32) -> String {
+    if n == 1 {
+        "1 more is confused".to_string()
+    } else {
+        format!("{n} more are confused")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,14 +362,5 @@ mod tests {
         assert_eq!(artillery_confusion(c("Kd"), 4, 1, 2), 4);
         assert_eq!(artillery_confusion(c("Ah"), 4, 1, 2), 1);
         assert_eq!(artillery_confusion(c("2c"), 4, 1, 2), 1);
-    }
-}
-
-/// "1 more is confused", "3 more are confused".
-fn more_confused(n: u32) -> String {
-    if n == 1 {
-        "1 more is confused".to_string()
-    } else {
-        format!("{n} more are confused")
     }
 }
