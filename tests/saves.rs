@@ -215,6 +215,21 @@ fn a_log_that_no_longer_replays_whole_resumes_as_far_as_it_does() {
     );
     let cut = loaded.cut_short.unwrap_or_default();
     assert!(cut.starts_with("event 4 of 5 no longer applies"), "{cut}");
+    assert!(!cut.contains("house rules"), "built-in rules: {cut}");
+    // Under house rules, they are named as the likely cause.
+    let rules = dir.path().join("rulesets");
+    std::fs::create_dir_all(&rules).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(rules.join("t52.ron"), GameId::T52.default_ruleset())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (house, errors) = Library::load(Some(&rules));
+    assert!(errors.is_empty(), "{errors:?}");
+    let cut = save::load(&path, &house)
+        .map(|l| l.cut_short.unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        cut.contains("played under the house rules in") && cut.contains("t52.ron"),
+        "{cut}"
+    );
     // Loading writes nothing (`adjutant log` only reads); the app keeps the
     // whole log before its next autosave.
     let whole = save::whole_log_path(&path);

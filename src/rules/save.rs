@@ -75,12 +75,20 @@ impl SaveFile {
     fn restore_longest(self, library: &Library) -> Option<(Session, Option<String>)> {
         let ruleset = library.get(self.game).cloned()?;
         let total = self.events.len();
+        // House rules changed since the game was played are the likely cause.
+        let house_rules = match library.source(self.game) {
+            Some(super::games::RulesetSource::File(f)) => format!(
+                "; this game is played under the house rules in {}, which may have changed since",
+                f.display()
+            ),
+            _ => String::new(),
+        };
         let (session, stop) = Session::replay_longest(self.game, ruleset, self.seed, self.events);
         Some((
             session,
             stop.map(|e| match e {
                 SessionError::Replay { index, reason } => format!(
-                    "event {} of {total} no longer applies ({reason})",
+                    "event {} of {total} no longer applies ({reason}){house_rules}",
                     index + 1
                 ),
                 other => other.to_string(),
