@@ -95,6 +95,16 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "`hand_sise` is not a number this game reads (did you mean `hand_size`?)",
         ),
         (
+            gunfight.replace("\"hand_size\": 5", "\"hand_size\": 60"),
+            "\"hand_size\"",
+            "`hand_size` is 60, but it can be at most 54 (a hand is dealt from one pack of 54)",
+        ),
+        (
+            gunfight.replace("\"initiative_cards\": 1", "\"initiative_cards\": 6"),
+            "\"initiative_cards\"",
+            "`initiative_cards` is 6, more than `hand_size` (5)",
+        ),
+        (
             gunfight.replace("id: \"gunfight\"", "id: \"t52\""),
             "id:",
             "id is `t52` but the file is for `gunfight`",

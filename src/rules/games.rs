@@ -65,6 +65,12 @@ pub struct Requirements {
     pub upgrades: &'static [&'static str],
     /// Keys of `numbers` that count something or divide: at least 1.
     pub at_least_one: &'static [&'static str],
+    /// Keys of `numbers` with the most that still makes a game (cards in a
+    /// hand dealt from one pack), and why.
+    pub at_most: &'static [(&'static str, i64, &'static str)],
+    /// Pairs of keys of `numbers`: the first may not exceed the second
+    /// (cards bid out of a hand no bigger).
+    pub not_above: &'static [(&'static str, &'static str)],
 }
 
 impl GameId {

@@ -275,6 +275,22 @@ impl Ruleset {
                 ));
             }
         }
+        for (n, most, why) in req.at_most {
+            let v = self.number(n);
+            if v > *most {
+                return Err(format!(
+                    "numbers: `{n}` is {v}, but it can be at most {most} ({why})"
+                ));
+            }
+        }
+        for (small, big) in req.not_above {
+            let (a, b) = (self.number(small), self.number(big));
+            if a > b {
+                return Err(format!(
+                    "numbers: `{small}` is {a}, more than `{big}` ({b})"
+                ));
+            }
+        }
         for p in req.profiles {
             if self.profile(p).is_none() {
                 return Err(format!("profiles: `{p}` is missing"));

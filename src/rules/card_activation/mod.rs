@@ -83,6 +83,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "overwatch_min_actions_fraction_den",
         "morale_dice",
     ],
+    at_most: &[],
+    not_above: &[],
 };
 
 /// Status: routed (must rally first when activated).

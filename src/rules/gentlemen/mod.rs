@@ -74,6 +74,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
     upgrades: &[],
     // Counts and divisors: 0 or less would make no game.
     at_least_one: &["rout_threshold_den"],
+    at_most: &[],
+    not_above: &[],
 };
 
 /// Stat keys of the four humours and armour.

@@ -80,6 +80,12 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "non_club_move_divisor",
         "fan_shot_shots",
     ],
+    // A hand and its bids come from one pack of 54 (its jokers included).
+    at_most: &[
+        ("hand_size", 54, "a hand is dealt from one pack of 54"),
+        ("initiative_cards", 54, "the bid comes from one pack of 54"),
+    ],
+    not_above: &[("initiative_cards", "hand_size")],
 };
 
 /// A gunman's weapon.

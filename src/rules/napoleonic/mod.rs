@@ -90,6 +90,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "combats_per_unit_per_turn",
         "artillery_confused_divisor",
     ],
+    at_most: &[],
+    not_above: &[],
 };
 
 /// Stat: men of the unit that are confused (the rest are in ranks).

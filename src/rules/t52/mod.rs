@@ -113,6 +113,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
     ],
     // Counts and divisors: 0 or less would make no game.
     at_least_one: &["rounds", "stat_cap", "melee_max_repeats", "misfire_face"],
+    at_most: &[],
+    not_above: &[],
 };
 
 /// One player's regiment as laid out on the table.
