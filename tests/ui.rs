@@ -1305,6 +1305,9 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     // in the field to mend.
     let typing = "Or type them (Qh 10s XR):";
     let typing_at = harness.get_by_label(typing).rect();
+    // The grid greys out the bid card (played this turn), not the others.
+    assert!(harness.get_by_label("9h").accesskit_node().is_disabled());
+    assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
     type_into(&mut harness, typing, "9h 2c 3c");
     assert_eq!(event_count(&harness), events + 1, "not taken");
     let refusals = harness.state().refusals().join("\n");

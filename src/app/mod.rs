@@ -774,7 +774,7 @@ impl AppState {
                 "The camera reads {}; this roll needs {count}.",
                 dice(scan.dice.len())
             )),
-            Ask::Cards { count, deck } => {
+            Ask::Cards { count, deck, .. } => {
                 let cards = self.camera_cards();
                 let codes: Vec<String> = cards.iter().map(Card::to_string).collect();
                 let n = match cards.len() {

@@ -467,7 +467,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         }
                     });
                 }
-                Ask::Cards { count, deck } => {
+                Ask::Cards {
+                    count,
+                    deck,
+                    played,
+                } => {
                     let offered = camera_button(state, ui, cmds);
                     // A card the camera reads is picked with one click.
                     let seen = state.camera_picks();
@@ -542,6 +546,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                         ui,
                         session.ruleset().cards.jokers,
                         held.as_deref(),
+                        played,
                         |code| {
                             if let Ok(card) = code.parse() {
                                 cmds.push(Command::EnterCard(card));
@@ -1224,9 +1229,23 @@ fn detections(
 
 /// Fifty-two buttons, a row per suit (red suits in red), and the jokers when
 /// `jokers`: `pick` gets the code of the one clicked.
-fn card_grid(ui: &mut egui::Ui, jokers: bool, held: Option<&[Card]>, mut pick: impl FnMut(String)) {
-    let can_pick =
-        |code: &str| held.is_none_or(|h| code.parse::<Card>().is_ok_and(|c| h.contains(&c)));
+fn card_grid(
+    ui: &mut egui::Ui,
+    jokers: bool,
+    held: Option<&[Card]>,
+    played: &[Card],
+    mut pick: impl FnMut(String),
+) {
+    let can_pick = |code: &str| {
+        code.parse::<Card>()
+            .is_ok_and(|c| held.is_none_or(|h| h.contains(&c)) && !played.contains(&c))
+    };
+    // Why a card is greyed out, on hovering it.
+    let why = if played.is_empty() {
+        "Drawn already: the deck does not hold it"
+    } else {
+        "Played already this turn"
+    };
     ui.scope(|ui| {
         // Thirteen ranks in a row must fit half of a small window.
         ui.spacing_mut().item_spacing.x = 2.0;
@@ -1243,7 +1262,7 @@ fn card_grid(ui: &mut egui::Ui, jokers: bool, held: Option<&[Card]>, mut pick: i
                     let button = egui::Button::new(egui::RichText::new(&code).color(colour));
                     if ui
                         .add_enabled(can_pick(&code), button)
-                        .on_disabled_hover_text("Drawn already: the deck does not hold it")
+                        .on_disabled_hover_text(why)
                         .clicked()
                     {
                         pick(code);
@@ -1256,7 +1275,7 @@ fn card_grid(ui: &mut egui::Ui, jokers: bool, held: Option<&[Card]>, mut pick: i
                 for (code, label) in [("XR", "XR (red joker)"), ("XB", "XB (black joker)")] {
                     if ui
                         .add_enabled(can_pick(code), egui::Button::new(label))
-                        .on_disabled_hover_text("Drawn already: the deck does not hold it")
+                        .on_disabled_hover_text(why)
                         .clicked()
                     {
                         pick(code.to_string());
@@ -1275,7 +1294,7 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         } else {
             "Nothing was read here. Add a card:"
         });
-        card_grid(ui, true, None, |code| {
+        card_grid(ui, true, None, &[], |code| {
             cmds.push(Command::Correct(target, Fix::Card(code)));
         });
         if target.is_card() && ui.button("Not a card").clicked() {

@@ -63,6 +63,11 @@ pub enum Ask {
         count: u32,
         /// The tracked deck they are drawn from, if any.
         deck: Option<DeckId>,
+        /// Cards the table cannot show for this question, though it holds
+        /// the pack they come from (played already this turn); the window
+        /// greys them out.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        played: Vec<Card>,
     },
     /// One of the options.
     Choose {
@@ -497,8 +502,24 @@ impl<'a> Ctx<'a> {
         prompt: impl Into<String>,
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
+        self.shown_except(count, prompt, rule, Vec::new())
+    }
+
+    /// [`Ctx::shown`] of a hand whose `played` cards are out of it for now
+    /// (said with the question, so the window can grey them out).
+    pub fn shown_except(
+        &mut self,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: Option<&str>,
+        played: Vec<Card>,
+    ) -> Flow<Vec<Card>> {
         match self.ask(Request {
-            ask: Ask::Cards { count, deck: None },
+            ask: Ask::Cards {
+                count,
+                deck: None,
+                played,
+            },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
         })? {
@@ -571,6 +592,7 @@ impl<'a> Ctx<'a> {
             ask: Ask::Cards {
                 count,
                 deck: Some(deck),
+                played: Vec::new(),
             },
             prompt,
             rule: rule.map(str::to_string),
@@ -732,6 +754,7 @@ mod tests {
             Ask::Cards {
                 count: 1,
                 deck: None,
+                played: Vec::new(),
             },
         ] {
             assert_eq!(req(ask.clone()).only_answer(), None, "{ask:?}");
@@ -797,7 +820,8 @@ mod tests {
                     req.ask,
                     Ask::Cards {
                         count: 1,
-                        deck: Some(0)
+                        deck: Some(0),
+                        played: Vec::new(),
                     }
                 );
                 assert!(req.prompt.contains("after shuffling"), "{}", req.prompt);

@@ -397,6 +397,7 @@ impl Session {
             Ask::Cards {
                 count,
                 deck: Some(d),
+                ..
             } => {
                 let pile = &self.state.decks.get(*d)?.draw_pile;
                 let n = (*count as usize).min(pile.len());

@@ -452,7 +452,8 @@ fn play_cards(
     why: &str,
 ) -> Flow<Vec<Card>> {
     loop {
-        let cards = ctx.shown(n, prompt, Some(rule))?;
+        let played = played_cards(ctx, side);
+        let cards = ctx.shown_except(n, prompt, Some(rule), played)?;
         // One pack holds each card once.
         if let Some(c) = cards
             .iter()
@@ -551,6 +552,21 @@ pub(crate) fn cards_left(ctx: &Ctx, side: SideId) -> i64 {
     // The bid itself is one card: at least that one is always in hand.
     let bid_extra = (ctx.ruleset.number("initiative_cards") - 1).clamp(0, (hand - 1).max(0));
     (hand - played - bid_extra).max(0)
+}
+
+/// The cards `side` has played this turn (the initiative card included),
+/// in card order.
+fn played_cards(ctx: &Ctx, side: SideId) -> Vec<Card> {
+    let prefix = format!("{PLAYED_PREFIX}{side}:");
+    let mut cards: Vec<Card> = ctx
+        .state()
+        .counters
+        .iter()
+        .filter(|(_, v)| **v != 0)
+        .filter_map(|(k, _)| k.strip_prefix(&prefix)?.parse().ok())
+        .collect();
+    cards.sort();
+    cards
 }
 
 fn played_this_turn(ctx: &Ctx, side: SideId, card: Card) -> bool {
