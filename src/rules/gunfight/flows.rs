@@ -175,7 +175,10 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
         &s,
         "Doc (Red, rifle, 6 lives) (if he moved with Kid as a group)",
     );
-    feed(&mut s, &["c g0", "k 8s", "n 0", "c no"]);
+    feed(&mut s, &["c g0"]);
+    // The shooter's weapon and range come with the card asked for.
+    assert_asking(&s, "Wyatt (rifle, 18 in) fires on overwatch at Kid");
+    feed(&mut s, &["k 8s", "n 0", "c no"]);
     assert_asking(&s, "Wyatt shoots 6 at Kid (8s overwatch -2)");
     feed(&mut s, &["c none", "d 1"]);
     assert!(logged(&s, "Kid stops where he was hit"));

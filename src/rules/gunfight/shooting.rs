@@ -237,10 +237,15 @@ fn overwatch_at(
             figure
         };
         let target_name = ctx.state().unit_name(target);
+        let w = weapon(ctx, shooter);
+        let range = num(ctx, &format!("{}_range", w.id()));
         let card = shooting_card(
             ctx,
             s,
-            &format!("{name} fires on overwatch at {target_name}: play a Spade or Diamond"),
+            &format!(
+                "{name} ({}, {range} in) fires on overwatch at {target_name}: play a Spade or Diamond",
+                w.id()
+            ),
         )?;
         let (mut modifier, mut why) = situation(ctx, false)?;
         let m = num(ctx, "overwatch_modifier");
