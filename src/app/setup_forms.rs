@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn every_problem_of_a_form_is_listed_at_once() {
         let mut form = NapoleonicForm::default();
-        form.armies[0].units = "Line:inf:0 Hussars:cav Battery:tank:3".into();
+        form.armies[0].units = "Line:inf:0 Hussars:cav Battery:tank:3 Bob:gen:1".into();
         form.objectives = "Hill, Farm".into();
         let errs = form
             .setup(&ruleset(GameId::Napoleonic))
@@ -417,6 +417,7 @@ mod tests {
             "`Hussars:cav` is not Name:arm:men",
             "`tank` (for Battery)",
             "Line has no men",
+            "Bob: generals and aides-de-camp are not entered as units",
         ] {
             assert!(said.contains(part), "{part} missing from {said}");
         }

@@ -1517,7 +1517,7 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
         GameId::Napoleonic,
         "Napoleonic",
         "New Napoleonic Card Combat game",
-        "One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns.",
+        "One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns. Generals and aides-de-camp are not entered: Adjutant asks whether one stands beside a unit when it matters (a rally).",
     ) else {
         return;
     };

@@ -270,7 +270,14 @@ fn parse_unit(item: &str) -> Result<UnitSetup, String> {
         return Err(format!("`{item}` is not Name:arm:men (e.g. Guards:inf:12)"));
     };
     let arm = Arm::parse(arm).ok_or_else(|| {
-        format!("`{arm}` (for {name}) is not an arm: infantry, cavalry or artillery")
+        if ["gen", "general", "adc", "aide"].contains(&arm.to_ascii_lowercase().as_str()) {
+            // Commanders are asked about where they matter, not fielded.
+            format!(
+                "{name}: generals and aides-de-camp are not entered as units (Adjutant asks whether one stands beside a unit when it rallies)"
+            )
+        } else {
+            format!("`{arm}` (for {name}) is not an arm: infantry, cavalry or artillery")
+        }
     })?;
     let men = men
         .parse::<u32>()
