@@ -1094,16 +1094,12 @@ impl AppState {
             Ok(n) => self.apply(Event::Answer(Answer::Number(n))),
             // Digits past what a number holds: too big (or small), not "not
             // a number".
-            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
-                self.refuse(format!(
-                    "Number not entered: {typed} is more than {max}, the most this question takes."
-                ))
-            }
-            Err(e) if matches!(e.kind(), std::num::IntErrorKind::NegOverflow) => {
-                self.refuse(format!(
-                    "Number not entered: {typed} is less than {min}, the least this question takes."
-                ))
-            }
+            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => self.refuse(
+                format!("{typed} is more than {max}, the most this question takes"),
+            ),
+            Err(e) if matches!(e.kind(), std::num::IntErrorKind::NegOverflow) => self.refuse(
+                format!("{typed} is less than {min}, the least this question takes"),
+            ),
             Err(_) => self.refuse(format!(
                 "Number not entered: \"{}\" is not a whole number (type one from {min} to {max}).",
                 text.trim()
