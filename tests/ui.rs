@@ -1308,6 +1308,23 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     // The grid greys out the bid card (played this turn), not the others.
     assert!(harness.get_by_label("9h").accesskit_node().is_disabled());
     assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
+    // The camera sees the bid card still lying there beside the move's:
+    // it is neither offered as a pick nor as part of the camera's answer.
+    harness.state_mut().show_frame(frame_with(
+        vec![card("9h", 10.0), card("2c", 90.0), card("3c", 170.0)],
+        vec![],
+    ));
+    harness.run();
+    assert_eq!(
+        harness.state().camera_picks(),
+        vec![
+            "2c".parse().unwrap_or_else(|e| panic!("{e}")),
+            "3c".parse().unwrap_or_else(|e| panic!("{e}"))
+        ]
+    );
+    assert!(harness.state().camera_answer().is_none());
+    harness.state_mut().show_frame(frame_with(vec![], vec![]));
+    harness.run();
     type_into(&mut harness, typing, "9h 2c 3c");
     assert_eq!(event_count(&harness), events + 1, "not taken");
     let refusals = harness.state().refusals().join("\n");

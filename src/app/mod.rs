@@ -677,8 +677,13 @@ impl AppState {
         {
             return None;
         }
-        // Only what the rules would take (a card the deck still holds).
-        self.session.as_ref()?.0.would_take(&answer).ok()?;
+        // Only what the rules would take (a card the deck still holds, not
+        // one played already this turn).
+        let session = &self.session.as_ref()?.0;
+        session.would_take(&answer).ok()?;
+        if ruled_out(session, &Event::Answer(answer.clone())).is_some() {
+            return None;
+        }
         Some(answer)
     }
 
@@ -707,15 +712,16 @@ impl AppState {
 
     /// The cards of the newest frame offered as one-click picks for the
     /// pending cards question: none while the table still shows what
-    /// answered the last question, none already picked, and for a draw only
-    /// cards still in the deck's draw pile (a card just drawn and discarded
-    /// is likelier a stale reading than a draw).
+    /// answered the last question, none already picked, none the question
+    /// says were played already, and for a draw only cards still in the
+    /// deck's draw pile (a card just drawn and discarded is likelier a stale
+    /// reading than a draw).
     pub fn camera_picks(&self) -> Vec<Card> {
         let Some((session, _)) = &self.session else {
             return Vec::new();
         };
         let Some(Request {
-            ask: Ask::Cards { deck, .. },
+            ask: Ask::Cards { deck, played, .. },
             ..
         }) = session.pending()
         else {
@@ -724,7 +730,9 @@ impl AppState {
         if self.shows_answered_reading() {
             return Vec::new();
         }
-        let unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
+        let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
+        // A card played already this turn is one left lying on the table.
+        unpicked.retain(|c| !played.contains(c));
         match deck {
             Some(d) => {
                 let drawn = self.drawn_already(*d, &unpicked);
