@@ -681,7 +681,7 @@ impl AppState {
         // one played already this turn).
         let session = &self.session.as_ref()?.0;
         session.would_take(&answer).ok()?;
-        if ruled_out(session, &Event::Answer(answer.clone())).is_some() {
+        if ruled_out(session, &answer).is_some() {
             return None;
         }
         Some(answer)
@@ -1272,15 +1272,16 @@ impl AppState {
         };
         // An answer the rules turn down only to ask again (a card played
         // twice) is refused here like any other, not logged and asked again.
-        let outcome = match ruled_out(s, &event) {
-            Some(why) => Err(save::AutosaveError::Refused(
+        let turned_down = match &event {
+            Event::Answer(a) => ruled_out(s, a).map(|why| (a.to_string(), why)),
+            _ => None,
+        };
+        let outcome = match turned_down {
+            Some((got, why)) => Err(save::AutosaveError::Refused(
                 crate::rules::session::SessionError::BadAnswer(
                     crate::rules::procedure::AnswerError {
                         expected: s.pending().map(|r| r.expected()).unwrap_or_default(),
-                        got: match &event {
-                            Event::Answer(a) => a.to_string(),
-                            other => format!("{other:?}"),
-                        },
+                        got,
                         problem: Some(why),
                     },
                 ),
@@ -1338,16 +1339,13 @@ impl AppState {
     }
 }
 
-/// Why the rules would turn `event` down only to ask the same question
+/// Why the rules would turn `answer` down only to ask the same question
 /// again ([`crate::rules::Effect::Refused`] lines), worked out on a copy;
 /// `None` when it is taken (or refused outright, which applying says).
-fn ruled_out(session: &Session, event: &Event) -> Option<String> {
-    if !matches!(event, Event::Answer(_)) {
-        return None;
-    }
+fn ruled_out(session: &Session, answer: &Answer) -> Option<String> {
     let mut trial = session.clone();
     let from = trial.state().log.len();
-    trial.apply(event.clone()).ok()?;
+    trial.apply(Event::Answer(answer.clone())).ok()?;
     let why: Vec<&str> = trial.state().log[from..]
         .iter()
         .filter(|l| l.refused)
