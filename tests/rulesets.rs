@@ -207,8 +207,12 @@ fn a_ruleset_file_that_names_no_game_is_reported() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.path().join("Gunfight.ron"), "()").unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.path().join("notes.txt"), "not a ruleset").unwrap_or_else(|e| panic!("{e}"));
+    // A capitalised extension is a ruleset file too (and not read either).
+    std::fs::write(dir.path().join("T52.RON"), "()").unwrap_or_else(|e| panic!("{e}"));
     let (library, errors) = adjutant::rules::Library::load(Some(dir.path()));
-    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[1].to_string().contains("T52.RON"), "{errors:?}");
+    std::fs::remove_file(dir.path().join("T52.RON")).unwrap_or_else(|e| panic!("{e}"));
     let said = errors[0].to_string();
     assert!(said.contains("Gunfight.ron"), "{said}");
     assert!(

@@ -34,7 +34,11 @@ fn stray_files(dir: &Path) -> Vec<RulesetError> {
     let present: Vec<String> = rd
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| Path::new(n).extension().is_some_and(|x| x == "ron"))
+        .filter(|n| {
+            Path::new(n)
+                .extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("ron"))
+        })
         .collect();
     let read = |name: &String| {
         games.contains(name)
