@@ -512,7 +512,7 @@ impl Effect {
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str())
             ),
             Effect::TakeCards { deck, cards } => format!(
-                "{}: {}",
+                "Drawn from {}: {}",
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str()),
                 cards
                     .iter()
