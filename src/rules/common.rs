@@ -87,6 +87,12 @@ pub fn refuse_setup(ctx: &mut Ctx, rule: &str, errors: Vec<String>) {
 /// Each side rolls one die; the highest wins; tied leaders re-roll among
 /// themselves until one is left. Cites the rules entry `rule`.
 pub fn roll_off(ctx: &mut Ctx, sides: &[SideId], rule: &str) -> Flow<SideId> {
+    roll_off_for(ctx, sides, rule, rule)
+}
+
+/// [`roll_off`] whose prompts say what it decides in words (`purpose`,
+/// "who chooses the deployment") where the rule's id would not.
+pub fn roll_off_for(ctx: &mut Ctx, sides: &[SideId], rule: &str, purpose: &str) -> Flow<SideId> {
     let mut contenders: Vec<SideId> = sides.to_vec();
     let mut attempt = 1;
     loop {
@@ -98,9 +104,9 @@ pub fn roll_off(ctx: &mut Ctx, sides: &[SideId], rule: &str) -> Flow<SideId> {
         for &side in &contenders {
             let name = ctx.state().side_name(side);
             let prompt = if attempt == 1 {
-                format!("{name} rolls 1 die for {rule}")
+                format!("{name} rolls 1 die for {purpose}")
             } else {
-                format!("{name} re-rolls 1 die for {rule} (tie)")
+                format!("{name} re-rolls 1 die for {purpose} (tie)")
             };
             let v = ctx.roll_one(prompt, rule)?;
             if v > best {

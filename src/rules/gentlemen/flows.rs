@@ -47,6 +47,15 @@ fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
 }
 
 #[test]
+fn equal_bands_roll_off_for_who_chooses_the_deployment() {
+    let mut s = begin_with("Sharpe:rifleman Harper:grenadier", "Jean:line Pierre:line");
+    // Said in words, not by the rule's id.
+    assert_asking(&s, "Red rolls 1 die for who chooses the deployment");
+    feed(&mut s, &["d 5", "d 2"]);
+    assert_asking(&s, "Red won the roll-off (both have 2 models): choose");
+}
+
+#[test]
 fn the_smaller_band_chooses_and_activation_alternates() {
     let mut s = begin();
     assert_asking(&s, "Red has fewer models (2 to 3): choose");

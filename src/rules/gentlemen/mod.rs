@@ -387,7 +387,12 @@ fn deployment(ctx: &mut Ctx) -> Flow<SideId> {
         std::cmp::Ordering::Less => (0, format!("has fewer models ({red} to {blue})")),
         std::cmp::Ordering::Greater => (1, format!("has fewer models ({blue} to {red})")),
         std::cmp::Ordering::Equal => (
-            super::common::roll_off(ctx, &[0, 1], "deployment-objectives")?,
+            super::common::roll_off_for(
+                ctx,
+                &[0, 1],
+                "deployment-objectives",
+                "who chooses the deployment",
+            )?,
             format!("won the roll-off (both have {red} models)"),
         ),
     };
