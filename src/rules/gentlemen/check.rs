@@ -74,13 +74,13 @@ impl DrawParts {
         (self.stat - self.reuse_loss - self.riding_loss).max(0)
     }
 
-    /// "3 from hearts, -1 used before this activation, -1 riding without
+    /// "3 from hearts, -1 used earlier this activation, -1 riding without
     /// Mounted Training".
     fn describe(&self, suit: Suit) -> String {
         let mut t = format!("{} from {}", self.stat, suit_stat(suit));
         if self.reuse_loss > 0 {
             t.push_str(&format!(
-                ", -{} used before this activation",
+                ", -{} used earlier this activation",
                 self.reuse_loss
             ));
         }
@@ -901,7 +901,13 @@ pub fn wound(ctx: &mut Ctx, unit: UnitId, n: u32) {
     let add = n.min(s - w);
     ctx.apply(Effect::Wound { unit, wounds: add });
     if w + add >= s {
-        ctx.resolved("wounds", format!("{name} is at Death's Door"));
+        // Say where the rest of the hit's wounds went.
+        let stopped = match n - add {
+            0 => String::new(),
+            1 => " (the hit's 1 other wound stops there)".to_string(),
+            k => format!(" (the hit's {k} other wounds stop there)"),
+        };
+        ctx.resolved("wounds", format!("{name} is at Death's Door{stopped}"));
     }
 }
 

@@ -131,7 +131,10 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     // puts him at Death's Door and the second is not taken.
     feed(&mut s, &["c o1"]);
     assert_eq!(unit(&s, "Pierre").wounds(), 1);
-    assert!(logged(&s, "Pierre is at Death's Door"));
+    assert!(logged(
+        &s,
+        "Pierre is at Death's Door (the hit's 1 other wound stops there)"
+    ));
     // Not Multichoice: the 7d left over buys nothing more.
     assert_asking(&s, "2 action point(s) left");
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), 0);
@@ -818,7 +821,7 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
     feed(&mut s, &["c sabre", "c u2", "n 0", "n 0", "k 4c 5c"]);
     assert!(logged(
         &s,
-        "draws 2 (3 from hearts, -1 used before this activation, +0 action points"
+        "draws 2 (3 from hearts, -1 used earlier this activation, +0 action points"
     ));
 }
 
