@@ -87,6 +87,9 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         if morale_check(ctx, unit, "rally")? {
             set_status(ctx, unit, ROUTED, false);
+            // The rout's forfeit ends with it: the actions left are held on
+            // Overwatch (rule 2 of Rally).
+            set_status(ctx, unit, FORFEIT, false);
             go_on_overwatch(ctx, unit);
             ctx.resolved(
                 "rally",

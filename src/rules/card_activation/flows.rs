@@ -190,6 +190,9 @@ fn a_routed_unit_that_rallies_counts_only_the_actions_it_took() {
     );
     // Militia on Overwatch; the Guards rally (one action taken).
     feed(&mut s, &["c overwatch", "c on", "d 2 2"]);
+    // Rallied, they hold their actions left on Overwatch: no longer lost.
+    let guards = unit(&s, "Guards");
+    assert!(guards.has(OVERWATCH) && !guards.has(super::FORFEIT));
     // Captain's activation: the Guards use their held action to melee.
     feed(&mut s, &["c watch", "c u3", "c melee", "c u0"]);
     assert!(
