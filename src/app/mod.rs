@@ -1212,7 +1212,14 @@ impl AppState {
         let only: Vec<(usize, String)> = answered
             .into_iter()
             .map(|a| {
-                let said = format!("Only answer, taken: {} — {}", a.label, a.request.prompt);
+                // Question, then the answer taken ("...? No charge").
+                let prompt = &a.request.prompt;
+                let gap = if prompt.ends_with(['?', '.', ':']) {
+                    " "
+                } else {
+                    ": "
+                };
+                let said = format!("{prompt}{gap}{} (the only answer, taken)", a.label);
                 (a.log_from, said)
             })
             .collect();
