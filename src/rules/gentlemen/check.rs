@@ -419,7 +419,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         ctx,
         "skill-check",
         format!(
-            "{name} uses {} ({}): draws {n} ({parts}, {extra:+} action points, {modifier:+} modifiers)",
+            "{name} uses {} ({}){against}: draws {n} ({parts}, {extra:+} action points, {modifier:+} modifiers)",
             a.name,
             suit.symbol(),
         ),

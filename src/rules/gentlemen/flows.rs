@@ -122,7 +122,10 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
         &["c rifle-fire", "c u3", "n 0", "n 0", "k 7d 3d 9d 2s"],
     );
     assert!(
-        logged(&s, "draws 4 (4 from diamonds"),
+        logged(
+            &s,
+            "Sharpe uses Rifle: Fire (♦) against Pierre: draws 4 (4 from diamonds"
+        ),
         "{:?}",
         s.state().log
     );
