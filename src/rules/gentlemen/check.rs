@@ -434,8 +434,13 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     if !draw.failed {
         let mut hand = draw.hand.clone();
         loop {
+            // A target taken out of action takes no more effects (another
+            // target may be picked only by a Multitarget ability).
+            let target_gone = !a.multitarget
+                && target.is_some_and(|t| ctx.state().units.get(t).is_none_or(|u| !u.in_play()));
             let open: Vec<usize> = (0..a.options.len())
                 .filter(|&i| may_buy(a, &bought, i))
+                .filter(|&i| !(target_gone && on_target(&a.options[i])))
                 .filter(|&i| pay(&a.options[i].cost, &hand, &ctx.ruleset.cards).is_some())
                 .collect();
             if open.is_empty() {

@@ -299,6 +299,30 @@ fn a_multichoice_ability_hits_the_one_target_named_before_drawing() {
 }
 
 #[test]
+fn a_target_out_of_action_takes_no_more_effects() {
+    let mut s = begin_with(
+        "Sharpe:rifleman:s1 Harper:grenadier",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    feed(&mut s, &SHARPE_UP);
+    // Luc's Sabre puts Sharpe (Spades 1) at Death's Door, then, reused,
+    // takes him out of action with the first effect bought.
+    feed(
+        &mut s,
+        &[
+            "c end", "c u4", "c sabre", "c u0", "n 0", "n 0", "k 2h 7d", "c o0", "c none",
+        ],
+    );
+    feed(
+        &mut s,
+        &["c sabre", "c u0", "n 1", "n 0", "k 3h 8d", "c o0"],
+    );
+    assert!(logged(&s, "Sharpe was at Death's Door: out of action"));
+    // The 8d left could buy Immobilize, but there is nobody to immobilize.
+    assert!(!offered(&s).contains("Immobilize"), "{}", offered(&s));
+}
+
+#[test]
 fn the_player_picks_the_paying_cards_when_it_matters() {
     let mut s = sharpe_up();
     feed(
