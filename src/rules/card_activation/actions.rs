@@ -222,7 +222,19 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 .find(|u| other == format!("with-u{u}"))
             {
                 Some(partner) => acts_together(ctx, partner, &name)?,
-                None => return Ok(()),
+                None => {
+                    // Ended by choice: the actions left are not kept.
+                    if left > 0 {
+                        ctx.resolved(
+                            "actions",
+                            format!(
+                                "{name} ends its activation with {left} action{} unused",
+                                if left == 1 { "" } else { "s" }
+                            ),
+                        );
+                    }
+                    return Ok(());
+                }
             },
         }
     }

@@ -134,6 +134,10 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     assert_eq!(said, ["Militia loses 1 soldier(s)"]);
     // Scouts end; the turn ends and the players play on.
     feed(&mut s, &["c end"]);
+    assert!(logged(
+        &s,
+        "Scouts ends its activation with 2 actions unused"
+    ));
     assert_asking(&s, "Turn 1 is over");
     feed(&mut s, &["c next"]);
     assert_eq!(s.state().turn, 2);
