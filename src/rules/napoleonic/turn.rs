@@ -301,6 +301,14 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     Ok(None)
 }
 
+/// "held by French", or "uncaptured", as the objectives panel says it.
+fn holder_words(ctx: &Ctx, holder: Holder) -> String {
+    match holder {
+        Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
+        _ => "uncaptured".to_string(),
+    }
+}
+
 fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
     let options: Vec<Choice> = ctx
         .state()
@@ -308,10 +316,7 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let holder = match o.holder {
-                Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
-                _ => "uncaptured".to_string(),
-            };
+            let holder = holder_words(ctx, o.holder);
             Choice::new(format!("o{i}"), format!("{} ({holder})", o.name))
         })
         .collect();
@@ -334,10 +339,7 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
         .map_or(Holder::Uncaptured, Holder::Side);
     if ctx.state().objectives[o].holder == holder {
         // Said, not logged again as a change.
-        let who = match holder {
-            Holder::Side(s) => format!("held by {}", ctx.state().side_name(s)),
-            _ => "uncaptured".to_string(),
-        };
+        let who = holder_words(ctx, holder);
         ctx.resolved("victory", format!("{name} stays {who}"));
         return Ok(());
     }
