@@ -256,22 +256,18 @@ impl AppState {
             })
             .collect();
         let saves = save::list(&save_dir);
-        let capture_dir = save_dir
+        // Captures and learned decks live beside the save folder.
+        let data_dir = save_dir
             .parent()
-            .map_or_else(paths::data_dir, Path::to_path_buf)
-            .join("captures")
-            .join("dice");
+            .map_or_else(paths::data_dir, Path::to_path_buf);
+        let capture_dir = data_dir.join("captures").join("dice");
         let readers = match Readers::with_overrides(&paths::model_dir()) {
             Ok((mut r, problems)) => {
                 for e in problems {
                     messages.push(format!("Model file not used, the built-in one is: {e}"));
                 }
-                // The deck taught with `learn-deck` reads in the window too
-                // (kept beside the save folder, like the captures).
-                let decks = save_dir
-                    .parent()
-                    .map_or_else(paths::deck_dir, |data| data.join("decks"));
-                if let Some(deck) = paths::newest_deck(&decks)
+                // The deck taught with `learn-deck` reads in the window too.
+                if let Some(deck) = paths::newest_deck(&data_dir.join("decks"))
                     && let Err(e) = r.add_learned_deck(&deck)
                 {
                     messages.push(format!(
@@ -679,12 +675,10 @@ impl AppState {
         }
         // Only what the rules would take (a card the deck still holds, not
         // one played already this turn).
-        let session = &self.session.as_ref()?.0;
-        session.would_take(&answer).ok()?;
-        if ruled_out(session, &answer).is_some() {
-            return None;
+        match dry_run(&self.session.as_ref()?.0, &answer) {
+            Ok((_, None)) => Some(answer),
+            _ => None,
         }
-        Some(answer)
     }
 
     /// Shows a new frame as if the frame-source loop had read it (tests,
@@ -1179,12 +1173,7 @@ impl AppState {
             lines
                 .unwrap_or(&[])
                 .iter()
-                .map(|l| {
-                    (
-                        l.text.clone(),
-                        l.rule.is_none() && l.text.contains(ROLLED_MARK),
-                    )
-                })
+                .map(|l| (l.text.clone(), l.is_roll()))
                 .collect::<Vec<_>>()
         };
         let mut lines = Vec::new();
@@ -1257,6 +1246,11 @@ impl AppState {
         self.cards_typed.clear();
         self.number_typed = None;
         // What refused an answer belongs to the question it was given to.
+        self.drop_refusals();
+    }
+
+    /// Takes the refusals of the question on screen off the screen.
+    fn drop_refusals(&mut self) {
         let gone = std::mem::take(&mut self.refusals);
         self.messages.retain(|m| !gone.contains(m));
     }
@@ -1279,21 +1273,26 @@ impl AppState {
         };
         // An answer the rules turn down only to ask again (a card played
         // twice) is refused here like any other, not logged and asked again.
-        let turned_down = match &event {
-            Event::Answer(a) => ruled_out(s, a).map(|why| (a.to_string(), why)),
-            _ => None,
-        };
-        let outcome = match turned_down {
-            Some((got, why)) => Err(save::AutosaveError::Refused(
-                crate::rules::session::SessionError::BadAnswer(
-                    crate::rules::procedure::AnswerError {
-                        expected: s.pending().map(|r| r.expected()).unwrap_or_default(),
-                        got,
-                        problem: Some(why),
-                    },
-                ),
-            )),
-            None => autosave.apply(s, event),
+        // (The copy it is worked out on is kept when the answer is taken,
+        // so the answer is applied once.)
+        let outcome = match &event {
+            Event::Answer(a) => match dry_run(s, a) {
+                Err(e) => Err(save::AutosaveError::Refused(e)),
+                Ok((_, Some(why))) => Err(save::AutosaveError::Refused(
+                    crate::rules::session::SessionError::BadAnswer(
+                        crate::rules::procedure::AnswerError {
+                            expected: s.pending().map(|r| r.expected()).unwrap_or_default(),
+                            got: a.to_string(),
+                            problem: Some(why),
+                        },
+                    ),
+                )),
+                Ok((taken, None)) => {
+                    *s = taken;
+                    autosave.save(s)
+                }
+            },
+            _ => autosave.apply(s, event),
         };
         if let Err(save::AutosaveError::Refused(_)) = outcome {
             // A refused answer stays to be mended: cards as typed codes (the
@@ -1339,26 +1338,30 @@ impl AppState {
     /// it goes once an answer is taken.
     fn refuse(&mut self, message: String) {
         // Only the newest refusal stands: the ones before it were mended.
-        let before = std::mem::take(&mut self.refusals);
-        self.messages.retain(|m| !before.contains(m));
+        self.drop_refusals();
         self.refusals.push(message.clone());
         self.notify(message);
     }
 }
 
-/// Why the rules would turn `answer` down only to ask the same question
-/// again ([`crate::rules::Effect::Refused`] lines), worked out on a copy;
-/// `None` when it is taken (or refused outright, which applying says).
-fn ruled_out(session: &Session, answer: &Answer) -> Option<String> {
+/// What the rules do with `answer`, worked out on a copy of `session`: the
+/// copy with it applied, and why the rules turned it down only to ask the
+/// same question again ([`crate::rules::Effect::Refused`] lines), if they
+/// did; an error when they refuse it outright.
+fn dry_run(
+    session: &Session,
+    answer: &Answer,
+) -> Result<(Session, Option<String>), crate::rules::session::SessionError> {
     let mut trial = session.clone();
     let from = trial.state().log.len();
-    trial.apply(Event::Answer(answer.clone())).ok()?;
+    trial.apply(Event::Answer(answer.clone()))?;
     let why: Vec<&str> = trial.state().log[from..]
         .iter()
         .filter(|l| l.refused)
         .map(|l| l.text.as_str())
         .collect();
-    (!why.is_empty()).then(|| why.join("; "))
+    let why = (!why.is_empty()).then(|| why.join("; "));
+    Ok((trial, why))
 }
 
 /// egui's built-in fonts have no card suits: add a small font with ♠♥♦♣
@@ -1406,10 +1409,6 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
 
 /// Said when no webcam is found (at the start, or on looking again).
 pub const NO_CAMERA: &str = "No camera found: enter cards and dice by hand or use the virtual roller. Once one is plugged in, press Use the camera on the Table screen.";
-
-/// How a roll's log line says what was rolled ("Damage to Kid: rolled [6]",
-/// [`crate::rules::Effect::Rolled`]).
-const ROLLED_MARK: &str = ": rolled [";
 
 /// How many answers' lines are kept for Undo to show again.
 const ANSWERS_KEPT: usize = 500;

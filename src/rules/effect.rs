@@ -528,7 +528,7 @@ impl Effect {
                     top.len()
                 )
             }
-            Effect::Rolled { purpose, dice } => format!("{purpose}: rolled {dice}"),
+            Effect::Rolled { purpose, dice } => format!("{purpose}{ROLLED}{dice}"),
             // The ruling goes with the line (`LogLine::ruling`), not in its
             // words: a rules entry's ruling often covers another case.
             Effect::Resolved { text, .. } | Effect::Refused { text, .. } => text.clone(),
@@ -579,6 +579,10 @@ pub fn distinct_unit_name(state: &GameState, name: &str) -> String {
         .find(|n| !taken(n))
         .unwrap_or_else(|| name.to_string())
 }
+
+/// What joins a roll's purpose and its dice in its log line ("Damage to
+/// Kid: rolled [6]"); [`LogLine::is_roll`] looks for it.
+pub(crate) const ROLLED: &str = ": rolled ";
 
 /// "1 wound", "3 wounds".
 fn count_of(n: u32, thing: &str) -> String {

@@ -187,7 +187,10 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
         // newest holding this same previous save: rotating again would push
         // an older, different backup out on every failed try.
         let first = backup_path(path, 1);
-        let backed_up = fs::read(&first).is_ok_and(|b| b == previous);
+        // (Sizes first: a save after a new event differs in size, so the
+        // backup is read only when it may be the same.)
+        let backed_up = fs::metadata(&first).is_ok_and(|m| m.len() == previous.len() as u64)
+            && fs::read(&first).is_ok_and(|b| b == previous);
         if sound && !backed_up {
             for n in (1..BACKUPS).rev() {
                 let from = backup_path(path, n);
@@ -469,6 +472,11 @@ impl Autosave {
     /// saving fails (the error says so, and the next save catches up).
     pub fn apply(&self, session: &mut Session, event: Event) -> Result<(), AutosaveError> {
         session.apply(event).map_err(AutosaveError::Refused)?;
+        self.save(session)
+    }
+
+    /// Saves `session` as it stands (an event applied to it already).
+    pub fn save(&self, session: &Session) -> Result<(), AutosaveError> {
         save(session, &self.path).map_err(AutosaveError::Save)
     }
 }

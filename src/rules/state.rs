@@ -200,6 +200,12 @@ pub struct LogLine {
 }
 
 impl LogLine {
+    /// The line says what dice were rolled ([`crate::rules::Effect::Rolled`]),
+    /// not what came of them.
+    pub fn is_roll(&self) -> bool {
+        self.rule.is_none() && self.text.contains(super::effect::ROLLED)
+    }
+
     /// When it happened, as the play screen's title says it: "round 2" in
     /// games played in rounds, "turn 3" in games played in turns, "setup"
     /// before either.

@@ -541,13 +541,7 @@ pub(crate) fn joker_left(ctx: &Ctx, side: SideId) -> bool {
 /// played, the initiative card included (a house rule that bids more cards
 /// takes the others out of the hand as well).
 pub(crate) fn cards_left(ctx: &Ctx, side: SideId) -> i64 {
-    let prefix = format!("{PLAYED_PREFIX}{side}:");
-    let played = ctx
-        .state()
-        .counters
-        .iter()
-        .filter(|(k, v)| k.starts_with(&prefix) && **v != 0)
-        .count() as i64;
+    let played = played_cards(ctx, side).len() as i64;
     let hand = ctx.ruleset.number("hand_size");
     // The bid itself is one card: at least that one is always in hand.
     let bid_extra = (ctx.ruleset.number("initiative_cards") - 1).clamp(0, (hand - 1).max(0));
