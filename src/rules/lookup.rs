@@ -599,7 +599,12 @@ mod tests {
             (GameId::Napoleonic, "who wins a tie", "tie", 1),
             (GameId::Napoleonic, "what happens on a double", "tie", 1),
             (GameId::T52, "how far can infantry move", "march", 1),
-            (GameId::T52, "how far do i retreat", "retreat", 2),
+            (GameId::T52, "how far do i retreat", "retreat", 1),
+            // A third audit's: "far" alone named only Range.
+            (GameId::T52, "how far do I move", "march", 1),
+            (GameId::T52, "how far can I charge", "charge", 1),
+            (GameId::T52, "how far can I shoot", "range", 1),
+            (GameId::CardActivation, "how far do I retreat", "rout", 1),
             (
                 GameId::Gunfight,
                 "can i use my initiative card again",

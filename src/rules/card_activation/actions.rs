@@ -748,8 +748,14 @@ fn strike(
         why.push(format!("charge {bonus:+}"));
     }
     if kind == Attack::Ballistic {
+        // In the first turn a target that has not acted has no last turn.
+        let since = if ctx.state().turn > 1 {
+            " (or last turn, if it has not acted yet)"
+        } else {
+            ""
+        };
         let moved = ctx.number(
-            format!("How far has {target_name} moved this turn (or last turn, if it has not acted yet), in inches?"),
+            format!("How far has {target_name} moved this turn{since}, in inches?"),
             0,
             200,
             Some("ballistics"),

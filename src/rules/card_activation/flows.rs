@@ -176,6 +176,28 @@ fn the_players_stop_on_the_agreed_condition() {
 }
 
 #[test]
+fn the_target_movement_question_mentions_last_turn_only_after_the_first() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(&mut s, &["c u3"]);
+    assert_asking(&s, "How far has Guards moved this turn, in inches?");
+    feed(
+        &mut s,
+        &[
+            "n 0", "n 0", "c no", "c end", "c end", "c end", "c end", "c end", "c next",
+        ],
+    );
+    // Turn 2's deal and order; Rifles (Ah) readies the rifle and shoots again.
+    feed(&mut s, &DEAL[..7]);
+    assert!(logged(&s, "Turn 2 begins"), "{:?}", s.state().log);
+    feed(&mut s, &["c special", "c prep", "c shoot", "c u3"]);
+    assert_asking(
+        &s,
+        "How far has Guards moved this turn (or last turn, if it has not acted yet), in inches?",
+    );
+}
+
+#[test]
 fn a_routed_unit_that_rallies_counts_only_the_actions_it_took() {
     let mut s = begin();
     feed(&mut s, &DEAL);
