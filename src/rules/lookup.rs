@@ -110,6 +110,12 @@ struct Doc {
     /// Keywords of several words as [`phrase`]s, to spot a question that is
     /// one of them.
     phrases: Vec<String>,
+    /// Keywords that are a question about one word ("how do I win"): the
+    /// word as a [`phrase`] and the question's words. A question matches
+    /// one when it asks about the same word with a question word in common
+    /// ("how many cards do I get" and "how many cards", not "shooting" and
+    /// "who can I shoot").
+    questions: Vec<(String, HashSet<String>)>,
 }
 
 /// `text` as a comparable phrase: its words without question words,
@@ -121,6 +127,14 @@ fn phrase(stemmer: &Stemmer, text: &str) -> String {
         .map(|w| stemmer.stem(w).into_owned())
         .collect();
     stems.join(" ")
+}
+
+/// The question words of `text` ("how", "many").
+fn question_words(text: &str) -> HashSet<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| STOP_WORDS.contains(&w.as_str()))
+        .collect()
 }
 
 /// The words of `text`: lower case, apostrophes dropped ("can't" -> "cant"),
@@ -181,10 +195,17 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
             field(stemmer, KEYWORD_WEIGHT, &keywords.join(" ")),
             field(stemmer, TEXT_WEIGHT, &hit.text),
         ];
-        let phrases = keywords
+        // A keyword of several words is a phrase; one that is a single word
+        // once question words are dropped ("who can I shoot") is a question,
+        // or it would win every one-word question ("shooting") for its entry.
+        let (phrases, questions) = keywords
             .iter()
             .filter(|k| k.trim().contains(' '))
-            .map(|k| phrase(stemmer, k))
+            .partition::<Vec<&String>, _>(|k| phrase(stemmer, k).contains(' '));
+        let phrases = phrases.iter().map(|k| phrase(stemmer, k)).collect();
+        let questions = questions
+            .iter()
+            .map(|k| (phrase(stemmer, k), question_words(k)))
             .collect();
         if let Some(r) = &hit.ruling {
             fields.push(field(stemmer, RULING_WEIGHT, r));
@@ -192,6 +213,7 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
         out.push(Doc {
             title: phrase(stemmer, title),
             phrases,
+            questions,
             fields,
             hit,
         });
@@ -383,6 +405,7 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     let n = docs.len() as f64;
     let idf = |stem: &str| (1.0 + n / (*df.get(stem).unwrap_or(&1) as f64)).ln();
     let question = phrase(&stemmer, query);
+    let asked_with = question_words(query);
     let mut scored: Vec<(usize, f64, usize, Hit)> = docs
         .iter()
         .enumerate()
@@ -398,7 +421,12 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
             if matched == 0 {
                 return None;
             }
-            let bonus = if d.title == question || d.phrases.contains(&question) {
+            let bonus = if d.title == question
+                || d.phrases.contains(&question)
+                || d.questions
+                    .iter()
+                    .any(|(p, with)| *p == question && !with.is_disjoint(&asked_with))
+            {
                 1.0
             } else if d.title.starts_with(&format!("{question} ")) {
                 // "dangerous terrain" -> Dangerous Terrain Test.
@@ -605,6 +633,23 @@ mod tests {
             (GameId::T52, "how far can I charge", "charge", 1),
             (GameId::T52, "how far can I shoot", "range", 1),
             (GameId::CardActivation, "how far do I retreat", "rout", 1),
+            // One-word questions are not taken by a keyword that is a
+            // question about that word ("who can I shoot").
+            (GameId::T52, "shooting", "shooting", 1),
+            (
+                GameId::T52,
+                "can the toff shoot more than once",
+                "commanders",
+                1,
+            ),
+            (
+                GameId::T52,
+                "what happens if my toff dies",
+                "sudden-death",
+                1,
+            ),
+            (GameId::T52, "what does inaccuracy mean", "stats", 1),
+            (GameId::T52, "who can order units", "rounds", 2),
             (
                 GameId::Gunfight,
                 "can i use my initiative card again",
