@@ -630,8 +630,15 @@ fn units_column(
     ui.heading("Units");
     for (i, side) in st.sides.iter().enumerate() {
         ui.strong(&side.name);
-        for (_, u) in st.units_of(i) {
-            let mut text = unit_line(u, ruleset);
+        for (id, u) in st.units_of(i) {
+            // A unit whose card is still to come this turn acts again.
+            let card_to_come = st
+                .activation
+                .slots
+                .iter()
+                .skip(st.activation.next + 1)
+                .any(|a| a.unit == Some(id));
+            let mut text = unit_line(u, ruleset, card_to_come);
             if let Some(kit) = equipment_note(u) {
                 text.push_str(&format!("; {kit}"));
             }
@@ -721,7 +728,12 @@ fn activation_line(st: &crate::rules::GameState) -> String {
 
 /// A unit as its game counts it: lives for a lone figure, men in ranks and
 /// confused where confusion is tracked, soldiers and wounds otherwise.
-fn unit_line(u: &crate::rules::state::Unit, ruleset: &crate::rules::ruleset::Ruleset) -> String {
+/// `card_to_come`: its activation card is still to come this turn.
+fn unit_line(
+    u: &crate::rules::state::Unit,
+    ruleset: &crate::rules::ruleset::Ruleset,
+    card_to_come: bool,
+) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
     } else {
@@ -734,6 +746,11 @@ fn unit_line(u: &crate::rules::state::Unit, ruleset: &crate::rules::ruleset::Rul
             .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
             .map(|f| match f.as_str() {
                 // Said as what it means for the turn.
+                // Said as what it means for the turn: a unit routed before
+                // its card comes up still rallies then.
+                crate::rules::card_activation::FORFEIT if card_to_come => {
+                    "rallies first when its card comes up".to_string()
+                }
                 crate::rules::card_activation::FORFEIT => "no more actions this turn".to_string(),
                 _ => f.replace('_', " "),
             })
@@ -1678,7 +1695,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &napoleonic());
+        let line = unit_line(&u, &napoleonic(), false);
         assert!(
             line.starts_with("Line (engaged, fought): 4 men in ranks, 2 confused"),
             "{line}"
@@ -1688,16 +1705,23 @@ mod tests {
         routed.stats.clear();
         routed.status = [crate::rules::card_activation::FORFEIT.to_string()].into();
         assert!(
-            unit_line(&routed, &napoleonic()).starts_with("Line (no more actions this turn):"),
+            unit_line(&routed, &napoleonic(), true)
+                .starts_with("Line (rallies first when its card comes up):"),
             "{}",
-            unit_line(&routed, &napoleonic())
+            unit_line(&routed, &napoleonic(), true)
+        );
+        assert!(
+            unit_line(&routed, &napoleonic(), false)
+                .starts_with("Line (no more actions this turn):"),
+            "{}",
+            unit_line(&routed, &napoleonic(), false)
         );
         // Engaged last round only: still in the engagement.
         u.status = [IN_ENGAGEMENT.to_string()].into();
         assert!(
-            unit_line(&u, &napoleonic()).starts_with("Line (in engagement):"),
+            unit_line(&u, &napoleonic(), false).starts_with("Line (in engagement):"),
             "{}",
-            unit_line(&u, &napoleonic())
+            unit_line(&u, &napoleonic(), false)
         );
     }
 
@@ -1774,7 +1798,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &rs);
+        let line = unit_line(&u, &rs, false);
         assert!(line.contains(", 1 action point,"), "{line}");
         assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
     }

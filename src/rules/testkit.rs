@@ -67,6 +67,15 @@ pub fn logged(s: &Session, text: &str) -> bool {
     s.state().log.iter().any(|l| l.text.contains(text))
 }
 
+/// Whether a log line containing `text` turns the answer before it down
+/// ([`crate::rules::Effect::Refused`]: the window refuses that answer).
+pub fn refused(s: &Session, text: &str) -> bool {
+    s.state()
+        .log
+        .iter()
+        .any(|l| l.refused && l.text.contains(text))
+}
+
 /// A session of `game` (built-in ruleset, seeded) that has begun `spec`.
 pub fn begin_game(game: GameId, spec: ProcedureSpec, seed: u64) -> Session {
     let (lib, errs) = Library::builtin();

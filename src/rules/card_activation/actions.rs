@@ -512,16 +512,23 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
         Some("charge"),
     )?;
     let bonus = num(ctx, "charge_bonus");
+    // The charge line is also the move's line: it says the move.
+    let step = stat(ctx, unit, "move");
     Ok(match picked.as_str() {
         "distance" => {
-            ctx.resolved("charge", format!("{name} charges: +{bonus} in the melee"));
+            ctx.resolved(
+                "charge",
+                format!("{name} moves up to {step} in and charges: +{bonus} in the melee"),
+            );
             (bonus, 0)
         }
         "two-moves" => {
             let free = num(ctx, "charge_free_melee_actions").max(0);
             ctx.resolved(
                 "charge",
-                format!("{name} charges: +{bonus} in the melee and {free} free melee action(s)"),
+                format!(
+                    "{name} moves up to {step} in again ({run} moves in a row) and charges: +{bonus} in the melee and {free} free melee action(s)"
+                ),
             );
             (bonus, free)
         }

@@ -112,9 +112,11 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     );
     // Captain: two straight moves into contact.
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    // Both moves are in the log: the second is the charge's line.
+    assert!(logged(&s, "Captain moves up to 6 in"));
     assert!(logged(
         &s,
-        "Captain charges: +1 in the melee and 1 free melee action(s)"
+        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
     ));
     assert_asking(&s, "Free melee");
     feed(&mut s, &["c melee", "c u4"]);
@@ -494,12 +496,12 @@ fn units_in_sequence_act_together_and_charge_side_by_side() {
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
     assert!(logged(
         &s,
-        "Captain charges: +1 in the melee and 1 free melee action(s)"
+        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
     ));
     feed(&mut s, &["c with-u1", "c move", "c two-moves"]);
     assert!(logged(
         &s,
-        "Scouts charges: +1 in the melee and 1 free melee action(s)"
+        "Scouts moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
     ));
     // The Scouts' free melee: both their moves are earlier actions.
     feed(&mut s, &["c with-u1", "c free-melee", "c u4"]);

@@ -60,9 +60,11 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<bool> {
     };
     let markers = ctx.state().units[gun].stat(SHOT_MARKERS);
     if markers < cost {
-        ctx.resolved(
+        // Turned down as an answer: the window keeps the question and says
+        // why in red (Undo picks another target).
+        ctx.refused(
             "shot-markers",
-            format!("{gun_name} has {markers} shot marker(s) left and this shot needs {cost}: it cannot fire"),
+            format!("{gun_name} has {markers} shot marker(s) left and this shot needs {cost}: it cannot fire (Undo to pick another target)"),
         );
         return Ok(false);
     }
@@ -135,9 +137,9 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
             "combat-eligibility",
         )?
     {
-        ctx.resolved(
+        ctx.refused(
             "combat-eligibility",
-            format!("Cavalry may not start a combat with {d_name} behind a wall or in woods"),
+            format!("Cavalry may not start a combat with {d_name} behind a wall or in woods (Undo to pick another enemy)"),
         );
         return Ok(());
     }

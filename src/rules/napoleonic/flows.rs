@@ -6,7 +6,7 @@ use crate::rules::games::GameId;
 use crate::rules::session::Session;
 use crate::rules::state::Unit;
 use crate::rules::testkit::{
-    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
+    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome, refused,
 };
 use crate::table::BackColour;
 
@@ -86,7 +86,7 @@ fn guns_kill_one_man_at_long_range_and_spend_markers_by_cover() {
     feed(&mut s, &["c none", "c done", "c none", "c none"]);
     // Round 2: the Battery cannot afford a redoubt shot with 1 marker.
     feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
-    assert!(logged(&s, "it cannot fire"));
+    assert!(refused(&s, "it cannot fire"), "{:?}", s.state().log);
     assert_eq!(men(&s, "Foot"), (11, 0));
 }
 
@@ -112,9 +112,21 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     // The Hussars fought; only Line and Battery are offered.
     assert!(!asking(&s).contains("Hussars"), "{}", asking(&s));
     feed(&mut s, &["c none"]);
-    // British rally the Foot with a general beside them: 5 in ranks + 1.
-    assert_asking(&s, "cannot move (men in ranks and confused): Foot");
-    feed(&mut s, &["c rally", "c u3", "c no", "c yes"]);
+    // The Foot are engaged (and confused): they cannot move. British rally
+    // them with a general beside them: 5 in ranks + 1; the rally question
+    // says the enemy they fought is likely close.
+    assert_asking(&s, "cannot move (engaged in combat): Foot");
+    assert!(
+        !asking(&s).contains("and confused): Foot"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c rally", "c u3"]);
+    assert_asking(
+        &s,
+        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement: an enemy it fought that still has men in ranks is under 20 cm away)",
+    );
+    feed(&mut s, &["c no", "c yes"]);
     assert_eq!(men(&s, "Foot"), (11, 0));
     assert!(logged(
         &s,
@@ -363,11 +375,16 @@ fn the_enemy_mob_can_be_caught_in_your_turn() {
     let mut s = foot_a_mob_of_one();
     // The British mob stays put; it cannot start a combat.
     feed(&mut s, &["c done", "c u1"]);
-    assert!(logged(
+    assert!(refused(
         &s,
         "Foot has no man in ranks: a mob keeps away from the enemy and cannot start a combat"
     ));
-    // Not offered again: with no other unit, the British turn ends.
+    // Not offered again: with no other unit, the British turn ends, and
+    // the log says why.
+    assert!(logged(
+        &s,
+        "British has no unit left to fight a combat: the turn ends"
+    ));
     // Round 2, French step 1: the French close in and the mob cannot get away.
     assert_asking(&s, "French, step 1");
     feed(&mut s, &["c mob-lost", "c u1"]);
@@ -383,7 +400,7 @@ fn a_gun_refused_for_want_of_markers_may_try_another_target() {
     feed(&mut s, &["c done", "c none", "c none"]);
     // Round 2: 1 marker cannot pay for a redoubt, but can for the open.
     feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
-    assert!(logged(&s, "it cannot fire"));
+    assert!(refused(&s, "it cannot fire"));
     assert_asking(&s, "French, step 2");
     feed(&mut s, &["c u2", "c u4", "c open"]);
     assert_eq!(unit(&s, "Battery").stat(SHOT_MARKERS), 0);
@@ -484,4 +501,19 @@ fn stopping_is_confirmed_so_a_stray_click_is_harmless() {
     assert_asking(&s, "step 1");
     feed(&mut s, &["c stop", "c stop"]);
     assert!(s.state().outcome.is_some());
+}
+
+#[test]
+fn cavalry_against_a_wall_is_turned_down_and_may_fight_elsewhere() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none"]);
+    feed(&mut s, &["c u1", "c u3", "c yes"]);
+    assert!(refused(
+        &s,
+        "Cavalry may not start a combat with Foot behind a wall or in woods"
+    ));
+    // The Hussars have not fought: they are offered again.
+    assert_asking(&s, "French, step 3");
+    assert!(asking(&s).contains("Hussars"), "{}", asking(&s));
 }

@@ -143,9 +143,18 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             .flat_map(|s| units_of(ctx, s))
             .filter(|&u| is_mob(u))
             .collect();
+        // Both locked and confused: said once, as engaged.
         let stuck: Vec<String> = own
             .iter()
             .filter(|&&u| in_ranks(ctx, u) > 0 && confused(ctx, u) > 0)
+            .filter(|&&u| !ctx.state().units[u].has(IN_ENGAGEMENT))
+            .map(|&u| ctx.state().unit_name(u))
+            .collect();
+        // Engaged in combat: locked until the engagement is over (a mob
+        // runs all the same).
+        let engaged: Vec<String> = own
+            .iter()
+            .filter(|&&u| ctx.state().units[u].has(IN_ENGAGEMENT) && !is_mob(u))
             .map(|&u| ctx.state().unit_name(u))
             .collect();
         let mut prompt = format!(
@@ -156,6 +165,12 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             num(ctx, "move_general_cm"),
             num(ctx, "enemy_stop_distance_cm")
         );
+        if !engaged.is_empty() {
+            prompt.push_str(&format!(
+                "; cannot move (engaged in combat): {}",
+                engaged.join(", ")
+            ));
+        }
         if !stuck.is_empty() {
             prompt.push_str(&format!(
                 "; cannot move (men in ranks and confused): {}",
@@ -227,11 +242,21 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     };
     let unit = ctx.state().unit_name(u);
     let ranks = in_ranks(ctx, u);
+    // Combat is fought under 20 cm: a unit in an engagement most likely
+    // still has its enemy that close (unless that enemy is gone).
+    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) {
+        format!(
+            " ({unit} is in an engagement: an enemy it fought that still has men in ranks is under {} cm away)",
+            num(ctx, "combat_range_cm")
+        )
+    } else {
+        String::new()
+    };
     let bonus = if ranks > 0 {
         if yes_no(
             ctx,
             format!(
-                "Is any enemy man in ranks within {} cm of {unit} and facing it?",
+                "Is any enemy man in ranks within {} cm of {unit} and facing it?{engaged}",
                 num(ctx, "rally_enemy_distance_cm")
             ),
             "rally",
@@ -255,7 +280,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
         if !yes_no(
             ctx,
             format!(
-                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least {} cm away?",
+                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least {} cm away?{engaged}",
                 num(ctx, "rally_all_confused_distance_cm")
             ),
             "rally",
@@ -433,6 +458,14 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             .into_iter()
             .filter(|&u| !ctx.state().units[u].has(FOUGHT))
             .collect();
+        // Not asked when no unit is left to fight: said instead.
+        if ready.is_empty() {
+            ctx.resolved(
+                "sequence",
+                format!("{name} has no unit left to fight a combat: the turn ends"),
+            );
+            return Ok(());
+        }
         let Some(unit) = pick_unit(
             ctx,
             &format!("{name}, step 3: which unit fights a combat?"),
@@ -444,9 +477,10 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             return Ok(());
         };
         // A mob (no man left in ranks) keeps 15 cm from the enemy: it never
-        // starts a combat. (Still offered, as older saves answered it.)
+        // starts a combat. (Still offered, as older saves answered it; the
+        // window turns it down in red.)
         if in_ranks(ctx, unit) == 0 {
-            ctx.resolved(
+            ctx.refused(
                 "combat-eligibility",
                 format!(
                     "{} has no man in ranks: a mob keeps away from the enemy and cannot start a combat",

@@ -117,6 +117,8 @@ fn roll_off_rerolls_ties() {
 fn volley_with_return_fire_and_retreat() {
     let mut s = game(RED, BLUE, &[]);
     feed(&mut s, &["c XR", "c 8c", "c volley", "d 4"]);
+    // The log records who ordered whom to do what.
+    assert!(logged(&s, "Toff XR orders Follower 8c: Volley Fire!"));
     // The target question says the shooter's range.
     assert_asking(
         &s,
@@ -147,8 +149,11 @@ fn blunders_on_one_when_ordered_and_on_two_when_unordered() {
     feed(&mut s, &["c XR", "c 8c", "c volley", "d 1"]);
     assert!(logged(&s, "Follower 8c blunders on 1"));
     assert!(unit(&s, "Follower 8c").has("ordered"));
-    // Remaining Snobs order nobody.
+    // Remaining Snobs order nobody; a side's last Snob acts without being
+    // asked for, and the log says so.
     feed(&mut s, &["c XB", "c none", "c none", "c none"]);
+    assert!(logged(&s, "Snob As is Red's only Toff or Snob left to act"));
+    assert!(logged(&s, "Snob As orders nobody"));
     // Unordered phase, Red first: only 4h is left for Red.
     assert!(logged(
         &s,
@@ -156,6 +161,7 @@ fn blunders_on_one_when_ordered_and_on_two_when_unordered() {
     ));
     assert_asking(&s, "Declare an order for Follower 4h");
     feed(&mut s, &["c march", "d 3", "d 2"]);
+    assert!(logged(&s, "Follower 4h acts without a commander: March!"));
     // No Snob ordered it, so none is said to follow.
     assert_asking(&s, "March!: move Follower 4h up to");
     assert!(!asking(&s).contains("Snob may follow"), "{}", asking(&s));

@@ -154,6 +154,15 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     else {
         return Ok(());
     };
+    // Not asked when only one is left: said instead.
+    if ready.len() == 1
+        && let Some(cu) = unit(ctx, c)
+    {
+        ctx.resolved(
+            "rounds",
+            format!("{} is {name}'s only Toff or Snob left to act", cu.name),
+        );
+    }
     ctx.apply(Effect::SetStatus {
         unit: c,
         status: ACTED.into(),
@@ -218,6 +227,12 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
         );
         return Ok(());
     };
+    // Who ordered whom to do what: the record of the round.
+    let given = match snob.and_then(|c| unit(ctx, c)) {
+        Some(c) => format!("{} orders {}: {}", c.name, fu.name, order.label()),
+        None => format!("{} acts without a commander: {}", fu.name, order.label()),
+    };
+    ctx.resolved("rounds", given);
     let fails = if blunder_on <= 1 {
         "a 1".to_string()
     } else {
