@@ -606,8 +606,9 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
         harness.state().messages
     );
     assert!(harness.state().cards_typed.is_empty());
-    // After Enter the box keeps the keyboard for the next player's card, so
-    // Ctrl+Z there is the box's, not the game's.
+    // After Enter the box keeps the keyboard for the next player's card;
+    // with nothing typed in it, Ctrl+Z is the game's (the box has nothing
+    // to take back), and the box still has the keyboard.
     harness.get_by_label("Undo").click();
     harness.run();
     type_cards(&mut harness, "9h");
@@ -616,6 +617,18 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
     assert!(typing.is_focused(), "Blue's card can be typed at once");
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run();
+    assert_eq!(event_count(&harness), events, "Red's card taken back");
+    let typing = harness.get_by_label("Or type them (Qh 10s XR):");
+    assert!(typing.is_focused(), "Red's card can be typed again at once");
+    // With something typed, Ctrl+Z is the box's own.
+    harness.state_mut().cards_typed = "9".into();
+    harness.run();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(event_count(&harness), events);
+    harness.state_mut().cards_typed.clear();
+    harness.run();
+    type_cards(&mut harness, "9h");
     assert_eq!(event_count(&harness), events + 1);
     type_cards(&mut harness, "4c");
     assert_logged(&harness, "Order of play: Red (9h), Blue (4c)");
@@ -1996,4 +2009,68 @@ fn the_roll_stays_in_view_with_what_it_did() {
         rows.first().is_some_and(|r| r.contains("rolled [2]")),
         "{rows:?}"
     );
+}
+
+/// A click at `pos` (press and release in one frame, as a quick click).
+fn click_at(harness: &Harness<'_, AppState>, pos: egui::Pos2) {
+    harness.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::default(),
+        });
+    }
+}
+
+/// A new question's typed field has the keyboard at once, and the second
+/// click of a double click, landing on the next question's buttons within
+/// moments, answers nothing (the audit gave a territory away so).
+#[test]
+fn a_new_question_takes_the_keyboard_and_a_double_click_answers_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // Frames 50 ms apart, as a real window draws while the mouse moves.
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .with_max_steps(40)
+        .with_step_dt(0.05)
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Napoleonic game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    let field = "Or type them (Qh 10s XR):";
+    assert!(
+        harness.get_by_label(field).is_focused(),
+        "the cut can be typed"
+    );
+    for card in ["9h", "4c"] {
+        harness.get_by_label(field).type_text(card);
+        harness.run();
+        harness.key_press(egui::Key::Enter);
+        harness.run();
+    }
+    assert!(pending_prompt(&harness).contains("French, step 1"));
+    let events = event_count(&harness);
+    let at = harness.get_by_label("Done moving").rect().center();
+    click_at(&harness, at);
+    harness.step();
+    harness.step();
+    assert_eq!(event_count(&harness), events + 1);
+    let next = pending_prompt(&harness);
+    assert!(next.contains("French, step 2"), "{next}");
+    // The second click of the double click, one frame later, on whatever
+    // button of step 2 now lies there: not taken.
+    click_at(&harness, at);
+    harness.step();
+    harness.step();
+    assert_eq!(event_count(&harness), events + 1);
+    assert_eq!(pending_prompt(&harness), next);
+    // A click once the question has settled is an answer.
+    harness.run();
+    click_at(&harness, at);
+    harness.run();
+    assert_eq!(event_count(&harness), events + 2);
 }

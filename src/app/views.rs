@@ -44,12 +44,22 @@ fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
 }
 
 /// Ctrl+Z takes back the last event, Ctrl+Shift+Z or Ctrl+Y puts it back (Cmd
-/// on a Mac), as the Undo and Redo buttons do, unless a text field has the
-/// keyboard (it has its own undo). A key with nothing to take back or put
-/// back does nothing, as the greyed-out button does.
-fn undo_keys(ui: &egui::Ui, session: &crate::rules::session::Session, cmds: &mut Vec<Command>) {
-    if ui.ctx().text_edit_focused() {
+/// on a Mac), as the Undo and Redo buttons do, unless a text field with
+/// something typed in it has the keyboard (it has its own undo; the
+/// question's field takes the keyboard before anything is typed). A key
+/// with nothing to take back or put back does nothing, as the greyed-out
+/// button does.
+fn undo_keys(state: &AppState, ui: &egui::Ui, cmds: &mut Vec<Command>) {
+    let Some((session, _)) = &state.session else {
         return;
+    };
+    if ui.ctx().text_edit_focused() {
+        let question_field = ui.data(|d| d.get_temp::<egui::Id>(egui::Id::unique(QUESTION_FIELD)));
+        let untouched = state.number_typed.is_none() && state.cards_typed.is_empty();
+        if !(untouched && question_field.is_some() && ui.memory(|m| m.focused()) == question_field)
+        {
+            return;
+        }
     }
     let command = |key| egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
     let redo_z = egui::KeyboardShortcut::new(
@@ -296,7 +306,7 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         if ui.button("Home").clicked() {
             cmds.push(Command::GoHome);
         }
-        undo_keys(ui, session, cmds);
+        undo_keys(state, ui, cmds);
         if ui
             .add_enabled(session.can_undo_step(), egui::Button::new("Undo"))
             .on_hover_text("Ctrl+Z")
@@ -345,6 +355,34 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         // own Ctrl+Z history) does not carry over to the next one, and a
         // refusal line above does not move its focus away.
         let question_id = session.events().len();
+        // When this question was first drawn: a click or key meant for the
+        // question before (a double click, Enter pressed twice) lands on
+        // this one's buttons within moments, and is not taken.
+        let now = ui.input(|i| i.time);
+        let appeared_key = egui::Id::unique(QUESTION_APPEARED);
+        let appeared = ui.data(|d| d.get_temp::<(usize, f64)>(appeared_key));
+        let fresh = appeared.is_none_or(|(id, _)| id != question_id);
+        if fresh {
+            ui.data_mut(|d| d.insert_temp(appeared_key, (question_id, now)));
+        }
+        let settling = appeared
+            .filter(|(id, _)| *id == question_id)
+            .is_none_or(|(_, at)| now - at < QUESTION_SETTLE_SECS);
+        // A new question takes the keyboard from a button of the last one
+        // (Enter there would answer this one), and its typed field takes it
+        // (the number or cards can be typed at once) unless another field
+        // has it (the rules lookup).
+        let field_key = egui::Id::unique(QUESTION_FIELD);
+        let last_field = ui.data(|d| d.get_temp::<egui::Id>(field_key));
+        let focused = ui.memory(|m| m.focused());
+        let take_keyboard =
+            fresh && (focused.is_none() || focused == last_field || !ui.ctx().text_edit_focused());
+        if take_keyboard && let Some(id) = focused {
+            ui.memory_mut(|m| m.surrender_focus(id));
+        }
+        let outer_cmds = &mut *cmds;
+        let mut answers: Vec<Command> = Vec::new();
+        let cmds = &mut answers;
         // Enter in the cards field last frame: the next question's field
         // takes the keyboard too (the next player's card).
         let refocus_cards = ui.data_mut(|d| {
@@ -392,7 +430,8 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
                 Ask::Dice { count } => {
                     camera_button(state, ui, cmds);
-                    dice_keys(ui, cmds);
+                    // Typed faces are meant, however quick.
+                    dice_keys(ui, outer_cmds);
                     let dice = if *count == 1 { "die" } else { "dice" };
                     ui.label(format!("Click (or type 1-6) the {count} {dice}:"));
                     // The face buttons come first in their row so that they
@@ -453,7 +492,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             text = step(1);
                         }
                         if Some(&text) != state.number_typed.as_ref() {
-                            cmds.push(Command::SetNumberTyped(text));
+                            outer_cmds.push(Command::SetNumberTyped(text));
+                        }
+                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
+                        if take_keyboard {
+                            field.request_focus();
                         }
                         // Typing the number and pressing Enter answers, as OK does.
                         let entered = enter_pressed_in(ui, &field);
@@ -517,7 +560,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                             )
                             .labelled_by(label.id);
                         if text != state.cards_typed {
-                            cmds.push(Command::SetCardsTyped(text));
+                            outer_cmds.push(Command::SetCardsTyped(text));
+                        }
+                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
+                        if take_keyboard {
+                            field.request_focus();
                         }
                         let entered = enter_pressed_in(ui, &field);
                         if ui.button("Enter").clicked() || entered {
@@ -559,6 +606,21 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                 }
             }
         });
+        // Taking back a die or a card, or clearing, is never an accident
+        // worth refusing; an answer in the first moments is.
+        let is_answer = |c: &Command| {
+            matches!(
+                c,
+                Command::Apply(_)
+                    | Command::AnswerVirtually
+                    | Command::AnswerFromCamera
+                    | Command::AnswerTypedNumber
+                    | Command::EnterDie(_)
+                    | Command::EnterCard(_)
+                    | Command::EnterTypedCards
+            )
+        };
+        outer_cmds.extend(answers.into_iter().filter(|c| !(settling && is_answer(c))));
         let content = question.response.rect.height() - frame;
         ui.data_mut(|d| {
             let kept = d.get_temp_mut_or(tallest_id, 0.0_f32);
@@ -1664,6 +1726,17 @@ const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// Memory key: the question on screen and when it was first drawn.
+const QUESTION_APPEARED: &str = "question-appeared";
+
+/// Memory key: the id of the question's typed field (number or cards).
+const QUESTION_FIELD: &str = "question-field";
+
+/// Seconds after a question first shows during which an answer clicked or
+/// pressed on it is not taken: the second click of a double click, or a
+/// second Enter, meant for the question before (about 0.1-0.2 s apart).
+const QUESTION_SETTLE_SECS: f64 = 0.2;
 
 /// How many of the last answer's log lines are shown with the question.
 const LAST_ANSWER_LINES: usize = 2;
