@@ -821,7 +821,12 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
     assert!(said.contains("no-such-folder"), "{said}");
     assert!(harness.state().live.is_none());
 
-    // A real folder: its photo arrives read, as a camera frame would.
+    // A real folder: its photo arrives read, as a camera frame would, and
+    // the start-up "no camera" message goes with the first frame.
+    harness
+        .state_mut()
+        .messages
+        .push(adjutant::app::NO_CAMERA.to_string());
     harness
         .state_mut()
         .execute(adjutant::app::Command::SetReplayDir(String::new()));
@@ -840,6 +845,15 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
     let size = image::image_dimensions(&fixture).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((frame.width, frame.height), size);
     assert!(harness.state().live.is_some());
+    assert!(
+        !harness
+            .state()
+            .messages
+            .iter()
+            .any(|m| m == adjutant::app::NO_CAMERA),
+        "{:?}",
+        harness.state().messages
+    );
 
     // The folder removed while it is read: said once, the source stops and
     // its last frame no longer stands for the table.
@@ -1812,6 +1826,18 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
         .count();
     assert_eq!(greyed, red - 1);
     assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
+    // The one in the discards can be picked, but says where it lies.
+    let in_discards = codes[..red]
+        .iter()
+        .copied()
+        .find(|c| !harness.get_by_label(c).accesskit_node().is_disabled())
+        .unwrap_or_default();
+    harness.get_by_label(in_discards).hover();
+    harness.run();
+    harness.get_by_label_contains("In the discards: taken only if your table shuffled it back");
+    harness.get_by_label("2c").hover();
+    harness.run();
+    assert!(harness.query_by_label_contains("In the discards").is_none());
     // The dealt cards still lie where they were: nothing is offered.
     harness.get_by_label_contains("The camera still shows what answered the last question");
     assert!(harness.query_by_label_contains("Use ").is_none());

@@ -635,6 +635,11 @@ impl AppState {
             self.live_texture = None;
             return;
         }
+        // Frames arrive: the table is read after all, so "no camera" is
+        // no longer news (a replay started after the start-up look).
+        if !frames.is_empty() {
+            self.messages.retain(|m| m != NO_CAMERA);
+        }
         for f in frames {
             self.show_frame(f);
         }

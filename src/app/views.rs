@@ -582,17 +582,20 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
                     // A draw takes only what its deck still holds (the draw
                     // pile or the discards): other cards are greyed out.
                     // Cards picked for this answer already are taken too.
-                    let held: Option<Vec<Card>> = deck.and_then(|d| {
-                        let d = session.state().decks.get(d)?;
-                        Some(crate::table::deck::cards_without(
-                            &d.held(),
-                            &state.cards_entry,
-                        ))
-                    });
+                    let pile = deck.and_then(|d| session.state().decks.get(d));
+                    let held: Option<Vec<Card>> = pile
+                        .map(|d| crate::table::deck::cards_without(&d.held(), &state.cards_entry));
+                    // Cards among the discards are taken (the table may have
+                    // shuffled them back) but look it: a misread is likelier.
+                    let discarded: Vec<Card> = match (pile, &held) {
+                        (Some(d), Some(h)) => d.not_in_draw_pile(h),
+                        _ => Vec::new(),
+                    };
                     card_grid(
                         ui,
                         session.ruleset().cards.jokers,
                         held.as_deref(),
+                        &discarded,
                         played,
                         |code| {
                             if let Ok(card) = code.parse() {
@@ -839,11 +842,12 @@ fn unit_line(
         }
         return t;
     }
+    let wounds = u.wounds();
     let mut t = format!(
-        "{name}: {}/{} soldiers, {} wounds",
+        "{name}: {}/{} soldiers, {wounds} {}",
         u.soldiers.len(),
         u.soldiers_at_start,
-        u.wounds()
+        if wounds == 1 { "wound" } else { "wounds" }
     );
     if u.stats.contains_key("actions") {
         t.push_str(&activation_counts(u));
@@ -1312,9 +1316,11 @@ fn card_grid(
     ui: &mut egui::Ui,
     jokers: bool,
     held: Option<&[Card]>,
+    discarded: &[Card],
     played: &[Card],
     mut pick: impl FnMut(String),
 ) {
+    let in_discards = |code: &str| code.parse::<Card>().is_ok_and(|c| discarded.contains(&c));
     let can_pick = |code: &str| {
         code.parse::<Card>()
             .is_ok_and(|c| held.is_none_or(|h| h.contains(&c)) && !played.contains(&c))
@@ -1338,12 +1344,20 @@ fn card_grid(
             ui.horizontal(|ui| {
                 for rank in "A23456789TJQK".chars() {
                     let code = format!("{rank}{suit}");
-                    let button = egui::Button::new(egui::RichText::new(&code).color(colour));
-                    if ui
+                    let faded = in_discards(&code);
+                    let shade = if faded {
+                        colour.gamma_multiply(DISCARD_FADE)
+                    } else {
+                        colour
+                    };
+                    let button = egui::Button::new(egui::RichText::new(&code).color(shade));
+                    let mut response = ui
                         .add_enabled(can_pick(&code), button)
-                        .on_disabled_hover_text(why)
-                        .clicked()
-                    {
+                        .on_disabled_hover_text(why);
+                    if faded {
+                        response = response.on_hover_text(IN_DISCARDS);
+                    }
+                    if response.clicked() {
                         pick(code);
                     }
                 }
@@ -1373,7 +1387,7 @@ fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         } else {
             "Nothing was read here. Add a card:"
         });
-        card_grid(ui, true, None, &[], |code| {
+        card_grid(ui, true, None, &[], &[], |code| {
             cmds.push(Command::Correct(target, Fix::Card(code)));
         });
         if target.is_card() && ui.button("Not a card").clicked() {
@@ -1726,6 +1740,13 @@ const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// How much a card among the discards fades in the card grid.
+const DISCARD_FADE: f32 = 0.45;
+
+/// Said on hovering a card among the discards in the card grid.
+const IN_DISCARDS: &str =
+    "In the discards: taken only if your table shuffled it back (a misread otherwise)";
 
 /// Memory key: the question on screen and when it was first drawn.
 const QUESTION_APPEARED: &str = "question-appeared";

@@ -346,7 +346,7 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
     let pool = ctx.roll(
         strike.hits,
         format!(
-            "{label}: {} rolls {} for the hits taken, each below {v} is a wound",
+            "{} rolls {} for the hits taken from {label}, each below {v} is a wound",
             t.name,
             count_dice(strike.hits)
         ),

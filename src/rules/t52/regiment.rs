@@ -570,8 +570,16 @@ fn check_command(kinds: &[UnitKind], ruleset: &Ruleset, errors: &mut Vec<String>
     }
     let led = toffs * ruleset.number("toff_followers") + snobs * ruleset.number("snob_followers");
     if followers > led {
+        let leaders = match (toffs, snobs) {
+            (0, 0) => "no Toff or Snob".to_string(),
+            (0, 1) => "1 Snob".to_string(),
+            (0, n) => format!("{n} Snobs"),
+            (_, 0) => "the Toff alone".to_string(),
+            (_, 1) => "the Toff and 1 Snob".to_string(),
+            (_, n) => format!("the Toff and {n} Snobs"),
+        };
         errors.push(format!(
-            "{followers} Followers (artillery included) but the Toff and {snobs} Snob(s) can lead only {led}."
+            "{followers} Followers (artillery included) but {leaders} can lead only {led}."
         ));
     }
 }
@@ -799,6 +807,22 @@ mod tests {
         let ok = build("XR As 3s:tough,tough 8c+7s").unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(ok.upgrade_points_spent, 4);
         assert_eq!(ok.units[2].wounds_per_soldier, 5);
+    }
+
+    #[test]
+    fn too_many_followers_names_the_leaders_there_are() {
+        let r = build("XR 3s 3h 8c+7s").err().unwrap_or_default();
+        assert!(
+            r.iter()
+                .any(|e| e.contains("but the Toff alone can lead only 2")),
+            "{r:?}"
+        );
+        // No Toff (the camera missed the Joker): not "the Toff".
+        let r = build("As 3s 8c+7s").err().unwrap_or_default();
+        assert!(
+            r.iter().any(|e| e.contains("but 1 Snob can lead only 1")),
+            "{r:?}"
+        );
     }
 
     /// Cards laid out as `(code, x, y)` with centres in card lengths.
