@@ -311,10 +311,11 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
     harness.get_by_label("Start game").click();
     harness.run();
     assert_eq!(harness.state().screen, Screen::NewT52);
+    // The usual objectives (a centre Jack and four Kings) come filled in.
+    assert_eq!(harness.state().form.objectives, "Jd Kh Ks Kd Kc");
     for (field, text) in [
         ("Player 1 units:", "XR As 8c+7s:mean 6s+9c"),
         ("Player 2 units:", "XB Ac Tc+3s 4d+5c+Qc"),
-        ("Objective cards:", "Ks Jh"),
     ] {
         harness.get_by_label(field).focus();
         harness.run();
@@ -1679,6 +1680,9 @@ fn a_regiment_from_the_camera_is_grouped_by_where_the_cards_lie() {
             card_at("8d", 150.0, 10.0),
             card_at("As", 80.0, 12.0),
             card_at("5c", 28.0, 150.0),
+            // Objective markers on the table: not part of the regiment.
+            card_at("Kd", 400.0, 300.0),
+            card_at("Jc", 600.0, 300.0),
         ],
         vec![],
     ));
@@ -1689,6 +1693,9 @@ fn a_regiment_from_the_camera_is_grouped_by_where_the_cards_lie() {
     harness.get_by_label("Player 1 from camera").click();
     harness.run();
     assert_eq!(harness.state().form.first_units, "XR As 8d+7s Th+5c");
+    assert_eq!(harness.state().form.objectives, "Jc Kd");
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("Jc Kd went to the objective cards"), "{said}");
 }
 
 /// A card question while the camera reads more cards than it needs: the

@@ -930,6 +930,23 @@ impl AppState {
         // Units are told apart by where their cards lie, in card lengths.
         lengths.sort_by(f32::total_cmp);
         let card_length = lengths[lengths.len() / 2];
+        // Face-up Kings and Jacks on the table mark objectives, not units.
+        use crate::table::Rank;
+        let (markers, cards): (Vec<LaidCard>, Vec<LaidCard>) = cards
+            .into_iter()
+            .partition(|c| matches!(c.card.rank(), Some(Rank::King | Rank::Jack)));
+        if !markers.is_empty() {
+            let mut codes: Vec<String> = markers.iter().map(|m| m.card.to_string()).collect();
+            codes.sort();
+            self.form.objectives = codes.join(" ");
+            self.notify(format!(
+                "The camera's {} went to the objective cards (Kings and Jacks mark objectives).",
+                codes.join(" ")
+            ));
+        }
+        if cards.is_empty() {
+            return;
+        }
         let text = units_text(&group_laid_out(&cards, card_length));
         if player == 0 {
             self.form.first_units = text;

@@ -35,7 +35,9 @@ impl Default for NewGameForm {
             // The source's typical table: each player places a dangerous
             // piece, then a cover, then one defensible piece in the centre.
             terrain: "dangerous dangerous cover cover defensible".into(),
-            objectives: String::new(),
+            // ... and its typical objectives: a Jack in the centre and four
+            // Kings (a game without them can only end by sudden death).
+            objectives: "Jd Kh Ks Kd Kc".into(),
         }
     }
 }

@@ -1512,7 +1512,7 @@ fn side_rows(
     for (i, g) in sides.iter_mut().enumerate() {
         ui.horizontal_wrapped(|ui| {
             let l = ui.label(format!("Player {} name:", i + 1));
-            ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(100.0))
+            ui.add(egui::TextEdit::singleline(&mut g.name).desired_width(NAME_FIELD_WIDTH))
                 .labelled_by(l.id);
             if backs {
                 let l = ui.label(format!("Player {} back:", i + 1));
@@ -1576,7 +1576,7 @@ fn new_gunfight(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         GameId::Gunfight,
         "Gunfight",
         "New Gunfight game",
-        "One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default).",
+        "One line per player: a name, the back colour of the pack they play from, and four gunmen as Name or Name:rifle (pistol is the default; join a name's words with _, as Big_Jim).",
     ) else {
         return;
     };
@@ -1610,7 +1610,7 @@ fn new_napoleonic(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) 
         GameId::Napoleonic,
         "Napoleonic",
         "New Napoleonic Card Combat game",
-        "One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners). Both sides need equal men and guns. Generals and aides-de-camp are not entered: Adjutant asks whether one stands beside a unit when it matters (a rally).",
+        "One line per army: a name, the back colour of its deck, and its units as Name:arm:men (arm is inf, cav or art; an artillery unit is one gun and its gunners; a name may have spaces, as Old Guard:inf:6). Both sides need equal men and guns. Generals and aides-de-camp are not entered: Adjutant asks whether one stands beside a unit when it matters (a rally).",
     ) else {
         return;
     };
@@ -1642,7 +1642,7 @@ fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Comma
         GameId::CardActivation,
         "Card-Activation",
         "New Card-Activation Skirmish game",
-        "One line per side: a name and its units as Name:models, with one Field Commander as Name:commander. Unit values come from the ruleset's editable profiles.",
+        "One line per side: a name and its units as Name:models, with one Field Commander as Name:commander (join a name's words with _, as Red_Rifles:5). Unit values come from the ruleset's editable profiles.",
     ) else {
         return;
     };
@@ -1668,7 +1668,7 @@ fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         GameId::GentlemenOfWar,
         "Gentlemen of War",
         "New Gentlemen of War game",
-        "One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile, optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour; e empty hands, m mounted, t Mounted Training, g Strong, i Guard range, r rounds).",
+        "One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile (a name may have spaces), optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour; e empty hands, m mounted, t Mounted Training, g Strong, i Guard range, r rounds).",
     ) else {
         return;
     };
@@ -1740,6 +1740,10 @@ const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// Width of a player's name field in the setup forms: room for a name of
+/// about 25 letters ("Marshal Michel Ney" showed as "Marshal Michel").
+const NAME_FIELD_WIDTH: f32 = 170.0;
 
 /// How much a card among the discards fades in the card grid.
 const DISCARD_FADE: f32 = 0.45;

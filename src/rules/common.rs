@@ -166,6 +166,45 @@ pub fn parse_tokens<T>(
     (parsed, problems)
 }
 
+/// [`parse_tokens`] for items that always hold a `:` (`Name:arm:men`):
+/// words without one run into the next item as its name, so a name may
+/// have spaces (`Old Guard:inf:6`); words left over at the end are one
+/// item (and its problem).
+pub fn parse_tokens_with_spaced_names<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> (Vec<T>, Vec<String>) {
+    let mut parsed = Vec::new();
+    let mut problems = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut take = |item: &str| match parse(item) {
+        Ok(t) => parsed.push(t),
+        Err(e) => problems.push(e),
+    };
+    for token in text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+    {
+        if token.contains(':') {
+            words.push(token);
+            take(&words.join(" "));
+            words.clear();
+        } else {
+            words.push(token);
+        }
+    }
+    if !words.is_empty() {
+        take(&words.join(" "));
+    }
+    (parsed, problems)
+}
+
+/// A name as typed in a setup form: `_` joins words where a space would
+/// end the item (`Old_Guard` is shown as "Old Guard").
+pub fn typed_name(name: &str) -> String {
+    name.trim().replace('_', " ")
+}
+
 /// `parse_tokens` for callers that want every unit or the problems,
 /// joined in one sentence.
 pub fn parse_all_tokens<T>(
@@ -186,5 +225,33 @@ pub fn possessive(name: &str) -> String {
         format!("{name}'")
     } else {
         format!("{name}'s")
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn words_before_an_item_are_its_name_and_underscores_are_spaces() {
+        let split = |item: &str| -> Result<String, String> {
+            match item.split_once(':') {
+                Some((name, rest)) => Ok(format!("{}|{rest}", typed_name(name))),
+                None => Err(format!("`{item}` has no ':'")),
+            }
+        };
+        let (items, problems) = parse_tokens_with_spaced_names(
+            "Line:inf:12 Kings German Legion No 2:inf:4, Old_Guard:inf:6 stray words",
+            split,
+        );
+        assert_eq!(
+            items,
+            [
+                "Line|inf:12",
+                "Kings German Legion No 2|inf:4",
+                "Old Guard|inf:6"
+            ]
+        );
+        assert_eq!(problems, ["`stray words` has no ':'"]);
     }
 }

@@ -238,7 +238,7 @@ pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
         .filter(|t| !t.trim().is_empty())
     {
         let mut parts = item.split(':');
-        let name = parts.next().unwrap_or_default().to_string();
+        let name = super::common::typed_name(parts.next().unwrap_or_default());
         let mut unit = UnitSetup {
             name: name.clone(),
             profile: default_profile(),

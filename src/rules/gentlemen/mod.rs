@@ -239,18 +239,24 @@ pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
 /// spaces, optionally with the unit's own stats (`Sharpe:rifleman:h2d4c3s2a0`).
 /// A profile may be named by any unambiguous start of its id.
 pub fn parse_units(text: &str, ruleset: &Ruleset) -> Result<Vec<UnitSetup>, String> {
-    super::common::parse_all_tokens(text, |item| parse_unit(item, ruleset))
+    let (units, problems) = parse_units_all(text, ruleset);
+    if problems.is_empty() {
+        Ok(units)
+    } else {
+        Err(problems.join("; "))
+    }
 }
 
-/// Every unit of `text` that parses, and what is wrong with the others.
+/// Every unit of `text` that parses, and what is wrong with the others. A
+/// name may have spaces (`Old Sam:rifleman`) or `_` (`Old_Sam:rifleman`).
 pub fn parse_units_all(text: &str, ruleset: &Ruleset) -> (Vec<UnitSetup>, Vec<String>) {
-    super::common::parse_tokens(text, |item| parse_unit(item, ruleset))
+    super::common::parse_tokens_with_spaced_names(text, |item| parse_unit(item, ruleset))
 }
 
 /// One unit typed as `Name:profile[:stats]`.
 fn parse_unit(item: &str, ruleset: &Ruleset) -> Result<UnitSetup, String> {
     let mut parts = item.split(':');
-    let name = parts.next().unwrap_or_default().trim().to_string();
+    let name = super::common::typed_name(parts.next().unwrap_or_default());
     // A fourth part would be dropped without a word: stats are one group.
     if item.split(':').count() > 3 {
         return Err(format!(

@@ -204,7 +204,7 @@ fn parse_gunman(item: &str) -> Result<GunmanSetup, String> {
     let weapon = Weapon::parse(weapon)
         .ok_or_else(|| format!("`{weapon}` (for {name}) is not a weapon: pistol or rifle"))?;
     Ok(GunmanSetup {
-        name: name.trim().to_string(),
+        name: super::common::typed_name(name),
         weapon,
     })
 }

@@ -255,12 +255,18 @@ pub fn balance_note(setup: &GameSetup) -> Option<String> {
 /// Parses units typed as `Name:arm:men` separated by spaces or commas
 /// (`Guards:inf:12 Hussars:cav:6 Battery:art:3`).
 pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
-    super::common::parse_all_tokens(text, parse_unit)
+    let (units, problems) = parse_units_all(text);
+    if problems.is_empty() {
+        Ok(units)
+    } else {
+        Err(problems.join("; "))
+    }
 }
 
-/// Every unit of `text` that parses, and what is wrong with the others.
+/// Every unit of `text` that parses, and what is wrong with the others. A
+/// name may have spaces (`Old Guard:inf:6`) or `_` (`Old_Guard:inf:6`).
 pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
-    super::common::parse_tokens(text, parse_unit)
+    super::common::parse_tokens_with_spaced_names(text, parse_unit)
 }
 
 /// One unit typed as `Name:arm:men`.
@@ -283,7 +289,7 @@ fn parse_unit(item: &str) -> Result<UnitSetup, String> {
         .parse::<u32>()
         .map_err(|_| format!("`{men}` (for {name}) is not a number of men"))?;
     Ok(UnitSetup {
-        name: name.to_string(),
+        name: super::common::typed_name(name),
         arm,
         men,
     })
