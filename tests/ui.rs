@@ -691,6 +691,13 @@ fn a_card_activation_game_deals_from_the_virtual_deck_and_asks_for_assignments()
         .query_all_by_label_contains("Rifles: 5/5 soldiers, 0 wounds; 0 of 2 actions taken")
         .count();
     assert_eq!(shown, 1);
+    // Its values (move, morale...) are a hover away, and the panel says so.
+    harness.get_by_label("Hover a unit for its profile.");
+    harness
+        .get_by_label_contains("Rifles: 5/5 soldiers")
+        .hover();
+    harness.run();
+    harness.get_by_label_contains("Generic unit: ");
 }
 
 #[test]
@@ -2106,4 +2113,48 @@ fn a_new_question_takes_the_keyboard_and_a_double_click_answers_once() {
     click_at(&harness, at);
     harness.run();
     assert_eq!(event_count(&harness), events + 2);
+}
+
+/// A finished or unwanted game is put away from the home screen: off the
+/// list, its file and backups kept in a folder beside the saves; the game
+/// open in the window cannot be.
+#[test]
+fn a_saved_game_is_put_away_off_the_list_and_kept() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    write_save(dir.path(), "t52-1.ron", ROLL_OFF_SAVE);
+    write_save(dir.path(), "t52-1.ron.1", ROLL_OFF_SAVE);
+    write_save(dir.path(), "gunfight-2.ron", EMPTY_GUNFIGHT_SAVE);
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume gunfight-2.ron").click();
+    harness.run();
+    harness.get_by_label("Home").click();
+    harness.run();
+    assert_eq!(harness.state().saves.len(), 2);
+    let buttons: Vec<bool> = harness
+        .query_all_by_label("Put away")
+        .map(|b| b.accesskit_node().is_disabled())
+        .collect();
+    assert_eq!(buttons.len(), 2);
+    assert_eq!(buttons.iter().filter(|d| **d).count(), 1, "the open game's");
+    harness
+        .query_all_by_label("Put away")
+        .find(|b| !b.accesskit_node().is_disabled())
+        .unwrap_or_else(|| panic!("no button"))
+        .click();
+    harness.run();
+    let listed: Vec<String> = harness
+        .state()
+        .saves
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(listed[0].ends_with("gunfight-2.ron"), "{listed:?}");
+    let away = saves.join(adjutant::rules::save::PUT_AWAY_DIR);
+    assert!(away.join("t52-1.ron").exists() && away.join("t52-1.ron.1").exists());
+    assert!(!saves.join("t52-1.ron").exists() && !saves.join("t52-1.ron.1").exists());
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("t52-1.ron is put away in"), "{said}");
 }

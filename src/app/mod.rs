@@ -56,6 +56,8 @@ pub enum Command {
     OpenRules(GameId),
     /// Resume a saved session.
     Resume(PathBuf),
+    /// Take a saved game off the home screen's list (moved aside, kept).
+    PutAway(PathBuf),
     /// Apply an event to the open session (and autosave).
     Apply(Event),
     /// Answer the pending request with the virtual table (roller, deck).
@@ -327,6 +329,24 @@ impl AppState {
         }
     }
 
+    /// Puts a saved game away (off the home screen's list, kept on disk);
+    /// never the game open in the window.
+    fn put_away(&mut self, path: &std::path::Path) {
+        if self.session.as_ref().is_some_and(|(_, a)| a.path == path) {
+            self.notify("The game open in the window cannot be put away.");
+            return;
+        }
+        match save::put_away(path) {
+            Ok(dir) => self.notify(format!(
+                "{} is put away in {} (move it back to list it again).",
+                path.file_name().unwrap_or_default().to_string_lossy(),
+                dir.display()
+            )),
+            Err(e) => self.notify(format!("Could not put the game away: {e}")),
+        }
+        self.saves = save::list(&self.save_dir);
+    }
+
     /// Applies one command. Errors become messages; nothing panics.
     pub fn execute(&mut self, cmd: Command) {
         match cmd {
@@ -336,6 +356,7 @@ impl AppState {
                 self.screen = Screen::Home;
             }
             Command::GoPlay => self.screen = Screen::Play,
+            Command::PutAway(path) => self.put_away(&path),
             Command::OpenRules(g) => {
                 self.rules_query.clear();
                 self.screen = Screen::Rules(g);

@@ -210,6 +210,24 @@ fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             if resume.clicked() {
                 cmds.push(Command::Resume(s.path.clone()));
             }
+            let open = state
+                .session
+                .as_ref()
+                .is_some_and(|(_, a)| a.path == s.path);
+            if ui
+                .add_enabled(!open, egui::Button::new("Put away"))
+                .on_hover_text(format!(
+                    "Off this list, kept in {}",
+                    state
+                        .save_dir
+                        .join(crate::rules::save::PUT_AWAY_DIR)
+                        .display()
+                ))
+                .on_disabled_hover_text("The game open in the window")
+                .clicked()
+            {
+                cmds.push(Command::PutAway(s.path.clone()));
+            }
             match &s.condition {
                 SaveCondition::Sound => {}
                 SaveCondition::FromBackup => {
@@ -405,7 +423,11 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
         let tallest_id = egui::Id::unique(("question-height", session.seed()));
         let tallest = ui.data(|d| d.get_temp::<f32>(tallest_id)).unwrap_or(0.0);
         let frame = egui::Frame::group(ui.style()).total_margin().sum().y;
-        let room = (ui.available_height() - MIN_PANES_HEIGHT - below - frame).max(0.0);
+        // On a short window the kept height is capped, so the panes keep
+        // room (a one-row question then shrinks the box a little).
+        let room = (ui.available_height() - MIN_PANES_HEIGHT - below - frame)
+            .min(ui.available_height() * QUESTION_KEEP_FRACTION)
+            .max(0.0);
         let question = ui.group(|ui| {
             ui.set_min_height(tallest.min(room));
             // A long prompt wraps rather than running past the box.
@@ -693,6 +715,11 @@ fn units_column(
         ui.label(activation_line(st));
     }
     ui.heading("Units");
+    // The values behind the counts (move, morale, I and V...) are a hover
+    // away: say so, or a newcomer never finds them.
+    if st.units.iter().any(|u| stat_block(u, ruleset).is_some()) {
+        ui.weak("Hover a unit for its profile.");
+    }
     for (i, side) in st.sides.iter().enumerate() {
         ui.strong(&side.name);
         for (id, u) in st.units_of(i) {
@@ -1740,6 +1767,10 @@ const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// Most of the play screen's height the question box keeps for itself
+/// when its question needs less (see the tallest height kept).
+const QUESTION_KEEP_FRACTION: f32 = 0.4;
 
 /// Width of a player's name field in the setup forms: room for a name of
 /// about 25 letters ("Marshal Michel Ney" showed as "Marshal Michel").

@@ -409,6 +409,36 @@ fn summary_of(session: &Session) -> String {
     }
 }
 
+/// Folder (inside the saves folder) that saves put away are moved to.
+pub const PUT_AWAY_DIR: &str = "put-away";
+
+/// Takes a save off the list without losing it: moves it and its backups
+/// into [`PUT_AWAY_DIR`] beside it (a file there of the same name is
+/// replaced). Returns the folder.
+pub fn put_away(path: &Path) -> Result<PathBuf, SaveError> {
+    let dir = path
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(PUT_AWAY_DIR);
+    fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let Some(name) = path.file_name() else {
+        return Err(SaveError::Invalid {
+            file: path.to_path_buf(),
+            message: "not a file name".into(),
+        });
+    };
+    // Backups first: a failure part-way leaves the save itself listed.
+    for n in (1..=BACKUPS).rev() {
+        let backup = backup_path(path, n);
+        if backup.exists() {
+            let to = backup_path(&dir.join(name), n);
+            fs::rename(&backup, &to).map_err(io(&backup))?;
+        }
+    }
+    fs::rename(path, dir.join(name)).map_err(io(path))?;
+    Ok(dir)
+}
+
 /// Lists the saves in `dir`, newest first (backups and temp files excluded).
 pub fn list(dir: &Path) -> Vec<SavedGame> {
     let Ok(rd) = fs::read_dir(dir) else {
