@@ -837,7 +837,6 @@ fn unit_line(
             .iter()
             .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
             .map(|f| match f.as_str() {
-                // Said as what it means for the turn.
                 // Said as what it means for the turn: a unit routed before
                 // its card comes up still rallies then.
                 crate::rules::card_activation::FORFEIT if card_to_come => {

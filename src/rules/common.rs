@@ -154,10 +154,7 @@ pub fn parse_tokens<T>(
 ) -> (Vec<T>, Vec<String>) {
     let mut parsed = Vec::new();
     let mut problems = Vec::new();
-    for item in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-    {
+    for item in tokens(text) {
         match parse(item) {
             Ok(t) => parsed.push(t),
             Err(e) => problems.push(e),
@@ -181,10 +178,7 @@ pub fn parse_tokens_with_spaced_names<T>(
         Ok(t) => parsed.push(t),
         Err(e) => problems.push(e),
     };
-    for token in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-    {
+    for token in tokens(text) {
         if token.contains(':') {
             words.push(token);
             take(&words.join(" "));
@@ -199,6 +193,21 @@ pub fn parse_tokens_with_spaced_names<T>(
     (parsed, problems)
 }
 
+/// The items of a setup line: separated by spaces or commas.
+pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// Every item parsed, or every problem in one sentence.
+pub fn all_or_problems<T>((parsed, problems): (Vec<T>, Vec<String>)) -> Result<Vec<T>, String> {
+    if problems.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
 /// A name as typed in a setup form: `_` joins words where a space would
 /// end the item (`Old_Guard` is shown as "Old Guard").
 pub fn typed_name(name: &str) -> String {
@@ -211,12 +220,7 @@ pub fn parse_all_tokens<T>(
     text: &str,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
-    let (parsed, problems) = parse_tokens(text, parse);
-    if problems.is_empty() {
-        Ok(parsed)
-    } else {
-        Err(problems.join("; "))
-    }
+    all_or_problems(parse_tokens(text, parse))
 }
 
 /// `name`'s possessive as English writes it: "Sharpe's", "Guards'".

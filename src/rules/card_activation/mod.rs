@@ -220,12 +220,7 @@ const PACK_CARDS: usize = 52;
 /// Parses units typed as `Name[:profile][:models]` separated by spaces or
 /// commas (`Rifles:5 Scouts:3 Captain:commander`).
 pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
-    let (units, problems) = parse_units_all(text);
-    if problems.is_empty() {
-        Ok(units)
-    } else {
-        Err(problems.join("; "))
-    }
+    super::common::all_or_problems(parse_units_all(text))
 }
 
 /// Parses every unit it can, and says what is wrong with each of the others
@@ -233,10 +228,7 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
 pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
     let mut units = Vec::new();
     let mut problems = Vec::new();
-    for item in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.trim().is_empty())
-    {
+    for item in super::common::tokens(text) {
         let mut parts = item.split(':');
         let name = super::common::typed_name(parts.next().unwrap_or_default());
         let mut unit = UnitSetup {

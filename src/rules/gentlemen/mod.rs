@@ -239,12 +239,7 @@ pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
 /// spaces, optionally with the unit's own stats (`Sharpe:rifleman:h2d4c3s2a0`).
 /// A profile may be named by any unambiguous start of its id.
 pub fn parse_units(text: &str, ruleset: &Ruleset) -> Result<Vec<UnitSetup>, String> {
-    let (units, problems) = parse_units_all(text, ruleset);
-    if problems.is_empty() {
-        Ok(units)
-    } else {
-        Err(problems.join("; "))
-    }
+    super::common::all_or_problems(parse_units_all(text, ruleset))
 }
 
 /// Every unit of `text` that parses, and what is wrong with the others. A

@@ -255,12 +255,7 @@ pub fn balance_note(setup: &GameSetup) -> Option<String> {
 /// Parses units typed as `Name:arm:men` separated by spaces or commas
 /// (`Guards:inf:12 Hussars:cav:6 Battery:art:3`).
 pub fn parse_units(text: &str) -> Result<Vec<UnitSetup>, String> {
-    let (units, problems) = parse_units_all(text);
-    if problems.is_empty() {
-        Ok(units)
-    } else {
-        Err(problems.join("; "))
-    }
+    super::common::all_or_problems(parse_units_all(text))
 }
 
 /// Every unit of `text` that parses, and what is wrong with the others. A
