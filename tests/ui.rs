@@ -2158,3 +2158,31 @@ fn a_saved_game_is_put_away_off_the_list_and_kept() {
     let said = harness.state().messages.join("\n");
     assert!(said.contains("t52-1.ron is put away in"), "{said}");
 }
+
+/// Options that close a step (Done, End, None, Stop) sit on a row of their
+/// own, at its start, so they stay put from question to question.
+#[test]
+fn closing_options_stay_put_on_a_row_of_their_own() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Napoleonic game");
+    for _ in 0..6 {
+        if harness.query_by_label("Roll / draw for me").is_none() {
+            break;
+        }
+        harness.get_by_label("Roll / draw for me").click();
+        harness.run();
+    }
+    assert!(pending_prompt(&harness).contains("step 1"));
+    let first = harness.get_by_label("An objective changes hands").rect();
+    let done = harness.get_by_label("Done moving").rect();
+    let stop = harness.get_by_label("Stop the game here").rect();
+    assert!(done.top() >= first.bottom(), "{done:?} under {first:?}");
+    assert!(
+        (done.left() - first.left()).abs() < 1.0,
+        "{done:?} {first:?}"
+    );
+    assert!(
+        (stop.top() - done.top()).abs() < 1.0,
+        "one row: {stop:?} {done:?}"
+    );
+}

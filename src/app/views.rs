@@ -435,15 +435,26 @@ fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
             last_answer(state, session, ui);
             match &req.ask {
                 Ask::Choose { options } => {
-                    ui.horizontal_wrapped(|ui| {
-                        for o in options {
-                            if ui.button(&o.label).clicked() {
-                                cmds.push(Command::Apply(Event::Answer(Answer::Choice(
-                                    o.id.clone(),
-                                ))));
-                            }
+                    // The options that close a step (End, Done, None, Stop)
+                    // come back question after question: on a row of their
+                    // own they stay put however many options come first.
+                    let (closing, main): (Vec<_>, Vec<_>) = options
+                        .iter()
+                        .partition(|o| CLOSING_CHOICES.contains(&o.id.as_str()));
+                    for row in [main, closing] {
+                        if row.is_empty() {
+                            continue;
                         }
-                    });
+                        ui.horizontal_wrapped(|ui| {
+                            for o in row {
+                                if ui.button(&o.label).clicked() {
+                                    cmds.push(Command::Apply(Event::Answer(Answer::Choice(
+                                        o.id.clone(),
+                                    ))));
+                                }
+                            }
+                        });
+                    }
                 }
                 Ask::Confirm => {
                     if ui.button("Done").clicked() {
@@ -1766,6 +1777,11 @@ const LOOKUP_ID: &str = "play-rules";
 
 /// Memory key: Enter was pressed in the cards field (see its use).
 const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// Choice ids that close a step ("End the turn", "Done moving", "None in
+/// its ordering range", "Stop the game here"): shown on a row of their own
+/// under a question's other options.
+const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", "stop"];
 
 /// Most of the play screen's height the question box keeps for itself
 /// when its question needs less (see the tallest height kept).
