@@ -1,0 +1,192 @@
+//! The screens. Each function reads the state and returns commands.
+
+use super::corrections::{Fix, Target};
+use super::{AppState, Command, Screen, default_number, live};
+use crate::rules::games::GameId;
+use crate::rules::procedure::{Answer, Ask};
+use crate::rules::save::SaveCondition;
+use crate::rules::session::Event;
+use crate::table::{BackColour, Card};
+use crate::vision::dice::scale::DiceScale;
+
+mod home;
+mod play;
+mod setup;
+mod table;
+mod units;
+
+use home::*;
+use play::*;
+use setup::*;
+use table::*;
+use units::*;
+
+/// The most height the message list takes before it scrolls.
+pub(super) const MESSAGES_HEIGHT: f32 = 120.0;
+
+/// Messages are problems to read: in an orange that reads on both themes.
+pub(super) const MESSAGE_COLOUR: egui::Color32 = egui::Color32::from_rgb(200, 80, 40);
+
+/// Enter was pressed in `field` (a single-line field gives up the keyboard
+/// on Enter).
+pub(super) fn enter_pressed_in(ui: &egui::Ui, field: &egui::Response) -> bool {
+    field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))
+}
+
+/// Draws the window; returns what the user asked for.
+pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    // What refused an answer is shown with its question instead.
+    let at_foot = |m: &String| !state.refusals().contains(m);
+    let foot_count = state.messages.iter().filter(|m| at_foot(m)).count();
+    if foot_count > 0 {
+        // At the foot of the window, so the page above does not move when a
+        // message comes or goes; oldest first, each wrapped to the width.
+        egui::Panel::bottom("messages").show(ui, |ui| {
+            // The newest message is the one to read: kept in view.
+            egui::ScrollArea::vertical()
+                .max_height(MESSAGES_HEIGHT)
+                .stick_to_bottom(true)
+                .show(ui, |ui| {
+                    for (i, msg) in state.messages.iter().enumerate() {
+                        if !at_foot(msg) {
+                            continue;
+                        }
+                        ui.horizontal(|ui| {
+                            if ui.button("Dismiss").clicked() {
+                                cmds.push(Command::DismissMessage(i));
+                            }
+                            ui.add(
+                                egui::Label::new(egui::RichText::new(msg).color(MESSAGE_COLOUR))
+                                    .wrap(),
+                            );
+                        });
+                    }
+                });
+            if foot_count > 1 && ui.button("Dismiss all").clicked() {
+                cmds.push(Command::DismissAllMessages);
+            }
+        });
+    }
+    egui::CentralPanel::default().show(ui, |ui| match &state.screen {
+        // The list of saves grows with every game: the page scrolls.
+        Screen::Home => {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false; 2])
+                .show(ui, |ui| home(state, ui, &mut cmds));
+        }
+        Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
+        Screen::Play => play(state, ui, &mut cmds),
+        Screen::Table => table(state, ui, &mut cmds),
+        Screen::NewT52 => new_t52(state, ui, &mut cmds),
+        Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
+        Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
+        Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
+        Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
+    });
+    cmds
+}
+
+pub(super) fn display_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The camera's answer to the question on screen as a button, or why it
+/// has none; returns whether an answer was offered. (Each costs a dry run of
+/// the answer, so it is worked out once per frame; the two never both
+/// apply.)
+pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) -> bool {
+    match state.camera_answer() {
+        Some(answer) => {
+            if ui.button(format!("Use the camera's {answer}")).clicked() {
+                cmds.push(Command::AnswerFromCamera);
+            }
+            true
+        }
+        None => {
+            if let Some(hint) = state.camera_hint() {
+                ui.label(hint);
+            }
+            false
+        }
+    }
+}
+
+/// Fifty-two buttons, a row per suit (red suits in red), and the jokers when
+/// `jokers`: `pick` gets the code of the one clicked.
+pub(super) fn card_grid(
+    ui: &mut egui::Ui,
+    jokers: bool,
+    held: Option<&[Card]>,
+    discarded: &[Card],
+    played: &[Card],
+    mut pick: impl FnMut(String),
+) {
+    let in_discards = |code: &str| code.parse::<Card>().is_ok_and(|c| discarded.contains(&c));
+    let can_pick = |code: &str| {
+        code.parse::<Card>()
+            .is_ok_and(|c| held.is_none_or(|h| h.contains(&c)) && !played.contains(&c))
+    };
+    // Why a card is greyed out, on hovering it.
+    let why = if played.is_empty() {
+        "Drawn already: the deck does not hold it"
+    } else {
+        "Played already this turn"
+    };
+    ui.scope(|ui| {
+        // Thirteen ranks in a row must fit half of a small window.
+        ui.spacing_mut().item_spacing.x = 2.0;
+        ui.spacing_mut().button_padding.x = 3.0;
+        for suit in ['s', 'h', 'd', 'c'] {
+            let colour = if matches!(suit, 'h' | 'd') {
+                egui::Color32::from_rgb(230, 80, 80)
+            } else {
+                ui.visuals().strong_text_color()
+            };
+            ui.horizontal(|ui| {
+                for rank in "A23456789TJQK".chars() {
+                    let code = format!("{rank}{suit}");
+                    let faded = in_discards(&code);
+                    let shade = if faded {
+                        colour.gamma_multiply(DISCARD_FADE)
+                    } else {
+                        colour
+                    };
+                    let button = egui::Button::new(egui::RichText::new(&code).color(shade));
+                    let mut response = ui
+                        .add_enabled(can_pick(&code), button)
+                        .on_disabled_hover_text(why);
+                    if faded {
+                        response = response.on_hover_text(IN_DISCARDS);
+                    }
+                    if response.clicked() {
+                        pick(code);
+                    }
+                }
+            });
+        }
+        if jokers {
+            ui.horizontal(|ui| {
+                for (code, label) in [("XR", "XR (red joker)"), ("XB", "XB (black joker)")] {
+                    if ui
+                        .add_enabled(can_pick(code), egui::Button::new(label))
+                        .on_disabled_hover_text(why)
+                        .clicked()
+                    {
+                        pick(code.to_string());
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// How much a card among the discards fades in the card grid.
+pub(super) const DISCARD_FADE: f32 = 0.45;
+
+/// Said on hovering a card among the discards in the card grid.
+pub(super) const IN_DISCARDS: &str =
+    "In the discards: taken only if your table shuffled it back (a misread otherwise)";

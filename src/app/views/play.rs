@@ -1,0 +1,534 @@
+//! The play screen: the question box, its keys, and the panes below it.
+
+use super::*;
+
+/// Keys 1-6 enter a die face, as the face buttons do, unless a text field
+/// has the keyboard (a button that keeps the focus after a click or Tab
+/// does not stop them).
+pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
+    if ui.ctx().text_edit_focused() {
+        return;
+    }
+    const FACES: [(egui::Key, u8); 6] = [
+        (egui::Key::Num1, 1),
+        (egui::Key::Num2, 2),
+        (egui::Key::Num3, 3),
+        (egui::Key::Num4, 4),
+        (egui::Key::Num5, 5),
+        (egui::Key::Num6, 6),
+    ];
+    ui.input(|i| {
+        for (key, face) in FACES {
+            if i.key_pressed(key) {
+                cmds.push(Command::EnterDie(face));
+            }
+        }
+        // Backspace takes back the last face, as "Take back the last" does.
+        if i.key_pressed(egui::Key::Backspace) {
+            cmds.push(Command::RemoveLastDie);
+        }
+    });
+}
+
+/// Ctrl+Z takes back the last event, Ctrl+Shift+Z or Ctrl+Y puts it back (Cmd
+/// on a Mac), as the Undo and Redo buttons do, unless a text field with
+/// something typed in it has the keyboard (it has its own undo; the
+/// question's field takes the keyboard before anything is typed). A key
+/// with nothing to take back or put back does nothing, as the greyed-out
+/// button does.
+pub(super) fn undo_keys(state: &AppState, ui: &egui::Ui, cmds: &mut Vec<Command>) {
+    let Some((session, _)) = &state.session else {
+        return;
+    };
+    if ui.ctx().text_edit_focused() {
+        let question_field = ui.data(|d| d.get_temp::<egui::Id>(egui::Id::unique(QUESTION_FIELD)));
+        let untouched = state.number_typed.is_none() && state.cards_typed.is_empty();
+        if !(untouched && question_field.is_some() && ui.memory(|m| m.focused()) == question_field)
+        {
+            return;
+        }
+    }
+    let command = |key| egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
+    let redo_z = egui::KeyboardShortcut::new(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    ui.ctx().input_mut(|i| {
+        // Shift+Z first: the plain shortcut would match it too.
+        if i.consume_shortcut(&redo_z) || i.consume_shortcut(&command(egui::Key::Y)) {
+            if session.redo_len() > 0 {
+                cmds.push(Command::Redo);
+            }
+        } else if i.consume_shortcut(&command(egui::Key::Z)) && session.can_undo_step() {
+            cmds.push(Command::Undo);
+        }
+    });
+}
+
+pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some((session, autosave)) = &state.session else {
+        cmds.push(Command::GoHome);
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        if ui.button("Home").clicked() {
+            cmds.push(Command::GoHome);
+        }
+        undo_keys(state, ui, cmds);
+        if ui
+            .add_enabled(session.can_undo_step(), egui::Button::new("Undo"))
+            .on_hover_text("Ctrl+Z")
+            .clicked()
+        {
+            cmds.push(Command::Undo);
+        }
+        if ui
+            .add_enabled(session.redo_len() > 0, egui::Button::new("Redo"))
+            .on_hover_text("Ctrl+Shift+Z or Ctrl+Y")
+            .clicked()
+        {
+            cmds.push(Command::Redo);
+        }
+        // The camera's picture, where a misread or unread die or card is
+        // named with a click; Back returns here.
+        if ui.button("Table view (camera)").clicked() {
+            cmds.push(Command::OpenTable);
+        }
+        if state.save_failed {
+            ui.colored_label(
+                MESSAGE_COLOUR,
+                format!(
+                    "Not saved: {} cannot be written (see below)",
+                    autosave.path.display()
+                ),
+            );
+        } else {
+            ui.label(format!("Saving to {}", autosave.path.display()));
+        }
+    });
+    let st = session.state();
+    let when = if st.round > 0 {
+        format!(" — round {}", st.round)
+    } else if st.turn > 0 {
+        format!(" — turn {}", st.turn)
+    } else {
+        String::new()
+    };
+    ui.heading(format!("{}{when}", session.ruleset().title));
+    if let Some(o) = &st.outcome {
+        ui.strong(o.describe(st));
+    }
+    if let Some(req) = session.pending() {
+        // The typed fields belong to this question: a field's state (its
+        // own Ctrl+Z history) does not carry over to the next one, and a
+        // refusal line above does not move its focus away.
+        let question_id = session.events().len();
+        // When this question was first drawn: a click or key meant for the
+        // question before (a double click, Enter pressed twice) lands on
+        // this one's buttons within moments, and is not taken.
+        let now = ui.input(|i| i.time);
+        let appeared_key = egui::Id::unique(QUESTION_APPEARED);
+        let appeared = ui.data(|d| d.get_temp::<(usize, f64)>(appeared_key));
+        let fresh = appeared.is_none_or(|(id, _)| id != question_id);
+        if fresh {
+            ui.data_mut(|d| d.insert_temp(appeared_key, (question_id, now)));
+        }
+        let settling = appeared
+            .filter(|(id, _)| *id == question_id)
+            .is_none_or(|(_, at)| now - at < QUESTION_SETTLE_SECS);
+        // A new question takes the keyboard from a button of the last one
+        // (Enter there would answer this one), and its typed field takes it
+        // (the number or cards can be typed at once) unless another field
+        // has it (the rules lookup).
+        let field_key = egui::Id::unique(QUESTION_FIELD);
+        let last_field = ui.data(|d| d.get_temp::<egui::Id>(field_key));
+        let focused = ui.memory(|m| m.focused());
+        let take_keyboard =
+            fresh && (focused.is_none() || focused == last_field || !ui.ctx().text_edit_focused());
+        if take_keyboard && let Some(id) = focused {
+            ui.memory_mut(|m| m.surrender_focus(id));
+        }
+        let outer_cmds = &mut *cmds;
+        let mut answers: Vec<Command> = Vec::new();
+        let cmds = &mut answers;
+        // Enter in the cards field last frame: the next question's field
+        // takes the keyboard too (the next player's card).
+        let refocus_cards = ui.data_mut(|d| {
+            d.remove_temp::<bool>(egui::Id::unique(REFOCUS_CARDS))
+                .is_some()
+        });
+        // The lookup, when open (as last drawn), takes the room the box's
+        // spare height would: its answers matter more than panes that stay put.
+        let lookup_open = ui
+            .data(|d| d.get_temp::<bool>(egui::Id::unique(LOOKUP_ID)))
+            .unwrap_or(false);
+        let below = if lookup_open {
+            f32::INFINITY
+        } else {
+            LOOKUP_HEADER_HEIGHT
+        };
+        // The box keeps the tallest height this game's questions have had,
+        // so the panes below do not jump between a card question and a
+        // choice; never so much that they lose their room (a short window).
+        let tallest_id = egui::Id::unique(("question-height", session.seed()));
+        let tallest = ui.data(|d| d.get_temp::<f32>(tallest_id)).unwrap_or(0.0);
+        let frame = egui::Frame::group(ui.style()).total_margin().sum().y;
+        // On a short window the kept height is capped, so the panes keep
+        // room (a one-row question then shrinks the box a little).
+        let room = (ui.available_height() - MIN_PANES_HEIGHT - below - frame)
+            .min(ui.available_height() * QUESTION_KEEP_FRACTION)
+            .max(0.0);
+        let question = ui.group(|ui| {
+            ui.set_min_height(tallest.min(room));
+            // A long prompt wraps rather than running past the box.
+            ui.add(egui::Label::new(egui::RichText::new(&req.prompt).strong()).wrap());
+            last_answer(state, session, ui);
+            match &req.ask {
+                Ask::Choose { options } => {
+                    // The options that close a step (End, Done, None, Stop)
+                    // come back question after question: on a row of their
+                    // own they stay put however many options come first.
+                    let (closing, main): (Vec<_>, Vec<_>) = options
+                        .iter()
+                        .partition(|o| CLOSING_CHOICES.contains(&o.id.as_str()));
+                    for row in [main, closing] {
+                        if row.is_empty() {
+                            continue;
+                        }
+                        ui.horizontal_wrapped(|ui| {
+                            for o in row {
+                                if ui.button(&o.label).clicked() {
+                                    cmds.push(Command::Apply(Event::Answer(Answer::Choice(
+                                        o.id.clone(),
+                                    ))));
+                                }
+                            }
+                        });
+                    }
+                }
+                Ask::Confirm => {
+                    if ui.button("Done").clicked() {
+                        cmds.push(Command::Apply(Event::Answer(Answer::Confirm)));
+                    }
+                }
+                Ask::Dice { count } => {
+                    camera_button(state, ui, cmds);
+                    // Typed faces are meant, however quick.
+                    dice_keys(ui, outer_cmds);
+                    let dice = if *count == 1 { "die" } else { "dice" };
+                    ui.label(format!("Click (or type 1-6) the {count} {dice}:"));
+                    // The face buttons come first in their row so that they
+                    // stay put while dice are entered.
+                    ui.horizontal(|ui| {
+                        for face in 1..=6u8 {
+                            if ui.button(format!("Die {face}")).clicked() {
+                                cmds.push(Command::EnterDie(face));
+                            }
+                        }
+                        if !state.dice_entry.is_empty() {
+                            let so_far: Vec<String> =
+                                state.dice_entry.iter().map(u8::to_string).collect();
+                            ui.label(format!("so far {}", so_far.join(" ")));
+                            if ui
+                                .button("Take back the last")
+                                .on_hover_text("Backspace")
+                                .clicked()
+                            {
+                                cmds.push(Command::RemoveLastDie);
+                            }
+                            if ui.button("Clear").clicked() {
+                                cmds.push(Command::ClearDice);
+                            }
+                        }
+                    });
+                    if ui.button("Roll / draw for me").clicked() {
+                        cmds.push(Command::AnswerVirtually);
+                    }
+                }
+                Ask::Number { min, max } => {
+                    ui.horizontal(|ui| {
+                        // Typed as text, so a slip ("x", or 7 where 4 is the
+                        // most) is refused with a message, never clamped.
+                        let mut text = state
+                            .number_typed
+                            .clone()
+                            .unwrap_or_else(|| default_number(*min, *max).to_string());
+                        let label = ui.label(format!("Number ({min} to {max}):"));
+                        // One step from the number typed, kept in range (the
+                        // least allowed when the text is no number).
+                        let typed = text.trim().parse::<i64>().ok();
+                        let step = |by: i64| {
+                            let n = typed.map_or(*min, |n| n.saturating_add(by));
+                            n.clamp(*min, (*max).max(*min)).to_string()
+                        };
+                        if ui.small_button("-").clicked() {
+                            text = step(-1);
+                        }
+                        let field = ui
+                            .add(
+                                egui::TextEdit::singleline(&mut text)
+                                    .id_salt(("number-typed", question_id))
+                                    .desired_width(50.0),
+                            )
+                            .labelled_by(label.id);
+                        if ui.small_button("+").clicked() {
+                            text = step(1);
+                        }
+                        if Some(&text) != state.number_typed.as_ref() {
+                            outer_cmds.push(Command::SetNumberTyped(text));
+                        }
+                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
+                        if take_keyboard {
+                            field.request_focus();
+                        }
+                        // Typing the number and pressing Enter answers, as OK does.
+                        let entered = enter_pressed_in(ui, &field);
+                        if ui.button("OK").clicked() || entered {
+                            cmds.push(Command::AnswerTypedNumber);
+                        }
+                        // A refused number is mended without reaching for the
+                        // mouse (the next question's field is another one).
+                        if entered {
+                            field.request_focus();
+                        }
+                    });
+                }
+                Ask::Cards {
+                    count,
+                    deck,
+                    played,
+                } => {
+                    let offered = camera_button(state, ui, cmds);
+                    // A card the camera reads is picked with one click.
+                    let seen = state.camera_picks();
+                    if !offered && !seen.is_empty() {
+                        ui.horizontal_wrapped(|ui| {
+                            for card in seen {
+                                if ui.button(format!("Use {card}")).clicked() {
+                                    cmds.push(Command::EnterCard(card));
+                                }
+                            }
+                        });
+                    }
+                    let picked: Vec<String> =
+                        state.cards_entry.iter().map(|c| c.to_string()).collect();
+                    ui.horizontal(|ui| {
+                        let cards = if *count == 1 {
+                            "the card".to_string()
+                        } else {
+                            format!("the {count} cards")
+                        };
+                        ui.label(if picked.is_empty() {
+                            format!("Pick {cards}:")
+                        } else {
+                            format!("Pick {cards}; so far {}:", picked.join(" "))
+                        });
+                        if !picked.is_empty() {
+                            if ui.button("Take back the last").clicked() {
+                                cmds.push(Command::RemoveLastCard);
+                            }
+                            if ui.button("Clear").clicked() {
+                                cmds.push(Command::ClearCards);
+                            }
+                        }
+                    });
+                    ui.horizontal(|ui| {
+                        let label = ui.label("Or type them (Qh 10s XR):");
+                        let mut text = state.cards_typed.clone();
+                        let field = ui
+                            .add(
+                                egui::TextEdit::singleline(&mut text)
+                                    .id_salt(("cards-typed", question_id))
+                                    .desired_width(160.0),
+                            )
+                            .labelled_by(label.id);
+                        if text != state.cards_typed {
+                            outer_cmds.push(Command::SetCardsTyped(text));
+                        }
+                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
+                        if take_keyboard {
+                            field.request_focus();
+                        }
+                        let entered = enter_pressed_in(ui, &field);
+                        if ui.button("Enter").clicked() || entered {
+                            cmds.push(Command::EnterTypedCards);
+                        }
+                        // The next player's card can be typed straight away;
+                        // the focus goes when the question is not for cards.
+                        if entered || refocus_cards {
+                            field.request_focus();
+                        }
+                        if entered {
+                            ui.data_mut(|d| d.insert_temp(egui::Id::unique(REFOCUS_CARDS), true));
+                        }
+                    });
+                    // A draw takes only what its deck still holds (the draw
+                    // pile or the discards): other cards are greyed out.
+                    // Cards picked for this answer already are taken too.
+                    let pile = deck.and_then(|d| session.state().decks.get(d));
+                    let held: Option<Vec<Card>> = pile
+                        .map(|d| crate::table::deck::cards_without(&d.held(), &state.cards_entry));
+                    // Cards among the discards are taken (the table may have
+                    // shuffled them back) but look it: a misread is likelier.
+                    let discarded: Vec<Card> = match (pile, &held) {
+                        (Some(d), Some(h)) => d.not_in_draw_pile(h),
+                        _ => Vec::new(),
+                    };
+                    card_grid(
+                        ui,
+                        session.ruleset().cards.jokers,
+                        held.as_deref(),
+                        &discarded,
+                        played,
+                        |code| {
+                            if let Ok(card) = code.parse() {
+                                cmds.push(Command::EnterCard(card));
+                            }
+                        },
+                    );
+                    if deck.is_some() && ui.button("Roll / draw for me").clicked() {
+                        cmds.push(Command::AnswerVirtually);
+                    }
+                }
+            }
+        });
+        // Taking back a die or a card, or clearing, is never an accident
+        // worth refusing; an answer in the first moments is.
+        let is_answer = |c: &Command| {
+            matches!(
+                c,
+                Command::Apply(_)
+                    | Command::AnswerVirtually
+                    | Command::AnswerFromCamera
+                    | Command::AnswerTypedNumber
+                    | Command::EnterDie(_)
+                    | Command::EnterCard(_)
+                    | Command::EnterTypedCards
+            )
+        };
+        outer_cmds.extend(answers.into_iter().filter(|c| !(settling && is_answer(c))));
+        let content = question.response.rect.height() - frame;
+        ui.data_mut(|d| {
+            let kept = d.get_temp_mut_or(tallest_id, 0.0_f32);
+            *kept = kept.max(content);
+        });
+    }
+    // Rules questions come up mid-game: the lookup sits on the play screen,
+    // folded away until wanted; its answers leave the panes below some room.
+    let lookup_height = (ui.available_height() - MIN_PANES_HEIGHT).clamp(60.0, 220.0);
+    let lookup = egui::CollapsingHeader::new("Rules lookup")
+        .id_salt(LOOKUP_ID)
+        .show(ui, |ui| {
+            rules_search(state, session.ruleset(), ui, cmds, lookup_height)
+        });
+    let open = lookup.openness > 0.0;
+    ui.data_mut(|d| d.insert_temp(egui::Id::unique(LOOKUP_ID), open));
+    let ruleset = session.ruleset();
+    // Columns justify their text; long log lines read better ragged.
+    ui.columns(2, |cols| {
+        egui::ScrollArea::vertical()
+            .id_salt("units")
+            .show(&mut cols[0], |ui| {
+                ui.vertical(|ui| {
+                    // Room for the floating scroll bar, which would cover
+                    // the ends of the lines.
+                    ui.set_max_width(ui.available_width() - SCROLL_BAR_ROOM);
+                    units_column(st, ruleset, ui)
+                })
+            });
+        cols[1].heading("Log");
+        egui::ScrollArea::vertical()
+            .id_salt("log")
+            .stick_to_bottom(true)
+            .show(&mut cols[1], |ui| {
+                ui.vertical(|ui| {
+                    for l in &st.log {
+                        let line = ui.label(&l.text);
+                        // The rule a check applied, and its ruling, on
+                        // hovering: in the line's words it would repeat
+                        // the ruling under every check of that rule. Looked
+                        // up only for the line hovered, not every line in
+                        // every frame.
+                        if let Some(id) = l.rule.as_deref() {
+                            line.on_hover_ui(|ui| {
+                                if let Some(rule) = ruleset.rule(id) {
+                                    ui.label(&rule.title);
+                                }
+                                if let Some(r) = &l.ruling {
+                                    ui.label(format!("Ruling: {r}"));
+                                }
+                            });
+                        }
+                    }
+                });
+            });
+    });
+}
+
+/// Lines the last answer added to the log, shown under the next question's
+/// prompt: a card the rules refused, or what a roll did, is read where the
+/// player looks. Always the same rows, each one line (the whole text on
+/// hovering), so the answer buttons below never move between questions.
+pub(super) fn last_answer(
+    state: &AppState,
+    session: &crate::rules::session::Session,
+    ui: &mut egui::Ui,
+) {
+    // What refused an answer takes these rows (in red, whole), so the
+    // answer buttons below stay put under the pointer while it is mended.
+    if !state.refusals().is_empty() {
+        let top = ui.cursor().min.y;
+        for refusal in state.refusals() {
+            ui.add(egui::Label::new(egui::RichText::new(refusal).color(MESSAGE_COLOUR)).wrap());
+        }
+        let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+        let used = ui.cursor().min.y - top;
+        ui.add_space((row * LAST_ANSWER_LINES as f32 - used).max(0.0));
+        return;
+    }
+    let rows = state.last_answer_rows(session, LAST_ANSWER_LINES);
+    for row in 0..LAST_ANSWER_LINES {
+        let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
+        ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
+    }
+}
+
+/// Width left free at the right of a scrolled pane for its scroll bar.
+pub(super) const SCROLL_BAR_ROOM: f32 = 12.0;
+
+/// Height kept for the units and log panes of the play screen (they
+/// scroll inside it) when the window is short.
+pub(super) const MIN_PANES_HEIGHT: f32 = 160.0;
+
+/// Room for the folded Rules lookup header between the question and the
+/// panes.
+pub(super) const LOOKUP_HEADER_HEIGHT: f32 = 24.0;
+
+/// Id of the play screen's Rules lookup.
+pub(super) const LOOKUP_ID: &str = "play-rules";
+
+/// Memory key: Enter was pressed in the cards field (see its use).
+pub(super) const REFOCUS_CARDS: &str = "refocus-cards-typed";
+
+/// Choice ids that close a step ("End the turn", "Done moving", "None in
+/// its ordering range", "Stop the game here"): shown on a row of their own
+/// under a question's other options.
+pub(super) const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", "stop"];
+
+/// Most of the play screen's height the question box keeps for itself
+/// when its question needs less (see the tallest height kept).
+pub(super) const QUESTION_KEEP_FRACTION: f32 = 0.4;
+
+/// Memory key: the question on screen and when it was first drawn.
+pub(super) const QUESTION_APPEARED: &str = "question-appeared";
+
+/// Memory key: the id of the question's typed field (number or cards).
+pub(super) const QUESTION_FIELD: &str = "question-field";
+
+/// Seconds after a question first shows during which an answer clicked or
+/// pressed on it is not taken: the second click of a double click, or a
+/// second Enter, meant for the question before (about 0.1-0.2 s apart).
+pub(super) const QUESTION_SETTLE_SECS: f64 = 0.2;
+
+/// How many of the last answer's log lines are shown with the question.
+pub(super) const LAST_ANSWER_LINES: usize = 2;
