@@ -1586,6 +1586,28 @@ fn the_panes_stay_put_from_a_card_question_to_a_choice() {
     assert_eq!(harness.get_by_label("Log").rect().top(), log_at);
 }
 
+/// On a short screen (1024x600) the box keeps less than a card question's
+/// height for a one-row question: the panes get the room.
+#[test]
+fn on_a_short_screen_a_choice_gives_the_panes_room() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1024.0, 560.0))
+        .with_max_steps(8)
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    harness.get_by_label("New Card-Activation game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    let log_at = harness.get_by_label("Log").rect().top();
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("which card goes face down"));
+    let now = harness.get_by_label("Log").rect().top();
+    assert!(now < log_at - 30.0, "the log moved up: {log_at} -> {now}");
+}
+
 /// The open game's saves fail (its folder became a file): leaving it for
 /// another game warns once that its latest answers would be lost; once the
 /// folder is back the game is saved before it is left.
@@ -2185,4 +2207,85 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
         (stop.top() - done.top()).abs() < 1.0,
         "one row: {stop:?} {done:?}"
     );
+}
+
+/// A card the camera reads that the rules would turn down for a one-card
+/// question (a Heart to shoot with) is not offered as a pick.
+#[test]
+fn a_card_the_rules_would_refuse_is_not_offered_from_the_camera() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    for card in ["9h", "4c"] {
+        harness.get_by_label(card).click();
+        harness.run();
+    }
+    for choice in ["Shoot", "Kid (Red, pistol, 6 lives)"] {
+        harness.get_by_label(choice).click();
+        harness.run();
+    }
+    harness
+        .query_all_by_label_contains("(Blue, ")
+        .next()
+        .unwrap_or_else(|| panic!("no Blue gunman"))
+        .click();
+    harness.run();
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("play a Spade or Diamond"), "{asked}");
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ah", 10.0), card("2s", 90.0), card("5d", 170.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label("Use 2s");
+    harness.get_by_label("Use 5d");
+    assert!(harness.query_by_label("Use Ah").is_none());
+}
+
+/// A number question's field has the keyboard with its default selected:
+/// a typed digit replaces it, and Ctrl+Z before anything is typed takes
+/// back the last answer. A new game's first card question takes the
+/// keyboard too, though the game before was at the same point.
+#[test]
+fn a_number_field_takes_the_keyboard_with_its_default_selected() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    let cards = "Or type them (Qh 10s XR):";
+    assert!(harness.get_by_label(cards).is_focused());
+    // Another game begun and brought to the same point: its card field has
+    // the keyboard too.
+    harness.get_by_label("Home").click();
+    harness.run();
+    harness.get_by_label("New Gunfight game").click();
+    harness.run();
+    harness.get_by_label("Start game").click();
+    harness.run();
+    harness.get_by_label("Done").click();
+    harness.run();
+    assert!(harness.get_by_label(cards).is_focused());
+    type_into(&mut harness, cards, "9h");
+    type_into(&mut harness, cards, "4c");
+    harness.get_by_label("Move a gunman").click();
+    harness.run();
+    harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
+    harness.run();
+    let field = "Number (1 to 4):";
+    assert!(harness.get_by_label(field).is_focused());
+    assert_eq!(
+        harness.state().number_typed,
+        None,
+        "the default is not typed"
+    );
+    let events = event_count(&harness);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(event_count(&harness), events - 1, "Ctrl+Z took Kid back");
+    harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
+    harness.run();
+    harness.get_by_label(field).type_text("2");
+    harness.run();
+    assert_eq!(harness.state().number_typed.as_deref(), Some("2"));
 }

@@ -741,7 +741,12 @@ impl AppState {
             return Vec::new();
         };
         let Some(Request {
-            ask: Ask::Cards { deck, played, .. },
+            ask:
+                Ask::Cards {
+                    deck,
+                    played,
+                    count,
+                },
             ..
         }) = session.pending()
         else {
@@ -753,13 +758,17 @@ impl AppState {
         let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
         // A card played already this turn is one left lying on the table.
         unpicked.retain(|c| !played.contains(c));
-        match deck {
-            Some(d) => {
-                let drawn = self.drawn_already(*d, &unpicked);
-                cards_without(&unpicked, &drawn)
-            }
-            None => unpicked,
+        if let Some(d) = deck {
+            let drawn = self.drawn_already(*d, &unpicked);
+            unpicked = cards_without(&unpicked, &drawn);
         }
+        // A one-card answer the rules would turn down (a Heart to shoot) is
+        // not offered: each is worked out on a copy of the game.
+        if *count == 1 && self.cards_entry.is_empty() {
+            unpicked
+                .retain(|c| matches!(dry_run(session, &Answer::Cards(vec![*c])), Ok((_, None))));
+        }
+        unpicked
     }
 
     /// The cards of `cards` that `deck`'s draw pile does not hold (counting

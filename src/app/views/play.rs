@@ -123,18 +123,21 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         // own Ctrl+Z history) does not carry over to the next one, and a
         // refusal line above does not move its focus away.
         let question_id = session.events().len();
+        // The question as seen across games: another game's first question
+        // has the same number of events before it.
+        let question_key = egui::Id::unique((&autosave.path, question_id));
         // When this question was first drawn: a click or key meant for the
         // question before (a double click, Enter pressed twice) lands on
         // this one's buttons within moments, and is not taken.
         let now = ui.input(|i| i.time);
         let appeared_key = egui::Id::unique(QUESTION_APPEARED);
-        let appeared = ui.data(|d| d.get_temp::<(usize, f64)>(appeared_key));
-        let fresh = appeared.is_none_or(|(id, _)| id != question_id);
+        let appeared = ui.data(|d| d.get_temp::<(egui::Id, f64)>(appeared_key));
+        let fresh = appeared.is_none_or(|(id, _)| id != question_key);
         if fresh {
-            ui.data_mut(|d| d.insert_temp(appeared_key, (question_id, now)));
+            ui.data_mut(|d| d.insert_temp(appeared_key, (question_key, now)));
         }
         let settling = appeared
-            .filter(|(id, _)| *id == question_id)
+            .filter(|(id, _)| *id == question_key)
             .is_none_or(|(_, at)| now - at < QUESTION_SETTLE_SECS);
         // A new question takes the keyboard from a button of the last one
         // (Enter there would answer this one), and its typed field takes it
@@ -173,10 +176,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         let tallest_id = egui::Id::unique(("question-height", session.seed()));
         let tallest = ui.data(|d| d.get_temp::<f32>(tallest_id)).unwrap_or(0.0);
         let frame = egui::Frame::group(ui.style()).total_margin().sum().y;
-        // On a short window the kept height is capped, so the panes keep
-        // room (a one-row question then shrinks the box a little).
-        let room = (ui.available_height() - MIN_PANES_HEIGHT - below - frame)
-            .min(ui.available_height() * QUESTION_KEEP_FRACTION)
+        // On a short window (a 1024x600 netbook) the kept height is capped,
+        // so the panes keep room: a one-row question then shrinks the box.
+        let height = ui.available_height();
+        let cap = if height < SHORT_PLAY_HEIGHT {
+            height * QUESTION_KEEP_FRACTION
+        } else {
+            f32::INFINITY
+        };
+        let room = (height - MIN_PANES_HEIGHT - below - frame)
+            .min(cap)
             .max(0.0);
         let question = ui.group(|ui| {
             ui.set_min_height(tallest.min(room));
@@ -253,6 +262,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             .number_typed
                             .clone()
                             .unwrap_or_else(|| default_number(*min, *max).to_string());
+                        let shown = text.clone();
                         let label = ui.label(format!("Number ({min} to {max}):"));
                         // One step from the number typed, kept in range (the
                         // least allowed when the text is no number).
@@ -274,12 +284,15 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         if ui.small_button("+").clicked() {
                             text = step(1);
                         }
-                        if Some(&text) != state.number_typed.as_ref() {
+                        // The default shown is not typed: Ctrl+Z stays the game's.
+                        if text != shown {
                             outer_cmds.push(Command::SetNumberTyped(text));
                         }
                         ui.data_mut(|d| d.insert_temp(field_key, field.id));
                         if take_keyboard {
                             field.request_focus();
+                            // Typing replaces the default ("3", not "03").
+                            select_all(ui, field.id, &shown);
                         }
                         // Typing the number and pressing Enter answers, as OK does.
                         let entered = enter_pressed_in(ui, &field);
@@ -515,9 +528,13 @@ pub(super) const REFOCUS_CARDS: &str = "refocus-cards-typed";
 /// under a question's other options.
 pub(super) const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", "stop"];
 
-/// Most of the play screen's height the question box keeps for itself
+/// Most of a short play screen's height the question box keeps for itself
 /// when its question needs less (see the tallest height kept).
-pub(super) const QUESTION_KEEP_FRACTION: f32 = 0.4;
+pub(super) const QUESTION_KEEP_FRACTION: f32 = 0.3;
+
+/// Height below which the play screen is short (the default 1000x700
+/// window leaves about 640 for it; a 1024x600 screen about 540).
+pub(super) const SHORT_PLAY_HEIGHT: f32 = 600.0;
 
 /// Memory key: the question on screen and when it was first drawn.
 pub(super) const QUESTION_APPEARED: &str = "question-appeared";
@@ -532,3 +549,15 @@ pub(super) const QUESTION_SETTLE_SECS: f64 = 0.2;
 
 /// How many of the last answer's log lines are shown with the question.
 pub(super) const LAST_ANSWER_LINES: usize = 2;
+
+/// Selects the whole of `text` in the single-line field `id`, so what is
+/// typed next replaces it.
+fn select_all(ui: &egui::Ui, id: egui::Id, text: &str) {
+    use egui::text::{CCursor, CCursorRange};
+    let mut edit = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
+    edit.cursor.set_char_range(Some(CCursorRange::two(
+        CCursor::new(0),
+        CCursor::new(text.chars().count()),
+    )));
+    edit.store(ui.ctx(), id);
+}

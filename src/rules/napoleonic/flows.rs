@@ -115,7 +115,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     // The Foot are engaged (and confused): they cannot move. British rally
     // them with a general beside them: 5 in ranks + 1; the rally question
     // says the enemy they fought is likely close.
-    assert_asking(&s, "cannot move (engaged in combat): Foot");
+    assert_asking(&s, "cannot move (in an engagement): Foot");
     assert!(
         !asking(&s).contains("and confused): Foot"),
         "{}",

@@ -167,7 +167,7 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         );
         if !engaged.is_empty() {
             prompt.push_str(&format!(
-                "; cannot move (engaged in combat): {}",
+                "; cannot move (in an engagement): {}",
                 engaged.join(", ")
             ));
         }
