@@ -553,6 +553,8 @@ fn a_hand_holds_five_cards_the_bid_included() {
     assert_asking(&s, "Red's go: every card of the hand is played");
     assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
     feed(&mut s, &["c done"]);
+    assert!(logged(&s, "Red ends its go"), "{:?}", s.state().log);
+    assert!(!logged(&s, "Red ends its go ("));
     // Blue shoots Kid, who has no card left to save with.
     feed(
         &mut s,

@@ -193,7 +193,16 @@ fn go(ctx: &mut Ctx, side: SideId) -> Flow<()> {
                     return Ok(());
                 }
             }
-            _ => return Ok(()),
+            _ => {
+                let left = cards_left(ctx, side);
+                let kept = if left > 0 {
+                    format!(" ({left} card(s) unplayed)")
+                } else {
+                    String::new()
+                };
+                ctx.resolved("turn-sequence", format!("{name} ends its go{kept}"));
+                return Ok(());
+            }
         }
         if check_victory(ctx) {
             return Ok(());
