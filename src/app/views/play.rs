@@ -146,9 +146,15 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         let field_key = egui::Id::unique(QUESTION_FIELD);
         let last_field = ui.data(|d| d.get_temp::<egui::Id>(field_key));
         let focused = ui.memory(|m| m.focused());
-        let take_keyboard =
-            fresh && (focused.is_none() || focused == last_field || !ui.ctx().text_edit_focused());
-        if take_keyboard && let Some(id) = focused {
+        // Asked for as long as the question settles, not only on its first
+        // pass: egui may draw that pass again (a grid's first sizing), and a
+        // request made in a discarded pass is lost (seen on resuming).
+        let take_keyboard = settling
+            && (focused.is_none() || focused == last_field || !ui.ctx().text_edit_focused());
+        if take_keyboard
+            && let Some(id) = focused
+            && focused != last_field
+        {
             ui.memory_mut(|m| m.surrender_focus(id));
         }
         let outer_cmds = &mut *cmds;
@@ -285,14 +291,18 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             text = step(1);
                         }
                         // The default shown is not typed: Ctrl+Z stays the game's.
-                        if text != shown {
+                        let edited = text != shown;
+                        if edited {
                             outer_cmds.push(Command::SetNumberTyped(text));
                         }
                         ui.data_mut(|d| d.insert_temp(field_key, field.id));
                         if take_keyboard {
                             field.request_focus();
-                            // Typing replaces the default ("3", not "03").
-                            select_all(ui, field.id, &shown);
+                            // Typing replaces the default ("3", not "03"),
+                            // until something is typed.
+                            if state.number_typed.is_none() && !edited {
+                                select_all(ui, field.id, &shown);
+                            }
                         }
                         // Typing the number and pressing Enter answers, as OK does.
                         let entered = enter_pressed_in(ui, &field);
