@@ -2289,3 +2289,29 @@ fn a_number_field_takes_the_keyboard_with_its_default_selected() {
     harness.run();
     assert_eq!(harness.state().number_typed.as_deref(), Some("2"));
 }
+
+/// A game resumed at a number question: the field has the keyboard at
+/// once (the first frames of a window may be drawn twice by egui).
+#[test]
+fn a_resumed_number_question_has_the_keyboard() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    {
+        let mut harness = started(dir.path(), "New Gunfight game");
+        harness.get_by_label("Done").click();
+        harness.run();
+        let cards = "Or type them (Qh 10s XR):";
+        type_into(&mut harness, cards, "9h");
+        type_into(&mut harness, cards, "4c");
+        harness.get_by_label("Move a gunman").click();
+        harness.run();
+        harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
+        harness.run();
+        assert!(pending_prompt(&harness).contains("How many cards"));
+    }
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label_contains("Resume last game").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("How many cards"));
+    assert!(harness.get_by_label("Number (1 to 4):").is_focused());
+}
