@@ -163,6 +163,12 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
             if let Some(i) = hand.iter().position(|c| *c == q) {
                 hand.remove(i);
             }
+            // On the discard pile at once, as at the table (the decks panel
+            // showed it only once the ability ended).
+            if let Some(i) = all.iter().position(|c| *c == q) {
+                all.remove(i);
+            }
+            discard(ctx, side, &[q]);
             // Says why the deck's next line holds more cards.
             ctx.resolved(
                 "queens",
@@ -220,27 +226,32 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
     Ok(Draw { hand, all, failed })
 }
 
-/// Puts every drawn card on the discard pile, then lets the player use a
-/// Joker's peek: the Little Joker allows a shuffle, the Big Joker a shuffle
-/// or a new order for the top cards.
-pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()> {
-    let deck = deck_of(side);
+/// Puts `cards` of `side`'s deck on its discard pile.
+fn discard(ctx: &mut Ctx, side: SideId, cards: &[Card]) {
     let back = ctx
         .state()
         .sides
         .get(side)
         .and_then(|s| s.back)
         .unwrap_or(BackColour::Other);
-    if all.is_empty() {
-        return Ok(());
-    }
     ctx.apply(Effect::DiscardCards {
-        deck,
-        cards: all
+        deck: deck_of(side),
+        cards: cards
             .iter()
             .map(|&card| PhysicalCard { card, back })
             .collect(),
     });
+}
+
+/// Puts every drawn card on the discard pile, then lets the player use a
+/// Joker's peek: the Little Joker allows a shuffle, the Big Joker a shuffle
+/// or a new order for the top cards.
+pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()> {
+    let deck = deck_of(side);
+    if all.is_empty() {
+        return Ok(());
+    }
+    discard(ctx, side, all);
     let player = ctx.state().side_name(side);
     let peek = num(ctx, "joker_peek_cards").max(0) as usize;
     for joker in [Joker::Black, Joker::Red] {

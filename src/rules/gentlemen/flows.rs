@@ -540,7 +540,12 @@ fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
         &["c rifle-fire", "c u2", "n 0", "n 0", "k Qd 3h XR As"],
     );
     assert_asking(&s, "discard Qd to draw 2 more");
-    feed(&mut s, &["c yes", "k 6d 6c"]);
+    let discarded = |s: &crate::rules::session::Session| s.state().decks[0].discard_pile.len();
+    let before = discarded(&s);
+    feed(&mut s, &["c yes"]);
+    // The Queen is on the discard pile at once, not when the ability ends.
+    assert_eq!(discarded(&s), before + 1);
+    feed(&mut s, &["k 6d 6c"]);
     assert!(logged(&s, "Red discards Qd to draw 2 more"));
     assert_asking(&s, "discard an Ace to cancel the Big Joker");
     feed(&mut s, &["c As"]);
