@@ -948,11 +948,33 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
 /// is the home screen's "New ... game").
 fn started<'a>(dir: &std::path::Path, button: &str) -> Harness<'a, AppState> {
     let mut harness = window(state(dir));
+    start_game(&mut harness, button);
+    harness
+}
+
+/// Begins a game from the home screen with its setup form's defaults.
+fn start_game(harness: &mut Harness<'_, AppState>, button: &str) {
     harness.run();
     harness.get_by_label(button).click();
     harness.run();
     harness.get_by_label("Start game").click();
     harness.run();
+}
+
+/// A Gunfight begun with its defaults, the bids typed (Red 9h, Blue 4c) and
+/// Kid about to move: the question asks how many cards he plays.
+fn gunfight_moving_kid<'a>(dir: &std::path::Path) -> Harness<'a, AppState> {
+    let mut harness = started(dir, "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    let cards = "Or type them (Qh 10s XR):";
+    type_into(&mut harness, cards, "9h");
+    type_into(&mut harness, cards, "4c");
+    harness.get_by_label("Move a gunman").click();
+    harness.run();
+    harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("How many cards"));
     harness
 }
 
@@ -1595,11 +1617,7 @@ fn on_a_short_screen_a_choice_gives_the_panes_room() {
         .with_size(egui::vec2(1024.0, 560.0))
         .with_max_steps(8)
         .build_ui_state(AdjutantApp::frame, state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Card-Activation game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    start_game(&mut harness, "New Card-Activation game");
     let log_at = harness.get_by_label("Log").rect().top();
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
@@ -2098,11 +2116,7 @@ fn a_new_question_takes_the_keyboard_and_a_double_click_answers_once() {
         .with_max_steps(40)
         .with_step_dt(0.05)
         .build_ui_state(AdjutantApp::frame, state(dir.path()));
-    harness.run();
-    harness.get_by_label("New Napoleonic game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
+    start_game(&mut harness, "New Napoleonic game");
     let field = "Or type them (Qh 10s XR):";
     assert!(
         harness.get_by_label(field).is_focused(),
@@ -2245,33 +2259,11 @@ fn a_card_the_rules_would_refuse_is_not_offered_from_the_camera() {
 
 /// A number question's field has the keyboard with its default selected:
 /// a typed digit replaces it, and Ctrl+Z before anything is typed takes
-/// back the last answer. A new game's first card question takes the
-/// keyboard too, though the game before was at the same point.
+/// back the last answer.
 #[test]
 fn a_number_field_takes_the_keyboard_with_its_default_selected() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = started(dir.path(), "New Gunfight game");
-    harness.get_by_label("Done").click();
-    harness.run();
-    let cards = "Or type them (Qh 10s XR):";
-    assert!(harness.get_by_label(cards).is_focused());
-    // Another game begun and brought to the same point: its card field has
-    // the keyboard too.
-    harness.get_by_label("Home").click();
-    harness.run();
-    harness.get_by_label("New Gunfight game").click();
-    harness.run();
-    harness.get_by_label("Start game").click();
-    harness.run();
-    harness.get_by_label("Done").click();
-    harness.run();
-    assert!(harness.get_by_label(cards).is_focused());
-    type_into(&mut harness, cards, "9h");
-    type_into(&mut harness, cards, "4c");
-    harness.get_by_label("Move a gunman").click();
-    harness.run();
-    harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
-    harness.run();
+    let mut harness = gunfight_moving_kid(dir.path());
     let field = "Number (1 to 4):";
     assert!(harness.get_by_label(field).is_focused());
     assert_eq!(
@@ -2290,24 +2282,30 @@ fn a_number_field_takes_the_keyboard_with_its_default_selected() {
     assert_eq!(harness.state().number_typed.as_deref(), Some("2"));
 }
 
+/// A new game's first card question takes the keyboard, though the game
+/// before stood at the same point (the same number of events).
+#[test]
+fn a_new_games_card_question_takes_the_keyboard_as_the_last_one_did() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    let cards = "Or type them (Qh 10s XR):";
+    assert!(harness.get_by_label(cards).is_focused());
+    harness.get_by_label("Home").click();
+    harness.run();
+    start_game(&mut harness, "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    assert!(harness.get_by_label(cards).is_focused());
+}
+
 /// A game resumed at a number question: the field has the keyboard at
 /// once (the first frames of a window may be drawn twice by egui).
 #[test]
 fn a_resumed_number_question_has_the_keyboard() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    {
-        let mut harness = started(dir.path(), "New Gunfight game");
-        harness.get_by_label("Done").click();
-        harness.run();
-        let cards = "Or type them (Qh 10s XR):";
-        type_into(&mut harness, cards, "9h");
-        type_into(&mut harness, cards, "4c");
-        harness.get_by_label("Move a gunman").click();
-        harness.run();
-        harness.get_by_label("Kid (Red, pistol, 6 lives)").click();
-        harness.run();
-        assert!(pending_prompt(&harness).contains("How many cards"));
-    }
+    drop(gunfight_moving_kid(dir.path()));
     let mut harness = window(state(dir.path()));
     harness.run();
     harness.get_by_label_contains("Resume last game").click();
