@@ -2255,6 +2255,17 @@ fn a_card_the_rules_would_refuse_is_not_offered_from_the_camera() {
     harness.get_by_label("Use 2s");
     harness.get_by_label("Use 5d");
     assert!(harness.query_by_label("Use Ah").is_none());
+    // Only the Heart in view: not offered, and the hint says why.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("Ah", 10.0)], vec![]));
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("Use the camera's")
+            .is_none()
+    );
+    harness.get_by_label_contains("The camera's Ah cannot answer this: Ah cannot be played here");
 }
 
 /// A number question's field has the keyboard with its default selected:

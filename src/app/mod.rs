@@ -841,12 +841,18 @@ impl AppState {
                     // drawn already: say why before a click.
                     let session = &self.session.as_ref()?.0;
                     let drawn = deck.map_or_else(Vec::new, |d| self.drawn_already(d, &cards));
-                    match session.would_take(&Answer::Cards(cards)) {
+                    match dry_run(session, &Answer::Cards(cards)) {
                         Err(why) => Some(format!(
                             "The camera's {} cannot answer this: {why}",
                             codes.join(" ")
                         )),
-                        Ok(()) if !drawn.is_empty() => {
+                        // Turned down by the rules rather than the checks (a
+                        // Heart to shoot with): said the same way.
+                        Ok((_, Some(why))) => Some(format!(
+                            "The camera's {} cannot answer this: {why}",
+                            codes.join(" ")
+                        )),
+                        Ok(_) if !drawn.is_empty() => {
                             let drawn: Vec<String> = drawn.iter().map(Card::to_string).collect();
                             Some(format!(
                                 "The camera's {}: {} drawn already; lay the card(s) drawn, or \
@@ -855,7 +861,7 @@ impl AppState {
                                 drawn.join(" ")
                             ))
                         }
-                        Ok(()) => None,
+                        Ok(_) => None,
                     }
                 }
             }

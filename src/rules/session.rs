@@ -260,12 +260,6 @@ impl Session {
         Ok(())
     }
 
-    /// Whether `answer` to the pending question would be taken, without
-    /// taking it (the window asks before offering the camera's reading).
-    pub fn would_take(&self, answer: &Answer) -> Result<(), SessionError> {
-        self.clone().apply_inner(Event::Answer(answer.clone()))
-    }
-
     /// Undoes the last event; returns it, or `None` when the log is empty.
     pub fn undo(&mut self) -> Option<Event> {
         let mut events = std::mem::take(&mut self.events);
