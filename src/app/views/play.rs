@@ -160,12 +160,6 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         let outer_cmds = &mut *cmds;
         let mut answers: Vec<Command> = Vec::new();
         let cmds = &mut answers;
-        // Enter in the cards field last frame: the next question's field
-        // takes the keyboard too (the next player's card).
-        let refocus_cards = ui.data_mut(|d| {
-            d.remove_temp::<bool>(egui::Id::unique(REFOCUS_CARDS))
-                .is_some()
-        });
         // The lookup, when open (as last drawn), takes the room the box's
         // spare height would: its answers matter more than panes that stay put.
         let lookup_open = ui
@@ -295,14 +289,11 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         if edited {
                             outer_cmds.push(Command::SetNumberTyped(text));
                         }
-                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
-                        if take_keyboard {
-                            field.request_focus();
-                            // Typing replaces the default ("3", not "03"),
-                            // until something is typed.
-                            if state.number_typed.is_none() && !edited {
-                                select_all(ui, field.id, &shown);
-                            }
+                        claim_keyboard(ui, &field, field_key, take_keyboard);
+                        // Typing replaces the default ("3", not "03"), until
+                        // something is typed.
+                        if take_keyboard && state.number_typed.is_none() && !edited {
+                            select_all(ui, field.id, &shown);
                         }
                         // Typing the number and pressing Enter answers, as OK does.
                         let entered = enter_pressed_in(ui, &field);
@@ -322,9 +313,15 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     played,
                 } => {
                     let offered = camera_button(state, ui, cmds);
-                    // A card the camera reads is picked with one click.
-                    let seen = state.camera_picks();
-                    if !offered && !seen.is_empty() {
+                    // A card the camera reads is picked with one click (each
+                    // is worked out on a copy of the game: not when the whole
+                    // reading is offered).
+                    let seen = if offered {
+                        Vec::new()
+                    } else {
+                        state.camera_picks()
+                    };
+                    if !seen.is_empty() {
                         ui.horizontal_wrapped(|ui| {
                             for card in seen {
                                 if ui.button(format!("Use {card}")).clicked() {
@@ -368,21 +365,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         if text != state.cards_typed {
                             outer_cmds.push(Command::SetCardsTyped(text));
                         }
-                        ui.data_mut(|d| d.insert_temp(field_key, field.id));
-                        if take_keyboard {
-                            field.request_focus();
-                        }
+                        // The next player's card can be typed straight away:
+                        // the next question takes the keyboard as it settles.
+                        claim_keyboard(ui, &field, field_key, take_keyboard);
                         let entered = enter_pressed_in(ui, &field);
                         if ui.button("Enter").clicked() || entered {
                             cmds.push(Command::EnterTypedCards);
                         }
-                        // The next player's card can be typed straight away;
-                        // the focus goes when the question is not for cards.
-                        if entered || refocus_cards {
-                            field.request_focus();
-                        }
+                        // A refused code is mended without the mouse.
                         if entered {
-                            ui.data_mut(|d| d.insert_temp(egui::Id::unique(REFOCUS_CARDS), true));
+                            field.request_focus();
                         }
                     });
                     // A draw takes only what its deck still holds (the draw
@@ -530,9 +522,6 @@ pub(super) const LOOKUP_HEADER_HEIGHT: f32 = 24.0;
 /// Id of the play screen's Rules lookup.
 pub(super) const LOOKUP_ID: &str = "play-rules";
 
-/// Memory key: Enter was pressed in the cards field (see its use).
-pub(super) const REFOCUS_CARDS: &str = "refocus-cards-typed";
-
 /// Choice ids that close a step ("End the turn", "Done moving", "None in
 /// its ordering range", "Stop the game here"): shown on a row of their own
 /// under a question's other options.
@@ -570,4 +559,13 @@ fn select_all(ui: &egui::Ui, id: egui::Id, text: &str) {
         CCursor::new(text.chars().count()),
     )));
     edit.store(ui.ctx(), id);
+}
+
+/// `field` is the question's typed field: remembered as such (Ctrl+Z in it
+/// untouched is the game's), and given the keyboard when `take`.
+fn claim_keyboard(ui: &egui::Ui, field: &egui::Response, key: egui::Id, take: bool) {
+    ui.data_mut(|d| d.insert_temp(key, field.id));
+    if take {
+        field.request_focus();
+    }
 }
