@@ -1517,7 +1517,15 @@ fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before()
     adjutant::rules::save::save(&before, &path).unwrap_or_else(|e| panic!("{e}"));
     let mut harness = window(state(dir.path()));
     harness.run();
-    harness.get_by_label("Resume card-activation-1.ron").click();
+    let saved = harness.state().saves.first().map(|s| s.path.clone());
+    let name = saved
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| panic!("no save listed"));
+    harness
+        .get_by_label(&format!("Resume last game ({name})"))
+        .click();
     harness.run();
     let asked = pending_prompt(&harness);
     assert!(asked.contains("Captain has 2 action(s) left"), "{asked}");
@@ -1603,6 +1611,48 @@ fn the_panes_stay_put_from_a_card_question_to_a_choice() {
     assert!(pending_prompt(&harness).contains("Deal 4 activation card(s)"));
     let log_at = harness.get_by_label("Log").rect().top();
     harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("which card goes face down"));
+    assert_eq!(harness.get_by_label("Log").rect().top(), log_at);
+}
+
+/// The question box's kept height and the window's size outlive the app:
+/// after a restart the panes are where they were before (not where a
+/// one-row question would put them), and the window opens at its last size.
+#[test]
+fn the_panes_and_the_window_size_are_kept_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1100.0, 720.0))
+        .with_max_steps(8)
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    start_game(&mut harness, "New Card-Activation game");
+    harness.get_by_label("Roll / draw for me").click();
+    harness.run();
+    assert!(pending_prompt(&harness).contains("which card goes face down"));
+    let log_at = harness.get_by_label("Log").rect().top();
+    // Four steps of a quarter second: the layout has rested and is written.
+    for _ in 0..6 {
+        harness.step();
+    }
+    drop(harness);
+    let kept = state(dir.path()).layout;
+    assert_eq!(kept.opening_size(), [1100.0, 720.0]);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1100.0, 720.0))
+        .with_max_steps(8)
+        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    harness.run();
+    let name = harness
+        .state()
+        .saves
+        .first()
+        .and_then(|s| s.path.file_name())
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| panic!("no save listed"));
+    harness
+        .get_by_label(&format!("Resume last game ({name})"))
+        .click();
     harness.run();
     assert!(pending_prompt(&harness).contains("which card goes face down"));
     assert_eq!(harness.get_by_label("Log").rect().top(), log_at);

@@ -8,6 +8,7 @@ pub mod live;
 pub mod new_game;
 pub mod setup_forms;
 mod views;
+pub mod window_layout;
 
 use crate::paths;
 use crate::rules::ProcedureSpec;
@@ -50,6 +51,14 @@ pub enum Screen {
 pub enum Command {
     /// Show the home screen.
     GoHome,
+    /// The question box of the game with `seed` has grown to `height`
+    /// (kept, so the panes below stay put, also after a restart).
+    KeepQuestionHeight {
+        /// The game's seed.
+        seed: u64,
+        /// The box's content height (points).
+        height: f32,
+    },
     /// Show the open session.
     GoPlay,
     /// Show a game's rules lookup.
@@ -242,7 +251,20 @@ pub struct AppState {
     /// non-fatal frame problem among them (a bad photo met again on every
     /// loop of a replay) is not shown again.
     dismissed: Vec<String>,
+    /// The window's remembered size and question-box heights.
+    pub layout: window_layout::WindowLayout,
+    /// Where the layout is kept (`<data>/window.ron`).
+    pub layout_path: PathBuf,
+    /// The layout changed and is not yet written.
+    layout_dirty: bool,
+    /// When that change was first seen (app time, s); the file is written
+    /// once the layout has rested [`LAYOUT_WRITE_DELAY_SECS`].
+    layout_changed_at: Option<f64>,
 }
+
+/// A dragged window edge changes the size every frame: the layout is written
+/// once it has rested this long (seconds), or when the window closes.
+const LAYOUT_WRITE_DELAY_SECS: f64 = 1.0;
 
 impl AppState {
     /// Loads rulesets (defaults plus overrides from `ruleset_dir`) and lists saves.
@@ -263,6 +285,9 @@ impl AppState {
             .parent()
             .map_or_else(paths::data_dir, Path::to_path_buf);
         let capture_dir = data_dir.join("captures").join("dice");
+        let layout_path = data_dir.join(window_layout::WINDOW_LAYOUT_FILE);
+        let (layout, layout_problem) = window_layout::WindowLayout::load(&layout_path);
+        messages.extend(layout_problem);
         let readers = match Readers::with_overrides(&paths::model_dir()) {
             Ok((mut r, problems)) => {
                 for e in problems {
@@ -326,7 +351,39 @@ impl AppState {
             save_refusal: None,
             answers: Vec::new(),
             dismissed: Vec::new(),
+            layout,
+            layout_path,
+            layout_dirty: false,
+            layout_changed_at: None,
         }
+    }
+
+    /// The layout changed: written once it rests (see
+    /// [`LAYOUT_WRITE_DELAY_SECS`]).
+    fn layout_changed(&mut self) {
+        self.layout_dirty = true;
+        self.layout_changed_at = None;
+    }
+
+    /// Writes the layout when it has rested since its last change, or at
+    /// once when `closing`. Returns how long until it should be looked at
+    /// again, if it is still waiting.
+    fn write_layout_when_settled(&mut self, now: f64, closing: bool) -> Option<f64> {
+        if !self.layout_dirty {
+            return None;
+        }
+        let since = *self.layout_changed_at.get_or_insert(now);
+        let wait = LAYOUT_WRITE_DELAY_SECS - (now - since);
+        if wait > 0.0 && !closing {
+            return Some(wait);
+        }
+        self.layout_dirty = false;
+        self.layout_changed_at = None;
+        if let Err(e) = self.layout.save(&self.layout_path) {
+            // Said once: the next change tries again, quietly on success.
+            self.notify(format!("The window's size could not be remembered: {e}"));
+        }
+        None
     }
 
     /// Puts a saved game away (off the home screen's list, kept on disk);
@@ -356,6 +413,11 @@ impl AppState {
                 self.screen = Screen::Home;
             }
             Command::GoPlay => self.screen = Screen::Play,
+            Command::KeepQuestionHeight { seed, height } => {
+                if self.layout.keep_question_height(seed, height) {
+                    self.layout_changed();
+                }
+            }
             Command::PutAway(path) => self.put_away(&path),
             Command::OpenRules(g) => {
                 self.rules_query.clear();
@@ -1516,6 +1578,20 @@ impl AdjutantApp {
             ui.ctx()
                 .send_viewport_cmd(egui::ViewportCommand::CancelClose);
         }
+        // The window's inner size; the whole content area where the
+        // platform does not say (a test harness).
+        let (size, now) = ui.ctx().input(|i| {
+            let r = i.viewport().inner_rect.unwrap_or_else(|| i.content_rect());
+            (r.size(), i.time)
+        });
+        if state.layout.note_size([size.x, size.y]) {
+            state.layout_changed();
+        }
+        let closing = ui.ctx().input(|i| i.viewport().close_requested());
+        if let Some(wait) = state.write_layout_when_settled(now, closing) {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs_f64(wait));
+        }
         let commands = views::show(state, ui);
         for c in commands {
             state.execute(c);
@@ -1529,12 +1605,12 @@ impl eframe::App for AdjutantApp {
     }
 }
 
-/// Opens the window. Returns when it is closed.
+/// Opens the window (at its remembered size). Returns when it is closed.
 pub fn run(state: AppState) -> Result<(), eframe::Error> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Adjutant")
-            .with_inner_size([1000.0, 700.0]),
+            .with_inner_size(state.layout.opening_size()),
         ..Default::default()
     };
     eframe::run_native(

@@ -173,8 +173,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         // The box keeps the tallest height this game's questions have had,
         // so the panes below do not jump between a card question and a
         // choice; never so much that they lose their room (a short window).
-        let tallest_id = egui::Id::unique(("question-height", session.seed()));
-        let tallest = ui.data(|d| d.get_temp::<f32>(tallest_id)).unwrap_or(0.0);
+        let tallest = state.layout.question_height(session.seed());
         let frame = egui::Frame::group(ui.style()).total_margin().sum().y;
         // On a short window (a 1024x600 netbook) the kept height is capped,
         // so the panes keep room: a one-row question then shrinks the box.
@@ -423,10 +422,12 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         };
         outer_cmds.extend(answers.into_iter().filter(|c| !(settling && is_answer(c))));
         let content = question.response.rect.height() - frame;
-        ui.data_mut(|d| {
-            let kept = d.get_temp_mut_or(tallest_id, 0.0_f32);
-            *kept = kept.max(content);
-        });
+        if content > tallest {
+            outer_cmds.push(Command::KeepQuestionHeight {
+                seed: session.seed(),
+                height: content,
+            });
+        }
     }
     // Rules questions come up mid-game: the lookup sits on the play screen,
     // folded away until wanted; its answers leave the panes below some room.
