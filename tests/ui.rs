@@ -944,6 +944,43 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     assert_eq!(last_dice(&harness), vec![6]);
 }
 
+/// Opening the rules lookup while a die is asked for gives its box the
+/// keyboard: "black 5" is a question, not a 5 rolled for initiative; Escape
+/// in the box folds the lookup away and the keys answer the game again.
+#[test]
+fn an_opened_lookup_takes_the_keys_a_dice_question_would() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(waiting_for_roll_off(dir.path()));
+    harness.run();
+    harness.get_by_label("Click (or type 1-6) the 1 die:");
+    let before = event_count(&harness);
+    harness.get_by_label("Rules lookup").click();
+    harness.run();
+    harness.event(egui::Event::Text("black 5".into()));
+    harness.run();
+    assert_eq!(harness.state().rules_query, "black 5");
+    assert_eq!(event_count(&harness), before, "no die was entered");
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    assert!(harness.query_by_label("Search rules:").is_none(), "folded");
+    harness.key_press(egui::Key::Num6);
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![6]);
+}
+
+/// The rules page's search box has the keyboard from the start.
+#[test]
+fn the_rules_page_takes_typing_at_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("T52").click();
+    harness.run();
+    harness.event(egui::Event::Text("panic".into()));
+    harness.run();
+    assert_eq!(harness.state().rules_query, "panic");
+}
+
 /// The window with a game begun from its setup form's defaults (`button`
 /// is the home screen's "New ... game").
 fn started<'a>(dir: &std::path::Path, button: &str) -> Harness<'a, AppState> {

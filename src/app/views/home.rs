@@ -140,23 +140,34 @@ pub(super) fn rules(state: &AppState, game: GameId, ui: &mut egui::Ui, cmds: &mu
         cmds.push(Command::GoHome);
     }
     ui.heading(&rs.title);
-    rules_search(state, rs, ui, cmds, f32::INFINITY);
+    // The search box is the page's only field: typing goes there.
+    let take_keyboard = ui.memory(|m| m.focused().is_none());
+    rules_search(state, rs, ui, cmds, f32::INFINITY, take_keyboard);
 }
 
 /// A search box over a ruleset's entries and the entries matching it (all
 /// of them when the box is empty), in a scroll area at most `max_height` tall.
+/// The box takes the keyboard when `take_keyboard`. Returns whether Escape
+/// was pressed in the box.
 pub(super) fn rules_search(
     state: &AppState,
     rs: &crate::rules::Ruleset,
     ui: &mut egui::Ui,
     cmds: &mut Vec<Command>,
     max_height: f32,
-) {
+    take_keyboard: bool,
+) -> bool {
     let mut query = state.rules_query.clone();
-    ui.horizontal(|ui| {
-        let label = ui.label("Search rules:");
-        ui.text_edit_singleline(&mut query).labelled_by(label.id);
-    });
+    let field = ui
+        .horizontal(|ui| {
+            let label = ui.label("Search rules:");
+            ui.text_edit_singleline(&mut query).labelled_by(label.id)
+        })
+        .inner;
+    if take_keyboard {
+        field.request_focus();
+    }
+    let escaped = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Escape));
     if query != state.rules_query {
         cmds.push(Command::SetRulesQuery(query.clone()));
     }
@@ -177,4 +188,5 @@ pub(super) fn rules_search(
                 ui.add_space(4.0);
             }
         });
+    escaped
 }

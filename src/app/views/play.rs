@@ -432,11 +432,31 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
     // Rules questions come up mid-game: the lookup sits on the play screen,
     // folded away until wanted; its answers leave the panes below some room.
     let lookup_height = (ui.available_height() - MIN_PANES_HEIGHT).clamp(60.0, 220.0);
+    // Opened, its box takes the keyboard (a digit typed for the lookup
+    // would otherwise answer a dice question); Escape there folds it away.
+    let was_open = ui
+        .data(|d| d.get_temp::<bool>(egui::Id::unique(LOOKUP_ID)))
+        .unwrap_or(false);
     let lookup = egui::CollapsingHeader::new("Rules lookup")
         .id_salt(LOOKUP_ID)
         .show(ui, |ui| {
-            rules_search(state, session.ruleset(), ui, cmds, lookup_height)
+            let just_opened = !was_open;
+            rules_search(
+                state,
+                session.ruleset(),
+                ui,
+                cmds,
+                lookup_height,
+                just_opened,
+            )
         });
+    if lookup.body_returned == Some(true)
+        && let Some(mut folded) =
+            egui::collapsing_header::CollapsingState::load(ui.ctx(), lookup.header_response.id)
+    {
+        folded.set_open(false);
+        folded.store(ui.ctx());
+    }
     let open = lookup.openness > 0.0;
     ui.data_mut(|d| d.insert_temp(egui::Id::unique(LOOKUP_ID), open));
     let ruleset = session.ruleset();
