@@ -6,6 +6,7 @@
 //! Follower 6d (black powder), Artillery 3c. Red wins the roll-off 6-1.
 
 use super::TerrainKind;
+use super::engagement::can_shoot;
 use super::testkit::*;
 use crate::rules::effect::Effect;
 use crate::rules::session::Event;
@@ -141,6 +142,33 @@ fn volley_with_return_fire_and_retreat() {
     assert_asking(&s, "at least 5\"");
     feed(&mut s, &["c clear"]);
     assert_asking(&s, "Blue: choose a Toff or Snob");
+}
+
+/// "Cannot Order other Snobs" (t52.txt l.95): a commander may order itself,
+/// and it fires as often as it is ordered to (l.18): its shot is not the
+/// black powder's one a round.
+#[test]
+fn a_commander_may_order_itself_and_fire_again() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR"]);
+    assert_asking(&s, "choose a Follower in range to order, or Toff XR itself");
+    feed(&mut s, &["c self", "c volley", "d 4"]);
+    assert!(logged(&s, "Toff XR orders itself: Volley Fire!"));
+    assert_asking(&s, "enemy Toff XR can see within 3\"");
+    feed(&mut s, &["c 6d", "c no"]);
+    // One soldier, I5 with the volley's -1: hits on 4+.
+    assert!(
+        asking(&s).contains("roll 1 die") && asking(&s).contains("hits on 4+"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["d 2"]);
+    assert!(can_shoot(&unit(&s, "Toff XR")), "no once-a-round limit");
+    // A commander's own move has no Snob following it.
+    let mut s = game(RED, BLUE, &[]);
+    feed(&mut s, &["c XR", "c self", "c march", "d 4", "d 2"]);
+    assert_asking(&s, "March!: move Toff XR up to");
+    assert!(!asking(&s).contains("Snob may follow"), "{}", asking(&s));
 }
 
 #[test]

@@ -14,6 +14,9 @@ pub const ACTED: &str = "acted";
 /// Status flag: a Follower has been given an order this round.
 pub const ORDERED: &str = "ordered";
 
+/// Choice id of a commander ordering itself.
+pub const SELF_ORDER: &str = "self";
+
 /// Toffs and Snobs of a side in play that have not acted this round.
 fn ready_commanders(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
     ctx.state()
@@ -171,7 +174,12 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let Some(cu) = unit(ctx, c) else {
         return Ok(());
     };
-    let ids = followers(ctx, side, false);
+    // "Cannot Order other Snobs" (step 2): a commander may order itself,
+    // which is how it fires "many times per round" on its own account.
+    let mut ids = followers(ctx, side, false);
+    if !available(&cu).is_empty() {
+        ids.push(c);
+    }
     if ids.is_empty() {
         ctx.resolved(
             "rounds",
@@ -181,14 +189,22 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     }
     let mut options: Vec<Choice> = ids
         .iter()
-        .filter_map(|&i| ctx.state().units.get(i).map(|u| unit_choice(u, i)))
+        .filter_map(|&i| {
+            let u = ctx.state().units.get(i)?;
+            Some(if i == c {
+                Choice::new(SELF_ORDER, format!("{} itself", u.name))
+            } else {
+                unit_choice(u, i)
+            })
+        })
         .collect();
     options.push(Choice::new("none", "None in its ordering range"));
     let picked = ctx.choose(
         format!(
-            "{} (ordering range {}\"): choose a Follower in range to order",
+            "{} (ordering range {}\"): choose a Follower in range to order, or {} itself",
             cu.name,
-            cu.stat("R")
+            cu.stat("R"),
+            cu.name
         ),
         options.clone(),
         Some("rounds"),
@@ -229,6 +245,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
     };
     // Who ordered whom to do what: the record of the round.
     let given = match snob.and_then(|c| unit(ctx, c)) {
+        Some(_) if snob == Some(f) => format!("{} orders itself: {}", fu.name, order.label()),
         Some(c) => format!("{} orders {}: {}", c.name, fu.name, order.label()),
         None => format!("{} acts without a commander: {}", fu.name, order.label()),
     };
@@ -254,7 +271,8 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
         "blunder",
         format!("{} passes the blunder check with {d}", fu.name),
     );
-    execute(ctx, f, order, snob)?;
+    // A commander that ordered itself has no one to follow.
+    execute(ctx, f, order, snob.filter(|&c| c != f))?;
     if let Some(u) = unit(ctx, f)
         && u.in_play()
         && u.upgrade_count("dash") > 0
