@@ -104,6 +104,26 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "\"initiative_cards\"",
             "`initiative_cards` is 6, more than `hand_size` (5)",
         ),
+        // A face or suit left out of an order would sort last or tie with
+        // the last one listed, and change who goes first without a word.
+        (
+            gunfight.replace("\"Q\", \"J\"", "\"J\""),
+            "rank_order",
+            "`rank_order` leaves out Q: list every face",
+        ),
+        (
+            gunfight.replace(
+                "[Hearts, Clubs, Diamonds, Spades]",
+                "[Hearts, Diamonds, Spades]",
+            ),
+            "suit_order",
+            "`suit_order` leaves out Clubs: list all four suits, or none",
+        ),
+        (
+            gunfight.replacen("\"lives\": 6", "\"lives\": -6", 1),
+            "\"gunman\"",
+            "profile `gunman`: stat lives is -6, but no stat is below 0",
+        ),
         (
             gunfight.replace("id: \"gunfight\"", "id: \"t52\""),
             "id:",
@@ -303,4 +323,23 @@ fn an_absurd_number_is_refused_by_name() {
         let rounds = library.get(GameId::T52).map(|r| r.number("rounds"));
         assert_eq!(rounds, Some(4), "the built-in ruleset is used");
     }
+}
+
+/// A house rule saved in Latin-1 is named at its first byte that is not
+/// UTF-8 (line and column), like any other mistake in the file.
+#[test]
+fn a_file_in_another_encoding_is_named_at_its_first_odd_byte() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut text = b"Ruleset(\n    id: \"t52\",\n    title: \"Caf".to_vec();
+    text.extend_from_slice(&[0xE9, b'"', b',', b'\n', b')']);
+    std::fs::write(dir.path().join("t52.ron"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let (lib, errors) = Library::load(Some(dir.path()));
+    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert!(
+        shown
+            .iter()
+            .any(|e| e.contains("t52.ron:3:16") && e.contains("0xE9 is not UTF-8")),
+        "{shown:?}"
+    );
+    assert_eq!(lib.source(GameId::T52), Some(&RulesetSource::Builtin));
 }

@@ -211,9 +211,23 @@ impl Ruleset {
 
     /// Reads, parses and validates a ruleset file (see [`Ruleset::parse_for`]).
     pub fn load(path: &Path, game: Option<super::games::GameId>) -> Result<Ruleset, RulesetError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RulesetError::Io {
+        let bytes = std::fs::read(path).map_err(|source| RulesetError::Io {
             file: path.to_path_buf(),
             source,
+        })?;
+        // A file saved in another encoding is named at its first odd byte.
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+            let start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+            let byte = e.as_bytes().get(good.len()).copied().unwrap_or(0);
+            RulesetError::Syntax {
+                file: path.to_path_buf(),
+                line,
+                column,
+                message: format!("byte 0x{byte:02X} is not UTF-8 text (save the file as UTF-8)"),
+            }
         })?;
         Ruleset::parse_for(&text, path, game)
     }
@@ -236,6 +250,12 @@ impl Ruleset {
         for p in &self.profiles {
             if p.soldiers == 0 {
                 return Err(format!("profile `{}`: soldiers must be at least 1", p.id));
+            }
+            if let Some((k, v)) = p.stats.iter().find(|(_, v)| **v < 0) {
+                return Err(format!(
+                    "profile `{}`: stat {k} is {v}, but no stat is below 0",
+                    p.id
+                ));
             }
             if let Some(a) = p.abilities.iter().find(|a| self.ability(a).is_none()) {
                 return Err(format!(

@@ -173,12 +173,16 @@ impl CardOrdering {
         cards.sort_by_key(|c| self.key(*c, None));
     }
 
-    /// Checks that the lists name each face, suit and back at most once.
+    /// Checks that the lists name each face, suit and back at most once,
+    /// that `rank_order` names every rank (and the jokers when the decks
+    /// have them), and that `suit_order` names every suit or none (suits
+    /// never decide): a face left out would silently sort last, or tie
+    /// with the last one listed.
     pub fn validate(&self) -> Result<(), String> {
         fn dup<T: PartialEq + fmt::Debug>(what: &str, v: &[T]) -> Result<(), String> {
             for (i, a) in v.iter().enumerate() {
                 if v[i + 1..].contains(a) {
-                    return Err(format!("{what} lists {a:?} twice"));
+                    return Err(format!("`{what}` lists {a:?} twice"));
                 }
             }
             Ok(())
@@ -186,6 +190,44 @@ impl CardOrdering {
         dup("rank_order", &self.rank_order)?;
         dup("suit_order", &self.suit_order)?;
         dup("back_order", &self.back_order)?;
+        let listed = |card: Card| self.rank_order.iter().any(|k| k.matches(card));
+        let missing: Vec<String> = Rank::ALL
+            .into_iter()
+            .map(|rank| Card::Standard {
+                rank,
+                suit: Suit::Spades,
+            })
+            .chain(
+                [Joker::Red, Joker::Black]
+                    .into_iter()
+                    .map(Card::Joker)
+                    .filter(|_| self.jokers),
+            )
+            .filter(|c| !listed(*c))
+            .map(|c| match c {
+                Card::Standard { rank, .. } => rank.code().to_string(),
+                joker => joker.to_string(),
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "`rank_order` leaves out {}: list every face, first to last",
+                missing.join(", ")
+            ));
+        }
+        if !self.suit_order.is_empty() {
+            let missing: Vec<String> = Suit::ALL
+                .into_iter()
+                .filter(|s| !self.suit_order.contains(s))
+                .map(|s| format!("{s:?}"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "`suit_order` leaves out {}: list all four suits, or none if suits never decide",
+                    missing.join(", ")
+                ));
+            }
+        }
         Ok(())
     }
 }
