@@ -266,10 +266,23 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("adjutant: {e}");
+            eprintln!("adjutant: {}", error_chain(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes ("reading x.bin: No such file or directory"),
+/// each cause once: library errors already say their source.
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut said = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !said.contains(&c) {
+            said = format!("{said}: {c}");
+        }
+    }
+    said
 }
 
 /// `adjutant rules t52 | head -3` must end quietly when `head` stops reading,

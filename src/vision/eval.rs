@@ -129,7 +129,8 @@ impl LabelSet {
     /// Refuses labels no reader could match: a die face outside 1-6, a
     /// card code that names no card (`XX`, a joker of unknown colour, is
     /// allowed), an item with both or neither of cards and dice, a set
-    /// mixing card and dice items, an image listed twice.
+    /// mixing card and dice items, an image listed twice, and (once the
+    /// labels themselves are sound) an image file that is not there.
     fn check(&self, path: &Path) -> Result<(), EvalError> {
         let dice_set = self.is_dice();
         let mut seen = std::collections::BTreeSet::new();
@@ -169,6 +170,22 @@ impl LabelSet {
                     }
                 }
             }
+        }
+        // A labelled image that is not there would count its labels as
+        // missed and lower the scores without a word.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        if let Some((i, it)) = self
+            .items
+            .iter()
+            .enumerate()
+            .find(|(_, it)| !dir.join(&it.image).is_file())
+        {
+            return Err(EvalError::BadItem {
+                path: path.to_path_buf(),
+                item: i + 1,
+                image: it.image.clone(),
+                message: format!("no such image file ({})", dir.join(&it.image).display()),
+            });
         }
         Ok(())
     }
@@ -416,11 +433,21 @@ mod tests {
             err.as_deref(),
             Some("/no/such/set: no such folder (a set is a folder holding labels.json)")
         );
-        // Jokers of unknown colour, tens typed as 10 and empty tables are fine.
+        // Jokers of unknown colour, tens typed as 10 and empty tables are
+        // fine, once the images are there.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let labels = r#"{"items":[{"image":"a.jpg","cards":["XX","10h","Th"]},{"image":"b.jpg","cards":[]}]}"#;
+        std::fs::write(dir.path().join("labels.json"), labels).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("a.jpg"), b"x").unwrap_or_else(|e| panic!("{e}"));
+        let err = LabelSet::load(dir.path()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("item 2 (b.jpg): no such image file")),
+            "{err:?}"
+        );
+        std::fs::write(dir.path().join("b.jpg"), b"x").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            load_error(
-                r#"{"items":[{"image":"a.jpg","cards":["XX","10h","Th"]},{"image":"b.jpg","cards":[]}]}"#
-            ),
+            LabelSet::load(dir.path()).err().map(|e| e.to_string()),
             None
         );
     }
