@@ -108,7 +108,22 @@ fn a_wrong_answer_names_the_step_and_what_was_expected() {
     let o = adjutant(&["play", &script], dir.path());
     assert!(!o.status.success());
     let out = text(&o);
-    assert!(out.contains("answer 3: expected 1 die"), "{out}");
+    // Named where it is written: line 13, column 9 of the script.
+    assert!(
+        out.contains("bad.ron:13:9: answer 3: expected 1 die"),
+        "{out}"
+    );
+    // A mistyped choice is offered the option it was likely meant for.
+    let t52 = std::fs::read_to_string("tests/scripts/t52-four-rounds.ron")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("typo.ron"),
+        t52.replacen("Choose(\"volley\")", "Choose(\"voley\")", 1),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let typo = dir.path().join("typo.ron").to_string_lossy().into_owned();
+    let out = text(&adjutant(&["play", &typo], dir.path()));
+    assert!(out.contains("(did you mean `volley`?)"), "{out}");
     std::fs::write(dir.path().join("broken.ron"), "Script(game: ")
         .unwrap_or_else(|e| panic!("{e}"));
     let broken = dir.path().join("broken.ron").to_string_lossy().into_owned();

@@ -41,6 +41,13 @@ pub struct Script {
     pub setup: Vec<Event>,
     /// Answers to the requests, in order.
     pub answers: Vec<ScriptAnswer>,
+    /// Where each answer is written (file, line, column), when the script
+    /// was read from a file: an answer that does not fit is named there.
+    #[serde(skip)]
+    pub answer_at: Vec<(usize, usize)>,
+    /// The file the script was read from ("" when built in code).
+    #[serde(skip)]
+    pub file: String,
 }
 
 /// Why a script could not be played.
@@ -80,16 +87,23 @@ pub enum ScriptError {
         error: SessionError,
     },
     /// An answer did not fit the request at that step.
-    #[error("answer {step}: {message}")]
+    #[error("{}answer {step}: {message}", where_written(at))]
     Answer {
         /// 1-based step.
         step: usize,
         /// What was expected and what came.
         message: String,
+        /// Where the answer is written (`file:line:column`), when known.
+        at: Option<String>,
     },
     /// Printing failed.
     #[error("output: {0}")]
     Output(#[from] std::io::Error),
+}
+
+/// "file:line:column: " before an answer's message, when known.
+fn where_written(at: &Option<String>) -> String {
+    at.as_ref().map(|a| format!("{a}: ")).unwrap_or_default()
 }
 
 impl Script {
@@ -100,13 +114,117 @@ impl Script {
             file: file.clone(),
             source,
         })?;
-        ron::from_str(&text).map_err(|e| ScriptError::Syntax {
-            file,
+        let mut script: Script = ron::from_str(&text).map_err(|e| ScriptError::Syntax {
+            file: file.clone(),
             line: e.span.start.line,
             column: e.span.start.col,
             message: e.code.to_string(),
-        })
+        })?;
+        script.answer_at = answer_positions(&text);
+        script.file = file;
+        Ok(script)
     }
+
+    /// Where answer `step` (1-based) is written, as `file:line:column`.
+    fn answer_place(&self, step: usize) -> Option<String> {
+        let (line, column) = self.answer_at.get(step.checked_sub(1)?)?;
+        Some(format!("{}:{line}:{column}", self.file))
+    }
+}
+
+/// Line and column (1-based) of each item of the `answers` list in a
+/// script's text (which parsed, so its brackets balance). Strings and
+/// comments are skipped, so a `[` or `,` inside them does not count.
+fn answer_positions(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut line, mut col) = (1, 0);
+    let mut chars = text.chars().peekable();
+    // 0: looking for `answers`; 1: its `[` next; 2: inside the list.
+    let mut stage = 0;
+    let mut depth = 0usize;
+    let mut item_open = false;
+    let mut word = String::new();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+            col = 0;
+        } else {
+            col += 1;
+        }
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        line += 1;
+                        col = 0;
+                        break;
+                    }
+                }
+                continue;
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        line += 1;
+                        col = 0;
+                    } else {
+                        col += 1;
+                    }
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if stage == 2 && depth == 0 && !item_open && !c.is_whitespace() && c != ',' && c != ']' {
+            out.push((line, col));
+            item_open = true;
+        }
+        match c {
+            '"' => {
+                let mut escaped = false;
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        line += 1;
+                        col = 0;
+                    } else {
+                        col += 1;
+                    }
+                    if escaped {
+                        escaped = false;
+                    } else if n == '\\' {
+                        escaped = true;
+                    } else if n == '"' {
+                        break;
+                    }
+                }
+            }
+            '[' if stage == 1 => {
+                stage = 2;
+            }
+            '(' | '[' | '{' if stage == 2 => depth += 1,
+            ')' | '}' if stage == 2 => depth = depth.saturating_sub(1),
+            ']' if stage == 2 => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            ',' if stage == 2 && depth == 0 => item_open = false,
+            ':' if stage == 0 && word == "answers" => stage = 1,
+            _ => {}
+        }
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if !c.is_whitespace() || c == ':' {
+            word.clear();
+        }
+    }
+    out
 }
 
 fn print_new_lines(out: &mut dyn Write, session: &Session, from: usize) -> std::io::Result<()> {
@@ -146,20 +264,27 @@ pub fn play(
     }
     for (i, a) in script.answers.iter().enumerate() {
         let step = i + 1;
+        let at = script.answer_place(step);
         let Some(req) = session.pending().cloned() else {
             return Err(ScriptError::Answer {
                 step,
                 message: format!(
                     "nothing is being asked (the game is over or no procedure runs), got {a:?}"
                 ),
+                at,
             });
         };
         writeln!(out, "ask {step}: {req}")?;
         let answer = match a {
-            ScriptAnswer::Dice(v) => Answer::Dice(
-                dice_from_values(v, DieSource::Manual)
-                    .map_err(|message| ScriptError::Answer { step, message })?,
-            ),
+            ScriptAnswer::Dice(v) => {
+                Answer::Dice(dice_from_values(v, DieSource::Manual).map_err(|message| {
+                    ScriptError::Answer {
+                        step,
+                        message,
+                        at: at.clone(),
+                    }
+                })?)
+            }
             ScriptAnswer::Cards(c) => Answer::Cards(c.clone()),
             ScriptAnswer::Choose(c) => Answer::Choice(c.clone()),
             ScriptAnswer::Number(n) => Answer::Number(*n),
@@ -170,6 +295,7 @@ pub fn play(
                     .ok_or_else(|| ScriptError::Answer {
                         step,
                         message: format!("expected {}, got {a:?}", req.expected()),
+                        at: at.clone(),
                     })?
             }
         };
@@ -179,7 +305,8 @@ pub fn play(
             .apply(Event::Answer(answer))
             .map_err(|e| ScriptError::Answer {
                 step,
-                message: e.to_string(),
+                message: format!("{e}{}", nearest_choice(&req, a)),
+                at: at.clone(),
             })?;
         print_new_lines(out, &session, seen)?;
     }
@@ -188,6 +315,24 @@ pub fn play(
         None => writeln!(out, "script ends; nothing pending")?,
     }
     Ok(session)
+}
+
+/// Choice ids this close to a mistyped one are offered as what was meant.
+const MAX_CHOICE_TYPO: usize = 2;
+
+/// " (did you mean `shoot`?)" when a chosen id is a small typo of an option.
+fn nearest_choice(req: &super::procedure::Request, a: &ScriptAnswer) -> String {
+    let (ScriptAnswer::Choose(typed), super::procedure::Ask::Choose { options }) = (a, &req.ask)
+    else {
+        return String::new();
+    };
+    options
+        .iter()
+        .map(|o| (strsim::levenshtein(&o.id, typed), &o.id))
+        .filter(|(d, id)| *d > 0 && *d <= MAX_CHOICE_TYPO && *id != typed)
+        .min()
+        .map(|(_, id)| format!(" (did you mean `{id}`?)"))
+        .unwrap_or_default()
 }
 
 fn summarise(e: &Event) -> String {
@@ -205,5 +350,29 @@ fn summarise(e: &Event) -> String {
         Event::Answer(a) => format!("answer {a}"),
         Event::Edit(_) => "edit".into(),
         Event::Cancel => "cancel".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer_positions;
+
+    #[test]
+    fn answers_are_found_where_they_are_written() {
+        let text = r#"Script(
+    game: "t52", // answers: [not, these]
+    setup: [Edit(AddSide(name: "answers: [x, y]", back: None))],
+    /* answers: [ */
+    answers: [
+        Dice([4, 2]), Roll,
+        Choose("a, b]"), // a comment, with a comma
+        Cards([Qh, Kh]),
+        Number(3)
+    ],
+)"#;
+        assert_eq!(
+            answer_positions(text),
+            vec![(6, 9), (6, 23), (7, 9), (8, 9), (9, 9)]
+        );
     }
 }

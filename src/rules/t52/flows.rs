@@ -163,7 +163,7 @@ fn a_commander_may_order_itself_and_fire_again() {
         asking(&s)
     );
     feed(&mut s, &["d 2"]);
-    assert!(can_shoot(&unit(&s, "Toff XR")), "no once-a-round limit");
+    assert!(can_shoot(unit(&s, "Toff XR")), "no once-a-round limit");
     // A commander's own move has no Snob following it.
     let mut s = game(RED, BLUE, &[]);
     feed(&mut s, &["c XR", "c self", "c march", "d 4", "d 2"]);
