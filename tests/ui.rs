@@ -229,6 +229,44 @@ fn a_camera_roll_is_offered_only_once_the_dice_rest() {
     }
 }
 
+/// A misread die is fixed where the question is: each of the camera's dice
+/// is a menu (a doubtful read marked "?"): a die left from the last roll
+/// goes with "Not a die", a misread one gets its face, an unread one is
+/// named; then the whole reading is offered.
+#[test]
+fn the_camera_dice_are_fixed_from_the_question() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    let mut doubtful = die(5, [200.0, 40.0]);
+    doubtful.confidence = 0.5;
+    st.show_frame(frame_with(vec![], vec![die(2, [40.0, 40.0]), doubtful]));
+    let mut harness = window(st);
+    harness.run();
+    harness.get_by_label("5?").click();
+    harness.run();
+    harness.get_by_label("shows 4").click();
+    harness.run();
+    // The 2 is left from before: not part of this roll.
+    harness.get_by_label("2").click();
+    harness.run();
+    harness.get_by_label("Not a die (or not this roll)").click();
+    harness.run();
+    harness.get_by_label("Use the camera's dice [4]").click();
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![4]);
+    // An unread die is named from the question too.
+    let frame = with_unread_die(frame_with(vec![], vec![]));
+    harness.state_mut().show_frame(frame);
+    harness.run();
+    harness.get_by_label("?").click();
+    harness.run();
+    harness.get_by_label("shows 6").click();
+    harness.run();
+    harness.get_by_label("Use the camera's dice [6]").click();
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![6]);
+}
+
 /// `frame` with a die the reader could not read at (120, 80).
 fn with_unread_die(mut frame: adjutant::app::live::LiveFrame) -> adjutant::app::live::LiveFrame {
     frame
@@ -252,19 +290,19 @@ fn the_camera_says_why_it_cannot_answer_a_roll_and_an_unread_die_is_named_with_c
     ));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
     harness.run();
-    harness.get_by_label("The camera reads 2 dice; this roll needs 1.");
+    harness.get_by_label_contains("The camera reads 2 dice; this roll needs 1. Click a die");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     // One die the reader cannot read.
     let frame = with_unread_die(frame_with(vec![], vec![]));
     harness.state_mut().show_frame(frame);
     harness.run();
-    harness.get_by_label_contains("The camera cannot read 1 die: click on it in the table view");
+    harness.get_by_label_contains("The camera cannot read 1 die: click its ? to name it");
     // A die read beside one that is not: the read one is no answer yet (the
     // unread die might be the one rolled), so nothing is offered.
     let frame = with_unread_die(frame_with(vec![], vec![die(5, [40.0, 40.0])]));
     harness.state_mut().show_frame(frame);
     harness.run();
-    harness.get_by_label_contains("The camera cannot read 1 die: click on it in the table view");
+    harness.get_by_label_contains("The camera cannot read 1 die: click its ? to name it");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     assert!(harness.state().camera_answer().is_none());
     let frame = with_unread_die(frame_with(vec![], vec![]));
@@ -418,7 +456,7 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
     );
     harness.get_by_label("Kh").click();
     harness.run();
-    harness.get_by_label("die 5").click();
+    harness.get_by_label("die 5 90%").click();
     harness.run();
     harness.get_by_label("shows 6").click();
     harness.run();

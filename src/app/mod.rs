@@ -866,11 +866,17 @@ impl AppState {
                 dice(f.moving_dice)
             )),
             Ask::Dice { .. } if !scan.unread_dice.is_empty() => Some(format!(
-                "The camera cannot read {}: click on it in the table view to name it.",
+                "The camera cannot read {}: click its ? to name it.",
                 dice(scan.unread_dice.len())
             )),
-            Ask::Dice { count } if scan.dice.len() != count as usize => Some(format!(
-                "The camera reads {}; this roll needs {count}.",
+            Ask::Dice { count } if scan.dice.len() > count as usize => Some(format!(
+                "The camera reads {}; this roll needs {count}. Click a die that is not part of it \
+                 and choose Not a die, or enter the roll by hand.",
+                dice(scan.dice.len())
+            )),
+            Ask::Dice { count } if scan.dice.len() < count as usize => Some(format!(
+                "The camera reads {}; this roll needs {count}. Roll them all in view, or enter \
+                 the roll by hand.",
                 dice(scan.dice.len())
             )),
             Ask::Cards { count, deck, .. } => {
@@ -998,7 +1004,7 @@ impl AppState {
 
     /// Whether the newest frame still shows the reading that answered the
     /// last question (see [`answered::AnsweredReading`]).
-    fn shows_answered_reading(&self) -> bool {
+    pub fn shows_answered_reading(&self) -> bool {
         match (&self.answered_reading, &self.live_frame) {
             (Some(r), Some(f)) => r.still_shown_in(&f.scan),
             _ => false,

@@ -115,6 +115,72 @@ pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
     }
 }
 
+/// A die the reader is less sure of than this is marked for checking
+/// ("5?", amber). On the byler-d6 photos (all 250, read at 1x) about 29 of
+/// the 39 wrong reads and 123 of the 1711 right ones are under it (wrong
+/// reads assigned to a photo's least sure dice, so approximate).
+pub(super) const DOUBTFUL_DIE: f32 = 0.8;
+
+/// Amber: a die read with doubt, to be checked.
+pub(super) const DOUBTFUL_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 176, 0);
+
+/// What a die reads as on screen: its face, with "?" when doubtful.
+pub(super) fn die_text(value: u8, confidence: f32) -> egui::RichText {
+    if confidence < DOUBTFUL_DIE {
+        egui::RichText::new(format!("{value}?")).color(DOUBTFUL_COLOUR)
+    } else {
+        egui::RichText::new(value.to_string())
+    }
+}
+
+/// The camera's dice for a dice question, each a menu to fix it where the
+/// question is (a misread is one click and a face away, not a trip to the
+/// table view): a face, "Not a die" (one left from the last roll), and for
+/// an unread die the face it shows.
+pub(super) fn camera_dice_fixes(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let Some(f) = &state.live_frame else {
+        return;
+    };
+    let scan = &f.scan;
+    if f.moving_dice > 0
+        || state.shows_answered_reading()
+        || (scan.dice.is_empty() && scan.unread_dice.is_empty())
+    {
+        return;
+    }
+    let faces = |ui: &mut egui::Ui, cmds: &mut Vec<Command>, target: Target| {
+        for v in 1..=6u8 {
+            if ui.button(format!("shows {v}")).clicked() {
+                cmds.push(Command::Correct(target, Fix::Die(v)));
+            }
+        }
+        if target.is_die() && ui.button("Not a die (or not this roll)").clicked() {
+            cmds.push(Command::Correct(target, Fix::NotADie));
+        }
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Camera's dice (click one to fix it):");
+        for (i, d) in scan.dice.iter().enumerate() {
+            ui.menu_button(die_text(d.value, d.confidence), |ui| {
+                faces(ui, cmds, Target::Die(i));
+            })
+            .response
+            .on_hover_text(format!(
+                "Read as {} ({:.0}% sure)",
+                d.value,
+                d.confidence * 100.0
+            ));
+        }
+        for i in 0..scan.unread_dice.len() {
+            ui.menu_button(egui::RichText::new("?").color(egui::Color32::RED), |ui| {
+                faces(ui, cmds, Target::UnreadDie(i));
+            })
+            .response
+            .on_hover_text("Not read: click to name it");
+        }
+    });
+}
+
 /// Fifty-two buttons, a row per suit (red suits in red), and the jokers when
 /// `jokers`: `pick` gets the code of the one clicked.
 pub(super) fn card_grid(

@@ -221,6 +221,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                 }
                 Ask::Dice { count } => {
                     camera_button(state, ui, cmds);
+                    camera_dice_fixes(state, ui, cmds);
                     // Typed faces are meant, however quick.
                     dice_keys(ui, outer_cmds);
                     let dice = if *count == 1 { "die" } else { "dice" };

@@ -127,8 +127,12 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
     });
 }
 
-/// Outlines and tags over the picture: green read, red unread, light blue
-/// face down; the picked detection is drawn thicker in yellow.
+/// Gap between a die's outline and its tag above it (points).
+const DIE_TAG_GAP: f32 = 10.0;
+
+/// Outlines and tags over the picture: green read, amber read with doubt
+/// ("5?"), red unread, light blue face down; the picked detection is drawn
+/// thicker in yellow.
 pub(super) fn overlay(
     painter: &egui::Painter,
     scan: &crate::vision::scan::ScanRecord,
@@ -161,11 +165,13 @@ pub(super) fn overlay(
         painter.add(egui::Shape::closed_line(pts, stroke));
         tag(centre, text);
     };
+    // A die's tag sits above it, off its pips, so the read can be checked
+    // against the picture.
     let die = |c: [f32; 2], size: f32, stroke: egui::Stroke, text: &str| {
         let c = to_screen(c);
         let r = (to_screen([size / 2.0, 0.0]).x - to_screen([0.0, 0.0]).x).max(3.0);
         painter.circle_stroke(c, r, stroke);
-        tag(c, text);
+        tag(c - egui::vec2(0.0, r + DIE_TAG_GAP), text);
     };
     for (i, c) in scan.cards.iter().enumerate() {
         quad(
@@ -189,8 +195,17 @@ pub(super) fn overlay(
         die(p, 0.0, s, "+");
     }
     for (i, d) in scan.dice.iter().enumerate() {
-        let s = stroke(Some(Target::Die(i)), egui::Color32::GREEN);
-        die(d.center, d.size, s, &d.value.to_string());
+        let (colour, text) = if d.confidence < DOUBTFUL_DIE {
+            (DOUBTFUL_COLOUR, format!("{}?", d.value))
+        } else {
+            (egui::Color32::GREEN, d.value.to_string())
+        };
+        die(
+            d.center,
+            d.size,
+            stroke(Some(Target::Die(i)), colour),
+            &text,
+        );
     }
     for (i, d) in scan.unread_dice.iter().enumerate() {
         let s = stroke(Some(Target::UnreadDie(i)), egui::Color32::RED);
@@ -232,7 +247,9 @@ pub(super) fn detections(
     ui.horizontal_wrapped(|ui| {
         ui.label("Dice:");
         for (i, d) in scan.dice.iter().enumerate() {
-            entry(ui, Target::Die(i), format!("die {}", d.value));
+            let doubt = if d.confidence < DOUBTFUL_DIE { "?" } else { "" };
+            let text = format!("die {}{doubt} {:.0}%", d.value, d.confidence * 100.0);
+            entry(ui, Target::Die(i), text);
         }
         for i in 0..scan.unread_dice.len() {
             entry(ui, Target::UnreadDie(i), format!("unread die {}", i + 1));
