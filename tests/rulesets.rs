@@ -154,7 +154,9 @@ fn rules_lookup_finds_entries_by_title_keyword_and_text() {
     let hits: Vec<String> = search("panic").into_iter().map(|h| h.id).collect();
     assert_eq!(hits.first().map(String::as_str), Some("panic"), "{hits:?}");
     assert!(search("zzzz qqqq").is_empty());
-    assert_eq!(search("").len(), rs.rules.len());
+    // Nothing asked: every entry, profile, upgrade and ability.
+    let every = rs.rules.len() + rs.profiles.len() + rs.upgrades.len() + rs.abilities.len();
+    assert_eq!(search("").len(), every);
 }
 
 /// Words in a row that a shown text may share with a source document before

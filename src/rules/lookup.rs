@@ -239,18 +239,19 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
         add(hit, &u.name, &[]);
     }
     for a in &rs.abilities {
-        let options: Vec<&str> = a.options.iter().map(|o| o.label.as_str()).collect();
         let hit = Hit {
             kind: HitKind::Ability,
             id: a.id.clone(),
             title: format!("Ability: {}", a.name),
-            text: format!("Buys: {}.", options.join("; ")),
+            text: ability_text(a),
             ruling: None,
         };
         add(hit, &a.name, &[]);
     }
     for p in &rs.profiles {
-        let stats: Vec<String> = p.stats.iter().map(|(k, v)| stat_words(k, *v)).collect();
+        let stats: Vec<String> = in_stat_order(&p.stats)
+            .map(|(k, v)| stat_words(k, v))
+            .collect();
         let mut text = format!("Stats: {}.", stats.join(", "));
         if p.soldiers > 1 {
             text.push_str(&format!(" {} soldiers.", p.soldiers));
@@ -269,6 +270,65 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
         add(hit, &p.name, &["stats".to_string()]);
     }
     out
+}
+
+/// How players write a profile: T52's M A I V W R first, in the book's
+/// order, then any other stat by name.
+const STAT_ORDER: [&str; 6] = ["M", "A", "I", "V", "W", "R"];
+
+/// A profile's stats in [`STAT_ORDER`], then the rest alphabetically.
+fn in_stat_order(
+    stats: &std::collections::BTreeMap<String, i32>,
+) -> impl Iterator<Item = (&str, i32)> {
+    let first = STAT_ORDER
+        .iter()
+        .filter_map(|k| stats.get_key_value(*k))
+        .map(|(k, v)| (k.as_str(), *v));
+    let rest = stats
+        .iter()
+        .filter(|(k, _)| !STAT_ORDER.contains(&k.as_str()))
+        .map(|(k, v)| (k.as_str(), *v));
+    first.chain(rest)
+}
+
+/// An ability as a player needs it at the table: what it costs to try
+/// (the suit drawn, or the action points), its reach, and each effect with
+/// the cards that buy it.
+fn ability_text(a: &super::ability::Ability) -> String {
+    use super::ability::{AbilityCheck, Reach};
+    let mut parts = Vec::new();
+    parts.push(match a.check {
+        AbilityCheck::Skill(suit) => format!(
+            "Draw as many cards as the unit's {suit:?} ({}) skill",
+            suit.symbol()
+        ),
+        AbilityCheck::Checkless(points) => {
+            format!("No draw: done once {points} action point(s) are spent on it")
+        }
+    });
+    match a.reach {
+        Some(Reach::Ranged(h)) => parts.push(format!("ranged, best within {h} hex(es)")),
+        Some(Reach::Melee(h)) => parts.push(format!("melee, within {h} hex(es)")),
+        Some(Reach::Support(h)) => parts.push(format!("a friend within {h} hex(es)")),
+        None => {}
+    }
+    let buys: Vec<String> = a
+        .options
+        .iter()
+        .map(|o| {
+            let cost = super::ability::cost_text(&o.cost);
+            if cost.is_empty() {
+                o.label.clone()
+            } else {
+                format!("{} ({cost})", o.label)
+            }
+        })
+        .collect();
+    let mut text = format!("{}. Buys: {}.", parts.join("; "), buys.join("; "));
+    if a.ammo.is_some() {
+        text.push_str(" Spends one round of ammunition.");
+    }
+    text
 }
 
 /// Allowed letters wrong for a word of this length.
@@ -354,12 +414,17 @@ fn search(rs: &Ruleset, query: &str, still_typing: bool) -> Vec<Hit> {
     let stemmer = Stemmer::create(Algorithm::English);
     let index = index_of(rs, &stemmer);
     let (docs, df) = (&index.docs, &index.df);
+    // Nothing asked: the whole book, rules first, then the profiles,
+    // upgrades and abilities a player browses for.
     if query.trim().is_empty() {
-        return docs
-            .iter()
-            .filter(|d| d.hit.kind == HitKind::Rule)
-            .map(|d| d.hit.clone())
-            .collect();
+        let mut all: Vec<Hit> = docs.iter().map(|d| d.hit.clone()).collect();
+        all.sort_by_key(|h| match h.kind {
+            HitKind::Rule => 0,
+            HitKind::Profile => 1,
+            HitKind::Upgrade => 2,
+            HitKind::Ability => 3,
+        });
+        return all;
     }
     let typed = words(query);
     let mut content: Vec<String> = Vec::new();
@@ -649,6 +714,45 @@ mod tests {
                 1,
             ),
             (GameId::T52, "what does inaccuracy mean", "stats", 1),
+            // Asked in a play audit (round s39).
+            (
+                GameId::T52,
+                "can I shoot through my own units",
+                "line-of-sight",
+                1,
+            ),
+            (GameId::T52, "can my snob shoot", "commanders", 1),
+            (GameId::T52, "how far can cavalry move", "cavalry", 1),
+            (
+                GameId::T52,
+                "what if both players hold the same number of objectives",
+                "victory",
+                1,
+            ),
+            (
+                GameId::T52,
+                "can a unit shoot twice in a round",
+                "equipment",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "can I save actions for later",
+                "overwatch",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "when can I shoot again after firing",
+                "weapon-prep",
+                1,
+            ),
+            (
+                GameId::GentlemenOfWar,
+                "how far can I move",
+                "movement-charge",
+                1,
+            ),
             (GameId::T52, "who can order units", "rounds", 2),
             (
                 GameId::Gunfight,
@@ -714,9 +818,14 @@ mod tests {
     #[test]
     fn empty_and_stop_word_queries() {
         let rs = ruleset(GameId::T52);
+        // Nothing asked: the whole book, the rules first in file order,
+        // then the profiles, upgrades and abilities.
         let all = lookup(&rs, "");
-        assert_eq!(all.len(), rs.rules.len());
+        let entries = rs.rules.len() + rs.profiles.len() + rs.upgrades.len() + rs.abilities.len();
+        assert_eq!(all.len(), entries);
         assert_eq!(all[0].id, rs.rules[0].id, "file order");
+        assert_eq!(all[rs.rules.len()].kind, HitKind::Profile);
+        assert_eq!(all.last().map(|h| h.kind), Some(HitKind::Upgrade));
         assert!(lookup(&rs, "how do I").is_empty());
     }
 
