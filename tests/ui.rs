@@ -915,11 +915,33 @@ fn photos_from_a_folder_are_read_in_the_table_view_and_a_bad_folder_is_named() {
         "{said:?}"
     );
 
-    // Once the photos are back, the folder is still in the box: Enter in
-    // it reads it again.
-    harness.run();
-    assert_eq!(harness.state().replay_dir, photos.display().to_string());
+    // Looked for again every few seconds: not there, nothing more is said.
+    for _ in 0..12 {
+        harness.step();
+    }
+    assert!(harness.state().live.is_none());
+    assert_eq!(harness.state().messages, said, "said once");
+    // Once the photos are back they are read again on their own (harness
+    // steps are a quarter second), and the loss is no longer news.
     let _ = photo_folder(dir.path());
+    run_until(&mut harness, |s| s.live_frame.is_some());
+    assert!(harness.state().live_frame.is_some(), "read again");
+    assert!(
+        harness.state().messages.is_empty(),
+        "{:?}",
+        harness.state().messages
+    );
+    // Stopped by the player, a source is not looked for again.
+    harness.get_by_label("Stop").click();
+    harness.run();
+    std::fs::remove_dir_all(&photos).unwrap_or_else(|e| panic!("{e}"));
+    let _ = photo_folder(dir.path());
+    for _ in 0..12 {
+        harness.step();
+    }
+    assert!(harness.state().live.is_none(), "stopped stays stopped");
+    // The folder is still in the box: Enter in it reads it again.
+    assert_eq!(harness.state().replay_dir, photos.display().to_string());
     harness.get_by_label("Read photos from folder:").focus();
     harness.run();
     harness.key_press(egui::Key::Enter);

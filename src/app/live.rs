@@ -19,8 +19,7 @@ use std::time::Duration;
 pub const PREVIEW_MAX_SIDE: u32 = 640;
 
 /// What a player can do when the frame source cannot be had.
-const SOURCE_GONE: &str =
-    "Carry on with manual entry or virtual dice; the Table screen reads it again once it is back.";
+const SOURCE_GONE: &str = "Carry on with manual entry or virtual dice; Adjutant looks for it every few seconds and reads it again once it is back.";
 
 /// Pause between replayed frames, so a replay looks like a slow camera.
 pub const REPLAY_PAUSE: Duration = Duration::from_millis(700);

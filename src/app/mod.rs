@@ -255,12 +255,34 @@ pub struct AppState {
     pub layout: window_layout::WindowLayout,
     /// Where the layout is kept (`<data>/window.ron`).
     pub layout_path: PathBuf,
+    /// The frame source that was lost (camera unplugged, photo folder
+    /// gone), looked for again every [`SOURCE_RETRY_SECS`] until it is back
+    /// or another source is started; and when it was last looked for.
+    lost_source: Option<FrameSourceKind>,
+    /// When a lost source was last looked for (app time, s).
+    source_looked_at: Option<f64>,
+    /// The source running now (what is looked for again if it is lost).
+    source: Option<FrameSourceKind>,
+    /// Messages a lost source left, taken down once frames come again.
+    lost_messages: Vec<String>,
     /// The layout changed and is not yet written.
     layout_dirty: bool,
     /// When that change was first seen (app time, s); the file is written
     /// once the layout has rested [`LAYOUT_WRITE_DELAY_SECS`].
     layout_changed_at: Option<f64>,
 }
+
+/// Where frames come from, as far as starting it again goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameSourceKind {
+    /// Webcam number.
+    Camera(u32),
+    /// A folder of photos.
+    Replay(PathBuf),
+}
+
+/// A lost camera or photo folder is looked for again this often (seconds).
+pub const SOURCE_RETRY_SECS: f64 = 2.0;
 
 /// A dragged window edge changes the size every frame: the layout is written
 /// once it has rested this long (seconds), or when the window closes.
@@ -355,7 +377,39 @@ impl AppState {
             layout_path,
             layout_dirty: false,
             layout_changed_at: None,
+            lost_source: None,
+            source_looked_at: None,
+            source: None,
+            lost_messages: Vec::new(),
         }
+    }
+
+    /// Looks again for a lost frame source when it is time (see
+    /// [`SOURCE_RETRY_SECS`]); returns how long until the next look while
+    /// one is lost.
+    fn retry_lost_source(&mut self, now: f64) -> Option<f64> {
+        let kind = self.lost_source.clone()?;
+        if self.live.is_some() {
+            return None;
+        }
+        let since = now - self.source_looked_at.unwrap_or(f64::NEG_INFINITY);
+        if since < SOURCE_RETRY_SECS {
+            return Some(SOURCE_RETRY_SECS - since);
+        }
+        self.source_looked_at = Some(now);
+        // A look that fails says nothing new: the loss is already said.
+        let before = self.messages.len();
+        match kind {
+            FrameSourceKind::Replay(dir) => {
+                // Started only once photos are there again.
+                if crate::vision::frame_source::ReplaySource::open(&dir).is_ok() {
+                    self.start_replay(dir);
+                }
+            }
+            FrameSourceKind::Camera(_) => self.start_camera(),
+        }
+        self.messages.truncate(before);
+        Some(SOURCE_RETRY_SECS)
     }
 
     /// The layout changed: written once it rests (see
@@ -537,7 +591,9 @@ impl AppState {
                 self.screen = Screen::Table;
             }
             Command::StopLive => {
-                // What the stopped source last saw no longer answers anything.
+                // What the stopped source last saw no longer answers anything;
+                // a lost one is not looked for any more.
+                self.lost_source = None;
                 self.live = None;
                 self.live_frame = None;
                 self.live_texture = None;
@@ -661,6 +717,7 @@ impl AppState {
             return;
         }
         let index = self.camera_index;
+        self.source = Some(FrameSourceKind::Camera(index));
         self.start_live(
             format!("camera {index}"),
             Box::new(move || {
@@ -683,6 +740,7 @@ impl AppState {
     /// folder stays in the table view's box to try again.
     pub fn start_replay(&mut self, dir: PathBuf) {
         self.replay_dir = dir.display().to_string();
+        self.source = Some(FrameSourceKind::Replay(dir.clone()));
         let description = format!("replay of {}", dir.display());
         self.start_live(
             description,
@@ -704,6 +762,9 @@ impl AppState {
             match update {
                 live::LiveUpdate::Frame(f) => frames.push(*f),
                 live::LiveUpdate::Problem { message, fatal } => {
+                    if fatal {
+                        self.lost_messages.push(message.clone());
+                    }
                     if fatal || !self.dismissed.contains(&message) {
                         self.notify(message);
                     }
@@ -712,16 +773,21 @@ impl AppState {
             }
         }
         if lost {
-            // What a lost source last saw no longer answers anything.
+            // What a lost source last saw no longer answers anything; the
+            // source is looked for again until it is back.
             self.live = None;
             self.live_frame = None;
             self.live_texture = None;
+            self.lost_source = self.source.clone();
             return;
         }
-        // Frames arrive: the table is read after all, so "no camera" is
-        // no longer news (a replay started after the start-up look).
+        // Frames arrive: the table is read after all, so "no camera" and
+        // what a lost source said are no longer news.
         if !frames.is_empty() {
-            self.messages.retain(|m| m != NO_CAMERA);
+            let gone = std::mem::take(&mut self.lost_messages);
+            self.messages
+                .retain(|m| m != NO_CAMERA && !gone.contains(m));
+            self.lost_source = None;
         }
         for f in frames {
             self.show_frame(f);
@@ -1594,6 +1660,10 @@ impl AdjutantApp {
             state.layout_changed();
         }
         let closing = ui.ctx().input(|i| i.viewport().close_requested());
+        if let Some(wait) = state.retry_lost_source(now) {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs_f64(wait));
+        }
         if let Some(wait) = state.write_layout_when_settled(now, closing) {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs_f64(wait));
