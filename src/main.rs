@@ -424,10 +424,7 @@ fn open_window(cli: &Cli) -> Result<ExitCode> {
         }
     }
     if cli.resume {
-        match state.saves.iter().find(|s| s.resumable()) {
-            Some(s) => state.execute(app::Command::Resume(s.path.clone())),
-            None => state.notify("No saved game to resume."),
-        }
+        state.resume_newest();
     }
     app::run(state).map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     Ok(ExitCode::SUCCESS)

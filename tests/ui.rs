@@ -72,6 +72,64 @@ fn write_save(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathB
     path
 }
 
+/// `--resume` when the newest save (and every backup of it) is garbage:
+/// the older game that reads is opened, and the player is told why; with
+/// no game that reads, why the newest cannot be resumed is said.
+#[test]
+fn resuming_says_when_the_newest_save_cannot_be_resumed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let good = write_save(dir.path(), "t52-1.ron", ROLL_OFF_SAVE);
+    let bad = write_save(dir.path(), "t52-2.ron", "garbage");
+    let age = |path: &std::path::Path, secs: u64| {
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_modified(when))
+            .unwrap_or_else(|e| panic!("{e}"));
+    };
+    age(&good, 60);
+    age(&bad, 10);
+    let mut st = state(dir.path());
+    st.resume_newest();
+    assert_eq!(st.screen, Screen::Play);
+    assert_eq!(
+        st.session.as_ref().map(|(_, a)| a.path.clone()),
+        Some(good.clone())
+    );
+    assert!(
+        st.messages.iter().any(|m| m
+            .starts_with("The newest saved game, t52-2.ron, cannot be resumed (")
+            && m.contains("t52-1.ron, the newest that can, is open instead")),
+        "{:?}",
+        st.messages
+    );
+    std::fs::remove_file(&good).unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.resume_newest();
+    assert!(st.session.is_none());
+    assert!(
+        st.messages
+            .iter()
+            .any(|m| m.starts_with("No saved game can be resumed: the newest, t52-2.ron, cannot (")),
+        "{:?}",
+        st.messages
+    );
+}
+
+/// A save holding no setup opens to a sentence saying so, not a blank
+/// screen.
+#[test]
+fn a_save_without_its_setup_says_so() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write_save(dir.path(), "gunfight-1.ron", EMPTY_GUNFIGHT_SAVE);
+    let mut st = state(dir.path());
+    st.resume_newest();
+    let mut harness = window(st);
+    harness.run();
+    harness.get_by_label_contains("This saved game holds no setup");
+}
+
 #[test]
 fn a_saved_game_can_be_resumed_and_undone() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -384,6 +384,44 @@ impl AppState {
         }
     }
 
+    /// Resumes the newest saved game that can be (`--resume`), saying so
+    /// when the newest cannot be and an older one is opened instead, or
+    /// why none can be.
+    pub fn resume_newest(&mut self) {
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
+        let newest_unusable = self.saves.first().and_then(|s| match &s.condition {
+            save::SaveCondition::Unusable(why) => Some((name(&s.path), why.clone())),
+            _ => None,
+        });
+        match self
+            .saves
+            .iter()
+            .find(|s| s.resumable())
+            .map(|s| s.path.clone())
+        {
+            Some(path) => {
+                if let Some((newest, why)) = newest_unusable {
+                    self.notify(format!(
+                        "The newest saved game, {newest}, cannot be resumed ({why}); {}, the newest that can, is open instead.",
+                        name(&path)
+                    ));
+                }
+                self.execute(Command::Resume(path));
+            }
+            None => match newest_unusable {
+                Some((newest, why)) => self.notify(format!(
+                    "No saved game can be resumed: the newest, {newest}, cannot ({why})."
+                )),
+                None => self.notify("No saved game to resume."),
+            },
+        }
+    }
+
     /// Looks again for a lost frame source when it is time (see
     /// [`SOURCE_RETRY_SECS`]); returns how long until the next look while
     /// one is lost.

@@ -117,6 +117,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
     ui.heading(format!("{}{when}", session.ruleset().title));
     if let Some(o) = &st.outcome {
         ui.strong(o.describe(st));
+    } else if session.pending().is_none() {
+        // Not a blank screen: a save without its setup, or a setup refused.
+        ui.colored_label(
+            MESSAGE_COLOUR,
+            if session.events().is_empty() {
+                "This saved game holds no setup, so nothing can be asked: start a new game from Home."
+            } else {
+                "Nothing is being asked: the game's setup was refused or its play ended (see the log). Undo, or start a new game from Home."
+            },
+        );
     }
     if let Some(req) = session.pending() {
         // The typed fields belong to this question: a field's state (its
