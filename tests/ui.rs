@@ -1042,7 +1042,7 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     // A face already entered for a roll of several dice is shown...
     harness.state_mut().dice_entry = vec![5];
     harness.run();
-    harness.get_by_label_contains("so far 5");
+    harness.get_by_label_contains("entered (1 of");
     // ...and dropped when Undo brings up another question.
     harness.get_by_label("Undo").click();
     harness.run();
@@ -1321,11 +1321,17 @@ fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
     let before = harness.get_by_label("Die 3").rect();
     harness.state_mut().dice_entry = vec![6, 2];
     harness.run();
-    harness.get_by_label_contains("so far 6 2");
+    harness.get_by_label_contains("entered (2 of 1)");
     assert_eq!(harness.get_by_label("Die 3").rect(), before);
     harness.get_by_label("Take back the last").click();
     harness.run();
     assert_eq!(harness.state().dice_entry, vec![6]);
+    // Any face entered is taken out with a click on it.
+    harness.state_mut().dice_entry = vec![6, 2, 5];
+    harness.run();
+    harness.get_by_label("2").click();
+    harness.run();
+    assert_eq!(harness.state().dice_entry, vec![6, 5]);
 }
 
 #[test]

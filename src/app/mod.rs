@@ -88,6 +88,8 @@ pub enum Command {
     ClearDice,
     /// Take back the last die entered.
     RemoveLastDie,
+    /// Take out the die entered at this place.
+    RemoveDie(usize),
     /// Take back the last card picked.
     RemoveLastCard,
     /// Show the table view.
@@ -619,6 +621,11 @@ impl AppState {
             Command::ClearDice => self.dice_entry.clear(),
             Command::RemoveLastDie => {
                 self.dice_entry.pop();
+            }
+            Command::RemoveDie(i) => {
+                if i < self.dice_entry.len() {
+                    self.dice_entry.remove(i);
+                }
             }
             Command::RemoveLastCard => {
                 self.cards_entry.pop();

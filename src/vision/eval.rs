@@ -110,6 +110,15 @@ impl LabelSet {
                 ),
             });
         }
+        if !path.is_file() {
+            return Err(EvalError::Io {
+                path: dir.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no labels.json here (a set is a folder holding labels.json; see FORMAT.md)",
+                ),
+            });
+        }
         let text = std::fs::read_to_string(&path).map_err(|source| EvalError::Io {
             path: path.clone(),
             source,
@@ -432,6 +441,14 @@ mod tests {
         assert_eq!(
             err.as_deref(),
             Some("/no/such/set: no such folder (a set is a folder holding labels.json)")
+        );
+        let bare = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let err = LabelSet::load(bare.path()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.ends_with(
+                "no labels.json here (a set is a folder holding labels.json; see FORMAT.md)"
+            )),
+            "{err:?}"
         );
         // Jokers of unknown colour, tens typed as 10 and empty tables are
         // fine, once the images are there.

@@ -19,7 +19,17 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
         source,
     };
     // Not read into memory whole when no photo could be that large.
-    let len = std::fs::metadata(path).map_err(io)?.len();
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(VisionError::InvalidInput {
+            what: format!(
+                "{}: a folder, not a photo (name the photos in it, e.g. {}/*.jpg)",
+                path.display(),
+                path.display()
+            ),
+        });
+    }
+    let len = meta.len();
     if len > MAX_FILE_BYTES {
         return Err(VisionError::InvalidInput {
             what: format!(
@@ -201,6 +211,17 @@ mod tests {
         assert!(
             said.as_deref()
                 .is_some_and(|m| m.contains("big.jpg: image too large: 10000x5000")),
+            "{said:?}"
+        );
+    }
+
+    #[test]
+    fn a_folder_is_refused_with_what_to_pass_instead() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(dir.path()).err().map(|e| e.to_string());
+        assert!(
+            said.as_deref()
+                .is_some_and(|s| s.contains("a folder, not a photo")),
             "{said:?}"
         );
     }

@@ -245,9 +245,18 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             }
                         }
                         if !state.dice_entry.is_empty() {
-                            let so_far: Vec<String> =
-                                state.dice_entry.iter().map(u8::to_string).collect();
-                            ui.label(format!("so far {}", so_far.join(" ")));
+                            // Each face entered is a button that takes it
+                            // out, so a slip mid-roll is mended, not retyped.
+                            ui.label(format!("entered ({} of {count}):", state.dice_entry.len()));
+                            for (i, face) in state.dice_entry.iter().enumerate() {
+                                if ui
+                                    .small_button(face.to_string())
+                                    .on_hover_text("Click to take this die out")
+                                    .clicked()
+                                {
+                                    cmds.push(Command::RemoveDie(i));
+                                }
+                            }
                             if ui
                                 .button("Take back the last")
                                 .on_hover_text("Backspace")
