@@ -312,6 +312,8 @@ fn the_camera_dice_are_fixed_from_the_question() {
     harness.get_by_label("Use the camera's dice [4]").click();
     harness.run();
     assert_eq!(last_dice(&harness), vec![4]);
+    // The log says where the roll came from.
+    assert_logged(&harness, "rolled [4] (read by the camera)");
     // An unread die is named from the question too.
     let frame = with_unread_die(frame_with(vec![], vec![]));
     harness.state_mut().show_frame(frame);
@@ -1039,6 +1041,7 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     harness.run();
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
+    assert_logged(&harness, "(rolled by Adjutant)");
     // A face already entered for a roll of several dice is shown...
     harness.state_mut().dice_entry = vec![5];
     harness.run();

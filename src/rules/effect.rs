@@ -528,7 +528,9 @@ impl Effect {
                     top.len()
                 )
             }
-            Effect::Rolled { purpose, dice } => format!("{purpose}{ROLLED}{dice}"),
+            Effect::Rolled { purpose, dice } => {
+                format!("{purpose}{ROLLED}{dice}{}", roll_source(dice))
+            }
             // The ruling goes with the line (`LogLine::ruling`), not in its
             // words: a rules entry's ruling often covers another case.
             Effect::Resolved { text, .. } | Effect::Refused { text, .. } => text.clone(),
@@ -583,6 +585,21 @@ pub fn distinct_unit_name(state: &GameState, name: &str) -> String {
 /// What joins a roll's purpose and its dice in its log line ("Damage to
 /// Kid: rolled [6]"); [`LogLine::is_roll`] looks for it.
 pub(crate) const ROLLED: &str = ": rolled ";
+
+/// Where a roll's dice came from, when not typed in (the usual case):
+/// " (read by the camera)", " (rolled by Adjutant)"; a disputed result
+/// after a misread can be traced.
+fn roll_source(dice: &crate::table::DicePool) -> &'static str {
+    use crate::table::DieSource;
+    let all = |s: DieSource| !dice.dice.is_empty() && dice.dice.iter().all(|d| d.source == s);
+    if all(DieSource::Camera) {
+        " (read by the camera)"
+    } else if all(DieSource::Virtual) {
+        " (rolled by Adjutant)"
+    } else {
+        ""
+    }
+}
 
 /// "1 wound", "3 wounds".
 fn count_of(n: u32, thing: &str) -> String {
