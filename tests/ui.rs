@@ -2538,3 +2538,53 @@ fn a_resumed_number_question_has_the_keyboard() {
     assert!(pending_prompt(&harness).contains("How many cards"));
     assert!(harness.get_by_label("Number (1 to 4):").is_focused());
 }
+
+/// A roll of several dice undone comes back entered: the wrong die is
+/// taken out with a click and the right face entered, which answers again
+/// (not the whole roll retyped); a face pressed while all are entered is
+/// refused with what to do.
+#[test]
+fn an_undone_roll_comes_back_to_mend_one_die() {
+    use adjutant::rules::games::Library;
+    use adjutant::rules::script::{Script, play};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/t52-four-rounds.ron");
+    let mut script = Script::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    // Up to 8c's eight volley dice, then those dice.
+    script.answers.truncate(11);
+    let (lib, _) = Library::builtin();
+    let session = play(&script, &lib, &mut std::io::sink()).unwrap_or_else(|e| panic!("{e}"));
+    let saves = dir.path().join("saves");
+    std::fs::create_dir_all(&saves).unwrap_or_else(|e| panic!("{e}"));
+    adjutant::rules::save::save(&session, &saves.join("t52-1.ron"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.resume_newest();
+    let mut harness = window(st);
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![6, 5, 5, 2, 3, 1, 4, 2]);
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(harness.state().dice_entry, vec![6, 5, 5, 2, 3, 1, 4, 2]);
+    harness.get_by_label_contains("The undone roll");
+    // Full: a face is not taken until one is out.
+    harness.key_press(egui::Key::Num3);
+    harness.run();
+    assert_eq!(harness.state().dice_entry.len(), 8);
+    assert!(
+        harness
+            .state()
+            .messages
+            .iter()
+            .any(|m| m.starts_with("All 8 dice are entered"))
+    );
+    // The 1 was a 6: out with a click, in with a key; the roll answers again.
+    harness.get_by_label("1").click();
+    harness.run();
+    assert_eq!(harness.state().dice_entry, vec![6, 5, 5, 2, 3, 4, 2]);
+    harness.key_press(egui::Key::Num6);
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![6, 5, 5, 2, 3, 4, 2, 6]);
+    assert!(harness.state().dice_entry.is_empty());
+}

@@ -586,6 +586,21 @@ impl AppState {
                     let log_before = s.state().log.len();
                     if cmd == Command::Undo {
                         s.undo_step();
+                        // A roll of several dice undone comes back entered:
+                        // one wrong die is taken out and entered again, not
+                        // the whole roll retyped.
+                        if let (
+                            Some(Request {
+                                ask: Ask::Dice { count },
+                                ..
+                            }),
+                            Some(Event::Answer(Answer::Dice(dice))),
+                        ) = (s.pending(), s.redo_events().last())
+                            && *count > 1
+                            && dice.len() == *count as usize
+                        {
+                            self.dice_entry = dice.iter().map(|d| d.value.get()).collect();
+                        }
                     } else if let Err(e) = s.redo_step() {
                         problems.push(format!("Cannot redo: {e}"));
                     }
@@ -1354,6 +1369,13 @@ impl AppState {
             }) => *count as usize,
             _ => return,
         };
+        if self.dice_entry.len() >= wanted {
+            // An undone roll brought back whole: a face is taken out first.
+            self.notify(format!(
+                "All {wanted} dice are entered: click one to take it out, or Clear to enter a new roll."
+            ));
+            return;
+        }
         self.dice_entry.push(v);
         if self.dice_entry.len() >= wanted {
             let values = std::mem::take(&mut self.dice_entry);

@@ -269,6 +269,12 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             }
                         }
                     });
+                    if state.dice_entry.len() >= *count as usize {
+                        ui.label(
+                            "The undone roll: click a wrong die to take it out, then enter the \
+                             right face (or Clear to enter a new roll).",
+                        );
+                    }
                     if ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
