@@ -325,6 +325,24 @@ fn the_camera_dice_are_fixed_from_the_question() {
     harness.get_by_label("Use the camera's dice [6]").click();
     harness.run();
     assert_eq!(last_dice(&harness), vec![6]);
+    // Both players rolled together: each takes one die of the two in view.
+    harness.get_by_label("Undo").click();
+    harness.run();
+    harness.get_by_label("Undo").click();
+    harness.run();
+    let frame = frame_with(vec![], vec![die(3, [60.0, 150.0]), die(5, [260.0, 150.0])]);
+    harness.state_mut().show_frame(frame);
+    harness.run();
+    harness.get_by_label("3").click();
+    harness.run();
+    harness.get_by_label("Use this die (3)").click();
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![3]);
+    harness.get_by_label("5").click();
+    harness.run();
+    harness.get_by_label("Use this die (5)").click();
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![5]);
 }
 
 /// `frame` with a die the reader could not read at (120, 80).

@@ -133,10 +133,11 @@ pub(super) fn die_text(value: u8, confidence: f32) -> egui::RichText {
     }
 }
 
-/// The camera's dice for a dice question, each a menu to fix it where the
-/// question is (a misread is one click and a face away, not a trip to the
-/// table view): a face, "Not a die" (one left from the last roll), and for
-/// an unread die the face it shows.
+/// The camera's dice for a dice question, each a menu to use or fix it
+/// where the question is (a misread is one click and a face away, not a trip
+/// to the table view): "Use this die" (one of several in view), a face,
+/// "Not a die" (one left from the last roll), and for an unread die the
+/// face it shows.
 pub(super) fn camera_dice_fixes(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     let Some(f) = &state.live_frame else {
         return;
@@ -159,9 +160,14 @@ pub(super) fn camera_dice_fixes(state: &AppState, ui: &mut egui::Ui, cmds: &mut 
         }
     };
     ui.horizontal_wrapped(|ui| {
-        ui.label("Camera's dice (click one to fix it):");
+        ui.label("Camera's dice (click one to use or fix it):");
         for (i, d) in scan.dice.iter().enumerate() {
             ui.menu_button(die_text(d.value, d.confidence), |ui| {
+                // One die of several in view (two players rolled together):
+                // entered like a face pressed.
+                if ui.button(format!("Use this die ({})", d.value)).clicked() {
+                    cmds.push(Command::EnterDie(d.value));
+                }
                 faces(ui, cmds, Target::Die(i));
             })
             .response
