@@ -578,7 +578,13 @@ fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
         &s,
         "Morgan is out: does Kid fire the fan-shot's other shot at someone else?",
     );
-    feed(&mut s, &["c g5", "c none", "d 3"]);
+    feed(&mut s, &["c g5", "c none"]);
+    // The damage question says what the roll does.
+    assert_asking(
+        &s,
+        "Damage to Virgil: roll 1 die, he loses that many lives (6 left)",
+    );
+    feed(&mut s, &["d 3"]);
     assert!(logged(&s, "Virgil loses 3 lives: 3 left"));
     assert_eq!(lives(&s, "Virgil"), 3);
     // Or the shot is held, and the log says so.

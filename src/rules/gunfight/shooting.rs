@@ -493,9 +493,18 @@ fn fire(
 fn damage(ctx: &mut Ctx, target: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(target);
     let dice = ctx.ruleset.number("damage_dice").max(1) as u32;
-    let pool = ctx.roll(dice, format!("Damage to {name}"), "damage")?;
-    let lost: u32 = pool.dice.iter().map(|d| u32::from(d.value.get())).sum();
     let before = lives_left(ctx, target);
+    let what = if dice == 1 {
+        "1 die".to_string()
+    } else {
+        format!("{dice} dice")
+    };
+    let pool = ctx.roll(
+        dice,
+        format!("Damage to {name}: roll {what}, he loses that many lives ({before} left)"),
+        "damage",
+    )?;
+    let lost: u32 = pool.dice.iter().map(|d| u32::from(d.value.get())).sum();
     ctx.apply(Effect::Wound {
         unit: target,
         wounds: lost,
