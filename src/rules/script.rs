@@ -132,12 +132,48 @@ impl Script {
     }
 }
 
+/// A place in a text, moved on character by character.
+struct TextPlace {
+    line: usize,
+    column: usize,
+}
+
+impl TextPlace {
+    /// Moves past `c`.
+    fn pass(&mut self, c: char) {
+        if c == '\n' {
+            self.line += 1;
+            self.column = 0;
+        } else {
+            self.column += 1;
+        }
+    }
+}
+
+/// Skips to the end of a comment or string: `end` says when the character
+/// just passed (after the one before it) closes it.
+fn skip_to(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    at: &mut TextPlace,
+    end: impl Fn(char, char) -> bool,
+) {
+    let mut last = ' ';
+    for n in chars.by_ref() {
+        at.pass(n);
+        if end(last, n) {
+            break;
+        }
+        // An escaped character never closes a string.
+        last = if last == '\\' { ' ' } else { n };
+    }
+}
+
 /// Line and column (1-based) of each item of the `answers` list in a
 /// script's text (which parsed, so its brackets balance). Strings and
 /// comments are skipped, so a `[` or `,` inside them does not count.
 fn answer_positions(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let (mut line, mut col) = (1, 0);
+    let mut at = TextPlace { line: 1, column: 0 };
     let mut chars = text.chars().peekable();
     // 0: looking for `answers`; 1: its `[` next; 2: inside the list.
     let mut stage = 0;
@@ -145,67 +181,27 @@ fn answer_positions(text: &str) -> Vec<(usize, usize)> {
     let mut item_open = false;
     let mut word = String::new();
     while let Some(c) = chars.next() {
-        if c == '\n' {
-            line += 1;
-            col = 0;
-        } else {
-            col += 1;
-        }
+        at.pass(c);
         match c {
             '/' if chars.peek() == Some(&'/') => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                        col = 0;
-                        break;
-                    }
-                }
+                skip_to(&mut chars, &mut at, |_, n| n == '\n');
                 continue;
             }
             '/' if chars.peek() == Some(&'*') => {
-                let mut last = ' ';
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                        col = 0;
-                    } else {
-                        col += 1;
-                    }
-                    if last == '*' && n == '/' {
-                        break;
-                    }
-                    last = n;
-                }
+                chars.next();
+                at.pass('*');
+                skip_to(&mut chars, &mut at, |last, n| last == '*' && n == '/');
                 continue;
             }
             _ => {}
         }
         if stage == 2 && depth == 0 && !item_open && !c.is_whitespace() && c != ',' && c != ']' {
-            out.push((line, col));
+            out.push((at.line, at.column));
             item_open = true;
         }
         match c {
-            '"' => {
-                let mut escaped = false;
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        line += 1;
-                        col = 0;
-                    } else {
-                        col += 1;
-                    }
-                    if escaped {
-                        escaped = false;
-                    } else if n == '\\' {
-                        escaped = true;
-                    } else if n == '"' {
-                        break;
-                    }
-                }
-            }
-            '[' if stage == 1 => {
-                stage = 2;
-            }
+            '"' => skip_to(&mut chars, &mut at, |last, n| n == '"' && last != '\\'),
+            '[' if stage == 1 => stage = 2,
             '(' | '[' | '{' if stage == 2 => depth += 1,
             ')' | '}' if stage == 2 => depth = depth.saturating_sub(1),
             ']' if stage == 2 => {
@@ -365,7 +361,7 @@ mod tests {
     /* answers: [ */
     answers: [
         Dice([4, 2]), Roll,
-        Choose("a, b]"), // a comment, with a comma
+        Choose("a \" ], b"), // a comment, with a comma
         Cards([Qh, Kh]),
         Number(3)
     ],
