@@ -502,7 +502,9 @@ fn check() -> Result<ExitCode> {
 }
 
 fn log(path: &Path) -> Result<ExitCode> {
-    let (lib, _) = library();
+    // The log is replayed under the house rules: say which were not used.
+    let (lib, errors) = library();
+    warn_rulesets(&errors);
     let loaded = save::load(path, &lib)?;
     for e in &loaded.skipped {
         eprintln!("warning: skipped {e}");
