@@ -148,14 +148,17 @@ struct Pinned {
 impl Pinned {
     /// Whether a reading of `read` at the fix's place shows another object:
     /// neither the misread that was fixed nor the fix itself. A "not a card
-    /// / die" fix is never contradicted.
+    /// / die" fix stands while the same reading comes back there (clutter
+    /// read the same way frame after frame); another reading is a new card
+    /// laid or a die rolled there, read afresh ("not this roll" is not the
+    /// next roll). An unread object dropped stays dropped.
     fn contradicted_by(&self, read: &str) -> bool {
-        let fixed = match &self.fix {
-            Fix::Card(code) => code.clone(),
-            Fix::Die(v) => v.to_string(),
-            Fix::NotACard | Fix::NotADie => return false,
-        };
-        self.was.as_deref().is_some_and(|w| w != read) && fixed != read
+        let was_other = self.was.as_deref().is_some_and(|w| w != read);
+        match &self.fix {
+            Fix::Card(code) => was_other && *code != read,
+            Fix::Die(v) => was_other && v.to_string() != read,
+            Fix::NotACard | Fix::NotADie => was_other,
+        }
     }
 }
 
@@ -508,6 +511,21 @@ mod tests {
         let swapped = fixes.next_frame(&scan(vec![card("5c", 0.0)], vec![die(2, 30.0)]));
         assert_eq!(swapped.cards[0].code, "5c");
         assert_eq!(swapped.dice[0].value, 2);
+        assert!(fixes.is_empty());
+    }
+
+    /// A die left from the last roll, marked "not a die (or not this roll)",
+    /// stays dropped while it lies there; rolled again to another face at
+    /// that place it is a die of the new roll and is read.
+    #[test]
+    fn a_die_dropped_from_one_roll_is_read_again_in_the_next() {
+        let mut fixes = Corrections::default();
+        let first = scan(vec![], vec![die(3, 30.0), die(5, 300.0)]);
+        fixes.add(&first, Target::Die(0), Fix::NotADie);
+        let again = fixes.next_frame(&scan(vec![], vec![die(3, 31.0), die(5, 300.0)]));
+        assert_eq!(again.dice.len(), 1, "still dropped");
+        let rolled = fixes.next_frame(&scan(vec![], vec![die(6, 30.0), die(4, 300.0)]));
+        assert_eq!(rolled.dice.len(), 2, "read afresh");
         assert!(fixes.is_empty());
     }
 }
