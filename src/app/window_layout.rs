@@ -61,6 +61,8 @@ impl WindowLayout {
                     e.span.start.line,
                     e.span.start.col,
                     e.code
+                        .to_string()
+                        .replace("struct `WindowLayout`", "a window layout")
                 )),
             ),
         }

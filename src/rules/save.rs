@@ -225,7 +225,11 @@ fn parse_text(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
         file: path.to_path_buf(),
         line: e.span.start.line,
         column: e.span.start.col,
-        message: e.code.to_string(),
+        // Said as a player would: "Expected a saved game", not the type.
+        message: e
+            .code
+            .to_string()
+            .replace("struct `SaveFile`", "a saved game"),
     })?;
     if file.format != SAVE_FORMAT {
         return Err(SaveError::Invalid {

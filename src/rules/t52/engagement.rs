@@ -454,13 +454,23 @@ pub fn shooting_engagement(ctx: &mut Ctx, fire: Fire, label: &str) -> Flow<()> {
     let on_s = save(ctx, fire.shooter, strike_t, facts_s.cover, "Return Fire")?;
     apply_wounds(ctx, fire.target, on_t);
     apply_wounds(ctx, fire.shooter, on_s);
-    ctx.resolved(
-        "shooting",
+    // One-sided fire is said as such; an exchange says who won, or that
+    // it was drawn and nobody retreats.
+    let outcome = if !returns {
+        format!("{} inflicted {on_t} wound(s) on {}", s.name, t.name)
+    } else {
+        let verdict = match (fire.loser_retreats, on_t.cmp(&on_s)) {
+            (false, _) => String::new(),
+            (true, std::cmp::Ordering::Equal) => ": a draw, nobody retreats".to_string(),
+            (true, std::cmp::Ordering::Greater) => format!(": {} wins", s.name),
+            (true, std::cmp::Ordering::Less) => format!(": {} wins", t.name),
+        };
         format!(
-            "{} inflicted {on_t} wound(s), {} inflicted {on_s}",
+            "{} inflicted {on_t} wound(s), {} inflicted {on_s}{verdict}",
             s.name, t.name
-        ),
-    );
+        )
+    };
+    ctx.resolved("shooting", outcome);
     if !fire.loser_retreats {
         return Ok(());
     }

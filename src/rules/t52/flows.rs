@@ -137,6 +137,10 @@ fn volley_with_return_fire_and_retreat() {
     feed(&mut s, &["d 1 2 6", "d 6 6"]);
     assert_eq!(unit(&s, "Follower 6d").soldiers.len(), 4);
     assert_eq!(unit(&s, "Follower 8c").soldiers.len(), 8);
+    assert!(logged(
+        &s,
+        "Follower 8c inflicted 2 wound(s), Follower 6d inflicted 0: Follower 8c wins"
+    ));
     assert!(unit(&s, "Follower 8c").has("fired"));
     feed(&mut s, &["d 3"]);
     assert_asking(&s, "at least 5\"");
@@ -169,6 +173,22 @@ fn a_commander_may_order_itself_and_fire_again() {
     feed(&mut s, &["c XR", "c self", "c march", "d 4", "d 2"]);
     assert_asking(&s, "March!: move Toff XR up to");
     assert!(!asking(&s).contains("Snob may follow"), "{}", asking(&s));
+}
+
+/// An exchange of fire that wounds nobody (or both alike) says it is drawn.
+#[test]
+fn a_drawn_exchange_of_fire_says_nobody_retreats() {
+    let mut s = game(RED, BLUE, &[]);
+    feed(
+        &mut s,
+        &["c XR", "c 8c", "c volley", "d 4", "c 6d", "c yes"],
+    );
+    feed(&mut s, &["d 1 1 1 1 1 1 1 1", "d 1 1 1 1 1 1"]);
+    assert!(logged(
+        &s,
+        "Follower 8c inflicted 0 wound(s), Follower 6d inflicted 0: a draw, nobody retreats"
+    ));
+    assert_asking(&s, "Blue: choose a Toff or Snob");
 }
 
 #[test]
