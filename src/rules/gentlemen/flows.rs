@@ -147,6 +147,26 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     assert_eq!(s.state().decks[0].discard_pile.len(), 4);
 }
 
+/// Spades 0 (l.61: never more wounds than Spades): at Death's Door from the
+/// start, so the first wound takes the unit out, as the setup form warns.
+#[test]
+fn a_unit_with_spades_0_is_out_at_its_first_wound() {
+    let mut s = begin_with(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line:s0 Luc:officer",
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(&mut s, &["c rifle-fire"]);
+    assert!(
+        asking(&s).contains("Pierre (0/0 wounds, Death's Door)"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c u3", "n 0", "n 0", "k 7d 3d 9d 2s", "c o0"]);
+    assert!(logged(&s, "Pierre was at Death's Door: out of action"));
+    assert!(!unit(&s, "Pierre").in_play());
+}
+
 #[test]
 fn a_wound_at_deaths_door_takes_the_unit_out_of_action() {
     let mut s = sharpe_up();

@@ -346,7 +346,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             };
             let mut stats = profile.stats.clone();
             stats.extend(u.stats.iter().cloned());
-            let spades = stats.get(SPADES).copied().unwrap_or(1).max(1) as u32;
+            let spades = stats.get(SPADES).copied().unwrap_or(1).max(0) as u32;
             ctx.apply(Effect::AddUnit(UnitSpec {
                 side,
                 name: u.name.clone(),
@@ -537,7 +537,7 @@ pub(crate) fn units_of(ctx: &Ctx, side: SideId) -> Vec<UnitId> {
 /// A unit's wounds and Spades.
 pub(crate) fn wounds(ctx: &Ctx, unit: UnitId) -> (u32, u32) {
     let w = ctx.state().units.get(unit).map_or(0, |u| u.wounds());
-    (w, stat(ctx, unit, SPADES).max(1) as u32)
+    (w, stat(ctx, unit, SPADES).max(0) as u32)
 }
 
 /// The stable choice for a unit: `u<id>` with its state.
