@@ -755,18 +755,18 @@ fn strike(
         why.push(format!("charge {bonus:+}"));
     }
     if kind == Attack::Ballistic {
-        // In the first turn a target that has not acted has no last turn.
-        let since = if ctx.state().turn > 1 {
-            " (or last turn, if it has not acted yet)"
-        } else {
-            ""
+        // A target that has not activated this turn counts its movement of
+        // the previous turn (l.78); in the first turn there is none.
+        let question = match (card_to_come(ctx, target), ctx.state().turn > 1) {
+            (false, _) => format!("How far has {target_name} moved this turn, in inches?"),
+            (true, true) => format!(
+                "How far did {target_name} move last turn, in inches? (It has not acted yet this turn.)"
+            ),
+            (true, false) => format!(
+                "How far did {target_name} move last turn, in inches? (It has not acted yet, and in the first turn there is no last turn: 0.)"
+            ),
         };
-        let moved = ctx.number(
-            format!("How far has {target_name} moved this turn{since}, in inches?"),
-            0,
-            200,
-            Some("ballistics"),
-        )? as i32;
+        let moved = ctx.number(question, 0, 200, Some("ballistics"))? as i32;
         let p = movement_penalty(
             moved,
             num(ctx, "target_move_free_in"),

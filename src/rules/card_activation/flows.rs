@@ -178,11 +178,15 @@ fn the_players_stop_on_the_agreed_condition() {
 }
 
 #[test]
-fn the_target_movement_question_mentions_last_turn_only_after_the_first() {
+fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted() {
     let mut s = begin();
     feed(&mut s, &DEAL);
     feed(&mut s, &["c u3"]);
-    assert_asking(&s, "How far has Guards moved this turn, in inches?");
+    // Guards' card (3s) is still to come after Rifles' (Ah): l.78.
+    assert_asking(
+        &s,
+        "How far did Guards move last turn, in inches? (It has not acted yet, and in the first turn there is no last turn: 0.)",
+    );
     feed(
         &mut s,
         &[
@@ -195,7 +199,7 @@ fn the_target_movement_question_mentions_last_turn_only_after_the_first() {
     feed(&mut s, &["c special", "c prep", "c shoot", "c u3"]);
     assert_asking(
         &s,
-        "How far has Guards moved this turn (or last turn, if it has not acted yet), in inches?",
+        "How far did Guards move last turn, in inches? (It has not acted yet this turn.)",
     );
 }
 
