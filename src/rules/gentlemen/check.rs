@@ -257,7 +257,16 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
     for joker in [Joker::Black, Joker::Red] {
         // Read after any earlier shuffle: the Little Joker's may have changed them.
         let top = top_cards(ctx, deck, peek);
-        if !all.contains(&Card::Joker(joker)) || top.is_empty() {
+        if !all.contains(&Card::Joker(joker)) {
+            continue;
+        }
+        if top.is_empty() {
+            // Said, not skipped without a word: the peek has nothing to show.
+            let label = if joker == Joker::Red { "Big" } else { "Little" };
+            ctx.resolved(
+                "jokers",
+                format!("{player}'s draw pile is empty: the {label} Joker has no cards to look at"),
+            );
             continue;
         }
         let n = top.len();
