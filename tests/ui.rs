@@ -287,10 +287,17 @@ fn a_camera_roll_is_offered_only_once_the_dice_rest() {
     }
 }
 
+/// Clicks the widget labelled `label` and lets the window answer.
+fn click(harness: &mut Harness<'_, AppState>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run();
+}
+
 /// A misread die is fixed where the question is: each of the camera's dice
 /// is a menu (a doubtful read marked "?"): a die left from the last roll
 /// goes with "Not a die", a misread one gets its face, an unread one is
-/// named; then the whole reading is offered.
+/// named; then the whole reading is offered; or one die of several is
+/// taken ("Use this die").
 #[test]
 fn the_camera_dice_are_fixed_from_the_question() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -300,17 +307,12 @@ fn the_camera_dice_are_fixed_from_the_question() {
     st.show_frame(frame_with(vec![], vec![die(2, [40.0, 40.0]), doubtful]));
     let mut harness = window(st);
     harness.run();
-    harness.get_by_label("5?").click();
-    harness.run();
-    harness.get_by_label("shows 4").click();
-    harness.run();
+    click(&mut harness, "5?");
+    click(&mut harness, "shows 4");
     // The 2 is left from before: not part of this roll.
-    harness.get_by_label("2").click();
-    harness.run();
-    harness.get_by_label("Not a die (or not this roll)").click();
-    harness.run();
-    harness.get_by_label("Use the camera's dice [4]").click();
-    harness.run();
+    click(&mut harness, "2");
+    click(&mut harness, "Not a die (or not this roll)");
+    click(&mut harness, "Use the camera's dice [4]");
     assert_eq!(last_dice(&harness), vec![4]);
     // The log says where the roll came from.
     assert_logged(&harness, "rolled [4] (read by the camera)");
@@ -318,30 +320,21 @@ fn the_camera_dice_are_fixed_from_the_question() {
     let frame = with_unread_die(frame_with(vec![], vec![]));
     harness.state_mut().show_frame(frame);
     harness.run();
-    harness.get_by_label("?").click();
-    harness.run();
-    harness.get_by_label("shows 6").click();
-    harness.run();
-    harness.get_by_label("Use the camera's dice [6]").click();
-    harness.run();
+    click(&mut harness, "?");
+    click(&mut harness, "shows 6");
+    click(&mut harness, "Use the camera's dice [6]");
     assert_eq!(last_dice(&harness), vec![6]);
     // Both players rolled together: each takes one die of the two in view.
-    harness.get_by_label("Undo").click();
-    harness.run();
-    harness.get_by_label("Undo").click();
-    harness.run();
+    click(&mut harness, "Undo");
+    click(&mut harness, "Undo");
     let frame = frame_with(vec![], vec![die(3, [60.0, 150.0]), die(5, [260.0, 150.0])]);
     harness.state_mut().show_frame(frame);
     harness.run();
-    harness.get_by_label("3").click();
-    harness.run();
-    harness.get_by_label("Use this die (3)").click();
-    harness.run();
+    click(&mut harness, "3");
+    click(&mut harness, "Use this die (3)");
     assert_eq!(last_dice(&harness), vec![3]);
-    harness.get_by_label("5").click();
-    harness.run();
-    harness.get_by_label("Use this die (5)").click();
-    harness.run();
+    click(&mut harness, "5");
+    click(&mut harness, "Use this die (5)");
     assert_eq!(last_dice(&harness), vec![5]);
 }
 

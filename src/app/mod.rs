@@ -258,8 +258,8 @@ pub struct AppState {
     /// Where the layout is kept (`<data>/window.ron`).
     pub layout_path: PathBuf,
     /// The frame source that was lost (camera unplugged, photo folder
-    /// gone), looked for again every [`SOURCE_RETRY_SECS`] until it is back
-    /// or another source is started; and when it was last looked for.
+    /// gone), looked for again every [`SOURCE_RETRY_SECS`] until frames
+    /// come again or the player stops it.
     lost_source: Option<FrameSourceKind>,
     /// When a lost source was last looked for (app time, s).
     source_looked_at: Option<f64>,
@@ -390,12 +390,7 @@ impl AppState {
     /// when the newest cannot be and an older one is opened instead, or
     /// why none can be.
     pub fn resume_newest(&mut self) {
-        let name = |p: &Path| {
-            p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-        };
+        let name = views::display_name;
         let newest_unusable = self.saves.first().and_then(|s| match &s.condition {
             save::SaveCondition::Unusable(why) => Some((name(&s.path), why.clone())),
             _ => None,

@@ -124,12 +124,21 @@ pub(super) const DOUBTFUL_DIE: f32 = 0.8;
 /// Amber: a die read with doubt, to be checked.
 pub(super) const DOUBTFUL_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 176, 0);
 
-/// What a die reads as on screen: its face, with "?" when doubtful.
-pub(super) fn die_text(value: u8, confidence: f32) -> egui::RichText {
+/// What a die reads as on screen: its face, with "?" when doubtful; and
+/// whether it is.
+pub(super) fn die_label(value: u8, confidence: f32) -> (String, bool) {
     if confidence < DOUBTFUL_DIE {
-        egui::RichText::new(format!("{value}?")).color(DOUBTFUL_COLOUR)
+        (format!("{value}?"), true)
     } else {
-        egui::RichText::new(value.to_string())
+        (value.to_string(), false)
+    }
+}
+
+/// [`die_label`] as button text: amber when doubtful.
+fn die_text(value: u8, confidence: f32) -> egui::RichText {
+    match die_label(value, confidence) {
+        (text, true) => egui::RichText::new(text).color(DOUBTFUL_COLOUR),
+        (text, false) => egui::RichText::new(text),
     }
 }
 

@@ -195,10 +195,11 @@ pub(super) fn overlay(
         die(p, 0.0, s, "+");
     }
     for (i, d) in scan.dice.iter().enumerate() {
-        let (colour, text) = if d.confidence < DOUBTFUL_DIE {
-            (DOUBTFUL_COLOUR, format!("{}?", d.value))
+        let (text, doubtful) = die_label(d.value, d.confidence);
+        let colour = if doubtful {
+            DOUBTFUL_COLOUR
         } else {
-            (egui::Color32::GREEN, d.value.to_string())
+            egui::Color32::GREEN
         };
         die(
             d.center,
@@ -247,8 +248,8 @@ pub(super) fn detections(
     ui.horizontal_wrapped(|ui| {
         ui.label("Dice:");
         for (i, d) in scan.dice.iter().enumerate() {
-            let doubt = if d.confidence < DOUBTFUL_DIE { "?" } else { "" };
-            let text = format!("die {}{doubt} {:.0}%", d.value, d.confidence * 100.0);
+            let (face, _) = die_label(d.value, d.confidence);
+            let text = format!("die {face} {:.0}%", d.confidence * 100.0);
             entry(ui, Target::Die(i), text);
         }
         for i in 0..scan.unread_dice.len() {
