@@ -243,7 +243,7 @@ fn docs(rs: &Ruleset, stemmer: &Stemmer) -> Vec<Doc> {
             kind: HitKind::Ability,
             id: a.id.clone(),
             title: format!("Ability: {}", a.name),
-            text: ability_text(a),
+            text: ability_text(a, rs.numbers.get("skill_check_action_cost").copied()),
             ruling: None,
         };
         add(hit, &a.name, &[]);
@@ -292,24 +292,43 @@ fn in_stat_order(
 }
 
 /// An ability as a player needs it at the table: what it costs to try
-/// (the suit drawn, or the action points), its reach, and each effect with
-/// the cards that buy it.
-fn ability_text(a: &super::ability::Ability) -> String {
+/// (`check_cost` action points and the suit drawn, or the points of a
+/// checkless one), its reach, each effect with the cards that buy it, and
+/// how many effects one draw may buy.
+fn ability_text(a: &super::ability::Ability, check_cost: Option<i64>) -> String {
     use super::ability::{AbilityCheck, Reach};
+    let plural = |n: u32, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
     let mut parts = Vec::new();
-    parts.push(match a.check {
-        AbilityCheck::Skill(suit) => format!(
-            "Draw as many cards as the unit's {suit:?} ({}) skill",
+    parts.push(match (a.check, check_cost) {
+        (AbilityCheck::Skill(suit), Some(ap)) => format!(
+            "Costs {}, then draws as many cards as the unit's {suit:?} ({}) skill",
+            plural(ap.max(0) as u32, "action point", "action points"),
             suit.symbol()
         ),
-        AbilityCheck::Checkless(points) => {
-            format!("No draw: done once {points} action point(s) are spent on it")
-        }
+        (AbilityCheck::Skill(suit), None) => format!(
+            "Draws as many cards as the unit's {suit:?} ({}) skill",
+            suit.symbol()
+        ),
+        (AbilityCheck::Checkless(points), _) => format!(
+            "No draw: done once {} are spent on it",
+            plural(points, "action point", "action points")
+        ),
     });
     match a.reach {
-        Some(Reach::Ranged(h)) => parts.push(format!("ranged, best within {h} hex(es)")),
-        Some(Reach::Melee(h)) => parts.push(format!("melee, within {h} hex(es)")),
-        Some(Reach::Support(h)) => parts.push(format!("a friend within {h} hex(es)")),
+        Some(Reach::Ranged(h)) => parts.push(format!(
+            "ranged: any target, one card fewer per hex beyond {}",
+            plural(h, "hex", "hexes")
+        )),
+        Some(Reach::Melee(h)) => parts.push(format!("melee, within {}", plural(h, "hex", "hexes"))),
+        Some(Reach::Support(h)) => {
+            parts.push(format!("a friend within {}", plural(h, "hex", "hexes")))
+        }
         None => {}
     }
     let buys: Vec<String> = a
@@ -325,6 +344,34 @@ fn ability_text(a: &super::ability::Ability) -> String {
         })
         .collect();
     let mut text = format!("{}. Buys: {}.", parts.join("; "), buys.join("; "));
+    let mut how = Vec::new();
+    if a.dash {
+        how.push("each card paid buys one hex; a charge is declared before drawing");
+    } else if a.multichoice && a.repeatable {
+        how.push("one draw may buy several effects, the same one more than once");
+    } else if a.multichoice {
+        how.push("one draw may buy several different effects");
+    } else if a.repeatable {
+        how.push("one draw may buy the same effect more than once");
+    } else if a.options.len() > 1 {
+        how.push("one draw buys one effect");
+    }
+    if a.multitarget {
+        how.push("each effect after the first may hit another target");
+    }
+    if a.reusable {
+        how.push("usable again in the activation, drawing fewer");
+    }
+    if a.heavy {
+        how.push("heavy: not in the same activation as a move, unless the unit is Strong");
+    }
+    if !how.is_empty() {
+        let how = how.join("; ");
+        let mut first = how.chars();
+        if let Some(c) = first.next() {
+            text.push_str(&format!(" {}{}.", c.to_uppercase(), first.as_str()));
+        }
+    }
     if a.ammo.is_some() {
         text.push_str(" Spends one round of ammunition.");
     }
@@ -827,6 +874,32 @@ mod tests {
         assert_eq!(all[rs.rules.len()].kind, HitKind::Profile);
         assert_eq!(all.last().map(|h| h.kind), Some(HitKind::Upgrade));
         assert!(lookup(&rs, "how do I").is_empty());
+    }
+
+    /// An ability's entry says what trying it costs, its reach, what each
+    /// effect costs and how many one draw buys (audit L: Sabre read as
+    /// "pick one").
+    #[test]
+    fn ability_entries_say_cost_reach_and_how_much_one_draw_buys() {
+        let rs = ruleset(GameId::GentlemenOfWar);
+        let text = |q: &str| {
+            lookup(&rs, q)
+                .first()
+                .map(|h| h.text.clone())
+                .unwrap_or_default()
+        };
+        let musket = text("musket fire");
+        for part in [
+            "Costs 1 action point, then draws as many cards as the unit's Diamonds (♦) skill",
+            "one card fewer per hex beyond 6 hexes",
+            "2 wounds (♦7 ♦)",
+            "One draw buys one effect",
+            "Spends one round of ammunition",
+        ] {
+            assert!(musket.contains(part), "{part}: {musket}");
+        }
+        assert!(text("sabre").contains("One draw may buy several different effects"));
+        assert!(text("musket load").starts_with("No draw: done once 3 action points"));
     }
 
     #[test]
