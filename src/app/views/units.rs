@@ -319,6 +319,19 @@ pub(super) fn gentleman_line(
     if u.stat(g::MOUNTED) > 0 {
         t.push_str(", mounted");
     }
+    // Conditions waiting for the unit's next activation.
+    if u.stat(g::COMMANDED) > 0 {
+        t.push_str(&format!(
+            ", Commanded (+{} action point(s) if it activates next)",
+            u.stat(g::COMMANDED)
+        ));
+    }
+    if u.stat(g::CONCUSSION) > 0 {
+        t.push_str(&format!(
+            ", Concussed (-{} action point(s) next activation)",
+            u.stat(g::CONCUSSION)
+        ));
+    }
     // Points put into an action that takes several (a rifle's load).
     for (stat, v) in &u.stats {
         if let Some(id) = stat.strip_prefix("paid:")
@@ -451,9 +464,15 @@ mod tests {
             name: "Sharpe".into(),
             profile: "rifleman".into(),
             cards: Vec::new(),
-            stats: [(g::SPADES, 2), (g::AP, 1), ("paid:rifle-load", 2)]
-                .map(|(k, v)| (k.to_string(), v))
-                .into(),
+            stats: [
+                (g::SPADES, 2),
+                (g::AP, 1),
+                ("paid:rifle-load", 2),
+                (g::COMMANDED, 1),
+                (g::CONCUSSION, 2),
+            ]
+            .map(|(k, v)| (k.to_string(), v))
+            .into(),
             soldiers: vec![Soldier { wounds: 0 }],
             soldiers_at_start: 1,
             wounds_per_soldier: 2,
@@ -464,6 +483,11 @@ mod tests {
         let line = unit_line(&u, &rs, false);
         assert!(line.contains(", 1 action point,"), "{line}");
         assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
+        // Conditions waiting for the next activation are shown too.
+        assert!(
+            line.contains(", Commanded (+1 action point(s) if it activates next), Concussed (-2 action point(s) next activation)"),
+            "{line}"
+        );
     }
 
     /// A unit gone since the deal keeps its place in the order, marked out.
