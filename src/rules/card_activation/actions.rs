@@ -610,8 +610,9 @@ fn attack_with(
         options.push(Choice::new(
             "split",
             format!(
-                "Split: up to {split} of its {} engage a second target",
-                models_text(models)
+                "Split: up to {split} of its {} {} a second target",
+                models_text(models),
+                if split == 1 { "engages" } else { "engage" }
             ),
         ));
     }

@@ -126,11 +126,19 @@ fn deal(ctx: &mut Ctx, side: SideId) -> Flow<Vec<Card>> {
         format!("Deal {n} activation card(s) to {name}"),
         Some("deal"),
     )?;
-    let why = if leader > 0 {
-        format!(" ({} for units, {leader} for leadership)", n - leader)
+    // Said every turn: a side that lost units or its commander is dealt
+    // fewer, and the players see why.
+    let for_units = n - leader;
+    let per_unit = num(ctx, "cards_per_unit").max(1) as usize;
+    let mut why = vec![if for_units == own * per_unit {
+        format!("{for_units} for units")
     } else {
-        String::new()
-    };
+        format!("{for_units} for the other side's {other} units, as the smaller side")
+    }];
+    if leader > 0 {
+        why.push(format!("{leader} for leadership"));
+    }
+    let why = format!(" ({})", why.join(", "));
     ctx.resolved("deal", format!("{name} is dealt {n} card(s){why}"));
     Ok(hand)
 }

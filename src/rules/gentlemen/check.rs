@@ -429,7 +429,10 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
     };
     let modifier = ctx.number(
-        format!("Cards drawn more (+) or fewer (-){against}: {reasons}"),
+        format!(
+            "Cards drawn more (+) or fewer (-){against}: {reasons} (without them: {} card(s))",
+            base + extra
+        ),
         (-m).into(),
         m.into(),
         Some("skill-check"),
@@ -1028,7 +1031,12 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         );
         false
     } else {
-        let draw = draw_check(ctx, side, cards as u32, "the Rout Check")?;
+        let draw = draw_check(
+            ctx,
+            side,
+            cards as u32,
+            "the Rout Check (any club passes, Jacks and Kings too)",
+        )?;
         let clubs = if draw.failed {
             0
         } else {
