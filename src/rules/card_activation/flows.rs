@@ -57,7 +57,11 @@ fn cards_are_dealt_by_units_and_leadership_and_order_follows_suits_then_ranks() 
         &s,
         "Red is dealt 4 card(s) (3 for units, 1 for leadership)"
     ));
-    assert!(logged(&s, "Blue is dealt 3 card(s)"));
+    // Blue has 2 units: as the smaller side it gets 3/4 of Red's 3, rounded up.
+    assert!(logged(
+        &s,
+        "Blue is dealt 3 card(s) (3 as the smaller side: 3/4 of the other side's 3 units, rounded up)"
+    ));
     assert!(logged(&s, "Red discards Kc"));
     assert!(logged(&s, "Turn 1 begins"));
     // The cards left over go to the discard pile at once (Kc and Qc).

@@ -133,7 +133,11 @@ fn deal(ctx: &mut Ctx, side: SideId) -> Flow<Vec<Card>> {
     let mut why = vec![if for_units == own * per_unit {
         format!("{for_units} for units")
     } else {
-        format!("{for_units} for the other side's {other} units, as the smaller side")
+        format!(
+            "{for_units} as the smaller side: {}/{} of the other side's {other} units, rounded up",
+            num(ctx, "least_units_fraction_num"),
+            num(ctx, "least_units_fraction_den")
+        )
     }];
     if leader > 0 {
         why.push(format!("{leader} for leadership"));
