@@ -372,7 +372,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         super::super::common::pick(
             ctx,
             &format!(
-                "{name}: declare a charge before drawing? (only at an enemy within as many hexes as the cards you will draw)"
+                "{name}: declare a charge before drawing? (only at an enemy within as many hexes as the cards you will draw: {base} before extra points and modifiers)"
             ),
             &enemies,
             unit_choice,
@@ -382,6 +382,13 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     } else {
         None
     };
+    if let Some(t) = charge {
+        let t = ctx.state().unit_name(t);
+        ctx.resolved(
+            "movement-charge",
+            format!("{name} declares a charge at {t}"),
+        );
+    }
     // The target comes first: range, cover, Block and Parry depend on it, and
     // every option bought hits it (a Multitarget ability asks again for each
     // option after the first).

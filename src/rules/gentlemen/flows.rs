@@ -281,8 +281,16 @@ const HARPER_CHARGES_JEAN: [&str; 8] = [
 fn a_charge_alone_starts_no_melee() {
     let mut s = sharpe_up();
     feed(&mut s, &["c end", "c u2", "c end"]);
+    // The charge question says how many cards the dash draws as it stands.
+    feed(&mut s, &["c dash"]);
+    assert_asking(
+        &s,
+        "cards you will draw: 2 before extra points and modifiers",
+    );
+    feed(&mut s, &["c u2"]);
+    assert!(logged(&s, "Harper declares a charge at Jean"));
     // Harper dashes and charges Jean: the charge reaches him, no attack yet.
-    feed(&mut s, &HARPER_CHARGES_JEAN);
+    feed(&mut s, &HARPER_CHARGES_JEAN[2..]);
     feed(&mut s, &["c yes"]);
     assert!(logged(&s, "Harper's charge reaches Jean"));
     assert!(!unit(&s, "Harper").has(super::IN_MELEE));
