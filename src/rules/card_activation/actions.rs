@@ -860,7 +860,11 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
             };
             ctx.resolved("weapon-prep", text);
         }
-        "aim" => ctx.resolved("special", format!("{name} aims")),
+        // The source lists Aim among special actions but gives it no effect.
+        "aim" => ctx.resolved(
+            "special",
+            format!("{name} aims (the rules give aiming no effect of its own: apply your table's)"),
+        ),
         _ => ctx.resolved(
             "special",
             format!("{name} spends an action on a special task"),

@@ -153,11 +153,16 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         options.push(Choice::new("end", format!("End {name}'s activation")));
         options.push(Choice::new("stop", "Stop the game here"));
-        let picked = ctx.choose(
-            format!("{name}: {ap} action point(s) left; use an ability"),
-            options,
-            Some("action-points"),
-        )?;
+        // With nothing left to use, the question says so rather than
+        // inviting an ability that is not offered.
+        let prompt = if usable.is_empty() {
+            format!(
+                "{name}: {ap} action point(s) left and no ability it can use now: end its activation"
+            )
+        } else {
+            format!("{name}: {ap} action point(s) left; use an ability")
+        };
+        let picked = ctx.choose(prompt, options, Some("action-points"))?;
         match picked.as_str() {
             "end" => break,
             "stop" => {
