@@ -453,7 +453,10 @@ fn a_split_off_part_may_take_a_special_action() {
     feed(&mut s, &["c split", "n 1", "c move", "c special"]);
     assert_asking(&s, "Rifles' special action");
     feed(&mut s, &["c aim"]);
-    assert!(logged(&s, "Rifles aims (the rules give aiming no effect of its own"));
+    assert!(logged(
+        &s,
+        "Rifles aims (the rules give aiming no effect of its own"
+    ));
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
 

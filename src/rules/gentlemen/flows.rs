@@ -406,6 +406,12 @@ fn the_big_joker_shows_the_known_top_cards_and_reorders_only_them() {
     feed(&mut s, &["k 2c 3c 4c XR"]);
     assert_asking(&s, &format!("{} (top first)", next.join(" ")));
     feed(&mut s, &["c rearrange"]);
+    // Asked as cards of Red's deck: the window greys out and fades what is
+    // not in its draw pile.
+    assert!(matches!(
+        s.pending().map(|r| &r.ask),
+        Some(crate::rules::procedure::Ask::Cards { deck: Some(0), .. })
+    ));
     // Other cards are refused; the same three in a new order are taken.
     let wrong = if next.contains(&"5c".to_string()) {
         "k 6c 7c 8c"
