@@ -303,6 +303,12 @@ fn games_started_in_the_same_second_get_their_own_files() {
     std::fs::remove_file(&last).unwrap_or_else(|e| panic!("{e}"));
     let again = Autosave::new_in(dir.path(), GameId::T52);
     assert_ne!(again.path, last);
+    // Nor is the open game's name when its file is not on disk (its saves
+    // failed), or two games begun in one second would share a file.
+    let open = Autosave::new_in(&dir.path().join("nowhere"), GameId::T52);
+    let next =
+        Autosave::new_in_avoiding(&dir.path().join("nowhere"), GameId::T52, Some(&open.path));
+    assert_ne!(next.path, open.path);
 }
 
 /// The file that keeps the most of the game is resumed: the newest one cut

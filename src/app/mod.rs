@@ -1235,7 +1235,8 @@ impl AppState {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
         let mut session = Session::new(game, ruleset, seed);
-        let autosave = Autosave::new_in(&self.save_dir, game);
+        let open = self.session.as_ref().map(|(_, a)| a.path.clone());
+        let autosave = Autosave::new_in_avoiding(&self.save_dir, game, open.as_deref());
         let begun = autosave.apply(&mut session, Event::Begin(spec));
         self.save_failed = matches!(begun, Err(save::AutosaveError::Save(_)));
         if let Err(e) = begun {

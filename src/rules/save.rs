@@ -489,10 +489,19 @@ impl Autosave {
     /// second already has that name (a save or its backups): a new game never
     /// writes over another.
     pub fn new_in(dir: &Path, game: GameId) -> Autosave {
+        Autosave::new_in_avoiding(dir, game, None)
+    }
+
+    /// [`Autosave::new_in`], never at `in_use` (the open game's file, which
+    /// may not be on disk yet when its saves fail: a game begun in the same
+    /// second would otherwise get its name, and the two overwrite each other).
+    pub fn new_in_avoiding(dir: &Path, game: GameId, in_use: Option<&Path>) -> Autosave {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let taken = |p: &Path| p.exists() || (1..=BACKUPS).any(|n| backup_path(p, n).exists());
+        let taken = |p: &Path| {
+            in_use == Some(p) || p.exists() || (1..=BACKUPS).any(|n| backup_path(p, n).exists())
+        };
         let mut path = dir.join(format!("{}-{secs}.ron", game.id()));
         let mut n = 2;
         while taken(&path) {
