@@ -8,8 +8,13 @@ use egui_kittest::kittest::{NodeT, Queryable};
 
 /// The app at the size of its real window (1000x700).
 fn window<'a>(state: AppState) -> Harness<'a, AppState> {
+    window_sized(state, 1000.0, 700.0)
+}
+
+/// The app in a window of `width` x `height` points.
+fn window_sized<'a>(state: AppState, width: f32, height: f32) -> Harness<'a, AppState> {
     Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
+        .with_size(egui::vec2(width, height))
         // A message panel that gains its scroll bar and sticks to its
         // bottom can take 6 frames to settle (seen now and then).
         .with_max_steps(8)
@@ -1798,10 +1803,7 @@ fn the_panes_stay_put_from_a_card_question_to_a_choice() {
 #[test]
 fn the_panes_and_the_window_size_are_kept_across_a_restart() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1100.0, 720.0))
-        .with_max_steps(8)
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window_sized(state(dir.path()), 1100.0, 720.0);
     start_game(&mut harness, "New Card-Activation game");
     harness.get_by_label("Roll / draw for me").click();
     harness.run();
@@ -1814,10 +1816,7 @@ fn the_panes_and_the_window_size_are_kept_across_a_restart() {
     drop(harness);
     let kept = state(dir.path()).layout;
     assert_eq!(kept.opening_size(), [1100.0, 720.0]);
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1100.0, 720.0))
-        .with_max_steps(8)
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window_sized(state(dir.path()), 1100.0, 720.0);
     harness.run();
     let name = harness
         .state()
@@ -1839,10 +1838,7 @@ fn the_panes_and_the_window_size_are_kept_across_a_restart() {
 #[test]
 fn on_a_short_screen_a_choice_gives_the_panes_room() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1024.0, 560.0))
-        .with_max_steps(8)
-        .build_ui_state(AdjutantApp::frame, state(dir.path()));
+    let mut harness = window_sized(state(dir.path()), 1024.0, 560.0);
     start_game(&mut harness, "New Card-Activation game");
     let log_at = harness.get_by_label("Log").rect().top();
     harness.get_by_label("Roll / draw for me").click();

@@ -20,7 +20,7 @@ pub const MIN_WINDOW_SIZE: [f32; 2] = [480.0, 360.0];
 pub const KEPT_GAMES: usize = 32;
 
 /// A height change smaller than this (points) is not worth a write.
-const HEIGHT_STEP: f32 = 1.0;
+pub const HEIGHT_STEP: f32 = 1.0;
 
 /// The remembered layout.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

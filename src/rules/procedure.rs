@@ -514,13 +514,38 @@ impl<'a> Ctx<'a> {
         rule: Option<&str>,
         played: Vec<Card>,
     ) -> Flow<Vec<Card>> {
+        self.ask_cards(count, None, prompt.into(), rule, played)
+    }
+
+    /// Asks for `count` cards of tracked `deck` without drawing them (the
+    /// table names cards it can see, such as a pile's top cards put back in
+    /// a new order): the window greys out what the pile does not hold.
+    pub fn named_from_deck(
+        &mut self,
+        deck: DeckId,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: Option<&str>,
+    ) -> Flow<Vec<Card>> {
+        self.ask_cards(count, Some(deck), prompt.into(), rule, Vec::new())
+    }
+
+    /// One card question: its answer must be cards.
+    fn ask_cards(
+        &mut self,
+        count: u32,
+        deck: Option<DeckId>,
+        prompt: String,
+        rule: Option<&str>,
+        played: Vec<Card>,
+    ) -> Flow<Vec<Card>> {
         match self.ask(Request {
             ask: Ask::Cards {
                 count,
-                deck: None,
+                deck,
                 played,
             },
-            prompt: prompt.into(),
+            prompt,
             rule: rule.map(str::to_string),
         })? {
             Answer::Cards(cards) => Ok(cards),

@@ -448,7 +448,8 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         };
         outer_cmds.extend(answers.into_iter().filter(|c| !(settling && is_answer(c))));
         let content = question.response.rect.height() - frame;
-        if content > tallest {
+        // Only a growth worth keeping: a command every frame otherwise.
+        if content >= tallest + crate::app::window_layout::HEIGHT_STEP {
             outer_cmds.push(Command::KeepQuestionHeight {
                 seed: session.seed(),
                 height: content,

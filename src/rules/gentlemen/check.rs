@@ -8,9 +8,7 @@ use super::{
 };
 use crate::rules::ability::{Ability, AbilityOption, Condition, Reach, cost_text, pay, payments};
 use crate::rules::effect::Effect;
-use crate::rules::procedure::{
-    Answer, AnswerError, Ask, Choice, Ctx, Flow, Interrupt, Request, order_untracked_key,
-};
+use crate::rules::procedure::{AnswerError, Choice, Ctx, Flow, Interrupt, order_untracked_key};
 use crate::rules::state::{DeckId, Outcome, SideId, UnitId};
 use crate::table::{BackColour, Card, Joker, PhysicalCard, Rank, Suit};
 
@@ -295,26 +293,12 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
             "rearrange" => {
                 // Asked as cards of this deck, so the window greys out
                 // and fades what is not in its draw pile (the card grid).
-                let named = match ctx.ask(Request {
-                    ask: Ask::Cards {
-                        count: n as u32,
-                        deck: Some(deck),
-                        played: Vec::new(),
-                    },
-                    prompt: format!(
-                        "{player}: name the top {n} cards in their new order, top first"
-                    ),
-                    rule: Some("jokers".to_string()),
-                })? {
-                    Answer::Cards(cards) => cards,
-                    other => {
-                        return Err(Interrupt::Invalid(AnswerError {
-                            expected: "cards".into(),
-                            got: other.to_string(),
-                            problem: None,
-                        }));
-                    }
-                };
+                let named = ctx.named_from_deck(
+                    deck,
+                    n as u32,
+                    format!("{player}: name the top {n} cards in their new order, top first"),
+                    Some("jokers"),
+                )?;
                 if let Some(problem) = restack_problem(ctx, deck, &top, &named) {
                     return Err(Interrupt::Invalid(AnswerError {
                         expected: format!("a new order of the top {n} cards"),
