@@ -79,3 +79,70 @@ mod tests {
         assert!(msg.contains("file"), "{msg}");
     }
 }
+
+/// Deserializes a map whose keys must each be written once. Serde keeps the
+/// last of two equal keys without a word, so a ruleset that sets a number
+/// twice would quietly lose one of them (`#[serde(deserialize_with = ...)]`).
+pub fn unique_keys<'de, D, K, V>(d: D) -> Result<std::collections::BTreeMap<K, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: serde::Deserialize<'de> + Ord + std::fmt::Display,
+    V: serde::Deserialize<'de>,
+{
+    struct UniqueKeys<K, V>(std::marker::PhantomData<(K, V)>);
+    impl<'de, K, V> serde::de::Visitor<'de> for UniqueKeys<K, V>
+    where
+        K: serde::Deserialize<'de> + Ord + std::fmt::Display,
+        V: serde::Deserialize<'de>,
+    {
+        type Value = std::collections::BTreeMap<K, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = std::collections::BTreeMap::new();
+            while let Some((k, v)) = map.next_entry::<K, V>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{k}` is written twice in one map (keep one: only one value can count)"
+                    )));
+                }
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(UniqueKeys(std::marker::PhantomData))
+}
+
+#[cfg(test)]
+mod unique_keys_tests {
+    use std::collections::BTreeMap;
+
+    #[derive(serde::Deserialize, Debug)]
+    struct Numbers {
+        #[serde(deserialize_with = "super::unique_keys")]
+        numbers: BTreeMap<String, i64>,
+    }
+
+    #[test]
+    fn a_key_written_twice_is_refused_by_name_and_place() {
+        let text = "(numbers: {\n  \"range\": 6,\n  \"range\": 8,\n})";
+        let e = ron::from_str::<Numbers>(text).expect_err("duplicate key taken");
+        assert!(
+            e.code.to_string().contains("`range` is written twice"),
+            "{e}"
+        );
+        assert_eq!(e.span.start.line, 3, "{e}");
+    }
+
+    #[test]
+    fn distinct_keys_are_kept() {
+        let n: Numbers = ron::from_str("(numbers: {\"a\": 1, \"b\": 2})").expect("parses");
+        assert_eq!(n.numbers.len(), 2);
+        assert_eq!(n.numbers["b"], 2);
+    }
+}

@@ -443,7 +443,11 @@ fn warn_rulesets(errors: &[adjutant::rules::ruleset::RulesetError]) {
     for e in errors {
         match e {
             RulesetError::NamesNoGame { .. } => eprintln!("warning: not read: {e}"),
-            _ => eprintln!("warning: {e} (the built-in ruleset is used instead)"),
+            _ => eprintln!(
+                "warning: the built-in ruleset is used instead of {}:\n  {}",
+                e.file().display(),
+                e.to_string().replace('\n', "\n  ")
+            ),
         }
     }
 }
@@ -491,7 +495,8 @@ fn check() -> Result<ExitCode> {
         );
     }
     for e in &errors {
-        println!("BAD  {e}");
+        // A file with several problems lists each on its own line.
+        println!("BAD  {}", e.to_string().replace('\n', "\n     "));
     }
     if errors.is_empty() {
         Ok(ExitCode::SUCCESS)

@@ -124,6 +124,12 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "\"gunman\"",
             "profile `gunman`: stat lives is -6, but no stat is below 0",
         ),
+        // Serde would keep the second value of a key written twice.
+        (
+            gunfight.replace("\"hand_size\": 5", "\"hand_size\": 5, \"hand_size\": 6"),
+            "\"hand_size\"",
+            "`hand_size` is written twice in one map",
+        ),
         (
             gunfight.replace("id: \"gunfight\"", "id: \"t52\""),
             "id:",
@@ -269,6 +275,21 @@ fn players_questions_find_their_rule_first() {
         (GameId::GentlemenOfWar, "intercepting a charge", "guard"),
         (GameId::Napoleonic, "confused men", "confusion"),
         (GameId::Napoleonic, "cannon ammo", "shot-markers"),
+        (
+            GameId::Napoleonic,
+            "my cannon won the combat, how many are confused?",
+            "artillery-win",
+        ),
+        (
+            GameId::Napoleonic,
+            "can my cavalry charge infantry in the woods",
+            "combat-eligibility",
+        ),
+        (
+            GameId::Gunfight,
+            "can I shoot during the other player's turn",
+            "overwatch",
+        ),
         (GameId::CardActivation, "how many cards do I get", "deal"),
         (GameId::CardActivation, "hand to hand", "melee"),
         (GameId::Gunfight, "shooting", "shooting"),
@@ -292,6 +313,35 @@ fn players_questions_find_their_rule_first() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every problem of a file is named at once, each at its own line, so a
+/// house rule is mended in one pass rather than one `check` per mistake.
+#[test]
+fn every_problem_in_a_house_rule_is_listed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let gunfight = GameId::Gunfight.default_ruleset();
+    let text = gunfight
+        .replace("\"hand_size\": 5", "\"hand_size\": 0")
+        .replacen("\"lives\": 6", "\"lives\": -6", 1)
+        .replace("\"Q\", \"J\"", "\"J\"");
+    std::fs::write(dir.path().join("gunfight.ron"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir.path()));
+    assert_eq!(errors.len(), 1, "one bad file: {errors:?}");
+    let shown = errors[0].to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    for said in [
+        "`rank_order` leaves out Q",
+        "stat lives is -6",
+        "`hand_size` is 0, but it must be at least 1",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("gunfight.ron:") && l.contains(said)),
+            "{said:?} not on a line of its own in:\n{shown}"
+        );
+    }
 }
 
 /// A house rule that makes no game (a count of 0 or less, a number far past

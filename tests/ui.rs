@@ -562,6 +562,45 @@ fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
     assert_eq!(codes(&harness), ["As", "Kd", "5"]);
 }
 
+/// Fixes are pinned to places in one source's frames: stopping it, or
+/// reading another folder, forgets them (a card named at an empty spot was
+/// offered as an answer from the next folder's photos).
+#[test]
+fn corrections_go_with_the_source_they_were_made_on() {
+    use adjutant::app::Command;
+    use adjutant::app::corrections::{Fix, Target};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let photos = |name: &str| {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
+        d
+    };
+    let (first, second) = (photos("first"), photos("second"));
+    let mut st = state(dir.path());
+    let fix = |st: &mut AppState| {
+        st.show_frame(frame_with(vec![card("Kd", 10.0)], vec![]));
+        st.execute(Command::Correct(Target::Card(0), Fix::Card("Kh".into())));
+        st.execute(Command::Correct(
+            Target::Spot([200.0, 50.0]),
+            Fix::Card("5c".into()),
+        ));
+        assert_eq!(st.corrections.len(), 2, "{:?}", st.messages);
+    };
+    fix(&mut st);
+    st.execute(Command::StopLive);
+    assert!(st.corrections.is_empty(), "stopped: {:?}", st.corrections);
+    st.execute(Command::Replay(first.clone()));
+    fix(&mut st);
+    st.execute(Command::Replay(first));
+    assert_eq!(st.corrections.len(), 2, "the same folder keeps them");
+    st.execute(Command::Replay(second));
+    assert!(
+        st.corrections.is_empty(),
+        "another folder: {:?}",
+        st.corrections
+    );
+}
+
 #[test]
 fn a_frame_is_kept_as_a_labelled_dice_photo_once_every_die_is_named() {
     use adjutant::app::Command;
@@ -1352,6 +1391,25 @@ fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
     harness.get_by_label("2").click();
     harness.run();
     assert_eq!(harness.state().dice_entry, vec![6, 5]);
+}
+
+/// A big roll entered (a canister's 18 dice) wraps on a small window: its
+/// last dice and the Clear button stay inside it.
+#[test]
+fn many_dice_entered_wrap_inside_a_small_window() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let width = 1024.0;
+    let mut harness = window_sized(waiting_for_roll_off(dir.path()), width, 600.0);
+    harness.run();
+    harness.state_mut().dice_entry = vec![6; 18];
+    harness.run();
+    let clear = harness.get_by_label("Clear").rect();
+    assert!(clear.right() <= width, "Clear at {clear:?}");
+    let faces = harness.get_by_label("Die 1").rect();
+    assert!(
+        clear.top() > faces.bottom(),
+        "a row of its own: {clear:?} {faces:?}"
+    );
 }
 
 #[test]
@@ -2489,6 +2547,128 @@ fn a_card_the_rules_would_refuse_is_not_offered_from_the_camera() {
             .is_none()
     );
     harness.get_by_label_contains("The camera's Ah cannot answer this: Ah cannot be played here");
+}
+
+/// A card picked from the camera's reading for one question lies there
+/// still: the next question (the other player's initiative card) is not
+/// offered it again, but is offered the card beside it, until it is picked
+/// up.
+#[test]
+fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    let first = pending_prompt(&harness);
+    assert!(first.contains("initiative"), "{first}");
+    let table = frame_with(vec![card("Ks", 10.0), card("9h", 90.0)], vec![]);
+    harness.state_mut().show_frame(table.clone());
+    harness.run();
+    harness.get_by_label("Use 9h");
+    harness.get_by_label("Use Ks").click();
+    harness.run();
+    let second = pending_prompt(&harness);
+    assert_ne!(second, first, "Ks answered");
+    // The same frame again, as a camera sends it over and over.
+    harness.state_mut().show_frame(table);
+    harness.run();
+    assert!(
+        harness.query_by_label("Use Ks").is_none(),
+        "Ks offered again"
+    );
+    // 9h is the camera's whole answer now.
+    harness.get_by_label_contains("Use the camera's cards [9h]");
+    // Alone in view it is not the whole answer either; a card laid beside
+    // it is.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("Ks", 10.0)], vec![]));
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("Use the camera's")
+            .is_none()
+    );
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ks", 10.0), card("Qd", 300.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label_contains("Use the camera's cards [Qd]");
+    // Cards laid beside it change nothing; picked up and laid again, Ks
+    // is offered afresh.
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ks", 10.0), card("9h", 90.0), card("2c", 170.0)],
+        vec![],
+    ));
+    harness.run();
+    assert!(
+        harness.query_by_label("Use Ks").is_none(),
+        "Ks offered again"
+    );
+    harness.get_by_label("Use 2c");
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("9h", 90.0)], vec![]));
+    harness.state_mut().show_frame(frame_with(
+        vec![card("Ks", 250.0), card("9h", 90.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label("Use Ks");
+}
+
+/// A choice question's options are numbered and a digit key picks one, so
+/// a keyboard player need not Tab past the window's buttons; in the rules
+/// lookup's box the digits are typed instead.
+#[test]
+fn a_digit_key_picks_the_numbered_option() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    for card in ["9h", "4c"] {
+        harness.get_by_label(card).click();
+        harness.run();
+    }
+    let options: Vec<String> = match harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.pending().cloned())
+        .map(|r| r.ask)
+    {
+        Some(adjutant::rules::procedure::Ask::Choose { options }) => {
+            let (closing, main): (Vec<_>, Vec<_>) = options
+                .into_iter()
+                .partition(|o| ["end", "done", "none", "stop"].contains(&o.id.as_str()));
+            main.into_iter().chain(closing).map(|o| o.label).collect()
+        }
+        other => panic!("not a choice: {other:?}"),
+    };
+    let shoot = options
+        .iter()
+        .position(|o| o == "Shoot")
+        .unwrap_or_else(|| panic!("no Shoot in {options:?}"));
+    harness.get_by_label(&format!("{}:", shoot + 1));
+    let keys = [
+        egui::Key::Num1,
+        egui::Key::Num2,
+        egui::Key::Num3,
+        egui::Key::Num4,
+    ];
+    let before = event_count(&harness);
+    harness.get_by_label("Rules lookup").click();
+    harness.run();
+    harness.key_press(keys[shoot]);
+    harness.run();
+    assert_eq!(event_count(&harness), before, "typed into the lookup");
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    harness.key_press(keys[shoot]);
+    harness.run();
+    assert_eq!(event_count(&harness), before + 1);
+    harness.get_by_label("Kid (Red, pistol, 6 lives)");
 }
 
 /// A number question's field has the keyboard with its default selected:

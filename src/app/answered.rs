@@ -40,11 +40,58 @@ impl AnsweredReading {
         let same_die = |a: &DieOut, b: &DieOut| {
             a.value == b.value && distance(a.center, b.center) < DIE_STILL * a.size.max(b.size)
         };
-        let same_card = |a: &CardOut, b: &CardOut| {
-            a.code == b.code
-                && distance(a.centre(), b.centre()) < CARD_STILL * a.length().max(b.length())
-        };
         matched(&self.dice, &scan.dice, same_die) && matched(&self.cards, &scan.cards, same_card)
+    }
+}
+
+/// The same card lying still: the same code where it lay.
+fn same_card(a: &CardOut, b: &CardOut) -> bool {
+    a.code == b.code && distance(a.centre(), b.centre()) < CARD_STILL * a.length().max(b.length())
+}
+
+/// Cards that answered questions (picked one by one, clicked or typed)
+/// while the camera showed them, where they lay. They lie there still, so
+/// the camera does not offer them to the next question (the opponent's
+/// initiative card beside them is); picked up, they are forgotten.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CardsUsed {
+    cards: Vec<CardOut>,
+}
+
+impl CardsUsed {
+    /// Notes the cards of `codes` (a taken answer) that `scan` shows and
+    /// that are not noted already, each physical card once.
+    pub fn note(&mut self, scan: &ScanRecord, codes: &[String]) {
+        let mut left: Vec<&CardOut> = scan
+            .cards
+            .iter()
+            .filter(|c| !self.cards.iter().any(|u| same_card(u, c)))
+            .collect();
+        for code in codes {
+            if let Some(i) = left.iter().position(|c| c.code == *code) {
+                self.cards.push(left.swap_remove(i).clone());
+            }
+        }
+    }
+
+    /// Forgets the cards `scan` no longer shows where they lay.
+    pub fn keep_shown(&mut self, scan: &ScanRecord) {
+        self.cards
+            .retain(|u| scan.cards.iter().any(|c| same_card(u, c)));
+    }
+
+    /// The codes of `scan`'s cards that lie where a used card lay.
+    pub fn lying_in(&self, scan: &ScanRecord) -> Vec<String> {
+        scan.cards
+            .iter()
+            .filter(|c| self.cards.iter().any(|u| same_card(u, c)))
+            .map(|c| c.code.clone())
+            .collect()
+    }
+
+    /// Forgets every card.
+    pub fn clear(&mut self) {
+        self.cards.clear();
     }
 }
 
@@ -106,5 +153,34 @@ mod tests {
         assert!(!answered.still_shown_in(&scan(vec![], vec![card("Ac", 200.0)])));
         assert!(!answered.still_shown_in(&scan(vec![], vec![card("Kd", 0.0)])));
         assert!(!answered.still_shown_in(&scan(vec![], vec![card("Ac", 0.0), card("Kd", 100.0)])));
+    }
+
+    #[test]
+    fn a_used_card_is_known_where_it_lay_until_it_is_picked_up() {
+        let table = scan(
+            vec![],
+            vec![card("Ks", 0.0), card("Ks", 200.0), card("9h", 100.0)],
+        );
+        let mut used = CardsUsed::default();
+        used.note(&table, &["Ks".into(), "2c".into()]);
+        // One Ks of two answered; a card not in view is not noted.
+        assert_eq!(used.lying_in(&table), ["Ks"]);
+        used.note(&table, &["Ks".into()]);
+        assert_eq!(used.lying_in(&table), ["Ks", "Ks"]);
+        // A card laid beside them changes nothing; moved away, it is free.
+        let more = scan(
+            vec![],
+            vec![card("Ks", 5.0), card("9h", 100.0), card("Ks", 400.0)],
+        );
+        assert_eq!(used.lying_in(&more), ["Ks"]);
+        used.keep_shown(&more);
+        used.keep_shown(&table);
+        assert_eq!(
+            used.lying_in(&table),
+            ["Ks"],
+            "the one moved away is forgotten"
+        );
+        used.clear();
+        assert!(used.lying_in(&table).is_empty());
     }
 }

@@ -102,10 +102,25 @@ impl Target {
         if let Some(i) = scan.cards.iter().position(|c| Quad(c.quad).contains(at)) {
             return Some(Target::Card(i));
         }
-        scan.unread
-            .iter()
-            .position(|c| Quad(c.quad).contains(at))
-            .map(Target::UnreadCard)
+        if let Some(i) = scan.unread.iter().position(|c| Quad(c.quad).contains(at)) {
+            return Some(Target::UnreadCard(i));
+        }
+        // An outline drawn a little off its card (the reader places it from
+        // the corner index) still takes a click on the card's visible edge
+        // or index: the nearest outline that, grown, holds the click.
+        let near = |quad: &[Point; 4]| {
+            let q = Quad(*quad);
+            q.grown(NEAR_CARD_GROWTH)
+                .contains(at)
+                .then(|| dist(q.centre(), at))
+        };
+        let read = scan.cards.iter().enumerate();
+        let read = read.filter_map(|(i, c)| Some((near(&c.quad)?, Target::Card(i))));
+        let unread = scan.unread.iter().enumerate();
+        let unread = unread.filter_map(|(i, c)| Some((near(&c.quad)?, Target::UnreadCard(i))));
+        read.chain(unread)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, t)| t)
     }
 
     /// Whether the target is a card (as opposed to a die or a spot).
@@ -118,6 +133,11 @@ impl Target {
         matches!(self, Target::Die(_) | Target::UnreadDie(_))
     }
 }
+
+/// How much larger than a card's outline a click may land and still pick
+/// that card: 1.4 times across, a fifth of the card beyond each side (the
+/// outlines of tilted cards were seen up to about a sixth off).
+const NEAR_CARD_GROWTH: f32 = 1.4;
 
 fn spot_size(scan: &ScanRecord) -> f32 {
     scan.width.min(scan.height).max(1) as f32 * SPOT_FRACTION
@@ -435,6 +455,20 @@ mod tests {
         );
         assert_eq!(Target::at(&first, [31.0, 199.0]), Some(Target::Die(0)));
         assert_eq!(Target::at(&first, [600.0, 400.0]), None);
+        // Just off an outline (its card's index, drawn outside it): that
+        // card; between two outlines, the nearer one.
+        let card_side = Quad(first.cards[1].quad).side(0);
+        let left_of_as = first.cards[1].quad[0][0] - card_side * 0.1;
+        let middle_y = Quad(first.cards[1].quad).centre()[1];
+        assert_eq!(
+            Target::at(&first, [left_of_as, middle_y]),
+            Some(Target::Card(1))
+        );
+        assert_eq!(
+            Target::at(&first, [300.0, 400.0]),
+            None,
+            "far off is a spot"
+        );
         let spot = Target::Spot([600.0, 400.0]);
         assert_eq!(spot.relocate(&first, &later), Some(spot));
     }

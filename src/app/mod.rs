@@ -238,6 +238,9 @@ pub struct AppState {
     /// The camera reading that answered the last question: not offered again
     /// while the table still shows it.
     answered_reading: Option<answered::AnsweredReading>,
+    /// Cards that answered questions while the camera showed them: not
+    /// offered again while they lie where they lay.
+    cards_used: answered::CardsUsed,
     /// Messages that refused an answer to the question on screen: shown
     /// with the question (not at the foot), they go once an answer is taken
     /// or another question comes up.
@@ -371,6 +374,7 @@ impl AppState {
             save_failed: false,
             unsaved_warned: None,
             answered_reading: None,
+            cards_used: answered::CardsUsed::default(),
             refusals: Vec::new(),
             save_refusal: None,
             answers: Vec::new(),
@@ -552,6 +556,7 @@ impl AppState {
                     self.answers = recovered_answer(&loaded.session).into_iter().collect();
                     self.session = Some((loaded.session, Autosave { path }));
                     self.answered_reading = None;
+                    self.cards_used.clear();
                     self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
@@ -576,6 +581,7 @@ impl AppState {
                 // an undone answer used may answer again.
                 self.clear_entries();
                 self.answered_reading = None;
+                self.cards_used.clear();
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     let log_before = s.state().log.len();
@@ -647,7 +653,9 @@ impl AppState {
             }
             Command::StopLive => {
                 // What the stopped source last saw no longer answers anything;
-                // a lost one is not looked for any more.
+                // a lost one is not looked for any more, and fixes pinned to
+                // places in its frames mean nothing in the next source's.
+                self.forget_fixes();
                 self.lost_source = None;
                 self.live = None;
                 self.live_frame = None;
@@ -762,6 +770,24 @@ impl AppState {
         }
     }
 
+    /// Makes `kind` the frame source; another source than the last one
+    /// starts without the last one's fixes (they are pinned to places in
+    /// its frames). The same source found again after a loss keeps them.
+    fn switch_source(&mut self, kind: FrameSourceKind) {
+        if self.source.as_ref() != Some(&kind) {
+            self.forget_fixes();
+        }
+        self.source = Some(kind);
+    }
+
+    /// Forgets the player's fixes of camera readings and what answered from
+    /// the frames they were made on.
+    fn forget_fixes(&mut self) {
+        self.corrections.clear();
+        self.selected = None;
+        self.cards_used.clear();
+    }
+
     /// Reads webcam [`Self::camera_index`], or says there is none (the
     /// table view offers to look again).
     #[cfg(feature = "camera")]
@@ -772,7 +798,7 @@ impl AppState {
             return;
         }
         let index = self.camera_index;
-        self.source = Some(FrameSourceKind::Camera(index));
+        self.switch_source(FrameSourceKind::Camera(index));
         self.start_live(
             format!("camera {index}"),
             Box::new(move || {
@@ -795,7 +821,7 @@ impl AppState {
     /// folder stays in the table view's box to try again.
     pub fn start_replay(&mut self, dir: PathBuf) {
         self.replay_dir = dir.display().to_string();
-        self.source = Some(FrameSourceKind::Replay(dir.clone()));
+        self.switch_source(FrameSourceKind::Replay(dir.clone()));
         let description = format!("replay of {}", dir.display());
         self.start_live(
             description,
@@ -866,12 +892,18 @@ impl AppState {
                 let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
             }
-            Ask::Cards { .. } => Answer::Cards(
-                scan.cards
+            // Less the cards that answered before and lie there still.
+            Ask::Cards { .. } => {
+                let read: Vec<Card> = scan
+                    .cards
                     .iter()
-                    .filter_map(|c| c.code.parse::<Card>().ok())
-                    .collect(),
-            ),
+                    .filter_map(|c| c.code.parse().ok())
+                    .collect();
+                let used: Vec<Card> = (self.cards_used.lying_in(scan).iter())
+                    .filter_map(|c| c.parse().ok())
+                    .collect();
+                Answer::Cards(cards_without(&read, &used))
+            }
             _ => return None,
         };
         let answer = req.check(answer).ok()?;
@@ -896,6 +928,7 @@ impl AppState {
         // Votes first, so a player's fix applies to the settled read.
         (frame.raw, frame.moving_dice, frame.unseen_dice) = self.roll.observe_scan(&frame.raw);
         frame.scan = self.corrections.next_frame(&frame.raw);
+        self.cards_used.keep_shown(&frame.scan);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
             self.selected = target.relocate(&old.scan, &frame.scan);
         }
@@ -939,6 +972,13 @@ impl AppState {
             return Vec::new();
         }
         let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
+        // Cards that answered the questions before, lying there still.
+        if let Some(f) = &self.live_frame {
+            let used: Vec<Card> = (self.cards_used.lying_in(&f.scan).iter())
+                .filter_map(|c| c.parse().ok())
+                .collect();
+            unpicked = cards_without(&unpicked, &used);
+        }
         // A card played already this turn is one left lying on the table.
         unpicked.retain(|c| !played.contains(c));
         if let Some(d) = deck {
@@ -1247,6 +1287,7 @@ impl AppState {
         self.session = Some((session, autosave));
         self.answers.clear();
         self.answered_reading = None;
+        self.cards_used.clear();
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
         self.screen = Screen::Play;
@@ -1526,6 +1567,7 @@ impl AppState {
             Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
             _ => None,
         };
+        let answered_cards = refused_cards.clone();
         // An answer the rules turn down only to ask again (a card played
         // twice) is refused here like any other, not logged and asked again.
         // (The copy it is worked out on is kept when the answer is taken,
@@ -1575,6 +1617,9 @@ impl AppState {
         }
         // A failed save of an answer before is made good by a taken one's.
         let taken = !matches!(outcome, Err(save::AutosaveError::Refused(_)));
+        if taken && let Some(cards) = answered_cards {
+            self.note_cards_answered(&cards);
+        }
         if let Some(gone) = self.save_refusal.take_if(|_| taken) {
             self.messages.retain(|m| *m != gone);
         }
@@ -1586,6 +1631,15 @@ impl AppState {
                 self.notify(message);
             }
             Ok(_) => {}
+        }
+    }
+
+    /// Notes the cards of a taken answer that the newest frame shows (see
+    /// [`answered::CardsUsed`]).
+    fn note_cards_answered(&mut self, cards: &[Card]) {
+        if let Some(f) = &self.live_frame {
+            let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+            self.cards_used.note(&f.scan, &codes);
         }
     }
 

@@ -471,6 +471,13 @@ impl Effect {
             // Bookkeeping stats named `kind:id` (an ability's uses or the
             // points paid towards it) are explained by the lines around them.
             Effect::SetStat { stat, .. } if stat.contains(':') => return None,
+            // Set to what it was already (a tie that confused nobody more):
+            // nothing for the log to say.
+            Effect::SetStat { unit, stat, value }
+                if s.units.get(*unit).and_then(|u| u.stats.get(stat)) == Some(value) =>
+            {
+                return None;
+            }
             Effect::SetStat { unit, stat, value } => {
                 format!("{}: {} now {value}", s.unit_name(*unit), stat_label(stat))
             }

@@ -224,26 +224,32 @@ fn check_numbers_known(
     let Some(builtin) = builtin else {
         return Ok(rs);
     };
-    let Some(unknown) = rs
+    let unknown: Vec<&String> = rs
         .numbers
         .keys()
-        .find(|k| !builtin.numbers.contains_key(*k))
-    else {
+        .filter(|k| !builtin.numbers.contains_key(*k))
+        .collect();
+    if unknown.is_empty() {
         return Ok(rs);
-    };
-    let nearest = builtin
-        .numbers
-        .keys()
-        .map(|k| (strsim::levenshtein(k, unknown), k))
-        .min()
-        .filter(|(d, _)| *d <= MAX_KEY_TYPO)
-        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
-        .unwrap_or_default();
-    let message = format!("numbers: `{unknown}` is not a number this game reads{nearest}");
+    }
     let text = std::fs::read_to_string(path).unwrap_or_default();
+    let problems = unknown
+        .into_iter()
+        .map(|unknown| {
+            let nearest = builtin
+                .numbers
+                .keys()
+                .map(|k| (strsim::levenshtein(k, unknown), k))
+                .min()
+                .filter(|(d, _)| *d <= MAX_KEY_TYPO)
+                .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+                .unwrap_or_default();
+            let message = format!("numbers: `{unknown}` is not a number this game reads{nearest}");
+            super::ruleset::Problem::named_in(&text, message)
+        })
+        .collect();
     Err(RulesetError::Invalid {
         file: path.to_path_buf(),
-        at: super::ruleset::position_of_named(&text, &message),
-        message,
+        problems,
     })
 }

@@ -15,6 +15,7 @@ pub struct Profile {
     /// Name shown to players.
     pub name: String,
     /// Stats by short name ("M", "A", "I", "V", "W", "R" in T52).
+    #[serde(deserialize_with = "crate::files::unique_keys")]
     pub stats: BTreeMap<String, i32>,
     /// Soldiers (models) in the unit when not set by its card.
     #[serde(default = "one")]
@@ -43,7 +44,7 @@ pub struct Upgrade {
     /// What it does, in Adjutant's own words.
     pub text: String,
     /// Changes to the unit's stats when taken (stacking adds again).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::files::unique_keys")]
     pub stat_changes: BTreeMap<String, i32>,
 }
 
@@ -88,7 +89,7 @@ pub struct Ruleset {
     #[serde(default)]
     pub upgrades: Vec<Upgrade>,
     /// Every tunable number (house rules change these, not the code).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::files::unique_keys")]
     pub numbers: BTreeMap<String, i64>,
     /// Rules-lookup entries.
     #[serde(default)]
@@ -113,16 +114,14 @@ pub enum RulesetError {
         /// What the parser expected or found.
         message: String,
     },
-    /// The file parsed but its content is inconsistent.
-    #[error("{}{}: {message}", file.display(), at.map_or(String::new(), |(l, c)| format!(":{l}:{c}")))]
+    /// The file parsed but its content is inconsistent: every problem
+    /// found, one per line.
+    #[error("{}", problems.iter().map(|p| p.in_file(file)).collect::<Vec<_>>().join("\n"))]
     Invalid {
         /// File name.
         file: PathBuf,
-        /// 1-based line and column of the name the problem is about, when
-        /// the file's text names it.
-        at: Option<(usize, usize)>,
-        /// What is wrong.
-        message: String,
+        /// What is wrong, in the file's order of checks (never empty).
+        problems: Vec<Problem>,
     },
     /// A `.ron` file in the ruleset folder whose name names no game: it
     /// would be ignored, so it is reported.
@@ -141,6 +140,34 @@ pub enum RulesetError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// One thing wrong in a ruleset's content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// 1-based line and column of the name the problem is about, when the
+    /// file's text names it.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem placed at the first name it quotes in `text`.
+    pub fn named_in(text: &str, message: String) -> Problem {
+        Problem {
+            at: position_of_named(text, &message),
+            message,
+        }
+    }
+
+    /// `file:line:column: message` (without the place when unknown).
+    fn in_file(&self, file: &Path) -> String {
+        match self.at {
+            Some((l, c)) => format!("{}:{l}:{c}: {}", file.display(), self.message),
+            None => format!("{}: {}", file.display(), self.message),
+        }
+    }
 }
 
 impl RulesetError {
@@ -163,10 +190,44 @@ pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usi
     let at = text
         .find(&format!("\"{name}\""))
         .or_else(|| text.find(&format!("{name}:")))?;
+    Some(line_column(text, at))
+}
+
+/// 1-based line and column of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at];
     let line = before.matches('\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    Some((line, column))
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// Where a key written twice (see [`crate::files::unique_keys`]) is
+/// written the second time: the parser notices it only past its value, so
+/// the last `"key"` before the parser's place is it.
+fn second_key_place(
+    text: &str,
+    message: &str,
+    line: usize,
+    column: usize,
+) -> Option<(usize, usize)> {
+    if !message.contains("is written twice") {
+        return None;
+    }
+    let name = message.split('`').nth(1)?;
+    let line_start = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let end = text[line_start..]
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| line_start + i);
+    let at = text[..end].rfind(&format!("\"{name}\""))?;
+    Some(line_column(text, at))
 }
 
 impl Ruleset {
@@ -183,27 +244,35 @@ impl Ruleset {
         file: &Path,
         game: Option<super::games::GameId>,
     ) -> Result<Ruleset, RulesetError> {
-        let rs: Ruleset = ron::from_str(text).map_err(|e| RulesetError::Syntax {
-            file: file.to_path_buf(),
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: e.code.to_string(),
+        let rs: Ruleset = ron::from_str(text).map_err(|e| {
+            let message = e.code.to_string();
+            let (line, column) =
+                second_key_place(text, &message, e.span.start.line, e.span.start.col)
+                    .unwrap_or((e.span.start.line, e.span.start.col));
+            RulesetError::Syntax {
+                file: file.to_path_buf(),
+                line,
+                column,
+                message,
+            }
         })?;
-        let invalid = |message: String| RulesetError::Invalid {
+        let invalid = |messages: Vec<String>| RulesetError::Invalid {
             file: file.to_path_buf(),
-            at: position_of_named(text, &message),
-            message,
+            problems: messages
+                .into_iter()
+                .map(|m| Problem::named_in(text, m))
+                .collect(),
         };
         if let Some(g) = game
             && rs.id != g.id()
         {
-            return Err(invalid(format!(
+            return Err(invalid(vec![format!(
                 "id is `{}` but the file is for `{}` (a house rule for {} goes in {}.ron)",
                 rs.id,
                 g.id(),
                 rs.id,
                 rs.id
-            )));
+            )]));
         }
         rs.validate().map_err(invalid)?;
         Ok(rs)
@@ -232,40 +301,48 @@ impl Ruleset {
         Ruleset::parse_for(&text, path, game)
     }
 
-    /// Checks internal consistency, then the game's own requirements.
-    pub fn validate(&self) -> Result<(), String> {
-        self.cards.validate().map_err(|e| format!("cards: {e}"))?;
+    /// Checks internal consistency, then the game's own requirements, and
+    /// lists every problem found (a file fixed one error at a time would
+    /// need a run of `check` per mistake).
+    pub fn validate(&self) -> Result<(), Vec<String>> {
+        let mut problems = Vec::new();
+        let mut problem = |p: String| problems.push(p);
+        if let Err(e) = self.cards.validate() {
+            problem(format!("cards: {e}"));
+        }
         let mut ids = std::collections::BTreeSet::new();
         for r in &self.rules {
             if !ids.insert(r.id.as_str()) {
-                return Err(format!("rules: id `{}` is used twice", r.id));
+                problem(format!("rules: id `{}` is used twice", r.id));
             }
             if r.text.trim().is_empty() {
-                return Err(format!("rules: `{}` has no text", r.id));
+                problem(format!("rules: `{}` has no text", r.id));
             }
         }
         for a in &self.abilities {
-            a.validate().map_err(|e| format!("abilities: {e}"))?;
+            if let Err(e) = a.validate() {
+                problem(format!("abilities: {e}"));
+            }
         }
         for p in &self.profiles {
             if p.soldiers == 0 {
-                return Err(format!("profile `{}`: soldiers must be at least 1", p.id));
+                problem(format!("profile `{}`: soldiers must be at least 1", p.id));
             }
-            if let Some((k, v)) = p.stats.iter().find(|(_, v)| **v < 0) {
-                return Err(format!(
+            for (k, v) in p.stats.iter().filter(|(_, v)| **v < 0) {
+                problem(format!(
                     "profile `{}`: stat {k} is {v}, but no stat is below 0",
                     p.id
                 ));
             }
-            if let Some(a) = p.abilities.iter().find(|a| self.ability(a).is_none()) {
-                return Err(format!(
+            for a in p.abilities.iter().filter(|a| self.ability(a).is_none()) {
+                problem(format!(
                     "profile `{}`: ability `{a}` is not in `abilities`",
                     p.id
                 ));
             }
         }
-        let game = super::games::GameId::from_id(&self.id).ok_or_else(|| {
-            format!(
+        let Some(game) = super::games::GameId::from_id(&self.id) else {
+            problem(format!(
                 "id `{}` is not a known game (expected one of: {})",
                 self.id,
                 super::games::GameId::ALL
@@ -273,24 +350,25 @@ impl Ruleset {
                     .map(|g| g.id())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )
-        })?;
+            ));
+            return Err(problems);
+        };
         let req = game.requirements();
         for n in req.numbers {
             if !self.numbers.contains_key(*n) {
-                return Err(format!("numbers: `{n}` is missing"));
+                problem(format!("numbers: `{n}` is missing"));
             }
         }
         let within = -NUMBER_LIMIT..=NUMBER_LIMIT;
-        if let Some((k, v)) = self.numbers.iter().find(|(_, v)| !within.contains(*v)) {
-            return Err(format!(
+        for (k, v) in self.numbers.iter().filter(|(_, v)| !within.contains(*v)) {
+            problem(format!(
                 "numbers: `{k}` is {v}, beyond the {NUMBER_LIMIT} any rule needs"
             ));
         }
         for n in req.at_least_one {
             let v = self.number(n);
-            if v < 1 {
-                return Err(format!(
+            if v < 1 && self.numbers.contains_key(*n) {
+                problem(format!(
                     "numbers: `{n}` is {v}, but it must be at least 1 (less makes no game)"
                 ));
             }
@@ -298,7 +376,7 @@ impl Ruleset {
         for (n, most, why) in req.at_most {
             let v = self.number(n);
             if v > *most {
-                return Err(format!(
+                problem(format!(
                     "numbers: `{n}` is {v}, but it can be at most {most} ({why})"
                 ));
             }
@@ -306,27 +384,31 @@ impl Ruleset {
         for (small, big) in req.not_above {
             let (a, b) = (self.number(small), self.number(big));
             if a > b {
-                return Err(format!(
+                problem(format!(
                     "numbers: `{small}` is {a}, more than `{big}` ({b})"
                 ));
             }
         }
         for p in req.profiles {
             if self.profile(p).is_none() {
-                return Err(format!("profiles: `{p}` is missing"));
+                problem(format!("profiles: `{p}` is missing"));
             }
         }
         for r in req.rules {
             if self.rule(r).is_none() {
-                return Err(format!("rules: entry `{r}` is missing"));
+                problem(format!("rules: entry `{r}` is missing"));
             }
         }
         for u in req.upgrades {
             if self.upgrade(u).is_none() {
-                return Err(format!("upgrades: `{u}` is missing"));
+                problem(format!("upgrades: `{u}` is missing"));
             }
         }
-        Ok(())
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
     }
 
     /// A tunable number; validation guarantees the game's required ones exist.

@@ -100,6 +100,7 @@ pub struct CardOrdering {
     pub sort: SortMode,
     /// Value of each face where a game counts card values; number cards not
     /// listed are worth their number.
+    #[serde(deserialize_with = "crate::files::unique_keys")]
     pub values: BTreeMap<FaceKey, i32>,
     /// Faces that count as every suit (Gentlemen of War: Jacks and Kings).
     pub wild_suits: Vec<FaceKey>,

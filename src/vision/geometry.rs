@@ -44,6 +44,18 @@ impl Quad {
         Quad(q)
     }
 
+    /// The quad scaled about its centre by `factor` (1.2: a fifth larger
+    /// across).
+    pub fn grown(&self, factor: f32) -> Quad {
+        let c = self.centre();
+        let mut q = self.0;
+        for p in q.iter_mut() {
+            p[0] = c[0] + (p[0] - c[0]) * factor;
+            p[1] = c[1] + (p[1] - c[1]) * factor;
+        }
+        Quad(q)
+    }
+
     /// Whether either quad holds the other's centre: the two outlines are,
     /// or cover, one card.
     #[inline]

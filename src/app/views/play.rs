@@ -30,6 +30,37 @@ pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
     });
 }
 
+/// The keys that pick a choice question's options, first to ninth.
+const CHOICE_KEYS: [egui::Key; 9] = [
+    egui::Key::Num1,
+    egui::Key::Num2,
+    egui::Key::Num3,
+    egui::Key::Num4,
+    egui::Key::Num5,
+    egui::Key::Num6,
+    egui::Key::Num7,
+    egui::Key::Num8,
+    egui::Key::Num9,
+];
+
+/// A digit key answers a choice question with the option of that number
+/// (as shown), unless a text field has the keyboard (the rules lookup).
+fn choice_keys(
+    ui: &egui::Ui,
+    options: &[&crate::rules::procedure::Choice],
+    cmds: &mut Vec<Command>,
+) {
+    if ui.ctx().text_edit_focused() {
+        return;
+    }
+    ui.input(|i| {
+        let pressed = CHOICE_KEYS.iter().position(|k| i.key_pressed(*k));
+        if let Some(o) = pressed.and_then(|n| options.get(n)) {
+            cmds.push(Command::Apply(Event::Answer(Answer::Choice(o.id.clone()))));
+        }
+    });
+}
+
 /// Ctrl+Z takes back the last event, Ctrl+Shift+Z or Ctrl+Y puts it back (Cmd
 /// on a Mac), as the Undo and Redo buttons do, unless a text field with
 /// something typed in it has the keyboard (it has its own undo; the
@@ -209,13 +240,27 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     let (closing, main): (Vec<_>, Vec<_>) = options
                         .iter()
                         .partition(|o| CLOSING_CHOICES.contains(&o.id.as_str()));
+                    // Keys 1-9 pick the options in the order shown (each is
+                    // numbered), so a keyboard player need not Tab past the
+                    // window's own buttons to reach them.
+                    let shown: Vec<&crate::rules::procedure::Choice> =
+                        main.iter().chain(&closing).copied().collect();
+                    choice_keys(ui, &shown, cmds);
+                    let mut key = 0;
                     for row in [main, closing] {
                         if row.is_empty() {
                             continue;
                         }
                         ui.horizontal_wrapped(|ui| {
                             for o in row {
-                                if ui.button(&o.label).clicked() {
+                                key += 1;
+                                let button = if key <= CHOICE_KEYS.len() {
+                                    ui.weak(format!("{key}:"));
+                                    ui.button(&o.label).on_hover_text(format!("Key {key}"))
+                                } else {
+                                    ui.button(&o.label)
+                                };
+                                if button.clicked() {
                                     cmds.push(Command::Apply(Event::Answer(Answer::Choice(
                                         o.id.clone(),
                                     ))));
@@ -236,7 +281,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     dice_keys(ui, outer_cmds);
                     let dice = if *count == 1 { "die" } else { "dice" };
                     ui.label(format!("Click (or type 1-6) the {count} {dice}:"));
-                    // The face buttons come first in their row so that they
+                    // The face buttons have a row of their own so that they
                     // stay put while dice are entered.
                     ui.horizontal(|ui| {
                         for face in 1..=6u8 {
@@ -244,6 +289,10 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                                 cmds.push(Command::EnterDie(face));
                             }
                         }
+                    });
+                    // The dice entered wrap: a canister's 18 dice in one row
+                    // pushed Clear off a small window.
+                    ui.horizontal_wrapped(|ui| {
                         if !state.dice_entry.is_empty() {
                             // Each face entered is a button that takes it
                             // out, so a slip mid-roll is mended, not retyped.

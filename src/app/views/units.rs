@@ -153,9 +153,10 @@ pub(super) fn unit_line(
     }
     if let Some(&confused) = u.stats.get(crate::rules::napoleonic::CONFUSED) {
         let men = u.soldiers.len() as i32;
+        let ranks = men - confused;
+        let word = if ranks == 1 { "man" } else { "men" };
         let mut t = format!(
-            "{name}: {} men in ranks, {confused} confused, {} lost",
-            men - confused,
+            "{name}: {ranks} {word} in ranks, {confused} confused, {} lost",
             u.missing()
         );
         if let Some(m) = u.stats.get(crate::rules::napoleonic::SHOT_MARKERS) {

@@ -278,6 +278,8 @@ fn a_new_turn_deals_again_and_bids_again() {
 #[test]
 fn civilians_react_to_shots_and_armed_ones_fire_back() {
     let mut s = begin(&setup(true));
+    assert!(logged(&s, "Civilians are on the table"));
+    assert!(!logged(&begin(&setup(false)), "Civilians"));
     feed(&mut s, &RED_FIRST);
     feed(
         &mut s,

@@ -257,6 +257,11 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             key: shooting::CIVILIANS_COUNTER.into(),
             value: 1,
         });
+        // Said, or players find out only when one is first a target.
+        ctx.resolved(
+            "civilian-reaction",
+            "Civilians are on the table: after each shot, those near it may react",
+        );
     }
     for turn in 1.. {
         turn::play_turn(ctx, turn)?;
@@ -487,7 +492,12 @@ fn play_cards(
             continue;
         }
         if let Some(c) = cards.iter().find(|&&c| !ok(c)) {
-            ctx.refused(rule, format!("{c} cannot be played here: {why}"));
+            // Adjutant cannot see the hand: a player who chose to play a
+            // card the hand does not hold gets the way back named.
+            ctx.refused(
+                rule,
+                format!("{c} cannot be played here: {why} (none in hand? Undo to choose again)"),
+            );
             continue;
         }
         mark_played(ctx, side, &cards);

@@ -243,8 +243,14 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     let unit = ctx.state().unit_name(u);
     let ranks = in_ranks(ctx, u);
     // Combat is fought under 20 cm: a unit in an engagement most likely
-    // still has its enemy that close (unless that enemy is gone).
-    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) {
+    // still has its enemy that close, unless no engaged enemy has men in
+    // ranks left (then the hint would bar a rally the rules allow).
+    let side = ctx.state().units[u].side;
+    let formed_enemy_engaged = (0..ctx.state().units.len()).any(|v| {
+        let other = &ctx.state().units[v];
+        other.side != side && other.in_play() && other.has(IN_ENGAGEMENT) && in_ranks(ctx, v) > 0
+    });
+    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && formed_enemy_engaged {
         format!(
             " ({unit} is in an engagement: an enemy it fought that still has men in ranks is under {} cm away)",
             num(ctx, "combat_range_cm")
