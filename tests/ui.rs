@@ -1177,6 +1177,19 @@ fn start_game(harness: &mut Harness<'_, AppState>, button: &str) {
 
 /// A Gunfight begun with its defaults, the bids typed (Red 9h, Blue 4c) and
 /// Kid about to move: the question asks how many cards he plays.
+/// A Gunfight game whose initiative bids (Red 9h, Blue 4c) are clicked in:
+/// Red's first action is asked.
+fn gunfight_red_to_act<'a>(dir: &std::path::Path) -> Harness<'a, AppState> {
+    let mut harness = started(dir, "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    for card in ["9h", "4c"] {
+        harness.get_by_label(card).click();
+        harness.run();
+    }
+    harness
+}
+
 fn gunfight_moving_kid<'a>(dir: &std::path::Path) -> Harness<'a, AppState> {
     let mut harness = started(dir, "New Gunfight game");
     harness.get_by_label("Done").click();
@@ -2509,13 +2522,7 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
 #[test]
 fn a_card_the_rules_would_refuse_is_not_offered_from_the_camera() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = started(dir.path(), "New Gunfight game");
-    harness.get_by_label("Done").click();
-    harness.run();
-    for card in ["9h", "4c"] {
-        harness.get_by_label(card).click();
-        harness.run();
-    }
+    let mut harness = gunfight_red_to_act(dir.path());
     for choice in ["Shoot", "Kid (Red, pistol, 6 lives)"] {
         harness.get_by_label(choice).click();
         harness.run();
@@ -2561,60 +2568,47 @@ fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
     harness.run();
     let first = pending_prompt(&harness);
     assert!(first.contains("initiative"), "{first}");
-    let table = frame_with(vec![card("Ks", 10.0), card("9h", 90.0)], vec![]);
-    harness.state_mut().show_frame(table.clone());
-    harness.run();
+    // The camera reads these cards at these places (x).
+    let show = |h: &mut Harness<'_, AppState>, cards: &[(&str, f32)]| {
+        let cards = cards.iter().map(|(code, x)| card(code, *x)).collect();
+        h.state_mut().show_frame(frame_with(cards, vec![]));
+        h.run();
+    };
+    let table = [("Ks", 10.0), ("9h", 90.0)];
+    show(&mut harness, &table);
     harness.get_by_label("Use 9h");
     harness.get_by_label("Use Ks").click();
     harness.run();
     let second = pending_prompt(&harness);
     assert_ne!(second, first, "Ks answered");
-    // The same frame again, as a camera sends it over and over.
-    harness.state_mut().show_frame(table);
-    harness.run();
+    // The same frame again, as a camera sends it over and over: 9h is the
+    // camera's whole answer now.
+    show(&mut harness, &table);
     assert!(
         harness.query_by_label("Use Ks").is_none(),
         "Ks offered again"
     );
-    // 9h is the camera's whole answer now.
     harness.get_by_label_contains("Use the camera's cards [9h]");
     // Alone in view it is not the whole answer either; a card laid beside
     // it is.
-    harness
-        .state_mut()
-        .show_frame(frame_with(vec![card("Ks", 10.0)], vec![]));
-    harness.run();
+    show(&mut harness, &[("Ks", 10.0)]);
     assert!(
         harness
             .query_by_label_contains("Use the camera's")
             .is_none()
     );
-    harness.state_mut().show_frame(frame_with(
-        vec![card("Ks", 10.0), card("Qd", 300.0)],
-        vec![],
-    ));
-    harness.run();
+    show(&mut harness, &[("Ks", 10.0), ("Qd", 300.0)]);
     harness.get_by_label_contains("Use the camera's cards [Qd]");
     // Cards laid beside it change nothing; picked up and laid again, Ks
     // is offered afresh.
-    harness.state_mut().show_frame(frame_with(
-        vec![card("Ks", 10.0), card("9h", 90.0), card("2c", 170.0)],
-        vec![],
-    ));
-    harness.run();
+    show(&mut harness, &[("Ks", 10.0), ("9h", 90.0), ("2c", 170.0)]);
     assert!(
         harness.query_by_label("Use Ks").is_none(),
         "Ks offered again"
     );
     harness.get_by_label("Use 2c");
-    harness
-        .state_mut()
-        .show_frame(frame_with(vec![card("9h", 90.0)], vec![]));
-    harness.state_mut().show_frame(frame_with(
-        vec![card("Ks", 250.0), card("9h", 90.0)],
-        vec![],
-    ));
-    harness.run();
+    show(&mut harness, &[("9h", 90.0)]);
+    show(&mut harness, &[("Ks", 250.0), ("9h", 90.0)]);
     harness.get_by_label("Use Ks");
 }
 
@@ -2624,13 +2618,7 @@ fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
 #[test]
 fn a_digit_key_picks_the_numbered_option() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = started(dir.path(), "New Gunfight game");
-    harness.get_by_label("Done").click();
-    harness.run();
-    for card in ["9h", "4c"] {
-        harness.get_by_label(card).click();
-        harness.run();
-    }
+    let mut harness = gunfight_red_to_act(dir.path());
     let options: Vec<String> = match harness
         .state()
         .session

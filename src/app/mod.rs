@@ -899,10 +899,7 @@ impl AppState {
                     .iter()
                     .filter_map(|c| c.code.parse().ok())
                     .collect();
-                let used: Vec<Card> = (self.cards_used.lying_in(scan).iter())
-                    .filter_map(|c| c.parse().ok())
-                    .collect();
-                Answer::Cards(cards_without(&read, &used))
+                Answer::Cards(cards_without(&read, &self.used_cards_in(scan)))
             }
             _ => return None,
         };
@@ -974,10 +971,7 @@ impl AppState {
         let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
         // Cards that answered the questions before, lying there still.
         if let Some(f) = &self.live_frame {
-            let used: Vec<Card> = (self.cards_used.lying_in(&f.scan).iter())
-                .filter_map(|c| c.parse().ok())
-                .collect();
-            unpicked = cards_without(&unpicked, &used);
+            unpicked = cards_without(&unpicked, &self.used_cards_in(&f.scan));
         }
         // A card played already this turn is one left lying on the table.
         unpicked.retain(|c| !played.contains(c));
@@ -1563,11 +1557,10 @@ impl AppState {
         };
         let log_before = s.state().log.len();
         let events_before = s.events().len();
-        let refused_cards = match &event {
+        let answer_cards = match &event {
             Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
             _ => None,
         };
-        let answered_cards = refused_cards.clone();
         // An answer the rules turn down only to ask again (a card played
         // twice) is refused here like any other, not logged and asked again.
         // (The copy it is worked out on is kept when the answer is taken,
@@ -1594,7 +1587,7 @@ impl AppState {
         if let Err(save::AutosaveError::Refused(_)) = outcome {
             // A refused answer stays to be mended: cards as typed codes (the
             // picked ones would fill the question already), a number as typed.
-            if let Some(cards) = refused_cards {
+            if let Some(cards) = &answer_cards {
                 self.cards_entry.clear();
                 let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
                 self.cards_typed = codes.join(" ");
@@ -1617,7 +1610,7 @@ impl AppState {
         }
         // A failed save of an answer before is made good by a taken one's.
         let taken = !matches!(outcome, Err(save::AutosaveError::Refused(_)));
-        if taken && let Some(cards) = answered_cards {
+        if taken && let Some(cards) = answer_cards {
             self.note_cards_answered(&cards);
         }
         if let Some(gone) = self.save_refusal.take_if(|_| taken) {
@@ -1632,6 +1625,14 @@ impl AppState {
             }
             Ok(_) => {}
         }
+    }
+
+    /// The cards of `scan` that answered questions and lie where they lay
+    /// (see [`answered::CardsUsed`]).
+    fn used_cards_in(&self, scan: &crate::vision::scan::ScanRecord) -> Vec<Card> {
+        (self.cards_used.lying_in(scan).iter())
+            .filter_map(|c| c.parse().ok())
+            .collect()
     }
 
     /// Notes the cards of a taken answer that the newest frame shows (see
