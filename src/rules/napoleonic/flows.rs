@@ -517,3 +517,36 @@ fn cavalry_against_a_wall_is_turned_down_and_may_fight_elsewhere() {
     assert_asking(&s, "French, step 3");
     assert!(asking(&s).contains("Hussars"), "{}", asking(&s));
 }
+
+/// The rally question says an engaged unit's enemy is likely close only
+/// while an engaged enemy has men in ranks: the Hussars that flanked the
+/// Foot are beaten into a mob, so the hint would bar a rally the rules
+/// allow (rules l.34: only enemy men in ranks count).
+#[test]
+fn the_rally_hint_needs_an_engaged_enemy_with_men_in_ranks() {
+    let mut small = setup();
+    small.armies[0].units =
+        parse_units("Line:inf:12 Hussars:cav:2 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none"]);
+    feed(
+        &mut s,
+        &[
+            "c u1", "c u3", "c no", "c no", "c yes", "k Kd", "k 5s", "c none",
+        ],
+    );
+    assert_eq!(men(&s, "Foot"), (11, 6));
+    let mut hinted = s.clone();
+    feed(&mut hinted, &["c rally", "c u3"]);
+    assert_asking(&hinted, "(Foot is in an engagement");
+    // The British Dragoons beat the Hussars: one killed, the other confused.
+    feed(&mut s, &["c done", "c none"]);
+    feed(&mut s, &["c u4", "c u1", "c no", "c no", "k Kh", "k 4s"]);
+    assert_eq!(men(&s, "Hussars"), (1, 1), "{:?}", asking(&s));
+    feed(&mut s, &["c none"]);
+    feed(&mut s, &["c done", "c none", "c none"]);
+    feed(&mut s, &["c rally", "c u3"]);
+    assert_asking(&s, "Is any enemy man in ranks within 20 cm of Foot");
+    assert!(!asking(&s).contains("in an engagement"), "{}", asking(&s));
+}
