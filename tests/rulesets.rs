@@ -292,6 +292,11 @@ fn players_questions_find_their_rule_first() {
         ),
         (GameId::CardActivation, "how many cards do I get", "deal"),
         (GameId::CardActivation, "hand to hand", "melee"),
+        (
+            GameId::CardActivation,
+            "what happens when a routed unit activates",
+            "rally",
+        ),
         (GameId::Gunfight, "shooting", "shooting"),
         (
             GameId::Gunfight,

@@ -2612,6 +2612,36 @@ fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
     harness.get_by_label("Use Ks");
 }
 
+/// Undo takes back only the undone answer's cards: Red's initiative card,
+/// used before it, still lies there and is still not offered to Blue.
+#[test]
+fn undo_frees_only_the_cards_of_the_answer_it_takes_back() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("Ks", 10.0), card("9h", 90.0)], vec![]));
+    harness.run();
+    harness.get_by_label("Use Ks").click();
+    harness.run();
+    let blue = pending_prompt(&harness);
+    harness
+        .get_by_label_contains("Use the camera's cards [9h]")
+        .click();
+    harness.run();
+    assert_ne!(pending_prompt(&harness), blue, "Blue answered with 9h");
+    harness.get_by_label("Undo").click();
+    harness.run();
+    assert_eq!(pending_prompt(&harness), blue);
+    assert!(
+        harness.query_by_label("Use Ks").is_none(),
+        "Ks offered again"
+    );
+    harness.get_by_label_contains("Use the camera's cards [9h]");
+}
+
 /// A choice question's options are numbered and a digit key picks one, so
 /// a keyboard player need not Tab past the window's buttons; in the rules
 /// lookup's box the digits are typed instead.
@@ -2653,10 +2683,26 @@ fn a_digit_key_picks_the_numbered_option() {
     assert_eq!(event_count(&harness), before, "typed into the lookup");
     harness.key_press(egui::Key::Escape);
     harness.run();
-    harness.key_press(keys[shoot]);
-    harness.run();
+    // Held down, the key answers once: its repeats answer nothing (a digit
+    // held for a die answered the next two questions).
+    let down = |h: &mut Harness<'_, AppState>, pressed: bool| {
+        h.event(egui::Event::Key {
+            key: keys[shoot],
+            physical_key: None,
+            pressed,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run();
+    };
+    down(&mut harness, true);
     assert_eq!(event_count(&harness), before + 1);
     harness.get_by_label("Kid (Red, pistol, 6 lives)");
+    for _ in 0..3 {
+        down(&mut harness, true);
+    }
+    assert_eq!(event_count(&harness), before + 1, "a repeat answered");
+    down(&mut harness, false);
 }
 
 /// A number question's field has the keyboard with its default selected:

@@ -3,6 +3,7 @@
 //! it again would answer the next question (the opponent's roll, the next
 //! flip) with the same dice or cards.
 
+use super::corrections::MAX_MISSED_FRAMES;
 use crate::vision::geometry::dist as distance;
 use crate::vision::scan::{CardOut, DieOut, ScanRecord};
 
@@ -55,38 +56,65 @@ fn same_card(a: &CardOut, b: &CardOut) -> bool {
 /// initiative card beside them is); picked up, they are forgotten.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CardsUsed {
-    cards: Vec<CardOut>,
+    cards: Vec<UsedCard>,
+}
+
+/// One card of [`CardsUsed`].
+#[derive(Debug, Clone, PartialEq)]
+struct UsedCard {
+    card: CardOut,
+    /// The game's event count once its answer was taken (an Undo below
+    /// it takes the answer back, and the card may answer again).
+    events: usize,
+    /// Frames in a row it was not seen in (a hand over it, a misread).
+    missed: u32,
 }
 
 impl CardsUsed {
-    /// Notes the cards of `codes` (a taken answer) that `scan` shows and
-    /// that are not noted already, each physical card once.
-    pub fn note(&mut self, scan: &ScanRecord, codes: &[String]) {
+    /// Notes the cards of `codes` (a taken answer, the game then at
+    /// `events` events) that `scan` shows and that are not noted already,
+    /// each physical card once.
+    pub fn note(&mut self, scan: &ScanRecord, codes: &[String], events: usize) {
         let mut left: Vec<&CardOut> = scan
             .cards
             .iter()
-            .filter(|c| !self.cards.iter().any(|u| same_card(u, c)))
+            .filter(|c| !self.cards.iter().any(|u| same_card(&u.card, c)))
             .collect();
         for code in codes {
             if let Some(i) = left.iter().position(|c| c.code == *code) {
-                self.cards.push(left.swap_remove(i).clone());
+                self.cards.push(UsedCard {
+                    card: left.swap_remove(i).clone(),
+                    events,
+                    missed: 0,
+                });
             }
         }
     }
 
-    /// Forgets the cards `scan` no longer shows where they lay.
+    /// Ages the cards by a frame: one that `scan` has not shown where it
+    /// lay for more than [`MAX_MISSED_FRAMES`] frames is forgotten (picked
+    /// up, not just covered by a hand for a moment).
     pub fn keep_shown(&mut self, scan: &ScanRecord) {
-        self.cards
-            .retain(|u| scan.cards.iter().any(|c| same_card(u, c)));
+        for u in &mut self.cards {
+            let seen = scan.cards.iter().any(|c| same_card(&u.card, c));
+            u.missed = if seen { 0 } else { u.missed + 1 };
+        }
+        self.cards.retain(|u| u.missed <= MAX_MISSED_FRAMES);
     }
 
     /// The codes of `scan`'s cards that lie where a used card lay.
     pub fn lying_in(&self, scan: &ScanRecord) -> Vec<String> {
         scan.cards
             .iter()
-            .filter(|c| self.cards.iter().any(|u| same_card(u, c)))
+            .filter(|c| self.cards.iter().any(|u| same_card(&u.card, c)))
             .map(|c| c.code.clone())
             .collect()
+    }
+
+    /// Forgets the cards of answers past the game's first `events` events
+    /// (undone).
+    pub fn forget_after(&mut self, events: usize) {
+        self.cards.retain(|u| u.events <= events);
     }
 
     /// Forgets every card.
@@ -162,24 +190,31 @@ mod tests {
             vec![card("Ks", 0.0), card("Ks", 200.0), card("9h", 100.0)],
         );
         let mut used = CardsUsed::default();
-        used.note(&table, &["Ks".into(), "2c".into()]);
+        used.note(&table, &["Ks".into(), "2c".into()], 3);
         // One Ks of two answered; a card not in view is not noted.
         assert_eq!(used.lying_in(&table), ["Ks"]);
-        used.note(&table, &["Ks".into()]);
+        used.note(&table, &["Ks".into()], 5);
         assert_eq!(used.lying_in(&table), ["Ks", "Ks"]);
-        // A card laid beside them changes nothing; moved away, it is free.
+        // A card laid beside them changes nothing.
         let more = scan(
             vec![],
             vec![card("Ks", 5.0), card("9h", 100.0), card("Ks", 400.0)],
         );
         assert_eq!(used.lying_in(&more), ["Ks"]);
-        used.keep_shown(&more);
-        used.keep_shown(&table);
-        assert_eq!(
-            used.lying_in(&table),
-            ["Ks"],
-            "the one moved away is forgotten"
-        );
+        // Out of sight for a moment (a hand over it): still known.
+        let covered = scan(vec![], vec![card("9h", 100.0)]);
+        for _ in 0..MAX_MISSED_FRAMES {
+            used.keep_shown(&covered);
+        }
+        assert_eq!(used.lying_in(&table), ["Ks", "Ks"]);
+        // Away for longer: picked up, forgotten.
+        used.keep_shown(&covered);
+        assert!(used.lying_in(&table).is_empty());
+        // The answer that used a card undone: that card is free again.
+        used.note(&table, &["Ks".into()], 3);
+        used.note(&table, &["Ks".into()], 5);
+        used.forget_after(4);
+        assert_eq!(used.lying_in(&table), ["Ks"]);
         used.clear();
         assert!(used.lying_in(&table).is_empty());
     }

@@ -581,7 +581,6 @@ impl AppState {
                 // an undone answer used may answer again.
                 self.clear_entries();
                 self.answered_reading = None;
-                self.cards_used.clear();
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     let log_before = s.state().log.len();
@@ -606,6 +605,9 @@ impl AppState {
                         problems.push(format!("Cannot redo: {e}"));
                     }
                     let events = s.events().len();
+                    // The cards of undone answers may answer again; the
+                    // ones of answers before them still lie there.
+                    self.cards_used.forget_after(events);
                     // A step undone before the app was closed has no kept
                     // lines: show the ones its Redo added.
                     if cmd == Command::Redo && !self.answers.iter().any(|a| a.events == events) {
@@ -1638,9 +1640,10 @@ impl AppState {
     /// Notes the cards of a taken answer that the newest frame shows (see
     /// [`answered::CardsUsed`]).
     fn note_cards_answered(&mut self, cards: &[Card]) {
+        let events = self.session.as_ref().map_or(0, |(s, _)| s.events().len());
         if let Some(f) = &self.live_frame {
             let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
-            self.cards_used.note(&f.scan, &codes);
+            self.cards_used.note(&f.scan, &codes, events);
         }
     }
 

@@ -19,7 +19,7 @@ pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
     ];
     ui.input(|i| {
         for (key, face) in FACES {
-            if i.key_pressed(key) {
+            if pressed_once(i, key) {
                 cmds.push(Command::EnterDie(face));
             }
         }
@@ -28,6 +28,15 @@ pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
             cmds.push(Command::RemoveLastDie);
         }
     });
+}
+
+/// Whether `key` went down in this frame, not counting the repeats of a
+/// key held down: a digit held a little long entered a die and then
+/// answered the next two questions.
+fn pressed_once(input: &egui::InputState, key: egui::Key) -> bool {
+    input.events.iter().any(
+        |e| matches!(e, egui::Event::Key { key: k, pressed: true, repeat: false, .. } if *k == key),
+    )
 }
 
 /// The keys that pick a choice question's options, first to ninth.
@@ -54,7 +63,7 @@ fn choice_keys(
         return;
     }
     ui.input(|i| {
-        let pressed = CHOICE_KEYS.iter().position(|k| i.key_pressed(*k));
+        let pressed = CHOICE_KEYS.iter().position(|k| pressed_once(i, *k));
         if let Some(o) = pressed.and_then(|n| options.get(n)) {
             cmds.push(Command::Apply(Event::Answer(Answer::Choice(o.id.clone()))));
         }
@@ -158,6 +167,11 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                 "Nothing is being asked: the game's setup was refused or its play ended (see the log). Undo, or start a new game from Home."
             },
         );
+    }
+    if session.pending().is_none() {
+        // No question on screen (the game is over): the one an Undo brings
+        // back is new, and takes the keyboard like any other.
+        ui.data_mut(|d| d.remove::<(egui::Id, f64)>(egui::Id::unique(QUESTION_APPEARED)));
     }
     if let Some(req) = session.pending() {
         // The typed fields belong to this question: a field's state (its

@@ -124,7 +124,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     feed(&mut s, &["c rally", "c u3"]);
     assert_asking(
         &s,
-        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement: an enemy it fought that still has men in ranks is under 20 cm away)",
+        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement, and an engaged enemy still has men in ranks: the enemy it fought may be under 20 cm away)",
     );
     feed(&mut s, &["c no", "c yes"]);
     assert_eq!(men(&s, "Foot"), (11, 0));

@@ -252,7 +252,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     });
     let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && formed_enemy_engaged {
         format!(
-            " ({unit} is in an engagement: an enemy it fought that still has men in ranks is under {} cm away)",
+            " ({unit} is in an engagement, and an engaged enemy still has men in ranks: the enemy it fought may be under {} cm away)",
             num(ctx, "combat_range_cm")
         )
     } else {
