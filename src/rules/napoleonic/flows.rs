@@ -298,9 +298,10 @@ fn unequal_armies_are_played_with_a_note_counting_gunners_as_men() {
     assert_eq!(super::balance_note(&even), None);
 }
 
-#[test]
-fn a_unit_rallies_once_a_turn() {
-    let mut s = begin(&setup());
+/// The French Hussars charge the British Foot's flank and win (Kd against
+/// 5s): the Foot lose a man and 6 more are confused; the French turn ends.
+fn hussars_flank_the_foot(setup: &GameSetup) -> Session {
+    let mut s = begin(setup);
     feed(&mut s, &FRENCH_FIRST);
     feed(&mut s, &["c done", "c none"]);
     feed(
@@ -310,6 +311,12 @@ fn a_unit_rallies_once_a_turn() {
         ],
     );
     assert_eq!(men(&s, "Foot"), (11, 6));
+    s
+}
+
+#[test]
+fn a_unit_rallies_once_a_turn() {
+    let mut s = hussars_flank_the_foot(&setup());
     // Formed enemies facing it: no rally, and not offered again this step
     // (the enemy does not move in it).
     let mut facing = s.clone();
@@ -527,16 +534,7 @@ fn the_rally_hint_needs_an_engaged_enemy_with_men_in_ranks() {
     let mut small = setup();
     small.armies[0].units =
         parse_units("Line:inf:12 Hussars:cav:2 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
-    feed(&mut s, &["c done", "c none"]);
-    feed(
-        &mut s,
-        &[
-            "c u1", "c u3", "c no", "c no", "c yes", "k Kd", "k 5s", "c none",
-        ],
-    );
-    assert_eq!(men(&s, "Foot"), (11, 6));
+    let mut s = hussars_flank_the_foot(&small);
     let mut hinted = s.clone();
     feed(&mut hinted, &["c rally", "c u3"]);
     assert_asking(&hinted, "(Foot is in an engagement");
