@@ -124,6 +124,12 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "\"gunman\"",
             "profile `gunman`: stat lives is -6, but no stat is below 0",
         ),
+        // A number named like a stat is placed at the number.
+        (
+            gunfight.replace("\n        \"lives\": 6,", "\n        \"lives\": 0,"),
+            "\"lives\": 0",
+            "`lives` is 0, but it must be at least 1",
+        ),
         // Serde would keep the second value of a key written twice.
         (
             gunfight.replace("\"hand_size\": 5", "\"hand_size\": 5, \"hand_size\": 6"),

@@ -187,10 +187,17 @@ impl RulesetError {
 /// as a quoted key or string (`"hand_size"`), else as a field (`id:`).
 pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usize)> {
     let name = message.split('`').nth(1)?;
-    let at = text
+    // A number's key is looked for in `numbers`, not in a stat of the same
+    // name written before it.
+    let from = match message.strip_prefix("numbers:") {
+        Some(_) => text.find("numbers:").unwrap_or(0),
+        None => 0,
+    };
+    let rest = &text[from..];
+    let at = rest
         .find(&format!("\"{name}\""))
-        .or_else(|| text.find(&format!("{name}:")))?;
-    Some(line_column(text, at))
+        .or_else(|| rest.find(&format!("{name}:")))?;
+    Some(line_column(text, from + at))
 }
 
 /// 1-based line and column of byte `at` of `text`.
