@@ -80,6 +80,10 @@ mod tests {
     }
 }
 
+/// What [`unique_keys`] says of a key written twice, after the key's name
+/// (error readers look for it to place the second one).
+pub const WRITTEN_TWICE: &str = "is written twice in one map";
+
 /// Deserializes a map whose keys must each be written once. Serde keeps the
 /// last of two equal keys without a word, so a ruleset that sets a number
 /// twice would quietly lose one of them (`#[serde(deserialize_with = ...)]`).
@@ -107,7 +111,7 @@ where
             while let Some((k, v)) = map.next_entry::<K, V>()? {
                 if out.contains_key(&k) {
                     return Err(serde::de::Error::custom(format!(
-                        "`{k}` is written twice in one map (keep one: only one value can count)"
+                        "`{k}` {WRITTEN_TWICE} (keep one: only one value can count)"
                     )));
                 }
                 out.insert(k, v);

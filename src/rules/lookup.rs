@@ -769,7 +769,6 @@ mod tests {
                 1,
             ),
             (GameId::T52, "can my snob shoot", "commanders", 1),
-            (GameId::T52, "how far can cavalry move", "cavalry", 1),
             (
                 GameId::T52,
                 "what if both players hold the same number of objectives",

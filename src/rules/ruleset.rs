@@ -189,9 +189,10 @@ pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usi
     let name = message.split('`').nth(1)?;
     // A number's key is looked for in `numbers`, not in a stat of the same
     // name written before it.
-    let from = match message.strip_prefix("numbers:") {
-        Some(_) => text.find("numbers:").unwrap_or(0),
-        None => 0,
+    let from = if message.starts_with("numbers:") {
+        text.find("numbers:").unwrap_or(0)
+    } else {
+        0
     };
     let rest = &text[from..];
     let at = rest
@@ -220,7 +221,7 @@ fn second_key_place(
     line: usize,
     column: usize,
 ) -> Option<(usize, usize)> {
-    if !message.contains("is written twice") {
+    if !message.contains(crate::files::WRITTEN_TWICE) {
         return None;
     }
     let name = message.split('`').nth(1)?;

@@ -101,23 +101,19 @@ impl LabelSet {
     /// Reads `dir/labels.json`.
     pub fn load(dir: &Path) -> Result<LabelSet, EvalError> {
         let path = dir.join("labels.json");
+        let not_a_set = |why: &str| EvalError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, why),
+        };
         if !dir.is_dir() {
-            return Err(EvalError::Io {
-                path: dir.to_path_buf(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "no such folder (a set is a folder holding labels.json)",
-                ),
-            });
+            return Err(not_a_set(
+                "no such folder (a set is a folder holding labels.json)",
+            ));
         }
         if !path.is_file() {
-            return Err(EvalError::Io {
-                path: dir.to_path_buf(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "no labels.json here (a set is a folder holding labels.json; see FORMAT.md)",
-                ),
-            });
+            return Err(not_a_set(
+                "no labels.json here (a set is a folder holding labels.json; see FORMAT.md)",
+            ));
         }
         let text = std::fs::read_to_string(&path).map_err(|source| EvalError::Io {
             path: path.clone(),

@@ -9,16 +9,8 @@ pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
     if ui.ctx().text_edit_focused() {
         return;
     }
-    const FACES: [(egui::Key, u8); 6] = [
-        (egui::Key::Num1, 1),
-        (egui::Key::Num2, 2),
-        (egui::Key::Num3, 3),
-        (egui::Key::Num4, 4),
-        (egui::Key::Num5, 5),
-        (egui::Key::Num6, 6),
-    ];
     ui.input(|i| {
-        for (key, face) in FACES {
+        for (face, key) in (1..=6u8).zip(DIGIT_KEYS) {
             if pressed_once(i, key) {
                 cmds.push(Command::EnterDie(face));
             }
@@ -39,8 +31,9 @@ fn pressed_once(input: &egui::InputState, key: egui::Key) -> bool {
     )
 }
 
-/// The keys that pick a choice question's options, first to ninth.
-const CHOICE_KEYS: [egui::Key; 9] = [
+/// The digit keys 1 to 9: die faces 1-6, a choice question's options
+/// first to ninth.
+const DIGIT_KEYS: [egui::Key; 9] = [
     egui::Key::Num1,
     egui::Key::Num2,
     egui::Key::Num3,
@@ -63,7 +56,7 @@ fn choice_keys(
         return;
     }
     ui.input(|i| {
-        let pressed = CHOICE_KEYS.iter().position(|k| pressed_once(i, *k));
+        let pressed = DIGIT_KEYS.iter().position(|k| pressed_once(i, *k));
         if let Some(o) = pressed.and_then(|n| options.get(n)) {
             cmds.push(Command::Apply(Event::Answer(Answer::Choice(o.id.clone()))));
         }
@@ -268,7 +261,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         ui.horizontal_wrapped(|ui| {
                             for o in row {
                                 key += 1;
-                                let button = if key <= CHOICE_KEYS.len() {
+                                let button = if key <= DIGIT_KEYS.len() {
                                     ui.weak(format!("{key}:"));
                                     ui.button(&o.label).on_hover_text(format!("Key {key}"))
                                 } else {

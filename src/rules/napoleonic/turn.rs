@@ -246,8 +246,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     // still has its enemy that close, unless no engaged enemy has men in
     // ranks left (then the hint would bar a rally the rules allow).
     let side = ctx.state().units[u].side;
-    let formed_enemy_engaged = (0..ctx.state().units.len()).any(|v| {
-        let other = &ctx.state().units[v];
+    let formed_enemy_engaged = ctx.state().units.iter().enumerate().any(|(v, other)| {
         other.side != side && other.in_play() && other.has(IN_ENGAGEMENT) && in_ranks(ctx, v) > 0
     });
     let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && formed_enemy_engaged {
