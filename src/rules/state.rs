@@ -156,6 +156,14 @@ impl ActivationOrder {
     pub fn current(&self) -> Option<&Activation> {
         self.slots.get(self.next)
     }
+
+    /// Whether `unit`'s slot comes after the one acting now.
+    pub fn comes_later(&self, unit: UnitId) -> bool {
+        self.slots
+            .iter()
+            .skip(self.next + 1)
+            .any(|slot| slot.unit == Some(unit))
+    }
 }
 
 /// How the game ended.

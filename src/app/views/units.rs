@@ -1,5 +1,8 @@
 //! The units panel of the play screen: each unit as its game counts it.
 
+use crate::rules::card_activation::FORFEIT;
+use crate::rules::card_activation::actions::RoutedTurn;
+
 /// Order of play, units, decks and objectives of the game in progress.
 pub(super) fn units_column(
     st: &crate::rules::GameState,
@@ -19,14 +22,8 @@ pub(super) fn units_column(
     for (i, side) in st.sides.iter().enumerate() {
         ui.strong(&side.name);
         for (id, u) in st.units_of(i) {
-            // A unit whose card is still to come this turn acts again.
-            let card_to_come = st
-                .activation
-                .slots
-                .iter()
-                .skip(st.activation.next + 1)
-                .any(|a| a.unit == Some(id));
-            let mut text = unit_line(u, ruleset, card_to_come);
+            let routed = RoutedTurn::of(st, ruleset, id);
+            let mut text = unit_line(u, ruleset, routed);
             if let Some(kit) = equipment_note(u) {
                 text.push_str(&format!("; {kit}"));
             }
@@ -116,11 +113,12 @@ pub(super) fn activation_line(st: &crate::rules::GameState) -> String {
 
 /// A unit as its game counts it: lives for a lone figure, men in ranks and
 /// confused where confusion is tracked, soldiers and wounds otherwise.
-/// `card_to_come`: its activation card is still to come this turn.
+/// `routed`: what a Card-activation unit that lost its actions to a rout
+/// still does this turn.
 pub(super) fn unit_line(
     u: &crate::rules::state::Unit,
     ruleset: &crate::rules::ruleset::Ruleset,
-    card_to_come: bool,
+    routed: RoutedTurn,
 ) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
@@ -132,17 +130,23 @@ pub(super) fn unit_line(
             .status
             .iter()
             .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
-            .map(|f| match f.as_str() {
-                // Said as what it means for the turn: a unit routed before
-                // its card comes up still rallies then.
-                crate::rules::card_activation::FORFEIT if card_to_come => {
-                    "rallies first when its card comes up".to_string()
+            // Said as what it means for the turn: a unit routed before its
+            // card comes up still rallies then; while its card is up the
+            // question on screen says what happens.
+            .filter_map(|f| match (f.as_str(), routed) {
+                (FORFEIT, RoutedTurn::RalliesLater) => {
+                    Some("rallies first when its card comes up".to_string())
                 }
-                crate::rules::card_activation::FORFEIT => "no more actions this turn".to_string(),
-                _ => f.replace('_', " "),
+                (FORFEIT, RoutedTurn::UpNow) => None,
+                (FORFEIT, RoutedTurn::Done) => Some("no more actions this turn".to_string()),
+                _ => Some(f.replace('_', " ")),
             })
             .collect();
-        format!("{} ({})", u.name, flags.join(", "))
+        if flags.is_empty() {
+            u.name.clone()
+        } else {
+            format!("{} ({})", u.name, flags.join(", "))
+        }
     };
     if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {
         return gentleman_line(&name, u, spades, ruleset);
@@ -347,7 +351,7 @@ pub(super) fn gentleman_line(
 
 #[cfg(test)]
 mod tests {
-    use super::{equipment_note, stat_block, unit_line};
+    use super::{RoutedTurn, equipment_note, stat_block, unit_line};
     use crate::rules::napoleonic::{CONFUSED, ENGAGED, FOUGHT, IN_ENGAGEMENT};
     use crate::rules::state::{Presence, Soldier, Unit};
 
@@ -372,7 +376,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &napoleonic(), false);
+        let line = unit_line(&u, &napoleonic(), RoutedTurn::Done);
         assert!(
             line.starts_with("Line (engaged, fought): 4 men in ranks, 2 confused"),
             "{line}"
@@ -382,23 +386,26 @@ mod tests {
         routed.stats.clear();
         routed.status = [crate::rules::card_activation::FORFEIT.to_string()].into();
         assert!(
-            unit_line(&routed, &napoleonic(), true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater)
                 .starts_with("Line (rallies first when its card comes up):"),
             "{}",
-            unit_line(&routed, &napoleonic(), true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater)
         );
+        // Its card up now: the question on screen says whether it rallies.
+        let up_now = unit_line(&routed, &napoleonic(), RoutedTurn::UpNow);
+        assert!(up_now.starts_with("Line:"), "{up_now}");
         assert!(
-            unit_line(&routed, &napoleonic(), false)
+            unit_line(&routed, &napoleonic(), RoutedTurn::Done)
                 .starts_with("Line (no more actions this turn):"),
             "{}",
-            unit_line(&routed, &napoleonic(), false)
+            unit_line(&routed, &napoleonic(), RoutedTurn::Done)
         );
         // Engaged last round only: still in the engagement.
         u.status = [IN_ENGAGEMENT.to_string()].into();
         assert!(
-            unit_line(&u, &napoleonic(), false).starts_with("Line (in engagement):"),
+            unit_line(&u, &napoleonic(), RoutedTurn::Done).starts_with("Line (in engagement):"),
             "{}",
-            unit_line(&u, &napoleonic(), false)
+            unit_line(&u, &napoleonic(), RoutedTurn::Done)
         );
     }
 
@@ -481,7 +488,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &rs, false);
+        let line = unit_line(&u, &rs, RoutedTurn::Done);
         assert!(line.contains(", 1 action point,"), "{line}");
         assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
         // Conditions waiting for the next activation are shown too.

@@ -10,7 +10,8 @@ use super::{
 use crate::rules::common::possessive;
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
-use crate::rules::state::UnitId;
+use crate::rules::ruleset::Ruleset;
+use crate::rules::state::{GameState, UnitId};
 
 /// Stat: actions the unit has taken this turn (each costs -1 in combat).
 /// Actions lost to a rout are not taken: see [`FORFEIT`].
@@ -956,9 +957,7 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
         );
     } else {
         // A unit whose card is still to come keeps it: it rallies first then.
-        let cost = num(ctx, "rally_action_cost").max(0);
-        let can_rally = actions_left(ctx, unit) >= cost;
-        let after = if card_to_come(ctx, unit) && can_rally {
+        let after = if RoutedTurn::of(ctx.state(), ctx.ruleset, unit) == RoutedTurn::RalliesLater {
             "; it must rally first when its card comes up"
         } else {
             " and loses its remaining actions"
@@ -975,12 +974,38 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
 
 /// Whether `unit`'s activation card comes up later this turn.
 fn card_to_come(ctx: &Ctx, unit: UnitId) -> bool {
-    let order = &ctx.state().activation;
-    order
-        .slots
-        .iter()
-        .skip(order.next + 1)
-        .any(|slot| slot.unit == Some(unit))
+    ctx.state().activation.comes_later(unit)
+}
+
+/// What a unit that lost its actions to a rout still does this turn: the
+/// units panel says it, and the rout's log line says the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoutedTurn {
+    /// Its card comes up later and it has the actions to rally then.
+    RalliesLater,
+    /// Its card is up now: the question on screen says what happens.
+    UpNow,
+    /// Nothing more this turn.
+    Done,
+}
+
+impl RoutedTurn {
+    /// Where routed `unit` stands in this turn's activation.
+    pub fn of(state: &GameState, ruleset: &Ruleset, unit: UnitId) -> Self {
+        let Some(u) = state.units.get(unit) else {
+            return Self::Done;
+        };
+        let order = &state.activation;
+        let cost = (ruleset.number("rally_action_cost") as i32).max(0);
+        let left = u.stat("actions").max(0) - u.stat(SPENT);
+        if order.comes_later(unit) && left >= cost {
+            Self::RalliesLater
+        } else if order.current().is_some_and(|slot| slot.unit == Some(unit)) {
+            Self::UpNow
+        } else {
+            Self::Done
+        }
+    }
 }
 
 #[cfg(test)]

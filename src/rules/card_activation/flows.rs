@@ -1,5 +1,6 @@
 //! Whole Card-Activation flows driven by answers, as at the table.
 
+use super::actions::RoutedTurn;
 use super::{GameSetup, OVERWATCH, PREP_LEFT, ROUTED, SideSetup, parse_units};
 use crate::rules::ProcedureSpec;
 use crate::rules::games::GameId;
@@ -412,13 +413,21 @@ fn only_a_failed_rally_at_the_board_edge_eliminates_a_unit() {
     feed(&mut s, &["c shoot", "c u3", "n 0", "n 1", "c yes", "d 6 6"]);
     assert!(logged(&s, "Guards routs 12 in away from the enemy"));
     assert!(unit(&s, "Guards").in_play() && unit(&s, "Guards").has(ROUTED));
+    // The units panel says what the rout means for the Guards' turn.
+    let guards = s.state().units.iter().position(|u| u.name == "Guards");
+    let guards = guards.unwrap_or_else(|| panic!("no Guards"));
+    let routed_turn = |s: &Session| RoutedTurn::of(s.state(), s.ruleset(), guards);
+    assert_eq!(routed_turn(&s), RoutedTurn::RalliesLater);
     feed(&mut s, &["c end", "c end"]);
+    assert_eq!(routed_turn(&s), RoutedTurn::UpNow);
     // The Guards fail to rally at their board edge.
     feed(&mut s, &["d 6 5"]);
     assert_asking(
         &s,
         "Guards fails to rally. Was it at its board edge when it failed?",
     );
+    // Their card is still up: not "rallies first when its card comes up".
+    assert_eq!(routed_turn(&s), RoutedTurn::UpNow);
     feed(&mut s, &["c yes"]);
     assert!(logged(
         &s,
@@ -603,6 +612,12 @@ fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
     // Their card is still to come, but with no action left to rally with:
     // the rout says the actions are lost.
     assert!(logged(&s, "own edge) and loses its remaining actions"));
+    let guards = s.state().units.iter().position(|u| u.name == "Guards");
+    let guards = guards.unwrap_or_else(|| panic!("no Guards"));
+    assert_eq!(
+        RoutedTurn::of(s.state(), s.ruleset(), guards),
+        RoutedTurn::Done
+    );
     feed(&mut s, &["c end"]);
     // The Guards' own card: nothing left to rally with this turn.
     assert!(logged(
