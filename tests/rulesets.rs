@@ -279,6 +279,11 @@ fn players_questions_find_their_rule_first() {
         (GameId::GentlemenOfWar, "armor saves", "armour-check"),
         (GameId::GentlemenOfWar, "when is my model dead", "wounds"),
         (GameId::GentlemenOfWar, "intercepting a charge", "guard"),
+        (
+            GameId::GentlemenOfWar,
+            "what happens when my guy runs out of wounds",
+            "wounds",
+        ),
         (GameId::Napoleonic, "confused men", "confusion"),
         (GameId::Napoleonic, "cannon ammo", "shot-markers"),
         (

@@ -2256,6 +2256,8 @@ fn an_ended_game_names_its_winner_at_the_top() {
             .count()
             >= 2
     );
+    // Nobody is left to act: no order of play.
+    assert!(harness.query_by_label("Order of play").is_none());
 }
 
 /// Unequal Napoleonic armies may be played by agreement: the form says so

@@ -471,6 +471,9 @@ impl Effect {
             // Bookkeeping stats named `kind:id` (an ability's uses or the
             // points paid towards it) are explained by the lines around them.
             Effect::SetStat { stat, .. } if stat.contains(':') => return None,
+            // Card-activation's weapon prep has lines of its own ("needs 1
+            // Prep action before it shoots again", "is ready to shoot").
+            Effect::SetStat { stat, .. } if stat == "prep_left" => return None,
             // Set to what it was already (a tie that confused nobody more):
             // nothing for the log to say.
             Effect::SetStat { unit, stat, value }
@@ -481,10 +484,12 @@ impl Effect {
             Effect::SetStat { unit, stat, value } => {
                 format!("{}: {} now {value}", s.unit_name(*unit), stat_label(stat))
             }
-            Effect::SetStatus { .. } | Effect::ClearStatusAll { .. } => return None,
-            Effect::RemoveUnit { unit, reason } => {
-                format!("{} is removed from play: {reason}", s.unit_name(*unit))
-            }
+            // Every rule that removes a unit says why in its own line ("fails
+            // to rally at its board edge and is eliminated"): a second line
+            // saying it again is noise.
+            Effect::SetStatus { .. }
+            | Effect::ClearStatusAll { .. }
+            | Effect::RemoveUnit { .. } => return None,
             Effect::AddObjective { name, card } => match card {
                 Some(c) => format!("Objective {name} placed ({})", c.name()),
                 None => format!("Objective {name} placed"),
@@ -571,7 +576,6 @@ fn stat_label(stat: &str) -> String {
         "ap" => "action points".into(),
         "ammo" => "ammunition".into(),
         "ammo_max" => "ammunition capacity".into(),
-        "prep_left" => "weapon Prep actions to go".into(),
         other => other.replace('_', " "),
     }
 }
@@ -675,10 +679,8 @@ mod tests {
             .describe(&s)
         };
         assert_eq!(said("ap").as_deref(), Some("U: action points now 3"));
-        assert_eq!(
-            said("prep_left").as_deref(),
-            Some("U: weapon Prep actions to go now 3")
-        );
+        // Said by Card-activation's own weapon-prep lines.
+        assert_eq!(said("prep_left"), None);
         assert_eq!(
             said("shot_markers").as_deref(),
             Some("U: shot markers now 3")

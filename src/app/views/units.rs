@@ -9,7 +9,8 @@ pub(super) fn units_column(
     ruleset: &crate::rules::ruleset::Ruleset,
     ui: &mut egui::Ui,
 ) {
-    if !st.activation.slots.is_empty() {
+    // A finished game has no one left to act.
+    if !st.activation.slots.is_empty() && st.outcome.is_none() {
         ui.heading("Order of play");
         ui.label(activation_line(st));
     }

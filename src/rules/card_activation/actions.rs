@@ -665,6 +665,13 @@ fn attack_with(
             None => return Ok(()),
         }
     };
+    for (target, engaging) in parts {
+        if !ctx.state().units[target].in_play() {
+            continue;
+        }
+        strike(ctx, unit, kind, target, engaging, bonus, prior)?;
+    }
+    // Said after the shot, as it happens at the table.
     if kind == Attack::Ballistic {
         let prep = stat(ctx, unit, "weapon_prep").max(0);
         ctx.apply(Effect::SetStat {
@@ -672,12 +679,16 @@ fn attack_with(
             stat: PREP_LEFT.into(),
             value: prep,
         });
-    }
-    for (target, engaging) in parts {
-        if !ctx.state().units[target].in_play() {
-            continue;
+        if prep > 0 && ctx.state().units[unit].in_play() {
+            let actions = if prep == 1 { "action" } else { "actions" };
+            ctx.resolved(
+                "weapon-prep",
+                format!(
+                    "{} weapon needs {prep} Prep {actions} before it shoots again",
+                    possessive(&name)
+                ),
+            );
         }
-        strike(ctx, unit, kind, target, engaging, bonus, prior)?;
     }
     Ok(())
 }

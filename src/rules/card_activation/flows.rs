@@ -89,8 +89,14 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     assert!(!logged(&s, "spent now"), "{:?}", s.state().log);
     assert!(unit(&s, "Guards").has(ROUTED));
     assert_eq!(unit(&s, "Guards").soldiers.len(), 3);
-    // The rifle needs a prep action before it can shoot again.
+    // The rifle needs a prep action before it can shoot again, said after
+    // the shot.
     assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
+    let line = |text: &str| s.state().log.iter().position(|l| l.text.contains(text));
+    let prep = line("Rifles' weapon needs 1 Prep action before it shoots again");
+    assert!(prep.is_some(), "{:?}", s.state().log);
+    assert!(prep > line("Rifles rolls 5 shooting dice"));
+    assert_eq!(line("Prep actions to go"), None);
     assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
     feed(&mut s, &["c special", "c prep"]);
     assert!(logged(&s, "Rifles' weapon is ready to shoot"));
@@ -433,6 +439,8 @@ fn only_a_failed_rally_at_the_board_edge_eliminates_a_unit() {
         &s,
         "Guards fails to rally at its board edge and is eliminated"
     ));
+    // Said once: the removal itself adds no second line.
+    assert!(!logged(&s, "removed from play"), "{:?}", s.state().log);
     assert!(!unit(&s, "Guards").in_play());
 }
 

@@ -436,7 +436,16 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         // Help for one's own side meets no Block, Parry or cover.
         "any rule or upgrade that changes this draw"
     } else {
-        "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk"
+        // Only what can touch this kind of attack (l.118-133, l.164-166):
+        // cover and Stalk are for shots, Parry and charges for melee.
+        match a.reach {
+            Some(Reach::Ranged(_)) => "cover, range past optimal, Block, Stalk",
+            Some(Reach::Melee(_)) if a.id.contains("bayonet") => {
+                "fixed bayonet -1, Block, Parry, charge bonus"
+            }
+            Some(Reach::Melee(_)) => "Block, Parry, charge bonus",
+            _ => "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk",
+        }
     };
     let modifier = ctx.number(
         format!(

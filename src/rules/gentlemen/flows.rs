@@ -107,7 +107,7 @@ fn a_shot_with_nobody_in_reach_spends_nothing() {
     feed(&mut aimed, &["c rifle-fire", "c u3", "n 0"]);
     assert_asking(
         &aimed,
-        "Cards drawn more (+) or fewer (-) against Pierre: cover, range",
+        "Cards drawn more (+) or fewer (-) against Pierre: cover, range past optimal, Block, Stalk (",
     );
     assert!(offered(&s).contains("rifle-fire"), "{}", offered(&s));
 }
@@ -317,6 +317,13 @@ fn a_multichoice_ability_hits_the_one_target_named_before_drawing() {
     let mut s = sharpe_up();
     feed(&mut s, &["c end", "c u4", "c sabre"]);
     assert_asking(&s, "Luc's Sabre: on whom?");
+    // A melee draw lists only what touches melee: no cover, range or Stalk.
+    let mut asked = s.clone();
+    feed(&mut asked, &["c u0", "n 0"]);
+    assert_asking(
+        &asked,
+        "Cards drawn more (+) or fewer (-) against Sharpe: Block, Parry, charge bonus (",
+    );
     feed(&mut s, &["c u0", "n 0", "n 0", "k Jh 9h", "c o2"]);
     // No second "on whom?": the next question is the next purchase.
     assert_asking(&s, "Luc's Sabre with [Jh]: buy an effect");
