@@ -497,6 +497,11 @@ fn check() -> Result<ExitCode> {
     for e in &errors {
         // A file with several problems lists each on its own line.
         println!("BAD  {}", e.to_string().replace('\n', "\n     "));
+        // The parser stops at the first syntax error: say that more may
+        // follow, or the player takes one mended mistake for the last.
+        if matches!(e, adjutant::rules::RulesetError::Syntax { .. }) {
+            println!("     (a file is read up to its first syntax error: mend it and check again)");
+        }
     }
     if errors.is_empty() {
         Ok(ExitCode::SUCCESS)

@@ -66,6 +66,11 @@ fn check_names_a_bad_file_and_fails() {
     assert!(!o.status.success());
     let out = text(&o);
     assert!(out.contains("gunfight.ron:1:"), "{out}");
+    // More may follow a syntax error: the parser stops at the first.
+    assert!(
+        out.contains("first syntax error: mend it and check again"),
+        "{out}"
+    );
     assert!(out.contains("ok   t52"), "{out}");
     // Looking rules up goes on with the built-in ruleset, and says so.
     let o = adjutant(&["rules", "gunfight", "cover"], dir.path());

@@ -2609,6 +2609,9 @@ fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
         "Ks offered again"
     );
     harness.get_by_label("Use 2c");
+    // The hint counts only the cards it offers.
+    let hint = harness.state().camera_hint().unwrap_or_default();
+    assert!(hint.contains("reads 2 cards (9h 2c)"), "{hint}");
     show(&mut harness, &[("9h", 90.0)]);
     show(&mut harness, &[("Ks", 250.0), ("9h", 90.0)]);
     harness.get_by_label("Use Ks");

@@ -894,15 +894,7 @@ impl AppState {
                 let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
             }
-            // Less the cards that answered before and lie there still.
-            Ask::Cards { .. } => {
-                let read: Vec<Card> = scan
-                    .cards
-                    .iter()
-                    .filter_map(|c| c.code.parse().ok())
-                    .collect();
-                Answer::Cards(cards_without(&read, &self.used_cards_in(scan)))
-            }
+            Ask::Cards { .. } => Answer::Cards(self.camera_cards()),
             _ => return None,
         };
         let answer = req.check(answer).ok()?;
@@ -936,13 +928,16 @@ impl AppState {
     }
 
     /// The cards the newest frame reads (after the player's corrections),
-    /// in the order read; empty without a frame.
+    /// in the order read, less the cards that answered earlier questions and
+    /// lie there still (see [`answered::CardsUsed`]); empty without a frame.
     pub fn camera_cards(&self) -> Vec<Card> {
-        self.live_frame
-            .iter()
-            .flat_map(|f| f.scan.cards.iter())
+        let Some(f) = &self.live_frame else {
+            return Vec::new();
+        };
+        let read: Vec<Card> = (f.scan.cards.iter())
             .filter_map(|c| c.code.parse().ok())
-            .collect()
+            .collect();
+        cards_without(&read, &self.used_cards_in(&f.scan))
     }
 
     /// The cards of the newest frame offered as one-click picks for the
@@ -971,10 +966,6 @@ impl AppState {
             return Vec::new();
         }
         let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
-        // Cards that answered the questions before, lying there still.
-        if let Some(f) = &self.live_frame {
-            unpicked = cards_without(&unpicked, &self.used_cards_in(&f.scan));
-        }
         // A card played already this turn is one left lying on the table.
         unpicked.retain(|c| !played.contains(c));
         if let Some(d) = deck {

@@ -57,6 +57,15 @@ pub enum Effect {
         /// How many.
         wounds: u32,
     },
+    /// Lives lost by a lone figure counted in lives (Gunfight): applied as
+    /// [`Effect::Wound`], but left out of the log, where the game's own line
+    /// says how many are lost and left.
+    LoseLives {
+        /// Target.
+        unit: UnitId,
+        /// How many.
+        lives: u32,
+    },
     /// Wounds healed on a unit's wounded soldier (never below zero).
     Heal {
         /// Target.
@@ -239,6 +248,7 @@ impl Effect {
                 ));
             }
             Effect::Wound { unit, .. }
+            | Effect::LoseLives { unit, .. }
             | Effect::Heal { unit, .. }
             | Effect::RemoveSoldiers { unit, .. }
             | Effect::AddSoldiers { unit, .. }
@@ -277,7 +287,11 @@ impl Effect {
                 upgrades: spec.upgrades.clone(),
                 presence: Presence::InPlay,
             }),
-            Effect::Wound { unit, wounds } => {
+            Effect::Wound { unit, wounds }
+            | Effect::LoseLives {
+                unit,
+                lives: wounds,
+            } => {
                 if let Some(u) = state.units.get_mut(*unit) {
                     allocate_wounds(u, *wounds);
                 }
@@ -489,7 +503,8 @@ impl Effect {
             // saying it again is noise.
             Effect::SetStatus { .. }
             | Effect::ClearStatusAll { .. }
-            | Effect::RemoveUnit { .. } => return None,
+            | Effect::RemoveUnit { .. }
+            | Effect::LoseLives { .. } => return None,
             Effect::AddObjective { name, card } => match card {
                 Some(c) => format!("Objective {name} placed ({})", c.name()),
                 None => format!("Objective {name} placed"),

@@ -182,6 +182,9 @@ impl RulesetError {
     }
 }
 
+/// How a problem says an id is written twice (placed at the second).
+const USED_TWICE: &str = "is used twice";
+
 /// Where in `text` the first name a problem quotes in backticks ("numbers:
 /// `hand_size` is 0 ...") is written, as 1-based line and column: the name
 /// as a quoted key or string (`"hand_size"`), else as a field (`id:`).
@@ -195,9 +198,12 @@ pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usi
         0
     };
     let rest = &text[from..];
-    let at = rest
-        .find(&format!("\"{name}\""))
-        .or_else(|| rest.find(&format!("{name}:")))?;
+    // An id used twice is placed where it is written the second time, the
+    // one to rename.
+    let nth = usize::from(message.ends_with(USED_TWICE));
+    let at = (rest.match_indices(&format!("\"{name}\"")).nth(nth))
+        .or_else(|| rest.match_indices(&format!("{name}:")).nth(nth))
+        .map(|(at, _)| at)?;
     Some(line_column(text, from + at))
 }
 
@@ -321,7 +327,7 @@ impl Ruleset {
         let mut ids = std::collections::BTreeSet::new();
         for r in &self.rules {
             if !ids.insert(r.id.as_str()) {
-                problem(format!("rules: id `{}` is used twice", r.id));
+                problem(format!("rules: id `{}` {USED_TWICE}", r.id));
             }
             if r.text.trim().is_empty() {
                 problem(format!("rules: `{}` has no text", r.id));
@@ -442,5 +448,25 @@ impl Ruleset {
     /// A rules entry by id.
     pub fn rule(&self, id: &str) -> Option<&RuleEntry> {
         self.rules.iter().find(|r| r.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::position_of_named;
+
+    /// An id used twice is placed at its second writing, the one to rename;
+    /// other problems at the first place the name is written.
+    #[test]
+    fn an_id_used_twice_is_placed_where_it_is_written_again() {
+        let text = "(\n  rules: [\n    (id: \"setup\"),\n    (id: \"turn\"),\n    (id: \"setup\"),\n  ],\n)";
+        assert_eq!(
+            position_of_named(text, "rules: id `setup` is used twice"),
+            Some((5, 10))
+        );
+        assert_eq!(
+            position_of_named(text, "rules: `setup` has no text"),
+            Some((3, 10))
+        );
     }
 }

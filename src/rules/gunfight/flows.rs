@@ -588,6 +588,8 @@ fn a_fan_shot_that_takes_its_target_out_may_turn_on_another() {
     );
     feed(&mut s, &["d 3"]);
     assert!(logged(&s, "Virgil loses 3 lives: 3 left"));
+    // Said once, in lives: no generic "takes 3 wounds" line beside it.
+    assert!(!logged(&s, "Virgil takes"), "{:?}", s.state().log);
     assert_eq!(lives(&s, "Virgil"), 3);
     // Or the shot is held, and the log says so.
     let mut s = begin(&setup(false));

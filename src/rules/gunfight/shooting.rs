@@ -505,9 +505,9 @@ fn damage(ctx: &mut Ctx, target: UnitId) -> Flow<()> {
         "damage",
     )?;
     let lost: u32 = pool.dice.iter().map(|d| u32::from(d.value.get())).sum();
-    ctx.apply(Effect::Wound {
+    ctx.apply(Effect::LoseLives {
         unit: target,
-        wounds: lost,
+        lives: lost,
     });
     let after = lives_left(ctx, target);
     if after == 0 {
