@@ -1790,7 +1790,7 @@ fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before()
     );
     assert!(pending_prompt(&harness).contains("Captain has 1 action(s) left"));
     harness
-        .get_by_label_contains("Captain moves up to 6 in. Did the move end in contact as a charge? No charge (the only answer, taken)")
+        .get_by_label_contains("Taken, the only answer: No charge (Captain moves up to 6 in. Did the move end in contact as a charge?)")
         .hover();
     assert_logged(&harness, "Captain moves up to 6 in");
     // The autosave has the answer, as a script would give it.

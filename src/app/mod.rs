@@ -1484,14 +1484,9 @@ impl AppState {
         let only: Vec<(usize, String)> = answered
             .into_iter()
             .map(|a| {
-                // Question, then the answer taken ("...? No charge").
-                let prompt = &a.request.prompt;
-                let gap = if prompt.ends_with(['?', '.', ':']) {
-                    " "
-                } else {
-                    ": "
-                };
-                let said = format!("{prompt}{gap}{} (the only answer, taken)", a.label);
+                // The answer taken first, then its question: a row too
+                // narrow for both cuts the question, not the answer.
+                let said = format!("Taken, the only answer: {} ({})", a.label, a.request.prompt);
                 (a.log_from, said)
             })
             .collect();

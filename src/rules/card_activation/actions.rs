@@ -132,14 +132,25 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         }
         let in_sequence = in_sequence_with(ctx, unit);
         let mut options = Vec::new();
+        // Options that cannot be taken now are still listed, so that each
+        // keeps its number (keys 1-9) from one menu to the next; picked,
+        // they are turned down with the reason.
+        let mut barred: Vec<(&str, String)> = Vec::new();
         if left > 0 {
             options.push(Choice::new("move", "Move"));
             options.push(Choice::new("melee", "Melee"));
-            // The free melee a charge earns may be taken at once.
-            if own.free_melee > 0 {
-                options.push(free_melee_choice());
-            }
-            if stat(ctx, unit, PREP_LEFT) <= 0 {
+            let prep = stat(ctx, unit, PREP_LEFT);
+            if prep > 0 {
+                let why = format!(
+                    "{} weapon needs {prep} Prep action(s) first (a special action)",
+                    possessive(&name)
+                );
+                options.push(Choice::new(
+                    "shoot",
+                    format!("Shoot (needs {prep} Prep first)"),
+                ));
+                barred.push(("shoot", why));
+            } else {
                 options.push(Choice::new("shoot", "Shoot"));
             }
             options.push(Choice::new("special", "Special action"));
@@ -149,6 +160,15 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 as i32;
             if left >= need {
                 options.push(Choice::new("overwatch", "Go on Overwatch"));
+            } else {
+                options.push(Choice::new(
+                    "overwatch",
+                    format!("Go on Overwatch (needs {need} actions left)"),
+                ));
+                barred.push((
+                    "overwatch",
+                    format!("{name} has {left} action(s) left: Overwatch needs {need}"),
+                ));
             }
             let split = split_limit(ctx, unit);
             if split > 0 {
@@ -166,7 +186,10 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 }
                 options.push(choice);
             }
-        } else if own.free_melee > 0 {
+        }
+        // The free melee a charge earns may be taken at once (listed after
+        // the usual actions, which keep their numbers).
+        if own.free_melee > 0 {
             options.push(free_melee_choice());
         }
         for &u in &in_sequence {
@@ -191,6 +214,15 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             options,
             Some("actions"),
         )?;
+        if let Some((_, why)) = barred.iter().find(|(id, _)| *id == picked) {
+            let rule = if picked == "shoot" {
+                "weapon-prep"
+            } else {
+                "overwatch"
+            };
+            ctx.refused(rule, why.clone());
+            continue;
+        }
         if picked != "watch" && !picked.starts_with("with-") {
             own.moves(picked == "move");
             own.save(ctx, unit);
@@ -840,7 +872,12 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
 /// `may_prep`; returns whether the weapon was readied.
 fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
     let name = ctx.state().unit_name(unit);
-    let mut options = Vec::new();
+    // Aim and the other tasks first: they keep their numbers (keys 1-9)
+    // whether or not the weapon needs readying.
+    let mut options = vec![
+        Choice::new("aim", "Aim"),
+        Choice::new("other", "Something else (radio, casting, device, healing)"),
+    ];
     let prep = stat(ctx, unit, PREP_LEFT);
     if prep > 0 && may_prep {
         options.push(Choice::new(
@@ -848,11 +885,6 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
             format!("Prep the weapon ({prep} action(s) to go)"),
         ));
     }
-    options.push(Choice::new("aim", "Aim"));
-    options.push(Choice::new(
-        "other",
-        "Something else (radio, casting, device, healing)",
-    ));
     let picked = ctx.choose(
         format!("{} special action", possessive(&name)),
         options,

@@ -97,7 +97,17 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     assert!(prep.is_some(), "{:?}", s.state().log);
     assert!(prep > line("Rifles rolls 5 shooting dice"));
     assert_eq!(line("Prep actions to go"), None);
-    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    // Shoot keeps its place in the menu (and its number key), but is
+    // turned down until the weapon is prepped; no action is spent.
+    assert!(
+        asking(&s).contains("[Move | Melee | Shoot (needs 1 Prep first) | Special action |"),
+        "{}",
+        asking(&s)
+    );
+    let before = asking(&s);
+    feed(&mut s, &["c shoot"]);
+    assert!(logged(&s, "Rifles' weapon needs 1 Prep action(s) first"));
+    assert_eq!(asking(&s), before);
     feed(&mut s, &["c special", "c prep"]);
     assert!(logged(&s, "Rifles' weapon is ready to shoot"));
     // Militia goes on Overwatch; the routed Guards must rally first.
@@ -301,7 +311,11 @@ fn house_ruled_numbers_change_play() {
     // Weapons start unprepped: the Rifles cannot shoot yet.
     assert_eq!(unit(&s, "Rifles").stat(PREP_LEFT), 1);
     assert_asking(&s, "Rifles has 2 action(s) left");
-    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    assert!(
+        asking(&s).contains("Shoot (needs 1 Prep first)"),
+        "{}",
+        asking(&s)
+    );
     // One 6 in move cannot make a 10 in charge by distance...
     feed(&mut s, &["c move"]);
     assert_asking(&s, "Rifles moves up to 6 in");
@@ -493,7 +507,11 @@ fn a_split_action_that_shoots_cannot_also_prep_the_weapon() {
     feed(&mut s, &["c aim"]);
     // The weapon still needs its Prep before the next shot.
     assert_asking(&s, "Rifles has 1 action(s) left");
-    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    assert!(
+        asking(&s).contains("Shoot (needs 1 Prep first)"),
+        "{}",
+        asking(&s)
+    );
     // Prepped by one part, the weapon is not fired by the other.
     feed(&mut s, &["c split", "n 1", "c special", "c prep"]);
     assert!(logged(&s, "Rifles' weapon is ready to shoot"));
