@@ -2816,3 +2816,53 @@ fn an_undone_roll_comes_back_to_mend_one_die() {
     assert_eq!(last_dice(&harness), vec![6, 5, 5, 2, 3, 4, 2, 6]);
     assert!(harness.state().dice_entry.is_empty());
 }
+
+/// In a narrow window the options wrap, each number with its button: a
+/// "5:" left at the end of a row, its button on the next, misled a click.
+#[test]
+fn an_option_number_wraps_with_its_button() {
+    use adjutant::rules::procedure::{Answer, Ask};
+    use adjutant::rules::session::{Event, Session};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // The Card-activation script at its first action menu (7 options).
+    let played = common::played_script("card-activation-turn.ron");
+    let events = played.events();
+    let at = (events.iter())
+        .position(|e| *e == Event::Answer(Answer::Choice("move".into())))
+        .unwrap_or_else(|| panic!("the script moves"));
+    let menu = Session::replay(
+        played.game(),
+        played.ruleset().clone(),
+        played.seed(),
+        events[..at].to_vec(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let labels: Vec<String> = match menu.pending().map(|r| r.ask.clone()) {
+        Some(Ask::Choose { options }) => {
+            let (closing, main): (Vec<_>, Vec<_>) = options
+                .into_iter()
+                .partition(|o| ["end", "done", "none", "stop"].contains(&o.id.as_str()));
+            main.into_iter().chain(closing).map(|o| o.label).collect()
+        }
+        other => panic!("not a choice: {other:?}"),
+    };
+    let path = write_save(dir.path(), "card-activation-1.ron", "");
+    adjutant::rules::save::save(&menu, &path).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window_sized(state(dir.path()), 640.0, 800.0);
+    harness.run();
+    harness.get_by_label("Resume card-activation-1.ron").click();
+    harness.run();
+    let mut rows = std::collections::BTreeSet::new();
+    for (i, label) in labels.iter().enumerate().take(9) {
+        let number = harness.get_by_label(&format!("{}:", i + 1)).rect();
+        let button = harness.get_by_label(label).rect();
+        assert!(
+            (number.center().y - button.center().y).abs() < 4.0
+                && number.right() <= button.left() + 1.0,
+            "{}: at {number:?}, {label} at {button:?}",
+            i + 1
+        );
+        rows.insert(button.center().y as i32);
+    }
+    assert!(rows.len() > 2, "the options wrap: {rows:?}");
+}

@@ -9,26 +9,65 @@ pub(super) fn dice_keys(ui: &egui::Ui, cmds: &mut Vec<Command>) {
     if ui.ctx().text_edit_focused() {
         return;
     }
-    ui.input(|i| {
-        for (face, key) in (1..=6u8).zip(DIGIT_KEYS) {
-            if pressed_once(i, key) {
-                cmds.push(Command::EnterDie(face));
-            }
-        }
-        // Backspace takes back the last face, as "Take back the last" does.
-        if i.key_pressed(egui::Key::Backspace) {
-            cmds.push(Command::RemoveLastDie);
-        }
-    });
+    ui.input(|i| cmds.extend(dice_key_commands(&i.events)));
 }
 
-/// Whether `key` went down in this frame, not counting the repeats of a
-/// key held down: a digit held a little long entered a die and then
-/// answered the next two questions.
-fn pressed_once(input: &egui::InputState, key: egui::Key) -> bool {
-    input.events.iter().any(
-        |e| matches!(e, egui::Event::Key { key: k, pressed: true, repeat: false, .. } if *k == key),
-    )
+/// What the keys of one frame do to the dice entered, in the order they
+/// were pressed: a digit 1-6 enters that face, Backspace takes back the
+/// last one (as "Take back the last" does). Dice typed quickly land
+/// several in one frame; each press counts, twice the same face too.
+fn dice_key_commands(events: &[egui::Event]) -> Vec<Command> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            egui::Event::Key {
+                key: egui::Key::Backspace,
+                pressed: true,
+                ..
+            } => Some(Command::RemoveLastDie),
+            _ => match digit_pressed(e) {
+                Some(d @ 1..=6) => Some(Command::EnterDie(d)),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
+/// The digit 1-9 that `event` presses, not counting the repeats of a key
+/// held down: a digit held a little long entered a die and then answered
+/// the next two questions.
+fn digit_pressed(event: &egui::Event) -> Option<u8> {
+    match event {
+        egui::Event::Key {
+            key,
+            pressed: true,
+            repeat: false,
+            ..
+        } => DIGIT_KEYS
+            .iter()
+            .position(|k| k == key)
+            .map(|n| n as u8 + 1),
+        _ => None,
+    }
+}
+
+/// Whether a numbered option (`number` then a button labelled `label`)
+/// does not fit on what is left of the row, which is not empty: the pair
+/// starts a new row rather than wrap between number and button.
+fn needs_new_row(ui: &egui::Ui, number: &str, label: &str) -> bool {
+    let width = |text: &str, style: egui::TextStyle| {
+        egui::WidgetText::from(text)
+            .into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, style)
+            .size()
+            .x
+    };
+    let spacing = ui.spacing();
+    let need = width(number, egui::TextStyle::Body)
+        + spacing.item_spacing.x
+        + width(label, egui::TextStyle::Button)
+        + 2.0 * spacing.button_padding.x;
+    let row_started = ui.cursor().min.x > ui.max_rect().min.x + 1.0;
+    row_started && need > ui.available_size_before_wrap().x
 }
 
 /// The digit keys 1 to 9: die faces 1-6, a choice question's options
@@ -56,8 +95,9 @@ fn choice_keys(
         return;
     }
     ui.input(|i| {
-        let pressed = DIGIT_KEYS.iter().position(|k| pressed_once(i, *k));
-        if let Some(o) = pressed.and_then(|n| options.get(n)) {
+        // The first digit pressed picks; the question is gone for the rest.
+        let pressed = i.events.iter().find_map(digit_pressed);
+        if let Some(o) = pressed.and_then(|d| options.get(usize::from(d) - 1)) {
             cmds.push(Command::Apply(Event::Answer(Answer::Choice(o.id.clone()))));
         }
     });
@@ -262,7 +302,13 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             for o in row {
                                 key += 1;
                                 let button = if key <= DIGIT_KEYS.len() {
-                                    ui.weak(format!("{key}:"));
+                                    let number = format!("{key}:");
+                                    // Number and button wrap together: a
+                                    // "5:" left at a row's end misled clicks.
+                                    if needs_new_row(ui, &number, &o.label) {
+                                        ui.end_row();
+                                    }
+                                    ui.weak(number);
                                     ui.button(&o.label).on_hover_text(format!("Key {key}"))
                                 } else {
                                     ui.button(&o.label)
@@ -671,5 +717,50 @@ fn claim_keyboard(ui: &egui::Ui, field: &egui::Response, key: egui::Id, take: bo
     ui.data_mut(|d| d.insert_temp(key, field.id));
     if take {
         field.request_focus();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Command, dice_key_commands};
+
+    fn key(key: egui::Key, pressed: bool, repeat: bool) -> egui::Event {
+        egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed,
+            repeat,
+            modifiers: egui::Modifiers::NONE,
+        }
+    }
+
+    /// Dice typed faster than the frames come: every press counts, in the
+    /// order pressed, the same face twice too ("66123452" once lost a 6 and
+    /// went in sorted).
+    #[test]
+    fn dice_typed_in_one_frame_go_in_as_typed() {
+        use egui::Key::{Backspace, Num1, Num2, Num6, Num9};
+        let events = [
+            key(Num6, true, false),
+            key(Num6, false, false),
+            key(Num6, true, false),
+            key(Num1, true, false),
+            key(Num1, true, true),
+            key(Num9, true, false),
+            key(Num2, true, false),
+            key(Backspace, true, false),
+            key(Num2, true, false),
+        ];
+        assert_eq!(
+            dice_key_commands(&events),
+            [
+                Command::EnterDie(6),
+                Command::EnterDie(6),
+                Command::EnterDie(1),
+                Command::EnterDie(2),
+                Command::RemoveLastDie,
+                Command::EnterDie(2),
+            ]
+        );
     }
 }

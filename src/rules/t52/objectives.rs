@@ -18,7 +18,7 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
             let id = o.card.map_or_else(|| format!("o{i}"), |c| c.to_string());
             options.push(Choice::new(
                 id,
-                format!("{} (now {})", o.name, holder_name(s, o.holder)),
+                format!("{} ({})", o.name, holder_name(s, o.holder)),
             ));
         }
         let picked = ctx.choose(
@@ -83,11 +83,13 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
     }
 }
 
+/// Who holds a marker, in a word or the side's name: short, so that the
+/// markers' buttons keep to one row and "No change" stays where it was.
 fn holder_name(s: &GameState, h: Holder) -> String {
     match h {
         Holder::Uncaptured => "uncaptured".into(),
         Holder::Contested => "contested".into(),
-        Holder::Side(side) => format!("held by {}", s.side_name(side)),
+        Holder::Side(side) => s.side_name(side),
     }
 }
 
