@@ -276,6 +276,12 @@ fn players_questions_find_their_rule_first() {
         (GameId::T52, "re-roll", "initiative"),
         (GameId::T52, "how do I win", "victory"),
         (GameId::T52, "what does skirmisher do", "skirmisher"),
+        (
+            GameId::T52,
+            "walking through the bog, do I lose men",
+            "dangerous-terrain",
+        ),
+        (GameId::T52, "my unit lost the fight, what now", "retreat"),
         (GameId::GentlemenOfWar, "armor saves", "armour-check"),
         (GameId::GentlemenOfWar, "when is my model dead", "wounds"),
         (GameId::GentlemenOfWar, "intercepting a charge", "guard"),

@@ -627,6 +627,9 @@ fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<St
 /// keys ("M 3") stay as they are.
 pub fn stat_words(key: &str, value: i32) -> String {
     match key.strip_suffix("_cm") {
+        // A range of 0 is no range of its own (T52's gun, "R -" in the
+        // rulebook), not "cannot shoot".
+        None if key == "R" && value == 0 => "R -".to_string(),
         Some(k) => format!("{} {value} cm", k.replace('_', " ")),
         None => format!("{} {value}", key.replace('_', " ")),
     }
@@ -906,5 +909,7 @@ mod tests {
         assert_eq!(stat_words("combat_range_cm", 20), "combat range 20 cm");
         assert_eq!(stat_words("win_confused_bonus", 1), "win confused bonus 1");
         assert_eq!(stat_words("M", 3), "M 3");
+        assert_eq!(stat_words("R", 0), "R -");
+        assert_eq!(stat_words("R", 9), "R 9");
     }
 }

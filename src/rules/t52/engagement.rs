@@ -94,9 +94,37 @@ pub struct Strike {
     pub unsavable: bool,
 }
 
+/// What an attack roll scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hits {
+    /// Hits that land.
+    Landed(u32),
+    /// Hits rolled, lost with a gun its misfire destroyed.
+    LostWithGun(u32),
+}
+
+impl Hits {
+    /// The hits that land.
+    pub fn landed(self) -> u32 {
+        match self {
+            Hits::Landed(h) => h,
+            Hits::LostWithGun(_) => 0,
+        }
+    }
+
+    /// "3 hit(s)", or why rolled hits land none.
+    fn said(self) -> String {
+        match self {
+            Hits::Landed(h) => format!("{h} hit(s)"),
+            Hits::LostWithGun(h) => {
+                format!("{h} hit(s) rolled, none land: the misfire destroyed the gun")
+            }
+        }
+    }
+}
+
 /// Rolls `dice` attack dice needing `need`, with Improbable Hits above 6
-/// and the artillery misfire check. `None` when a misfire destroyed the gun
-/// (its attack is lost with it).
+/// and the artillery misfire check (a gun it destroys loses its attack).
 pub fn roll_hits(
     ctx: &mut Ctx,
     attacker: UnitId,
@@ -104,9 +132,9 @@ pub fn roll_hits(
     need: i32,
     label: &str,
     rule: &str,
-) -> Flow<Option<u32>> {
+) -> Flow<Hits> {
     let Some(u) = unit(ctx, attacker) else {
-        return Ok(Some(0));
+        return Ok(Hits::Landed(0));
     };
     let first_face = num(ctx, "improbable_first");
     let second = num(ctx, "improbable_second");
@@ -151,9 +179,9 @@ pub fn roll_hits(
         h
     };
     if kind(&u) == UnitKind::Artillery && misfire(ctx, attacker, ones as u32)? {
-        return Ok(None);
+        return Ok(Hits::LostWithGun(hits));
     }
-    Ok(Some(hits))
+    Ok(Hits::Landed(hits))
 }
 
 /// Artillery misfire: one more die for every 1 it rolled; a 1 on any of
@@ -302,15 +330,15 @@ fn shooting_strike(
         &format!("{label}: {} shoots at {}", s.name, t.name),
         rule,
     )?;
-    strike.hits = hits.unwrap_or(0);
+    strike.hits = hits.landed();
     ctx.resolved(
         rule,
         format!(
-            "{} shoots {}: {} needing {need}+ ({why}): {} hit(s)",
+            "{} shoots {}: {} needing {need}+ ({why}): {}",
             s.name,
             t.name,
             count_dice(dice),
-            strike.hits
+            hits.said()
         ),
     );
     Ok(strike)
@@ -500,16 +528,17 @@ fn melee_strike(ctx: &mut Ctx, attacker: UnitId, defender: UnitId) -> Flow<u32> 
         &format!("Melee: {} attacks {}", a.name, d.name),
         "melee",
     )?;
-    let hits = hits.unwrap_or(0);
     ctx.resolved(
         "melee",
         format!(
-            "{} attacks {}: {} needing {need}+ ({why}): {hits} hit(s)",
+            "{} attacks {}: {} needing {need}+ ({why}): {}",
             a.name,
             d.name,
-            count_dice(dice)
+            count_dice(dice),
+            hits.said()
         ),
     );
+    let hits = hits.landed();
     let strike = Strike {
         hits,
         wounds_per_hit: 1,
@@ -726,9 +755,10 @@ pub fn move_unit(
     if !u.in_play() {
         return Ok(());
     }
-    // Only a unit a Snob ordered has a Snob that may follow it.
-    let led = snob.is_some_and(|c| unit(ctx, c).is_some_and(|c| c.in_play()));
-    let follower = if led { " (its Snob may follow)" } else { "" };
+    // Only a unit a commander ordered has one that may follow it, named
+    // (a Toff orders too).
+    let leader = snob.and_then(|c| unit(ctx, c)).filter(|c| c.in_play());
+    let follower = leader.map_or_else(String::new, |c| format!(" ({} may follow)", c.name));
     let msg = format!("{what}{follower}: move {} up to {inches}\"", u.name);
     let pieces = terrain_count(ctx, TerrainKind::Dangerous);
     if pieces == 0 {
