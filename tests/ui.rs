@@ -1742,7 +1742,7 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
 #[test]
 fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before() {
     use adjutant::rules::procedure::Answer;
-    use adjutant::rules::session::{Event, Session};
+    use adjutant::rules::session::Event;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     // The Card-activation script up to the Captain's second move: a first
     // move of 6 in cannot reach a charge by distance, so "No charge" is the
@@ -1758,13 +1758,7 @@ fn a_question_with_one_option_answers_itself_and_undoes_with_the_answer_before()
             ]
         })
         .unwrap_or_else(|| panic!("the script moves with no charge possible"));
-    let before = Session::replay(
-        played.game(),
-        played.ruleset().clone(),
-        played.seed(),
-        events[..at].to_vec(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let before = first_events(&played, at);
     let path = write_save(dir.path(), "card-activation-1.ron", "");
     adjutant::rules::save::save(&before, &path).unwrap_or_else(|e| panic!("{e}"));
     let mut harness = window(state(dir.path()));
@@ -2654,21 +2648,13 @@ fn undo_frees_only_the_cards_of_the_answer_it_takes_back() {
 fn a_digit_key_picks_the_numbered_option() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut harness = gunfight_red_to_act(dir.path());
-    let options: Vec<String> = match harness
-        .state()
-        .session
-        .as_ref()
-        .and_then(|(s, _)| s.pending().cloned())
-        .map(|r| r.ask)
-    {
-        Some(adjutant::rules::procedure::Ask::Choose { options }) => {
-            let (closing, main): (Vec<_>, Vec<_>) = options
-                .into_iter()
-                .partition(|o| ["end", "done", "none", "stop"].contains(&o.id.as_str()));
-            main.into_iter().chain(closing).map(|o| o.label).collect()
-        }
-        other => panic!("not a choice: {other:?}"),
-    };
+    let options = options_shown(
+        harness
+            .state()
+            .session
+            .as_ref()
+            .and_then(|(s, _)| s.pending()),
+    );
     let shoot = options
         .iter()
         .position(|o| o == "Shoot")
@@ -2821,8 +2807,8 @@ fn an_undone_roll_comes_back_to_mend_one_die() {
 /// "5:" left at the end of a row, its button on the next, misled a click.
 #[test]
 fn an_option_number_wraps_with_its_button() {
-    use adjutant::rules::procedure::{Answer, Ask};
-    use adjutant::rules::session::{Event, Session};
+    use adjutant::rules::procedure::Answer;
+    use adjutant::rules::session::Event;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     // The Card-activation script at its first action menu (7 options).
     let played = common::played_script("card-activation-turn.ron");
@@ -2830,22 +2816,8 @@ fn an_option_number_wraps_with_its_button() {
     let at = (events.iter())
         .position(|e| *e == Event::Answer(Answer::Choice("move".into())))
         .unwrap_or_else(|| panic!("the script moves"));
-    let menu = Session::replay(
-        played.game(),
-        played.ruleset().clone(),
-        played.seed(),
-        events[..at].to_vec(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let labels: Vec<String> = match menu.pending().map(|r| r.ask.clone()) {
-        Some(Ask::Choose { options }) => {
-            let (closing, main): (Vec<_>, Vec<_>) = options
-                .into_iter()
-                .partition(|o| ["end", "done", "none", "stop"].contains(&o.id.as_str()));
-            main.into_iter().chain(closing).map(|o| o.label).collect()
-        }
-        other => panic!("not a choice: {other:?}"),
-    };
+    let menu = first_events(&played, at);
+    let labels = options_shown(menu.pending());
     let path = write_save(dir.path(), "card-activation-1.ron", "");
     adjutant::rules::save::save(&menu, &path).unwrap_or_else(|e| panic!("{e}"));
     let mut harness = window_sized(state(dir.path()), 640.0, 800.0);
@@ -2865,4 +2837,35 @@ fn an_option_number_wraps_with_its_button() {
         rows.insert(button.center().y as i32);
     }
     assert!(rows.len() > 2, "the options wrap: {rows:?}");
+}
+
+/// The game `played` was after its first `count` events.
+fn first_events(
+    played: &adjutant::rules::session::Session,
+    count: usize,
+) -> adjutant::rules::session::Session {
+    adjutant::rules::session::Session::replay(
+        played.game(),
+        played.ruleset().clone(),
+        played.seed(),
+        played.events()[..count].to_vec(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A choice question's option labels in the order the window shows (and
+/// numbers) them: the options that close a step last.
+fn options_shown(request: Option<&adjutant::rules::procedure::Request>) -> Vec<String> {
+    match request.map(|r| &r.ask) {
+        Some(adjutant::rules::procedure::Ask::Choose { options }) => {
+            let (closing, main): (Vec<_>, Vec<_>) = options
+                .iter()
+                .partition(|o| ["end", "done", "none", "stop"].contains(&o.id.as_str()));
+            main.into_iter()
+                .chain(closing)
+                .map(|o| o.label.clone())
+                .collect()
+        }
+        other => panic!("not a choice: {other:?}"),
+    }
 }

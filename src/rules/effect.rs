@@ -487,7 +487,9 @@ impl Effect {
             Effect::SetStat { stat, .. } if stat.contains(':') => return None,
             // Card-activation's weapon prep has lines of its own ("needs 1
             // Prep action before it shoots again", "is ready to shoot").
-            Effect::SetStat { stat, .. } if stat == "prep_left" => return None,
+            Effect::SetStat { stat, .. } if stat == crate::rules::card_activation::PREP_LEFT => {
+                return None;
+            }
             // Set to what it was already (a tie that confused nobody more):
             // nothing for the log to say.
             Effect::SetStat { unit, stat, value }

@@ -135,7 +135,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         // Options that cannot be taken now are still listed, so that each
         // keeps its number (keys 1-9) from one menu to the next; picked,
         // they are turned down with the reason.
-        let mut barred: Vec<(&str, String)> = Vec::new();
+        let mut barred: Vec<Barred> = Vec::new();
         if left > 0 {
             options.push(Choice::new("move", "Move"));
             options.push(Choice::new("melee", "Melee"));
@@ -149,7 +149,11 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                     "shoot",
                     format!("Shoot (needs {prep} Prep first)"),
                 ));
-                barred.push(("shoot", why));
+                barred.push(Barred {
+                    id: "shoot",
+                    rule: "weapon-prep",
+                    why,
+                });
             } else {
                 options.push(Choice::new("shoot", "Shoot"));
             }
@@ -165,10 +169,11 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                     "overwatch",
                     format!("Go on Overwatch (needs {need} actions left)"),
                 ));
-                barred.push((
-                    "overwatch",
-                    format!("{name} has {left} action(s) left: Overwatch needs {need}"),
-                ));
+                barred.push(Barred {
+                    id: "overwatch",
+                    rule: "overwatch",
+                    why: format!("{name} has {left} action(s) left: Overwatch needs {need}"),
+                });
             }
             let split = split_limit(ctx, unit);
             if split > 0 {
@@ -214,13 +219,8 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             options,
             Some("actions"),
         )?;
-        if let Some((_, why)) = barred.iter().find(|(id, _)| *id == picked) {
-            let rule = if picked == "shoot" {
-                "weapon-prep"
-            } else {
-                "overwatch"
-            };
-            ctx.refused(rule, why.clone());
+        if let Some(b) = barred.iter().find(|b| b.id == picked) {
+            ctx.refused(b.rule, b.why.clone());
             continue;
         }
         if picked != "watch" && !picked.starts_with("with-") {
@@ -271,6 +271,14 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             },
         }
     }
+}
+
+/// A menu option listed (to keep every option's number) that cannot be
+/// taken now: picked, it is turned down under `rule` with `why`.
+struct Barred {
+    id: &'static str,
+    rule: &'static str,
+    why: String,
 }
 
 /// What a unit's own actions so far this turn earn it: a run of straight
