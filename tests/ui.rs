@@ -2869,3 +2869,28 @@ fn options_shown(request: Option<&adjutant::rules::procedure::Request>) -> Vec<S
         other => panic!("not a choice: {other:?}"),
     }
 }
+
+/// An objectives question after an activation in which nothing moved is
+/// settled ("No change"): the window takes it and says why.
+#[test]
+fn a_settled_question_is_taken_and_said_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let played = common::played_script("t52-four-rounds.ron");
+    let at = (1..played.events().len())
+        .find(|&n| {
+            first_events(&played, n)
+                .pending()
+                .is_some_and(|r| r.settled.is_some())
+        })
+        .unwrap_or_else(|| panic!("the script has a settled question"));
+    let path = write_save(dir.path(), "t52-1.ron", "");
+    adjutant::rules::save::save(&first_events(&played, at), &path)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = window(state(dir.path()));
+    harness.run();
+    harness.get_by_label("Resume t52-1.ron").click();
+    harness.run();
+    assert_eq!(event_count(&harness), at + 1, "taken by the window");
+    harness.get_by_label_contains("Taken, nothing moved: No change (Objectives:");
+    assert!(!pending_prompt(&harness).starts_with("Objectives:"));
+}

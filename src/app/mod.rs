@@ -1486,7 +1486,9 @@ impl AppState {
             .map(|a| {
                 // The answer taken first, then its question: a row too
                 // narrow for both cuts the question, not the answer.
-                let said = format!("Taken, the only answer: {} ({})", a.label, a.request.prompt);
+                let why =
+                    (a.request.settled.as_ref()).map_or("the only answer", |s| s.why.as_str());
+                let said = format!("Taken, {why}: {} ({})", a.label, a.request.prompt);
                 (a.log_from, said)
             })
             .collect();

@@ -94,6 +94,21 @@ pub struct Request {
     pub prompt: String,
     /// Rules entry behind the request.
     pub rule: Option<String>,
+    /// The choice the rules already know the table must make (nothing on
+    /// the table could have changed it): the window takes it by itself,
+    /// as it does a lone option, while scripts still answer the question.
+    /// (Boxed: a request is the error side of every [`Flow`].)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Box<Settled>>,
+}
+
+/// A choice the game's state settles, and why (see [`Request::settled`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settled {
+    /// The option's id.
+    pub choice: String,
+    /// Why it is settled, in a few words ("nothing moved").
+    pub why: String,
 }
 
 impl fmt::Display for Request {
@@ -186,8 +201,12 @@ impl Request {
     /// table: they ask for something done or seen.
     pub fn only_answer(&self) -> Option<(Answer, String)> {
         match &self.ask {
-            Ask::Choose { .. } => self
+            Ask::Choose { options } => self
                 .only_choice()
+                .or_else(|| {
+                    let settled = self.settled.as_ref()?;
+                    options.iter().find(|o| o.id == settled.choice)
+                })
                 .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
             Ask::Number { min, max } if min == max => Some((Answer::Number(*min), min.to_string())),
             _ => None,
@@ -382,6 +401,7 @@ impl<'a> Ctx<'a> {
             ask: Ask::Dice { count },
             prompt: prompt.clone(),
             rule: Some(rule.to_string()),
+            settled: None,
         })?
         else {
             return Err(Interrupt::Invalid(AnswerError {
@@ -411,10 +431,23 @@ impl<'a> Ctx<'a> {
         options: Vec<Choice>,
         rule: Option<&str>,
     ) -> Flow<String> {
+        self.choose_settled(prompt, options, rule, None)
+    }
+
+    /// [`Ctx::choose`], with the option the game's state already settles
+    /// when there is one (see [`Request::settled`]).
+    pub fn choose_settled(
+        &mut self,
+        prompt: impl Into<String>,
+        options: Vec<Choice>,
+        rule: Option<&str>,
+        settled: Option<Settled>,
+    ) -> Flow<String> {
         match self.ask(Request {
             ask: Ask::Choose { options },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
+            settled: settled.map(Box::new),
         })? {
             Answer::Choice(c) => Ok(c),
             other => Err(Interrupt::Invalid(AnswerError {
@@ -444,6 +477,7 @@ impl<'a> Ctx<'a> {
             ask: Ask::Choose { options },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
+            settled: None,
         };
         match self.ask_as_given(req)? {
             (Answer::Choice(c), Answer::Choice(given)) => {
@@ -468,6 +502,7 @@ impl<'a> Ctx<'a> {
             ask: Ask::Confirm,
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
+            settled: None,
         })?;
         Ok(())
     }
@@ -484,6 +519,7 @@ impl<'a> Ctx<'a> {
             ask: Ask::Number { min, max },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
+            settled: None,
         })? {
             Answer::Number(n) => Ok(n),
             other => Err(Interrupt::Invalid(AnswerError {
@@ -547,6 +583,7 @@ impl<'a> Ctx<'a> {
             },
             prompt,
             rule: rule.map(str::to_string),
+            settled: None,
         })? {
             Answer::Cards(cards) => Ok(cards),
             other => Err(Interrupt::Invalid(AnswerError {
@@ -621,6 +658,7 @@ impl<'a> Ctx<'a> {
             },
             prompt,
             rule: rule.map(str::to_string),
+            settled: None,
         };
         match self.ask(req.clone())? {
             Answer::Cards(cards) => {
@@ -757,6 +795,7 @@ mod tests {
             ask,
             prompt: "?".into(),
             rule: None,
+            settled: None,
         };
         let lone = req(Ask::Choose {
             options: vec![Choice::new("none", "No charge")],
@@ -764,6 +803,22 @@ mod tests {
         assert_eq!(
             lone.only_answer(),
             Some((Answer::Choice("none".into()), "No charge".into()))
+        );
+        // A choice the game's state settles is taken like a lone option.
+        let mut settled = req(Ask::Choose {
+            options: vec![
+                Choice::new("none", "No change"),
+                Choice::new("Kd", "King Kd"),
+            ],
+        });
+        assert_eq!(settled.only_answer(), None);
+        settled.settled = Some(Box::new(Settled {
+            choice: "none".into(),
+            why: "nothing moved".into(),
+        }));
+        assert_eq!(
+            settled.only_answer(),
+            Some((Answer::Choice("none".into()), "No change".into()))
         );
         let one = req(Ask::Number { min: 1, max: 1 });
         assert_eq!(one.only_answer(), Some((Answer::Number(1), "1".into())));

@@ -106,6 +106,35 @@ fn objective_holders_are_picked_by_side_not_by_name() {
     }
 }
 
+/// After an activation in which nothing moved no marker can change: "No
+/// change" is settled (the window takes it); after a move it is asked.
+#[test]
+fn no_marker_changes_when_nothing_moved() {
+    let settled = |s: &crate::rules::session::Session| {
+        s.pending()
+            .and_then(|r| r.settled.as_deref())
+            .map(|d| (d.choice.clone(), d.why.clone()))
+    };
+    let mut s = begin(&setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh"]));
+    feed(&mut s, &INIT);
+    feed(&mut s, &["c none"]);
+    assert_asking(&s, "Objectives: did a Follower end");
+    assert_eq!(
+        settled(&s),
+        Some(("none".to_string(), "nothing moved".to_string()))
+    );
+    // Picked anyway (a script, or a typed answer), it is taken: the second
+    // question, after a marker was named, is not settled.
+    feed(&mut s, &["c Kh", "c side0"]);
+    assert_eq!(settled(&s), None);
+    feed(&mut s, &["c none"]);
+    // Blue's Toff orders 6d to march: a move, so the question is open.
+    feed(&mut s, &["c 6d", "c march", "d 4", "d 3"]);
+    feed(&mut s, &["ok"]);
+    assert_asking(&s, "Objectives: did a Follower end");
+    assert_eq!(settled(&s), None);
+}
+
 #[test]
 fn roll_off_rerolls_ties() {
     let mut s = begin(&setup(RED, BLUE, &[], &[]));

@@ -2,15 +2,22 @@
 
 use super::kind;
 use crate::rules::effect::Effect;
-use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::procedure::{Choice, Ctx, Flow, Settled};
 use crate::rules::state::{GameState, Holder, Outcome, SideId};
 
 /// Asks, after an activation, which markers changed: pick a marker (or "no
-/// change"), then its new holder; repeat until no more changes.
-pub fn update(ctx: &mut Ctx) -> Flow<()> {
+/// change"), then its new holder; repeat until no more changes. After an
+/// activation in which nothing moved (`idle`: a blunder, an order to
+/// nobody) no marker can change (l.65): "No change" is settled, and the
+/// window takes it (scripts still answer).
+pub fn update(ctx: &mut Ctx, idle: bool) -> Flow<()> {
     if ctx.state().objectives.is_empty() {
         return Ok(());
     }
+    let mut settled = idle.then(|| Settled {
+        choice: "none".into(),
+        why: "nothing moved".into(),
+    });
     loop {
         let s = ctx.state();
         let mut options = vec![Choice::new("none", "No change")];
@@ -21,13 +28,14 @@ pub fn update(ctx: &mut Ctx) -> Flow<()> {
                 format!("{} ({})", o.name, holder_name(s, o.holder)),
             ));
         }
-        let picked = ctx.choose(
+        let picked = ctx.choose_settled(
             format!(
                 "Objectives: did a Follower end within {}\" of a marker, or a contest end? Pick the marker, or No change",
                 super::num(ctx, "objective_range")
             ),
             options.clone(),
             Some("objectives"),
+            settled.take(),
         )?;
         let Some(obj) = options.iter().skip(1).position(|o| o.id == picked) else {
             return Ok(());

@@ -66,7 +66,7 @@ pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
                 "vanguard",
                 None,
             )?;
-            objectives::update(ctx)?;
+            objectives::update(ctx, false)?;
         }
     }
     Ok(())
@@ -92,8 +92,8 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
         }
         turn += 1;
         ctx.apply(Effect::SetTurn(turn));
-        commander_activation(ctx, side)?;
-        if end_of_activation(ctx)? {
+        let idle = commander_activation(ctx, side)?;
+        if end_of_activation(ctx, idle)? {
             return Ok(());
         }
         side = other(side);
@@ -120,16 +120,19 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
         ctx.apply(Effect::SetTurn(turn));
         let ids = followers(ctx, side, true);
         let name = ctx.state().side_name(side);
-        if let Some(f) = pick_unit(
+        let idle = match pick_unit(
             ctx,
             &format!("{name}: choose a Follower that has had no order this round"),
             &ids,
             "rounds",
         )? {
-            let blunder = num(ctx, "blunder_unordered");
-            order_follower(ctx, f, blunder, None)?;
-        }
-        if end_of_activation(ctx)? {
+            Some(f) => {
+                let blunder = num(ctx, "blunder_unordered");
+                order_follower(ctx, f, blunder, None)?
+            }
+            None => true,
+        };
+        if end_of_activation(ctx, idle)? {
             return Ok(());
         }
         side = other(side);
@@ -139,13 +142,16 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
 }
 
 /// After an activation: objectives may change; sudden death ends the game.
-fn end_of_activation(ctx: &mut Ctx) -> Flow<bool> {
-    objectives::update(ctx)?;
+/// After an activation (`idle`: nothing moved in it): markers, then sudden
+/// death; true when the game ended.
+fn end_of_activation(ctx: &mut Ctx, idle: bool) -> Flow<bool> {
+    objectives::update(ctx, idle)?;
     Ok(objectives::sudden_death(ctx))
 }
 
-/// One Snob (or the Toff) acts: it orders a Follower in its range.
-fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
+/// One Snob (or the Toff) acts: it orders a Follower in its range. True
+/// when nothing moved (an order to nobody, or one blundered).
+fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
     let ready = ready_commanders(ctx, side);
     let name = ctx.state().side_name(side);
     let Some(c) = pick_unit(
@@ -155,7 +161,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         "rounds",
     )?
     else {
-        return Ok(());
+        return Ok(true);
     };
     // Not asked when only one is left: said instead.
     if ready.len() == 1
@@ -172,7 +178,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         on: true,
     });
     let Some(cu) = unit(ctx, c) else {
-        return Ok(());
+        return Ok(true);
     };
     // "Cannot Order other Snobs" (step 2): a commander may order itself,
     // which is how it fires "many times per round" on its own account.
@@ -185,7 +191,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             "rounds",
             format!("{} has no Follower left that can take an order", cu.name),
         );
-        return Ok(());
+        return Ok(true);
     }
     let mut options: Vec<Choice> = ids
         .iter()
@@ -216,7 +222,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         .map(|(i, _)| *i)
     else {
         ctx.resolved("rounds", format!("{} orders nobody", cu.name));
-        return Ok(());
+        return Ok(true);
     };
     let blunder = num(ctx, "blunder_ordered");
     order_follower(ctx, f, blunder, Some(c))
@@ -224,9 +230,10 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
 
 /// Declare, blunder check (fails on `blunder_on` or less), execute, Dash.
 /// `snob` is the commander giving the order (it may follow the moves).
-fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId>) -> Flow<()> {
+/// True when nothing moved (no order possible, or a blunder).
+fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId>) -> Flow<bool> {
     let Some(fu) = unit(ctx, f) else {
-        return Ok(());
+        return Ok(true);
     };
     ctx.apply(Effect::SetStatus {
         unit: f,
@@ -241,7 +248,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
                 fu.name
             ),
         );
-        return Ok(());
+        return Ok(true);
     };
     // Who ordered whom to do what: the record of the round.
     let given = match snob.and_then(|c| unit(ctx, c)) {
@@ -265,7 +272,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
     )?;
     if i32::from(d) <= blunder_on {
         ctx.resolved("blunder", format!("{} blunders on {d}: no action", fu.name));
-        return Ok(());
+        return Ok(true);
     }
     ctx.resolved(
         "blunder",
@@ -288,5 +295,5 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
             None,
         )?;
     }
-    Ok(())
+    Ok(false)
 }
