@@ -241,7 +241,13 @@ fn one_option_questions_answer_themselves_and_undo_with_the_answer_before() {
         let mut s = Session::new(game, ruleset, seed);
         for (i, e) in events.iter().enumerate() {
             let asked = s.pending().cloned();
-            if let Some((req, (only, _))) = asked.and_then(|r| r.only_answer().map(|a| (r, a))) {
+            if let Some((req, (only, _))) = asked.and_then(|r| r.only_answer().map(|a| (r, a)))
+                // A settled answer may still be answered otherwise (here
+                // the Card-activation script's target moved 13 in before
+                // the first turn): the script's answer is taken then.
+                && !(req.settled.is_some()
+                    && matches!(e, Event::Answer(given) if req.check(given.clone()).ok() != Some(only.clone())))
+            {
                 seen += 1;
                 let at = s.events().len();
                 let (answered, error) = s.take_only_answers();

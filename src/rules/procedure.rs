@@ -102,11 +102,11 @@ pub struct Request {
     pub settled: Option<Box<Settled>>,
 }
 
-/// A choice the game's state settles, and why (see [`Request::settled`]).
+/// The answer the game's state settles, and why (see [`Request::settled`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settled {
-    /// The option's id.
-    pub choice: String,
+    /// A choice's option id, or a number.
+    pub answer: Answer,
     /// Why it is settled, in a few words ("nothing moved").
     pub why: String,
 }
@@ -200,15 +200,21 @@ impl Request {
     /// answer it). Dice, cards and confirmations are never taken for the
     /// table: they ask for something done or seen.
     pub fn only_answer(&self) -> Option<(Answer, String)> {
-        match &self.ask {
-            Ask::Choose { options } => self
+        match (&self.ask, self.settled.as_deref().map(|s| &s.answer)) {
+            (Ask::Choose { .. }, _) if self.only_choice().is_some() => self
                 .only_choice()
-                .or_else(|| {
-                    let settled = self.settled.as_ref()?;
-                    options.iter().find(|o| o.id == settled.choice)
-                })
                 .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
-            Ask::Number { min, max } if min == max => Some((Answer::Number(*min), min.to_string())),
+            (Ask::Number { min, max }, _) if min == max => {
+                Some((Answer::Number(*min), min.to_string()))
+            }
+            // What the game's state settles (see `Request::settled`).
+            (Ask::Choose { options }, Some(Answer::Choice(id))) => options
+                .iter()
+                .find(|o| o.id == *id)
+                .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
+            (Ask::Number { min, max }, Some(&Answer::Number(n))) if (*min..=*max).contains(&n) => {
+                Some((Answer::Number(n), n.to_string()))
+            }
             _ => None,
         }
     }
@@ -515,11 +521,29 @@ impl<'a> Ctx<'a> {
         max: i64,
         rule: Option<&str>,
     ) -> Flow<i64> {
+        self.number_settled(prompt, min, max, rule, None)
+    }
+
+    /// [`Ctx::number`], with the number the game's state already settles
+    /// when there is one (see [`Request::settled`]) and why.
+    pub fn number_settled(
+        &mut self,
+        prompt: impl Into<String>,
+        min: i64,
+        max: i64,
+        rule: Option<&str>,
+        settled: Option<(i64, &str)>,
+    ) -> Flow<i64> {
         match self.ask(Request {
             ask: Ask::Number { min, max },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
-            settled: None,
+            settled: settled.map(|(n, why)| {
+                Box::new(Settled {
+                    answer: Answer::Number(n),
+                    why: why.to_string(),
+                })
+            }),
         })? {
             Answer::Number(n) => Ok(n),
             other => Err(Interrupt::Invalid(AnswerError {
@@ -813,7 +837,7 @@ mod tests {
         });
         assert_eq!(settled.only_answer(), None);
         settled.settled = Some(Box::new(Settled {
-            choice: "none".into(),
+            answer: Answer::Choice("none".into()),
             why: "nothing moved".into(),
         }));
         assert_eq!(

@@ -819,7 +819,10 @@ fn strike(
                 "How far did {target_name} move last turn, in inches? (It has not acted yet, and in the first turn there is no last turn: 0.)"
             ),
         };
-        let moved = ctx.number(question, 0, 200, Some("ballistics"))? as i32;
+        // Not yet acted in the first turn: it has not moved at all.
+        let known =
+            (card_to_come(ctx, target) && ctx.state().turn <= 1).then_some((0, "no last turn yet"));
+        let moved = ctx.number_settled(question, 0, 200, Some("ballistics"), known)? as i32;
         let p = movement_penalty(
             moved,
             num(ctx, "target_move_free_in"),

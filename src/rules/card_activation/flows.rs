@@ -208,6 +208,12 @@ fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted
         &s,
         "How far did Guards move last turn, in inches? (It has not acted yet, and in the first turn there is no last turn: 0.)",
     );
+    // Known to be 0: settled, so the window takes it (scripts answer it).
+    let settled = |s: &Session| s.pending().and_then(|r| r.only_answer()).map(|a| a.0);
+    assert_eq!(
+        settled(&s),
+        Some(crate::rules::procedure::Answer::Number(0))
+    );
     feed(
         &mut s,
         &[
@@ -222,6 +228,8 @@ fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted
         &s,
         "How far did Guards move last turn, in inches? (It has not acted yet this turn.)",
     );
+    // Last turn it may have moved: asked.
+    assert_eq!(settled(&s), None);
 }
 
 #[test]

@@ -113,7 +113,7 @@ fn no_marker_changes_when_nothing_moved() {
     let settled = |s: &crate::rules::session::Session| {
         s.pending()
             .and_then(|r| r.settled.as_deref())
-            .map(|d| (d.choice.clone(), d.why.clone()))
+            .map(|d| (d.answer.clone(), d.why.clone()))
     };
     let mut s = begin(&setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh"]));
     feed(&mut s, &INIT);
@@ -121,7 +121,10 @@ fn no_marker_changes_when_nothing_moved() {
     assert_asking(&s, "Objectives: did a Follower end");
     assert_eq!(
         settled(&s),
-        Some(("none".to_string(), "nothing moved".to_string()))
+        Some((
+            crate::rules::procedure::Answer::Choice("none".into()),
+            "nothing moved".to_string()
+        ))
     );
     // Picked anyway (a script, or a typed answer), it is taken: the second
     // question, after a marker was named, is not settled.

@@ -2,7 +2,7 @@
 
 use super::kind;
 use crate::rules::effect::Effect;
-use crate::rules::procedure::{Choice, Ctx, Flow, Settled};
+use crate::rules::procedure::{Answer, Choice, Ctx, Flow, Settled};
 use crate::rules::state::{GameState, Holder, Outcome, SideId};
 
 /// Asks, after an activation, which markers changed: pick a marker (or "no
@@ -15,7 +15,7 @@ pub fn update(ctx: &mut Ctx, idle: bool) -> Flow<()> {
         return Ok(());
     }
     let mut settled = idle.then(|| Settled {
-        choice: "none".into(),
+        answer: Answer::Choice("none".into()),
         why: "nothing moved".into(),
     });
     loop {
