@@ -408,7 +408,15 @@ fn apply_wounds(ctx: &mut Ctx, target: UnitId, wounds: u32) {
         wounds,
     });
     if let Some(t) = unit(ctx, target) {
-        let text = if t.in_play() {
+        let text = if t.in_play() && t.soldiers_at_start == 1 && t.wounds_per_soldier > 1 {
+            // A lone figure with several wounds (a Toff) counts lives: "1
+            // soldier left" read as if the wound did nothing.
+            let left = t.wounds_per_soldier.saturating_sub(t.wounds());
+            format!(
+                "{} has {left} of {} lives left",
+                t.name, t.wounds_per_soldier
+            )
+        } else if t.in_play() {
             format!("{} has {} soldier(s) left", t.name, t.soldiers.len())
         } else {
             format!("{} is wiped out", t.name)

@@ -610,6 +610,21 @@ fn sudden_death_when_toff_and_snobs_are_gone() {
     assert!(s.pending().is_none());
 }
 
+/// A lone figure with several wounds counts lives in the log, as in the
+/// units panel (not "1 soldier(s) left" after a wound).
+#[test]
+fn a_wounded_toff_is_said_to_have_lives_left() {
+    let mut s = game(RED, "XB 6d+7c", &[]);
+    feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c XB", "c no"]);
+    feed(&mut s, &["d 6 1 1 1 1 1 1 1", "d 1"]);
+    assert!(
+        logged(&s, "Toff XB has 1 of 2 lives left"),
+        "{:?} {}",
+        s.state().log,
+        asking(&s)
+    );
+}
+
 #[test]
 fn victory_goes_to_most_objectives_after_four_rounds() {
     // One quiet round: Snobs order nobody, both Followers march and blunder.
