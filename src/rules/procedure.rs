@@ -94,9 +94,9 @@ pub struct Request {
     pub prompt: String,
     /// Rules entry behind the request.
     pub rule: Option<String>,
-    /// The choice the rules already know the table must make (nothing on
-    /// the table could have changed it): the window takes it by itself,
-    /// as it does a lone option, while scripts still answer the question.
+    /// The answer the rules already know (a choice nothing on the table
+    /// could have changed, a number already known): the window takes it
+    /// by itself, as it does a lone option, while scripts still answer.
     /// (Boxed: a request is the error side of every [`Flow`].)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<Box<Settled>>,
@@ -109,6 +109,16 @@ pub struct Settled {
     pub answer: Answer,
     /// Why it is settled, in a few words ("nothing moved").
     pub why: String,
+}
+
+impl Settled {
+    /// `answer`, settled for the reason `why`.
+    pub fn new(answer: Answer, why: &str) -> Settled {
+        Settled {
+            answer,
+            why: why.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for Request {
@@ -195,25 +205,30 @@ impl Request {
     }
 
     /// The only answer this request can take, with its words: the one
-    /// option of a choice, or the number of a range of one. Nothing for a
+    /// option of a choice, the number of a range of one, or the answer the
+    /// game's state settles ([`Request::settled`]). Nothing for a
     /// player to decide, so the window answers it by itself (scripts still
     /// answer it). Dice, cards and confirmations are never taken for the
     /// table: they ask for something done or seen.
     pub fn only_answer(&self) -> Option<(Answer, String)> {
-        match (&self.ask, self.settled.as_deref().map(|s| &s.answer)) {
-            (Ask::Choose { .. }, _) if self.only_choice().is_some() => self
-                .only_choice()
-                .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
-            (Ask::Number { min, max }, _) if min == max => {
-                Some((Answer::Number(*min), min.to_string()))
+        let settled = self.settled.as_deref().map(|s| &s.answer);
+        match &self.ask {
+            Ask::Choose { options } => {
+                // What the game's state settles (see `Request::settled`).
+                let settled = match settled {
+                    Some(Answer::Choice(id)) => options.iter().find(|o| o.id == *id),
+                    _ => None,
+                };
+                (self.only_choice().or(settled))
+                    .map(|c| (Answer::Choice(c.id.clone()), c.label.clone()))
             }
-            // What the game's state settles (see `Request::settled`).
-            (Ask::Choose { options }, Some(Answer::Choice(id))) => options
-                .iter()
-                .find(|o| o.id == *id)
-                .map(|c| (Answer::Choice(c.id.clone()), c.label.clone())),
-            (Ask::Number { min, max }, Some(&Answer::Number(n))) if (*min..=*max).contains(&n) => {
-                Some((Answer::Number(n), n.to_string()))
+            Ask::Number { min, max } => {
+                let n = match settled {
+                    _ if min == max => Some(*min),
+                    Some(&Answer::Number(n)) if (*min..=*max).contains(&n) => Some(n),
+                    _ => None,
+                };
+                n.map(|n| (Answer::Number(n), n.to_string()))
             }
             _ => None,
         }
@@ -525,25 +540,20 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::number`], with the number the game's state already settles
-    /// when there is one (see [`Request::settled`]) and why.
+    /// when there is one (see [`Request::settled`]).
     pub fn number_settled(
         &mut self,
         prompt: impl Into<String>,
         min: i64,
         max: i64,
         rule: Option<&str>,
-        settled: Option<(i64, &str)>,
+        settled: Option<Settled>,
     ) -> Flow<i64> {
         match self.ask(Request {
             ask: Ask::Number { min, max },
             prompt: prompt.into(),
             rule: rule.map(str::to_string),
-            settled: settled.map(|(n, why)| {
-                Box::new(Settled {
-                    answer: Answer::Number(n),
-                    why: why.to_string(),
-                })
-            }),
+            settled: settled.map(Box::new),
         })? {
             Answer::Number(n) => Ok(n),
             other => Err(Interrupt::Invalid(AnswerError {
@@ -836,10 +846,10 @@ mod tests {
             ],
         });
         assert_eq!(settled.only_answer(), None);
-        settled.settled = Some(Box::new(Settled {
-            answer: Answer::Choice("none".into()),
-            why: "nothing moved".into(),
-        }));
+        settled.settled = Some(Box::new(Settled::new(
+            Answer::Choice("none".into()),
+            "nothing moved",
+        )));
         assert_eq!(
             settled.only_answer(),
             Some((Answer::Choice("none".into()), "No change".into()))

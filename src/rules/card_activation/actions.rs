@@ -9,7 +9,7 @@ use super::{
 };
 use crate::rules::common::possessive;
 use crate::rules::effect::Effect;
-use crate::rules::procedure::{Choice, Ctx, Flow};
+use crate::rules::procedure::{Answer, Choice, Ctx, Flow, Settled};
 use crate::rules::ruleset::Ruleset;
 use crate::rules::state::{GameState, UnitId};
 
@@ -49,7 +49,12 @@ fn go_on_overwatch(ctx: &mut Ctx, unit: UnitId) {
 /// Actions `unit` has not taken yet this turn (its own card's, less those
 /// taken alongside another unit or from Overwatch).
 fn actions_left(ctx: &Ctx, unit: UnitId) -> i32 {
-    stat(ctx, unit, "actions").max(0) - stat(ctx, unit, SPENT)
+    ctx.state().units.get(unit).map_or(0, unit_actions_left)
+}
+
+/// Actions `u` has not taken this turn (lost ones counted as left).
+fn unit_actions_left(u: &crate::rules::state::Unit) -> i32 {
+    u.stat("actions").max(0) - u.stat(SPENT)
 }
 
 fn add_spent(ctx: &mut Ctx, unit: UnitId) {
@@ -820,8 +825,8 @@ fn strike(
             ),
         };
         // Not yet acted in the first turn: it has not moved at all.
-        let known =
-            (card_to_come(ctx, target) && ctx.state().turn <= 1).then_some((0, "no last turn yet"));
+        let known = (card_to_come(ctx, target) && ctx.state().turn <= 1)
+            .then(|| Settled::new(Answer::Number(0), "no last turn yet"));
         let moved = ctx.number_settled(question, 0, 200, Some("ballistics"), known)? as i32;
         let p = movement_penalty(
             moved,
@@ -1051,8 +1056,7 @@ impl RoutedTurn {
         };
         let order = &state.activation;
         let cost = (ruleset.number("rally_action_cost") as i32).max(0);
-        let left = u.stat("actions").max(0) - u.stat(SPENT);
-        if order.comes_later(unit) && left >= cost {
+        if order.comes_later(unit) && unit_actions_left(u) >= cost {
             Self::RalliesLater
         } else if order.current().is_some_and(|slot| slot.unit == Some(unit)) {
             Self::UpNow

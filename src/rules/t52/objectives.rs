@@ -14,10 +14,7 @@ pub fn update(ctx: &mut Ctx, idle: bool) -> Flow<()> {
     if ctx.state().objectives.is_empty() {
         return Ok(());
     }
-    let mut settled = idle.then(|| Settled {
-        answer: Answer::Choice("none".into()),
-        why: "nothing moved".into(),
-    });
+    let mut settled = idle.then(|| Settled::new(Answer::Choice("none".into()), "nothing moved"));
     loop {
         let s = ctx.state();
         let mut options = vec![Choice::new("none", "No change")];
