@@ -169,7 +169,9 @@ fn a_gentlemen_band_that_lost_half_its_units_routs() {
     assert_eq!(report["winner"], "Blue");
     assert_eq!(report["turn"], 2);
     assert_eq!(unit_field(&report, 0, "Sharpe", "in_play"), false);
-    assert_eq!(unit_field(&report, 0, "Harper", "wounds"), 2);
+    // Pierre's bayonet draws one card (Hearts 2, one fewer for the fixed
+    // bayonet): one wound.
+    assert_eq!(unit_field(&report, 0, "Harper", "wounds"), 1);
     assert_eq!(unit_field(&report, 1, "Luc", "wounds"), 1);
     assert_eq!(unit_field(&report, 1, "Pierre", "wounds"), 1);
 
@@ -178,6 +180,7 @@ fn a_gentlemen_band_that_lost_half_its_units_routs() {
     assert_eq!(s.turn, 2);
     let logged = |t: &str| s.log.iter().any(|l| l.text.contains(t));
     assert!(logged("Knockback: move Pierre 1 hex(es) directly away"));
+    assert!(logged("draws 1 (2 from hearts, -1 fixed bayonet"));
     assert!(logged("Red fails its Rout Check and flees"));
     let sharpe = s.units.iter().find(|u| u.name == "Sharpe");
     assert_eq!(sharpe.map(|u| u.stat("paid:rifle-load")), Some(2));

@@ -131,6 +131,10 @@ pub struct Ability {
     /// stat (`"empty_hands"` for punching), each at full draw; 0 hides it.
     #[serde(default)]
     pub uses_stat: Option<String>,
+    /// A fixed bayonet: every use draws the ruleset's `bayonet_draw_loss`
+    /// cards fewer (Gentlemen of War: "all actions made with them draw 1 less").
+    #[serde(default)]
+    pub bayonet: bool,
 }
 
 impl Ability {

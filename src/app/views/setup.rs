@@ -252,7 +252,7 @@ pub(super) fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
         GameId::GentlemenOfWar,
         "Gentlemen of War",
         "New Gentlemen of War game",
-        "One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile (a name may have spaces), optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour; e empty hands, m mounted, t Mounted Training, g Strong, i Guard range, r rounds).",
+        "One line per band: a name, the back colour of the player's 54-card deck, and its units as Name:profile (a name may have spaces), optionally with the unit's own stats from your roster sheet (Sharpe:rifleman:h1d4c3s2a0 for Hearts, Diamonds, Clubs, Spades, armour; e empty hands, w hands its weapons take, m mounted, t Mounted Training, g Strong, i Guard range, r rounds).",
     ) else {
         return;
     };

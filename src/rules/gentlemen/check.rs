@@ -47,6 +47,8 @@ struct DrawParts {
     reuse_loss: i32,
     /// Lost for riding without Mounted Training.
     riding_loss: i32,
+    /// Lost for fighting with a fixed bayonet.
+    bayonet_loss: i32,
 }
 
 impl DrawParts {
@@ -66,12 +68,17 @@ impl DrawParts {
             } else {
                 0
             },
+            bayonet_loss: if a.bayonet {
+                num(ctx, "bayonet_draw_loss")
+            } else {
+                0
+            },
         }
     }
 
     /// The cards the parts come to (never fewer than none).
     fn total(&self) -> i32 {
-        (self.stat - self.reuse_loss - self.riding_loss).max(0)
+        (self.stat - self.reuse_loss - self.riding_loss - self.bayonet_loss).max(0)
     }
 
     /// "3 from hearts, -1 used earlier this activation, -1 riding without
@@ -89,6 +96,9 @@ impl DrawParts {
                 ", -{} riding without Mounted Training",
                 self.riding_loss
             ));
+        }
+        if self.bayonet_loss > 0 {
+            t.push_str(&format!(", -{} fixed bayonet", self.bayonet_loss));
         }
         t
     }
@@ -440,11 +450,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         // cover and Stalk are for shots, Parry and charges for melee.
         match a.reach {
             Some(Reach::Ranged(_)) => "cover, range past optimal, Block, Stalk",
-            Some(Reach::Melee(_)) if a.id.contains("bayonet") => {
-                "fixed bayonet -1, Block, Parry, charge bonus"
-            }
             Some(Reach::Melee(_)) => "Block, Parry, charge bonus",
-            _ => "cover, range past optimal, Block, Parry, bayonet, charge bonus, Stalk",
+            _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk",
         }
     };
     let modifier = ctx.number(
@@ -551,8 +558,10 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     // Moving is how a melee ends: after a move, each melee of the unit may
     // be over (both units out of each other's reach).
     if a.dash && !bought.is_empty() {
-        // It moved this activation (a Heavy weapon may not be used now).
+        // It moved this activation (a Heavy weapon may not be used now),
+        // so what the table said of its reach is old.
         set_stat(ctx, unit, super::MOVED, 1);
+        super::forget_apart(ctx, Some(unit));
         for p in melee_partners(ctx, unit) {
             leave_melee_question(ctx, unit, p)?;
         }
@@ -714,7 +723,12 @@ fn friendly(a: &Ability) -> bool {
 fn pick_target(ctx: &mut Ctx, user: UnitId, a: &Ability) -> Flow<Option<UnitId>> {
     let side = ctx.state().units[user].side;
     let friendly = friendly(a);
-    let targets = units_of(ctx, if friendly { side } else { other(side) });
+    let mut targets = units_of(ctx, if friendly { side } else { other(side) });
+    // A unit the table has just said is out of melee reach is not offered
+    // for a melee ability.
+    if matches!(a.reach, Some(Reach::Melee(_))) {
+        targets.retain(|&t| !super::apart(ctx, user, t));
+    }
     let name = ctx.state().unit_name(user);
     super::super::common::pick(
         ctx,
@@ -809,6 +823,7 @@ fn leave_melee_question(ctx: &mut Ctx, a: UnitId, b: UnitId) -> Flow<()> {
         "melee",
     )? {
         set_melee(ctx, a, b, false);
+        super::set_apart(ctx, a, b);
         ctx.resolved("melee", format!("{an} and {bn} are out of melee"));
     }
     Ok(())

@@ -183,10 +183,11 @@ fn a_wound_at_deaths_door_takes_the_unit_out_of_action() {
         ],
     );
     feed(&mut s, &["c u2", "c end"]);
-    // Harper's bayonet (Hearts 3): 4h buys 1 wound on Pierre.
+    // Harper's bayonet (Hearts 3, one fewer for the fixed bayonet): 4h buys
+    // 1 wound on Pierre.
     feed(
         &mut s,
-        &["c bayonet", "c u3", "n 0", "n 0", "k 4h 5c 6s", "c o0"],
+        &["c bayonet", "c u3", "n 0", "n 0", "k 4h 5c", "c o0"],
     );
     assert!(logged(&s, "Pierre was at Death's Door: out of action"));
     assert!(!unit(&s, "Pierre").in_play());
@@ -196,13 +197,21 @@ fn a_wound_at_deaths_door_takes_the_unit_out_of_action() {
 }
 
 /// Sharpe and Jean pass; Harper (Hearts 3, 1 point left after the check)
-/// hits Jean with his bayonet.
+/// hits Jean with his bayonet (2 cards: one fewer for the fixed bayonet).
 fn harper_hits_jean() -> Session {
     let mut s = sharpe_up();
     feed(&mut s, &["c end", "c u2", "c end"]);
     feed(
         &mut s,
-        &["c bayonet", "c u2", "n 0", "n 0", "k 4h 5c 6s", "c o0"],
+        &["c bayonet", "c u2", "n 0", "n 0", "k 4h 5c", "c o0"],
+    );
+    assert!(
+        logged(
+            &s,
+            "draws 2 (3 from hearts, -1 fixed bayonet, +0 action points, +0 modifiers)"
+        ),
+        "{:?}",
+        s.state().log
     );
     s
 }
@@ -236,13 +245,47 @@ fn a_melee_hit_pairs_both_units_until_they_move_apart() {
 }
 
 #[test]
+fn a_unit_the_table_put_out_of_reach_is_no_melee_target_until_a_move() {
+    // Luc's sabre may be used again in one activation (drawing one fewer).
+    let mut s = begin_with(
+        "Sharpe:rifleman Luc:officer:c5",
+        "Jean:line Pierre:line Marc:line",
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    feed(
+        &mut s,
+        &["c sabre", "c u2", "n 0", "n 0", "k 4h 5c", "c o0"],
+    );
+    assert!(logged(&s, "Luc and Jean are in melee"));
+    // Luc dashes away from Jean, and the table says they are apart.
+    feed(
+        &mut s,
+        &[
+            "c dash", "c none", "n 0", "n 0", "k 2c 3c", "c o0", "c none",
+        ],
+    );
+    feed(&mut s, &["c yes"]);
+    feed(&mut s, &["c sabre"]);
+    assert_asking(&s, "Luc's Sabre: on whom?");
+    assert!(!offered(&s).contains("Jean"), "{}", offered(&s));
+    assert!(offered(&s).contains("Pierre"), "{}", offered(&s));
+    // What the table said holds for Luc's activation only (Luc is unit 1,
+    // Jean 2): by the next one either may have moved.
+    assert_eq!(s.state().counter("apart:1:2"), 1);
+    feed(&mut s, &["c none", "c end", "c u3"]);
+    assert_eq!(s.state().counter("apart:1:2"), 0);
+}
+
+#[test]
 fn a_knockback_may_end_every_melee_of_the_unit_knocked_back() {
     let mut s = harper_hits_jean();
     // Pierre strikes Harper and knocks him back: Harper's melee with Jean
-    // may be over too, not only the one with Pierre.
+    // may be over too, not only the one with Pierre. Pierre's Hearts 2 less
+    // the bayonet's card, plus 1 the table gives (a charge bonus), draw 2.
     feed(
         &mut s,
-        &["c end", "c u3", "c bayonet", "c u1", "n 0", "n 0"],
+        &["c end", "c u3", "c bayonet", "c u1", "n 0", "n 1"],
     );
     // Harper's Armour Check draws one card; the blow lands.
     feed(&mut s, &["k 7h 8s", "c o2", "k 9c"]);
@@ -1065,4 +1108,20 @@ fn a_unit_set_to_clubs_or_spades_0_is_noted_before_play() {
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes[0].contains("Sharpe has Clubs 0"), "{notes:?}");
     assert!(notes[1].contains("Spades 0"), "{notes:?}");
+}
+
+#[test]
+fn a_unit_with_more_than_two_hands_is_noted_before_play() {
+    let (lib, _) = Library::builtin();
+    let rs = lib.get(GameId::GentlemenOfWar).cloned();
+    let rs = rs.unwrap_or_else(|| panic!("no GoW ruleset"));
+    // The officer's pistol and sabre fill both hands: an empty hand is a third.
+    let notes = super::setup_notes(&setup("Sharpe:rifleman", "Luc:officer:e1"), &rs);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("Luc holds weapons in 2 hand(s) and has 1 empty: 3 hands"),
+        "{notes:?}"
+    );
+    // One weapon hand and one empty hand is two.
+    assert!(super::setup_notes(&setup("Sharpe:rifleman", "Luc:officer:w1e1"), &rs).is_empty());
 }

@@ -47,6 +47,8 @@ pub const REQUIREMENTS: Requirements = Requirements {
         "joker_peek_cards",
         "reuse_draw_loss",
         "riding_penalty",
+        "bayonet_draw_loss",
+        "hands_per_unit",
         "skill_check_action_cost",
         "max_draw_modifier",
     ],
@@ -106,6 +108,9 @@ pub const GUARD: &str = "guard";
 pub const STRONG: &str = "strong";
 /// Stat: hands free of weapons (each may punch once an activation).
 pub const EMPTY_HANDS: &str = "empty_hands";
+/// Stat: hands the unit's held weapons take (a musket 2, pistol and sabre
+/// 2); with its empty hands it should come to the ruleset's `hands_per_unit`.
+pub const WEAPON_HANDS: &str = "weapon_hands";
 /// Stat: 1 while the unit rides its mount (it may dismount, never remount).
 pub const MOUNTED: &str = "mounted";
 /// Stat: 1 when the unit has Mounted Training (riding costs no draws).
@@ -200,7 +205,8 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
 
 /// Units whose Clubs or Spades stand at 0 (overridden so): allowed, but
 /// said before play, since such a unit never gets an action point, or goes
-/// out of action at its first wound.
+/// out of action at its first wound. Likewise a unit with more hands than
+/// the rules' two (weapons held plus empty hands: "usually" two, l.43).
 pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
     let mut notes = Vec::new();
     for b in &setup.bands {
@@ -228,6 +234,19 @@ pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
                 notes.push(format!(
                     "{}: {} has Spades 0, so its first wound takes it out of action.",
                     b.name, u.name
+                ));
+            }
+            let hands = ruleset
+                .numbers
+                .get("hands_per_unit")
+                .map_or(2, |h| *h as i32);
+            let (held, empty) = (stat(WEAPON_HANDS), stat(EMPTY_HANDS));
+            if held + empty > hands {
+                notes.push(format!(
+                    "{}: {} holds weapons in {held} hand(s) and has {empty} empty: {} hands, where a unit usually has {hands}.",
+                    b.name,
+                    u.name,
+                    held + empty
                 ));
             }
         }
@@ -298,6 +317,7 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
             's' => SPADES,
             'a' => ARMOUR,
             'e' => EMPTY_HANDS,
+            'w' => WEAPON_HANDS,
             'm' => MOUNTED,
             't' => MOUNTED_TRAINING,
             'g' => STRONG,
@@ -306,7 +326,7 @@ fn parse_stats(text: &str) -> Result<Vec<(String, i32)>, String> {
             'r' => AMMO,
             other => {
                 return Err(format!(
-                    "`{other}` is not a stat letter (h d c s a, e empty hands, m mounted, t mounted training, g strong, i Guard range, r rounds)"
+                    "`{other}` is not a stat letter (h d c s a, e empty hands, w weapon hands, m mounted, t mounted training, g strong, i Guard range, r rounds)"
                 ));
             }
         };
@@ -509,6 +529,46 @@ pub(crate) fn set_melee(ctx: &mut Ctx, a: UnitId, b: UnitId, on: bool) {
     for u in [a, b] {
         let engaged = !melee_partners(ctx, u).is_empty();
         set_status(ctx, u, IN_MELEE, engaged);
+    }
+}
+
+/// Counter key for "the table said these two are out of each other's melee
+/// reach" (lower id first); it holds within one activation.
+fn apart_key(a: UnitId, b: UnitId) -> String {
+    format!("apart:{}:{}", a.min(b), a.max(b))
+}
+
+/// Notes that the table found `a` and `b` out of each other's melee reach,
+/// so melee abilities leave `b` out of `a`'s targets (and the reverse) until
+/// one of them moves or another activation begins.
+pub(crate) fn set_apart(ctx: &mut Ctx, a: UnitId, b: UnitId) {
+    let key = apart_key(a, b);
+    if ctx.state().counter(&key) == 0 {
+        ctx.apply(Effect::SetCounter { key, value: 1 });
+    }
+}
+
+/// Whether the table said `a` and `b` are out of melee reach (see [`set_apart`]).
+pub(crate) fn apart(ctx: &Ctx, a: UnitId, b: UnitId) -> bool {
+    ctx.state().counter(&apart_key(a, b)) != 0
+}
+
+/// Forgets what the table said of melee reach: of pairs with `unit` when it
+/// moves, or of every pair (`None`) when an activation begins.
+pub(crate) fn forget_apart(ctx: &mut Ctx, unit: Option<UnitId>) {
+    let keys: Vec<String> = ctx
+        .state()
+        .counters
+        .iter()
+        .filter(|&(_, &v)| v != 0)
+        .filter_map(|(k, _)| {
+            let (a, b) = k.strip_prefix("apart:")?.split_once(':')?;
+            let involved = unit.is_none_or(|u| [a, b].contains(&u.to_string().as_str()));
+            involved.then(|| k.clone())
+        })
+        .collect();
+    for key in keys {
+        ctx.apply(Effect::SetCounter { key, value: 0 });
     }
 }
 

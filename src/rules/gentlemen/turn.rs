@@ -128,6 +128,8 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         set_stat(ctx, unit, &check::uses_key(&a), 0);
     }
     set_stat(ctx, unit, super::MOVED, 0);
+    // What the table said of melee reach held for the last activation only.
+    super::forget_apart(ctx, None);
     set_stat(ctx, unit, AP, ap);
     let lost = if concussion > 0 {
         format!(" ({concussion} lost to concussion)")
