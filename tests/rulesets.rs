@@ -321,6 +321,21 @@ fn players_questions_find_their_rule_first() {
             "turn-sequence",
         ),
         (GameId::Gunfight, "initative", "initiative"),
+        (
+            GameId::Gunfight,
+            "what happens if the save card is equal to the shot",
+            "shooting",
+        ),
+        (
+            GameId::Gunfight,
+            "can I shoot in the middle of a move",
+            "interrupt-move",
+        ),
+        (
+            GameId::Napoleonic,
+            "can my hussars attack a battery in a redoubt",
+            "combat-eligibility",
+        ),
     ];
     let mut wrong = Vec::new();
     for (game, question, expected) in cases {

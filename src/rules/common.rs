@@ -1,6 +1,6 @@
 //! Procedures several games share.
 
-use super::procedure::{Choice, Ctx, Flow};
+use super::procedure::{Answer, Choice, Ctx, Flow, Settled};
 use super::state::SideId;
 
 /// A yes/no question about the table.
@@ -9,6 +9,28 @@ pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool
         prompt,
         vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
         Some(rule),
+    )?;
+    Ok(a == "yes")
+}
+
+/// A yes/no question whose answer the game's state may already settle
+/// (`settled`: the answer and why), which the window then takes by itself;
+/// a script may still answer it either way.
+pub fn yes_no_settled(
+    ctx: &mut Ctx,
+    prompt: impl Into<String>,
+    rule: &str,
+    settled: Option<(bool, &str)>,
+) -> Flow<bool> {
+    let settled = settled.map(|(yes, why)| {
+        let id = if yes { "yes" } else { "no" };
+        Settled::new(Answer::Choice(id.into()), why)
+    });
+    let a = ctx.choose_settled(
+        prompt,
+        vec![Choice::new("yes", "Yes"), Choice::new("no", "No")],
+        Some(rule),
+        settled,
     )?;
     Ok(a == "yes")
 }

@@ -239,6 +239,26 @@ fn stopping_early_gives_the_game_to_the_most_lives() {
 }
 
 #[test]
+fn only_a_gunman_who_moved_on_one_card_may_be_shooting_mid_move() {
+    let settled = |s: &Session| s.pending().is_some_and(|r| r.settled.is_some());
+    // Kid has not moved: the question is settled No (the window takes it).
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c shoot", "c g0", "c g4", "k 9s", "n 1", "c no"]);
+    assert_asking(&s, "stop part-way through a single-card move");
+    assert!(settled(&s));
+    // Kid moves on one card first: then it is the players' call.
+    let mut s = begin(&setup(false));
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &["c move", "c g0", "n 1", "k 5c", "c none"]);
+    feed(&mut s, &["c shoot", "c g0", "c g4", "k 9s", "n 1", "c no"]);
+    assert_asking(&s, "stop part-way through a single-card move");
+    assert!(!settled(&s));
+    feed(&mut s, &["c yes", "c no"]);
+    assert_asking(&s, "mid-move -2");
+}
+
+#[test]
 fn a_player_without_clubs_cannot_then_move_with_one() {
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);

@@ -4,6 +4,7 @@ use super::{
     cards_left, cards_played, gunmen_of, is_suit, num, one_card, pick_gunman, play_cards, shooting,
     value, yes_no,
 };
+use crate::rules::effect::Effect;
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::SideId;
 use crate::table::{Card, Suit};
@@ -94,6 +95,12 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         )?;
         ("movement", cards)
     };
+    if cards.len() == 1 {
+        ctx.apply(Effect::SetCounter {
+            key: shooting::single_card_move_key(g),
+            value: 1,
+        });
+    }
     let dist = allowance(&cards, |c| value(ctx, c), divisor);
     let shown: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
     ctx.resolved(

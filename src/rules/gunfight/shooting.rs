@@ -6,7 +6,7 @@ use super::{
     gunman_choice, gunmen_of, is_suit, joker_left, lives_left, num, one_card, pick_gunman, value,
     weapon, yes_no,
 };
-use crate::rules::common::{possessive, yes_no_unless_moot};
+use crate::rules::common::{possessive, yes_no_settled, yes_no_unless_moot};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{SideId, UnitId};
@@ -14,6 +14,12 @@ use crate::table::{Card, Suit};
 
 /// Counter of shots fired at a figure (the first one ends the first moves).
 pub const SHOTS_COUNTER: &str = "shots";
+
+/// Counter key: 1 when gunman `g` has moved on a single card in his gang's
+/// go so far (only such a move may be stopped part-way to shoot at -2).
+pub fn single_card_move_key(g: UnitId) -> String {
+    format!("single-card-move:{g}")
+}
 
 /// What a shot is aimed at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +69,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             target_name(ctx, target)
         ),
     )?;
-    let (mut modifier, mut why) = situation(ctx, true)?;
+    let (mut modifier, mut why) = situation(ctx, Some(shooter))?;
     let mut shots = 1;
     if w == Weapon::Pistol && joker_left(ctx, side) && fans(ctx, side, &name)? {
         one_card(
@@ -247,7 +253,7 @@ fn overwatch_at(
                 w.id()
             ),
         )?;
-        let (mut modifier, mut why) = situation(ctx, false)?;
+        let (mut modifier, mut why) = situation(ctx, None)?;
         let m = num(ctx, "overwatch_modifier");
         modifier += m;
         why.push(format!("overwatch {m:+}"));
@@ -344,9 +350,9 @@ fn shooting_card(ctx: &mut Ctx, side: SideId, prompt: &str) -> Flow<Card> {
     )
 }
 
-/// Cover and height (and, for the active gang, shooting mid-move): the total
-/// modifier and its parts in words.
-fn situation(ctx: &mut Ctx, active: bool) -> Flow<(i32, Vec<String>)> {
+/// Cover and height (and, for the active gang's `shooter`, shooting
+/// mid-move): the total modifier and its parts in words.
+fn situation(ctx: &mut Ctx, shooter: Option<UnitId>) -> Flow<(i32, Vec<String>)> {
     let mut total = 0;
     let mut why = Vec::new();
     let cover = ctx.number(
@@ -365,11 +371,16 @@ fn situation(ctx: &mut Ctx, active: bool) -> Flow<(i32, Vec<String>)> {
         total += m;
         why.push(format!("height {m:+}"));
     }
-    if active
-        && yes_no(
+    // Only a single-card move may be stopped to shoot (l.32): a shooter who
+    // has made none this go is not mid-move.
+    let moved = shooter.map(|g| ctx.state().counter(&single_card_move_key(g)) != 0);
+    let settled = (moved == Some(false)).then_some((false, "no single-card move this go"));
+    if moved.is_some()
+        && yes_no_settled(
             ctx,
-            "Does the shooter stop part-way through a move to fire?",
+            "Does the shooter stop part-way through a single-card move to fire?",
             "interrupt-move",
+            settled,
         )?
     {
         let m = num(ctx, "interrupt_move_modifier");
@@ -618,7 +629,7 @@ fn civilian_shot(ctx: &mut Ctx, i: i64, card: Card) -> Flow<()> {
     let Some(t) = all.into_iter().find(|u| picked == format!("g{u}")) else {
         return Ok(());
     };
-    let (modifier, why) = situation(ctx, false)?;
+    let (modifier, why) = situation(ctx, None)?;
     fire(
         ctx,
         &format!("Civilian {i}"),
