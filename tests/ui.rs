@@ -2499,7 +2499,7 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
         harness.run();
     }
     assert!(pending_prompt(&harness).contains("step 1"));
-    let first = harness.get_by_label("An objective changes hands").rect();
+    let first = harness.get_by_label("Rally a unit").rect();
     let done = harness.get_by_label("Done moving").rect();
     let stop = harness.get_by_label("Stop the game here").rect();
     assert!(done.top() >= first.bottom(), "{done:?} under {first:?}");

@@ -1,7 +1,8 @@
 //! Procedures several games share.
 
+use super::effect::Effect;
 use super::procedure::{Answer, Choice, Ctx, Flow, Settled};
-use super::state::SideId;
+use super::state::{SideId, UnitId};
 
 /// A yes/no question about the table.
 pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
@@ -252,6 +253,63 @@ pub fn possessive(name: &str) -> String {
     } else {
         format!("{name}'s")
     }
+}
+
+/// A relation between two units kept as a counter (`melee:2:5`, lower id
+/// first): two units in melee, two that fought each other.
+pub fn pair_key(kind: &str, a: UnitId, b: UnitId) -> String {
+    format!("{kind}:{}:{}", a.min(b), a.max(b))
+}
+
+/// Sets or clears the `kind` relation between `a` and `b`, logging nothing
+/// when unchanged.
+pub fn set_pair(ctx: &mut Ctx, kind: &str, a: UnitId, b: UnitId, on: bool) {
+    let key = pair_key(kind, a, b);
+    if (ctx.state().counter(&key) != 0) != on {
+        ctx.apply(Effect::SetCounter {
+            key,
+            value: i64::from(on),
+        });
+    }
+}
+
+/// Whether `a` and `b` stand in the `kind` relation.
+pub fn paired(ctx: &Ctx, kind: &str, a: UnitId, b: UnitId) -> bool {
+    ctx.state().counter(&pair_key(kind, a, b)) != 0
+}
+
+/// The units `unit` stands in the `kind` relation with (in play or not).
+pub fn paired_with(ctx: &Ctx, kind: &str, unit: UnitId) -> Vec<UnitId> {
+    pairs(ctx, kind)
+        .into_iter()
+        .filter_map(|(a, b)| match (a == unit, b == unit) {
+            (true, _) => Some(b),
+            (_, true) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Clears every `kind` relation of `unit`, or every one at all (`None`).
+pub fn clear_pairs(ctx: &mut Ctx, kind: &str, unit: Option<UnitId>) {
+    for (a, b) in pairs(ctx, kind) {
+        if unit.is_none_or(|u| u == a || u == b) {
+            set_pair(ctx, kind, a, b, false);
+        }
+    }
+}
+
+/// Every pair in the `kind` relation now.
+fn pairs(ctx: &Ctx, kind: &str) -> Vec<(UnitId, UnitId)> {
+    ctx.state()
+        .counters
+        .iter()
+        .filter(|&(_, &v)| v != 0)
+        .filter_map(|(k, _)| {
+            let (a, b) = k.strip_prefix(kind)?.strip_prefix(':')?.split_once(':')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod turn;
 mod flows;
 
 use super::ability::Ability;
+use super::common;
 pub(crate) use super::common::{num, yes_no};
 use super::effect::{Effect, UnitSpec};
 use super::games::Requirements;
@@ -490,27 +491,17 @@ pub(crate) fn set_status(ctx: &mut Ctx, unit: UnitId, status: &str, on: bool) {
     }
 }
 
-/// Counter key of the melee between two units (lower id first).
-fn melee_key(a: UnitId, b: UnitId) -> String {
-    format!("melee:{}:{}", a.min(b), a.max(b))
-}
+/// Counter kind of the melee between two units ([`common::pair_key`]).
+const MELEE: &str = "melee";
+/// Counter kind for "the table said these two are out of each other's
+/// melee reach"; it holds within one activation.
+const APART: &str = "apart";
 
 /// The units `unit` is in melee with (each melee is a pair of units, started
 /// by a melee hit).
 pub(crate) fn melee_partners(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
-    ctx.state()
-        .counters
-        .iter()
-        .filter(|&(_, &v)| v != 0)
-        .filter_map(|(k, _)| {
-            let (a, b) = k.strip_prefix("melee:")?.split_once(':')?;
-            let (a, b): (UnitId, UnitId) = (a.parse().ok()?, b.parse().ok()?);
-            match (a == unit, b == unit) {
-                (true, _) => Some(b),
-                (_, true) => Some(a),
-                _ => None,
-            }
-        })
+    common::paired_with(ctx, MELEE, unit)
+        .into_iter()
         // A partner removed by an edit is in no melee.
         .filter(|&p| ctx.state().units.get(p).is_some_and(|u| u.in_play()))
         .collect()
@@ -519,57 +510,29 @@ pub(crate) fn melee_partners(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
 /// Starts or ends the melee between `a` and `b`; each unit's "in melee"
 /// status follows whether it is still in any melee.
 pub(crate) fn set_melee(ctx: &mut Ctx, a: UnitId, b: UnitId, on: bool) {
-    let key = melee_key(a, b);
-    if (ctx.state().counter(&key) != 0) != on {
-        ctx.apply(Effect::SetCounter {
-            key,
-            value: i64::from(on),
-        });
-    }
+    common::set_pair(ctx, MELEE, a, b, on);
     for u in [a, b] {
         let engaged = !melee_partners(ctx, u).is_empty();
         set_status(ctx, u, IN_MELEE, engaged);
     }
 }
 
-/// Counter key for "the table said these two are out of each other's melee
-/// reach" (lower id first); it holds within one activation.
-fn apart_key(a: UnitId, b: UnitId) -> String {
-    format!("apart:{}:{}", a.min(b), a.max(b))
-}
-
 /// Notes that the table found `a` and `b` out of each other's melee reach,
 /// so melee abilities leave `b` out of `a`'s targets (and the reverse) until
 /// one of them moves or another activation begins.
 pub(crate) fn set_apart(ctx: &mut Ctx, a: UnitId, b: UnitId) {
-    let key = apart_key(a, b);
-    if ctx.state().counter(&key) == 0 {
-        ctx.apply(Effect::SetCounter { key, value: 1 });
-    }
+    common::set_pair(ctx, APART, a, b, true);
 }
 
 /// Whether the table said `a` and `b` are out of melee reach (see [`set_apart`]).
 pub(crate) fn apart(ctx: &Ctx, a: UnitId, b: UnitId) -> bool {
-    ctx.state().counter(&apart_key(a, b)) != 0
+    common::paired(ctx, APART, a, b)
 }
 
 /// Forgets what the table said of melee reach: of pairs with `unit` when it
 /// moves, or of every pair (`None`) when an activation begins.
 pub(crate) fn forget_apart(ctx: &mut Ctx, unit: Option<UnitId>) {
-    let keys: Vec<String> = ctx
-        .state()
-        .counters
-        .iter()
-        .filter(|&(_, &v)| v != 0)
-        .filter_map(|(k, _)| {
-            let (a, b) = k.strip_prefix("apart:")?.split_once(':')?;
-            let involved = unit.is_none_or(|u| [a, b].contains(&u.to_string().as_str()));
-            involved.then(|| k.clone())
-        })
-        .collect();
-    for key in keys {
-        ctx.apply(Effect::SetCounter { key, value: 0 });
-    }
+    common::clear_pairs(ctx, APART, unit);
 }
 
 /// Ends every melee `unit` is in (it went out of action).

@@ -177,6 +177,7 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
             });
         }
     }
+    crate::rules::common::set_pair(ctx, super::OPPONENTS, attacker, defender, true);
     let a_side = ctx.state().side_name(side);
     let d_side = ctx.state().side_name(enemy_side);
     let a_card = turn_card(

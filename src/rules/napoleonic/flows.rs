@@ -124,7 +124,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     feed(&mut s, &["c rally", "c u3"]);
     assert_asking(
         &s,
-        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement, and an engaged enemy still has men in ranks: the enemy it fought may be under 20 cm away)",
+        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement with Hussars, which still has men in ranks and may be under 20 cm away)",
     );
     feed(&mut s, &["c no", "c yes"]);
     assert_eq!(men(&s, "Foot"), (11, 0));
@@ -261,6 +261,46 @@ fn foot_a_mob_of_one() -> Session {
 }
 
 #[test]
+fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
+    let mut s = foot_a_mob_of_one();
+    feed(&mut s, &["c done"]);
+    // Round 2: Line is still in its engagement, but the Foot it fought is a
+    // mob that keeps away: Line is free to move.
+    assert_asking(&s, "French, step 1");
+    assert!(!asking(&s).contains("(in an engagement)"), "{}", asking(&s));
+}
+
+#[test]
+fn with_no_enemy_man_in_ranks_a_rally_is_not_barred() {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    // A tie: each loses a man and has one confused; Foot is a mob.
+    feed(
+        &mut s,
+        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
+    );
+    assert_eq!(men(&s, "Line"), (2, 1));
+    assert_eq!(men(&s, "Foot"), (1, 1));
+    feed(&mut s, &["c done"]);
+    assert_asking(&s, "French, step 1");
+    feed(&mut s, &["c rally", "c u0"]);
+    assert_asking(&s, "Is any enemy man in ranks within 20 cm of Line");
+    // Not said to be close: the Foot it fought is a mob.
+    assert!(
+        !asking(&s).contains("in an engagement with"),
+        "{}",
+        asking(&s)
+    );
+    assert!(
+        s.pending().is_some_and(|r| r.settled.is_some()),
+        "no enemy man in ranks: settled No"
+    );
+}
+
+#[test]
 fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
     let mut s = foot_a_mob_of_one();
     feed(&mut s, &["c mob-lost", "c u1"]);
@@ -326,16 +366,20 @@ fn a_unit_rallies_once_a_turn() {
         "Foot cannot rally with formed enemies facing it"
     ));
     assert_asking(&facing, "British, step 1");
+    // Rally keeps its place in the menu, and is turned down.
     assert!(
-        !asking(&facing).contains("Rally a unit"),
+        asking(&facing).contains("Rally a unit"),
         "{}",
         asking(&facing)
     );
+    feed(&mut facing, &["c rally"]);
+    assert!(refused(&facing, "No unit of British can rally now"));
     // No general: the 5 men in ranks bring 5 back; one stays confused.
     feed(&mut s, &["c rally", "c u3", "c no", "c no"]);
     assert_eq!(men(&s, "Foot"), (11, 1));
     assert_asking(&s, "British, step 1");
-    assert!(!asking(&s).contains("Rally a unit"), "{}", asking(&s));
+    feed(&mut s, &["c rally"]);
+    assert!(refused(&s, "No unit of British can rally now"));
     // The French turn passes; in the next British turn the Foot may rally again.
     feed(&mut s, &["c done", "c none", "c none"]);
     feed(&mut s, &["c done", "c none", "c none"]);
@@ -380,14 +424,10 @@ fn a_long_range_kill_on_a_unit_out_of_combat_starts_no_count() {
 #[test]
 fn the_enemy_mob_can_be_caught_in_your_turn() {
     let mut s = foot_a_mob_of_one();
-    // The British mob stays put; it cannot start a combat.
-    feed(&mut s, &["c done", "c u1"]);
-    assert!(refused(
-        &s,
-        "Foot has no man in ranks: a mob keeps away from the enemy and cannot start a combat"
-    ));
-    // Not offered again: with no other unit, the British turn ends, and
-    // the log says why.
+    // The British mob stays put; it cannot start a combat, so it is not
+    // offered: with no other unit, the British turn ends, and the log says
+    // why.
+    feed(&mut s, &["c done"]);
     assert!(logged(
         &s,
         "British has no unit left to fight a combat: the turn ends"

@@ -111,6 +111,9 @@ pub const ENGAGED: &str = "engaged";
 /// Status: the unit is in an engagement (it fought this round or the last),
 /// so a man it loses to long-range fire counts toward its confusion.
 pub const IN_ENGAGEMENT: &str = "in_engagement";
+/// Counter kind ([`crate::rules::common::pair_key`]): the two units fought
+/// each other in their engagement; cleared when either leaves it.
+pub const OPPONENTS: &str = "opponents";
 /// Status: the unit has rallied this turn (once per turn).
 pub const RALLIED: &str = "rallied";
 /// Status: a gun whose gunners had all fled and rallied; they must walk back
@@ -400,6 +403,16 @@ pub(crate) fn confused(ctx: &Ctx, unit: UnitId) -> u32 {
 /// Men of a unit in ranks.
 pub(crate) fn in_ranks(ctx: &Ctx, unit: UnitId) -> u32 {
     men(ctx, unit) - confused(ctx, unit)
+}
+
+/// The units `unit` has fought in its engagement that are still in play
+/// with men in ranks (a mob keeps away; a destroyed unit is gone).
+pub(crate) fn formed_opponents(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
+    super::common::paired_with(ctx, OPPONENTS, unit)
+        .into_iter()
+        .filter(|&v| ctx.state().units.get(v).is_some_and(|u| u.in_play()))
+        .filter(|&v| in_ranks(ctx, v) > 0)
+        .collect()
 }
 
 /// A unit's arm (infantry for an unknown profile).

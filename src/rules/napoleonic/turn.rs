@@ -3,10 +3,10 @@
 
 use super::{
     Arm, COMBATS, CONFUSED, ENGAGED, ENGAGEMENT_KILLS, FOUGHT, GUNNERS_AWAY, IN_ENGAGEMENT,
-    RALLIED, SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, in_ranks, men, num,
-    pick_unit, set_stat, units_of, yes_no,
+    RALLIED, SHOT_MARKERS, arm, check_victory, combat, confused, deck_of, formed_opponents,
+    in_ranks, men, num, pick_unit, set_stat, units_of, yes_no,
 };
-use crate::rules::common::confirm_stop;
+use crate::rules::common::{confirm_stop, yes_no_settled};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Holder, SideId};
@@ -114,6 +114,7 @@ pub fn end_round(ctx: &mut Ctx) {
                 status: IN_ENGAGEMENT.into(),
                 on: false,
             });
+            crate::rules::common::clear_pairs(ctx, super::OPPONENTS, Some(u));
         }
     }
     ctx.apply(Effect::ClearStatusAll {
@@ -151,10 +152,12 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             .map(|&u| ctx.state().unit_name(u))
             .collect();
         // Engaged in combat: locked until the engagement is over (a mob
-        // runs all the same).
+        // runs all the same), or until no unit it fought has men in ranks
+        // (those left are mobs that keep away, or gone).
         let engaged: Vec<String> = own
             .iter()
             .filter(|&&u| ctx.state().units[u].has(IN_ENGAGEMENT) && !is_mob(u))
+            .filter(|&&u| !formed_opponents(ctx, u).is_empty())
             .map(|&u| ctx.state().unit_name(u))
             .collect();
         let mut prompt = format!(
@@ -186,20 +189,28 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
                 m.join(", ")
             ));
         }
-        let mut options = Vec::new();
-        if !rallying.is_empty() {
-            options.push(Choice::new("rally", "Rally a unit"));
-        }
+        // The usual options keep their numbers (a number key typed from
+        // habit never ends the step): Rally is always listed, and turned
+        // down when no unit can rally; the rare mob option comes after them.
+        let mut options = vec![
+            Choice::new("rally", "Rally a unit"),
+            Choice::new("objective", "An objective changes hands"),
+            Choice::new("done", "Done moving"),
+        ];
         if !caught.is_empty() {
             options.push(Choice::new(
                 "mob-lost",
                 "A mob could not flee its full distance",
             ));
         }
-        options.push(Choice::new("objective", "An objective changes hands"));
-        options.push(Choice::new("done", "Done moving"));
         options.push(Choice::new("stop", "Stop the game here"));
         match ctx.choose(prompt, options, Some("movement"))?.as_str() {
+            "rally" if rallying.is_empty() => ctx.refused(
+                "rally",
+                format!(
+                    "No unit of {name} can rally now: none has confused men, or each has rallied this turn or is barred this step"
+                ),
+            ),
             "rally" => barred.extend(rally(ctx, &rallying)?),
             "mob-lost" => {
                 if let Some(u) = pick_unit(ctx, "Which mob is caught?", &caught, None, "mob")? {
@@ -243,28 +254,39 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
     let unit = ctx.state().unit_name(u);
     let ranks = in_ranks(ctx, u);
     // Combat is fought under 20 cm: a unit in an engagement most likely
-    // still has its enemy that close, unless no engaged enemy has men in
-    // ranks left (then the hint would bar a rally the rules allow).
-    let side = ctx.state().units[u].side;
-    let formed_enemy_engaged = ctx.state().units.iter().enumerate().any(|(v, other)| {
-        other.side != side && other.in_play() && other.has(IN_ENGAGEMENT) && in_ranks(ctx, v) > 0
-    });
-    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && formed_enemy_engaged {
+    // still has the enemy it fought that close, unless none of those has men
+    // in ranks left (then the hint would bar a rally the rules allow).
+    let fought: Vec<String> = formed_opponents(ctx, u)
+        .into_iter()
+        .map(|v| ctx.state().unit_name(v))
+        .collect();
+    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && !fought.is_empty() {
         format!(
-            " ({unit} is in an engagement, and an engaged enemy still has men in ranks: the enemy it fought may be under {} cm away)",
+            " ({unit} is in an engagement with {}, which still has men in ranks and may be under {} cm away)",
+            fought.join(" and "),
             num(ctx, "combat_range_cm")
         )
     } else {
         String::new()
     };
+    // With no enemy man in ranks anywhere, no formed enemy can bar it.
+    let side = ctx.state().units[u].side;
+    let no_formed_enemy = !ctx
+        .state()
+        .units
+        .iter()
+        .enumerate()
+        .any(|(v, other)| other.side != side && other.in_play() && in_ranks(ctx, v) > 0);
+    let settled = no_formed_enemy.then_some((false, "no enemy has a man in ranks"));
     let bonus = if ranks > 0 {
-        if yes_no(
+        if yes_no_settled(
             ctx,
             format!(
                 "Is any enemy man in ranks within {} cm of {unit} and facing it?{engaged}",
                 num(ctx, "rally_enemy_distance_cm")
             ),
             "rally",
+            settled,
         )? {
             ctx.resolved(
                 "rally",
@@ -459,9 +481,11 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         }
     }
     loop {
+        // A mob (no man left in ranks) keeps 15 cm from the enemy: it never
+        // starts a combat, so it is not offered.
         let ready: Vec<usize> = units_of(ctx, side)
             .into_iter()
-            .filter(|&u| !ctx.state().units[u].has(FOUGHT))
+            .filter(|&u| !ctx.state().units[u].has(FOUGHT) && in_ranks(ctx, u) > 0)
             .collect();
         // Not asked when no unit is left to fight: said instead.
         if ready.is_empty() {
@@ -481,25 +505,6 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         else {
             return Ok(());
         };
-        // A mob (no man left in ranks) keeps 15 cm from the enemy: it never
-        // starts a combat. (Still offered, as older saves answered it; the
-        // window turns it down in red.)
-        if in_ranks(ctx, unit) == 0 {
-            ctx.refused(
-                "combat-eligibility",
-                format!(
-                    "{} has no man in ranks: a mob keeps away from the enemy and cannot start a combat",
-                    ctx.state().unit_name(unit)
-                ),
-            );
-            // Not offered again this turn.
-            ctx.apply(Effect::SetStatus {
-                unit,
-                status: FOUGHT.into(),
-                on: true,
-            });
-            continue;
-        }
         combat::fight(ctx, side, unit)?;
         if check_victory(ctx) {
             return Ok(());
