@@ -1696,8 +1696,8 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     codes.truncate(count);
     let typed = codes.join(" ");
     let events = event_count(&harness);
-    let field_at = harness.get_by_label("Or type them (Qh 10s XR):").rect();
-    type_into(&mut harness, "Or type them (Qh 10s XR):", &typed);
+    let field_at = harness.get_by_label("Or type them (Qh 10s 3d):").rect();
+    type_into(&mut harness, "Or type them (Qh 10s 3d):", &typed);
     assert_eq!(event_count(&harness), events);
     let said = harness.state().messages.join("\n");
     assert!(said.starts_with("Ah is named 2 times"), "{said}");
@@ -1705,7 +1705,7 @@ fn cards_the_deck_refuses_come_back_as_typed_codes_to_mend() {
     assert!(harness.state().cards_entry.is_empty());
     // Said with the question, above the field (not at the window's foot),
     // and the field keeps the keyboard to mend the codes.
-    let field = "Or type them (Qh 10s XR):";
+    let field = "Or type them (Qh 10s 3d):";
     let refusal = harness.get_by_label_contains("Ah is named 2 times").rect();
     assert!(refusal.max.y <= harness.get_by_label(field).rect().min.y);
     assert!(harness.query_by_label("Dismiss").is_none());
@@ -2406,7 +2406,7 @@ fn a_new_question_takes_the_keyboard_and_a_double_click_answers_once() {
         .with_step_dt(0.05)
         .build_ui_state(AdjutantApp::frame, state(dir.path()));
     start_game(&mut harness, "New Napoleonic game");
-    let field = "Or type them (Qh 10s XR):";
+    let field = "Or type them (Qh 10s 3d):";
     assert!(
         harness.get_by_label(field).is_focused(),
         "the cut can be typed"
@@ -2893,4 +2893,27 @@ fn a_settled_question_is_taken_and_said_with_its_reason() {
     assert_eq!(event_count(&harness), at + 1, "taken by the window");
     harness.get_by_label_contains("Taken, nothing moved: No change (Objectives:");
     assert!(!pending_prompt(&harness).starts_with("Objectives:"));
+}
+
+/// The typed-card example names only cards the game's deck holds: no Joker
+/// in a game played without them (audit U7).
+#[test]
+fn the_typed_card_example_names_no_joker_where_the_deck_has_none() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let harness = started(dir.path(), "New Napoleonic game");
+    assert!(
+        pending_prompt(&harness).contains("cut"),
+        "{}",
+        pending_prompt(&harness)
+    );
+    assert!(
+        harness
+            .query_by_label("Or type them (Qh 10s 3d):")
+            .is_some()
+    );
+    assert!(
+        harness
+            .query_by_label("Or type them (Qh 10s XR):")
+            .is_none()
+    );
 }

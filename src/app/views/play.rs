@@ -480,7 +480,13 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         }
                     });
                     ui.horizontal(|ui| {
-                        let label = ui.label("Or type them (Qh 10s XR):");
+                        // The example names only cards this game's deck holds.
+                        let example = if session.ruleset().cards.jokers {
+                            "Or type them (Qh 10s XR):"
+                        } else {
+                            "Or type them (Qh 10s 3d):"
+                        };
+                        let label = ui.label(example);
                         let mut text = state.cards_typed.clone();
                         let field = ui
                             .add(

@@ -44,7 +44,11 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<bool> {
     };
     let cost = match ctx
         .choose(
-            "What protects the target?",
+            format!(
+                "What protects {} from {} fire?",
+                ctx.state().unit_name(target),
+                crate::rules::common::possessive(&gun_name)
+            ),
             vec![
                 Choice::new("open", "Open ground or woods"),
                 Choice::new("wall", "A solid wall"),
@@ -316,7 +320,9 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
         }
     }
     let newly = wanted.min(in_ranks(ctx, loser));
-    if newly < wanted {
+    if newly == 0 && wanted > 0 {
+        why.push_str("; none left in ranks to confuse");
+    } else if newly < wanted {
         // Fewer than the rule gives: say why the count falls short.
         why.push_str(&format!("; only {newly} left in ranks to confuse"));
     }
@@ -329,13 +335,17 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
     ctx.resolved(
         rule,
         format!(
-            "{name} loses {} and {} ({why}): {} in ranks, {} confused{}",
+            "{name} loses {}{} ({why}): {} in ranks, {} confused{}",
             if kills == 1 {
                 "a man".to_string()
             } else {
                 format!("{kills} men")
             },
-            more_confused(newly),
+            if newly == 0 {
+                String::new()
+            } else {
+                format!(" and {}", more_confused(newly))
+            },
             in_ranks(ctx, loser),
             confused(ctx, loser),
             gone(ctx, loser)

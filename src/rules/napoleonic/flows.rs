@@ -271,6 +271,34 @@ fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
 }
 
 #[test]
+fn a_mob_beaten_again_has_nobody_left_in_ranks_to_confuse() {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:3").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    // Line wins: Foot loses a man and 1 more is confused.
+    let win = |card: &'static str| ["c u0", "c u1", "c no", "c no", card, "k 2d"];
+    feed(&mut s, &["c done"]);
+    feed(&mut s, &win("k Ts"));
+    assert_eq!(men(&s, "Foot"), (2, 1));
+    feed(&mut s, &["c done", "c none", "c done"]);
+    // Line wins again and kills Foot's last man in ranks: 2 would be
+    // confused, but nobody is left in ranks to confuse.
+    feed(&mut s, &win("k Js"));
+    feed(&mut s, &["c ranks"]);
+    assert_eq!(men(&s, "Foot"), (1, 1));
+    assert!(
+        logged(
+            &s,
+            "Foot loses a man (2 killed in this engagement; none left in ranks to confuse): 0 in ranks, 1 confused"
+        ),
+        "{:?}",
+        s.state().log
+    );
+}
+
+#[test]
 fn with_no_enemy_man_in_ranks_a_rally_is_not_barred() {
     let mut small = setup();
     small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
@@ -443,7 +471,9 @@ fn the_enemy_mob_can_be_caught_in_your_turn() {
 fn a_gun_refused_for_want_of_markers_may_try_another_target() {
     let mut s = begin(&setup());
     feed(&mut s, &FRENCH_FIRST);
-    feed(&mut s, &["c done", "c u2", "c u3", "c redoubt", "c none"]);
+    feed(&mut s, &["c done", "c u2", "c u3"]);
+    assert_asking(&s, "What protects Foot from Battery's fire?");
+    feed(&mut s, &["c redoubt", "c none"]);
     feed(&mut s, &["c done", "c none", "c none"]);
     // Round 2: 1 marker cannot pay for a redoubt, but can for the open.
     feed(&mut s, &["c done", "c u2", "c u3", "c redoubt"]);
