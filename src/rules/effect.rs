@@ -564,7 +564,8 @@ impl Effect {
             // words: a rules entry's ruling often covers another case.
             Effect::Resolved { text, .. } | Effect::Refused { text, .. } => text.clone(),
             Effect::Note(t) => t.clone(),
-            Effect::End(o) => o.describe(s),
+            // Said by `Ctx::end_game`, with the rule that ended the game.
+            Effect::End(_) => return None,
         })
     }
 }

@@ -379,6 +379,14 @@ impl<'a> Ctx<'a> {
         });
     }
 
+    /// Ends the game: one log line, "Game over: Red wins. Why", citing
+    /// `rule` (the End effect itself logs nothing, so it is said once).
+    pub fn end_game(&mut self, rule: &str, outcome: crate::rules::state::Outcome) {
+        let text = outcome.describe(self.state());
+        self.resolved(rule, text);
+        self.apply(Effect::End(outcome));
+    }
+
     /// Logs why the answer just given is not taken, before the question
     /// is asked again (see [`Effect::Refused`]).
     pub fn refused(&mut self, rule: &str, text: impl Into<String>) {

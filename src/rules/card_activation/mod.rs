@@ -411,7 +411,6 @@ pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
             reason: "No units are left on either side".into(),
         },
     };
-    ctx.resolved("end-of-turn", outcome.reason.clone());
-    ctx.apply(Effect::End(outcome));
+    ctx.end_game("end-of-turn", outcome);
     true
 }

@@ -220,8 +220,7 @@ fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         Some(w) => format!("{} wins by the agreed condition", ctx.state().side_name(w)),
         None => "The players agree a draw".into(),
     };
-    ctx.resolved("end-of-turn", reason.clone());
-    ctx.apply(Effect::End(Outcome { winner, reason }));
+    ctx.end_game("end-of-turn", Outcome { winner, reason });
     Ok(())
 }
 

@@ -1094,10 +1094,12 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         return Ok(());
     }
     let reason = format!("{name} fails its Rout Check and flees");
-    ctx.resolved("rout-check", reason.clone());
-    ctx.apply(Effect::End(Outcome {
-        winner: Some(other(side)),
-        reason,
-    }));
+    ctx.end_game(
+        "rout-check",
+        Outcome {
+            winner: Some(other(side)),
+            reason,
+        },
+    );
     Ok(())
 }

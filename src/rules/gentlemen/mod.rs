@@ -599,11 +599,13 @@ pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
         if units_of(ctx, side).is_empty() {
             let winner = other(side);
             let reason = format!("{} has no unit left", ctx.state().side_name(side));
-            ctx.resolved("deployment-objectives", reason.clone());
-            ctx.apply(Effect::End(Outcome {
-                winner: Some(winner),
-                reason,
-            }));
+            ctx.end_game(
+                "deployment-objectives",
+                Outcome {
+                    winner: Some(winner),
+                    reason,
+                },
+            );
             return true;
         }
     }
@@ -639,7 +641,6 @@ pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
         ),
         None => "The players stopped; the scenario is a draw".to_string(),
     };
-    ctx.resolved("deployment-objectives", reason.clone());
-    ctx.apply(Effect::End(Outcome { winner, reason }));
+    ctx.end_game("deployment-objectives", Outcome { winner, reason });
     Ok(())
 }

@@ -75,6 +75,23 @@ fn identical_bids_go_by_back_colour_blue_first() {
 }
 
 #[test]
+fn bids_alike_from_packs_alike_roll_off_and_say_why() {
+    let mut same = setup(false);
+    same.gangs[1].back = BackColour::Red;
+    let mut s = begin(&same);
+    feed(&mut s, &["ok", "k Ks", "k Ks"]);
+    assert!(
+        logged(
+            &s,
+            "Bids rank alike (Red Ks, Blue Ks): a roll-off sets their order"
+        ),
+        "{:?}",
+        s.state().log
+    );
+    assert_asking(&s, "rolls 1 die for initiative (bids alike)");
+}
+
+#[test]
 fn a_joker_bid_beats_an_ace() {
     let mut s = begin(&setup(false));
     feed(&mut s, &["ok", "k As", "k XB"]);
@@ -109,7 +126,11 @@ fn a_shot_beats_a_lower_save_and_rolls_damage_to_lives() {
     );
     assert_asking(&s, "Kid shoots 8 at Wyatt");
     feed(&mut s, &["c save", "k 7h", "d 4"]);
-    assert!(logged(&s, "Kid hits Wyatt: 8 against save 7h (7)"));
+    // The log keeps the card and what changed it.
+    assert!(logged(
+        &s,
+        "Kid hits Wyatt: 8 (9s, cover -1) against save 7h (7)"
+    ));
     assert_eq!(lives(&s, "Wyatt"), 2);
     assert_eq!(s.state().counter("shots"), 1);
     // After the first shot, moves need Clubs.
@@ -179,7 +200,7 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
     // The shooter's weapon and range come with the card asked for.
     assert_asking(&s, "Wyatt (rifle, 18 in) fires on overwatch at Kid");
     feed(&mut s, &["k 8s", "n 0", "c no"]);
-    assert_asking(&s, "Wyatt shoots 6 at Kid (8s overwatch -2)");
+    assert_asking(&s, "Wyatt shoots 6 at Kid (8s, overwatch -2)");
     feed(&mut s, &["c none", "d 1"]);
     assert!(logged(&s, "Kid stops where he was hit"));
     assert_eq!(lives(&s, "Kid"), 5);
@@ -211,6 +232,16 @@ fn the_last_gang_standing_wins() {
     assert_eq!(outcome.winner, Some(0));
     assert!(outcome.reason.contains("Red is the last gang standing"));
     assert!(s.pending().is_none());
+    // Said once, with its rule.
+    let said: Vec<_> = s
+        .state()
+        .log
+        .iter()
+        .filter(|l| l.text.contains("last gang standing"))
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].text.starts_with("Game over: Red wins."), "{said:?}");
+    assert_eq!(said[0].rule.as_deref(), Some("victory"));
 }
 
 #[test]
@@ -316,7 +347,7 @@ fn civilians_react_to_shots_and_armed_ones_fire_back() {
     );
     // The civilian's save: a red card of at least 8.
     feed(&mut s, &["k 9h"]);
-    assert!(logged(&s, "The civilian saves with 9h"));
+    assert!(logged(&s, "the civilian saves with 9h"));
     // Two civilians nearby: one unarmed runs, one armed shoots Kid with 7s.
     feed(
         &mut s,
@@ -449,7 +480,7 @@ fn overwatch_may_fire_at_a_gunman_who_moved_with_the_mover_as_a_group() {
     feed(&mut s, &RED_FIRST);
     feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
     feed(&mut s, &["c ow-1", "c g4", "c g1", "k 8s", "n 0", "c no"]);
-    assert_asking(&s, "Wyatt shoots 6 at Doc (8s overwatch -2)");
+    assert_asking(&s, "Wyatt shoots 6 at Doc (8s, overwatch -2)");
     feed(&mut s, &["c none", "d 2"]);
     assert!(logged(&s, "Doc stops where he was hit"));
     assert_eq!(lives(&s, "Doc"), 4);

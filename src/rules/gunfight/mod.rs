@@ -312,8 +312,7 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
             reason: "No gunman is left standing".into(),
         },
     };
-    ctx.resolved("victory", outcome.reason.clone());
-    ctx.apply(Effect::End(outcome));
+    ctx.end_game("victory", outcome);
     true
 }
 
@@ -349,8 +348,7 @@ pub(crate) fn stop_game(ctx: &mut Ctx) {
             ),
         },
     };
-    ctx.resolved("victory", outcome.reason.clone());
-    ctx.apply(Effect::End(outcome));
+    ctx.end_game("victory", outcome);
 }
 
 /// A gunman's weapon (pistol unless marked rifle).

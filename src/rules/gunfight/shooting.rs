@@ -404,7 +404,7 @@ fn fire(
     let detail = if why.is_empty() {
         format!("{card}")
     } else {
-        format!("{card} {}", why.join(", "))
+        format!("{card}, {}", why.join(", "))
     };
     match target {
         Target::Gunman(t) => {
@@ -434,7 +434,7 @@ fn fire(
                 let c = one_card(
                     ctx,
                     owner,
-                    &format!("{name}: show the save card"),
+                    &format!("{name}: show the save card (the shot is {shot}; a tie saves)"),
                     "shooting",
                     |c| c.suit().is_none() || is_suit(c, &[Suit::Hearts, Suit::Diamonds]),
                     "save cards are Hearts, Diamonds and Jokers",
@@ -457,7 +457,7 @@ fn fire(
                 ctx.resolved(
                     rule,
                     format!(
-                        "{} shot {shot} does not beat {} save {c} ({v}): missed",
+                        "{} shot {shot} ({detail}) does not beat {} save {c} ({v}): missed",
                         possessive(shooter),
                         possessive(&name)
                     ),
@@ -468,7 +468,7 @@ fn fire(
                 save.map_or_else(|| "no save".to_string(), |(c, v)| format!("save {c} ({v})"));
             ctx.resolved(
                 rule,
-                format!("{shooter} hits {name}: {shot} against {against}"),
+                format!("{shooter} hits {name}: {shot} ({detail}) against {against}"),
             );
             damage(ctx, t)?;
             Ok(true)
@@ -487,12 +487,15 @@ fn fire(
             if saved {
                 ctx.resolved(
                     "civilian-actions",
-                    format!("The civilian saves with {c}: missed"),
+                    format!(
+                        "{} shot {shot} ({detail}) at a civilian: the civilian saves with {c}, missed",
+                        possessive(shooter)
+                    ),
                 );
             } else {
                 ctx.resolved(
                     "civilian-actions",
-                    format!("The civilian is hit ({c} is no save against {shot}) and is out of the fight"),
+                    format!("{shooter} hits a civilian: {shot} ({detail}), {c} is no save; the civilian is out of the fight"),
                 );
             }
             Ok(!saved)

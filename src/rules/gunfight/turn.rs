@@ -5,7 +5,7 @@ use super::{
     by_cards_left, cards_left, check_victory, clear_played, formerly_played_out, gangs_standing,
     gunmen_of, joker_left, moves, one_card, shooting, stop_game,
 };
-use crate::rules::common::{confirm_stop, roll_off};
+use crate::rules::common::{confirm_stop, roll_off_for};
 use crate::rules::effect::Effect;
 use crate::rules::procedure::{Choice, Ctx, Flow};
 use crate::rules::state::{Activation, SideId};
@@ -75,14 +75,29 @@ pub fn initiative(ctx: &mut Ctx) -> Flow<Vec<SideId>> {
     let mut i = 0;
     while i < bids.len() {
         let k = key(ctx, bids[i]);
-        let mut tied: Vec<SideId> = bids[i..]
+        let alike: Vec<(SideId, Card)> = bids[i..]
             .iter()
             .take_while(|b| key(ctx, **b) == k)
-            .map(|b| b.0)
+            .copied()
             .collect();
+        let mut tied: Vec<SideId> = alike.iter().map(|b| b.0).collect();
         i += tied.len();
+        if tied.len() > 1 {
+            // Said before the dice, so the players know why they roll.
+            let said: Vec<String> = alike
+                .iter()
+                .map(|(side, card)| format!("{} {card}", ctx.state().side_name(*side)))
+                .collect();
+            ctx.resolved(
+                "initiative",
+                format!(
+                    "Bids rank alike ({}): a roll-off sets their order",
+                    said.join(", ")
+                ),
+            );
+        }
         while tied.len() > 1 {
-            let w = roll_off(ctx, &tied, "initiative")?;
+            let w = roll_off_for(ctx, &tied, "initiative", "initiative (bids alike)")?;
             order.push(w);
             tied.retain(|s| *s != w);
         }

@@ -505,11 +505,13 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
             held_by(ctx, w),
             ctx.state().objectives.len()
         );
-        ctx.resolved("victory", reason.clone());
-        ctx.apply(Effect::End(Outcome {
-            winner: Some(w),
-            reason,
-        }));
+        ctx.end_game(
+            "victory",
+            Outcome {
+                winner: Some(w),
+                reason,
+            },
+        );
         return true;
     }
     // A side with no units left cannot hold on: the other side wins.
@@ -522,11 +524,13 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
             "{} has no units left on the table",
             ctx.state().side_name(1 - w)
         );
-        ctx.resolved("victory", reason.clone());
-        ctx.apply(Effect::End(Outcome {
-            winner: Some(w),
-            reason,
-        }));
+        ctx.end_game(
+            "victory",
+            Outcome {
+                winner: Some(w),
+                reason,
+            },
+        );
         return true;
     }
     false

@@ -534,6 +534,5 @@ fn stop_game(ctx: &mut Ctx) {
             names.0, names.1
         ),
     };
-    ctx.resolved("victory", reason.clone());
-    ctx.apply(Effect::End(crate::rules::state::Outcome { winner, reason }));
+    ctx.end_game("victory", crate::rules::state::Outcome { winner, reason });
 }

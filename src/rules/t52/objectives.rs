@@ -136,8 +136,7 @@ pub fn sudden_death(ctx: &mut Ctx) -> bool {
             reason: "Sudden death: both sides lost their Toff and every Snob".into(),
         },
     };
-    ctx.resolved("sudden-death", outcome.reason.clone());
-    ctx.apply(Effect::End(outcome));
+    ctx.end_game("sudden-death", outcome);
     true
 }
 
@@ -156,6 +155,5 @@ pub fn final_victory(ctx: &mut Ctx) {
         s.side_name(0),
         s.side_name(1)
     );
-    ctx.resolved("victory", reason.clone());
-    ctx.apply(Effect::End(Outcome { winner, reason }));
+    ctx.end_game("victory", Outcome { winner, reason });
 }
