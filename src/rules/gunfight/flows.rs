@@ -362,9 +362,9 @@ fn civilians_react_to_shots_and_armed_ones_fire_back() {
             "c no",
         ],
     );
-    assert!(logged(&s, "Civilian 1 (4d) runs 8 in"));
+    assert!(logged(&s, "Civilian 1 of 2 (4d) runs 8 in"));
     feed(&mut s, &["c none", "d 5"]);
-    assert!(logged(&s, "Civilian 2 hits Kid"));
+    assert!(logged(&s, "Civilian 2 of 2 hits Kid"));
     assert_eq!(lives(&s, "Kid"), 1);
     assert!(asking(&s).contains("Kid fired: does anyone fire on overwatch?"));
     // More damage than lives left: said as it is.

@@ -591,23 +591,23 @@ fn civilians_react(ctx: &mut Ctx) -> Flow<()> {
             Some("civilian-reaction"),
         )?;
         let Some(&card) = drawn.first() else { continue };
+        // Numbered within this reaction ("2 of 3"): the next shot's
+        // bystanders are counted afresh.
+        let who = format!("Civilian {i} of {n}");
         let flee = |ctx: &Ctx| {
             let inches = value(ctx, card).unwrap_or(0) * run;
-            format!("Civilian {i} ({card}) runs {inches} in into cover or away from the action")
+            format!("{who} ({card}) runs {inches} in into cover or away from the action")
         };
         let text = match (armed, card.suit()) {
-            (_, None) => format!("Civilian {i} ({card}) freezes where he stands"),
-            (false, Some(Suit::Spades)) => format!("Civilian {i} ({card}) stays where he is"),
+            (_, None) => format!("{who} ({card}) freezes where he stands"),
+            (false, Some(Suit::Spades)) => format!("{who} ({card}) stays where he is"),
             (false, Some(_)) | (true, Some(Suit::Hearts)) => flee(ctx),
             (true, Some(Suit::Clubs)) => {
-                format!("Civilian {i} ({card}) moves away from the threat to the nearest cover")
+                format!("{who} ({card}) moves away from the threat to the nearest cover")
             }
             (true, Some(Suit::Spades | Suit::Diamonds)) => {
-                ctx.resolved(
-                    "civilian-reaction",
-                    format!("Civilian {i} ({card}) opens fire"),
-                );
-                civilian_shot(ctx, i, card)?;
+                ctx.resolved("civilian-reaction", format!("{who} ({card}) opens fire"));
+                civilian_shot(ctx, &who, card)?;
                 continue;
             }
         };
@@ -618,14 +618,14 @@ fn civilians_react(ctx: &mut Ctx) -> Flow<()> {
 
 /// An armed civilian shoots with the card he turned (his shot sets off no
 /// further reactions).
-fn civilian_shot(ctx: &mut Ctx, i: i64, card: Card) -> Flow<()> {
+fn civilian_shot(ctx: &mut Ctx, who: &str, card: Card) -> Flow<()> {
     let all: Vec<UnitId> = (0..ctx.state().sides.len())
         .flat_map(|s| gunmen_of(ctx, s))
         .collect();
     let mut options = vec![Choice::new("none", "Nobody in range")];
     options.extend(all.iter().map(|&u| gunman_choice(ctx, u)));
     let picked = ctx.choose(
-        format!("Civilian {i} shoots with {card}: at whom?"),
+        format!("{who} shoots with {card}: at whom?"),
         options,
         Some("civilian-actions"),
     )?;
@@ -635,7 +635,7 @@ fn civilian_shot(ctx: &mut Ctx, i: i64, card: Card) -> Flow<()> {
     let (modifier, why) = situation(ctx, None)?;
     fire(
         ctx,
-        &format!("Civilian {i}"),
+        who,
         Target::Gunman(t),
         card,
         modifier,
