@@ -697,7 +697,10 @@ fn commanded_units_gain_points_and_suppressed_units_wait() {
     // Blue activates Jean next: he gains the point.
     feed(&mut s, &["c u2"]);
     assert!(logged(&s, "Jean was Commanded: +1 action point(s)"));
-    assert!(logged(&s, "Jean activates with 3 action point(s)"));
+    assert!(logged(
+        &s,
+        "Jean activates with 3 action point(s) (1 more for Commanded)"
+    ));
     // Jean's musket suppresses Sharpe (a diamond and a club).
     feed(
         &mut s,

@@ -131,10 +131,18 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     // What the table said of melee reach held for the last activation only.
     super::forget_apart(ctx, None);
     set_stat(ctx, unit, AP, ap);
-    let lost = if concussion > 0 {
-        format!(" ({concussion} lost to concussion)")
-    } else {
+    // Why the points differ from Clubs, said on the same line.
+    let mut why = Vec::new();
+    if commanded > 0 {
+        why.push(format!("{commanded} more for Commanded"));
+    }
+    if concussion > 0 {
+        why.push(format!("{concussion} lost to concussion"));
+    }
+    let lost = if why.is_empty() {
         String::new()
+    } else {
+        format!(" ({})", why.join(", "))
     };
     ctx.resolved(
         "action-points",
