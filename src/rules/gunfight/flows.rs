@@ -270,18 +270,20 @@ fn stopping_early_gives_the_game_to_the_most_lives() {
 }
 
 #[test]
-fn only_a_gunman_who_moved_on_one_card_may_be_shooting_mid_move() {
+fn shooting_mid_move_is_asked_only_after_a_single_card_move_of_the_gang() {
     let settled = |s: &Session| s.pending().is_some_and(|r| r.settled.is_some());
-    // Kid has not moved: the question is settled No (the window takes it).
+    // Nobody of Red has moved: the question is settled No (the window
+    // takes it).
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);
     feed(&mut s, &["c shoot", "c g0", "c g4", "k 9s", "n 1", "c no"]);
     assert_asking(&s, "stop part-way through a single-card move");
     assert!(settled(&s));
-    // Kid moves on one card first: then it is the players' call.
+    // Ike moves on one card first, so Kid may be moving with him as a
+    // group: then it is the players' call.
     let mut s = begin(&setup(false));
     feed(&mut s, &RED_FIRST);
-    feed(&mut s, &["c move", "c g0", "n 1", "k 5c", "c none"]);
+    feed(&mut s, &["c move", "c g2", "n 1", "k 5c", "c none"]);
     feed(&mut s, &["c shoot", "c g0", "c g4", "k 9s", "n 1", "c no"]);
     assert_asking(&s, "stop part-way through a single-card move");
     assert!(!settled(&s));

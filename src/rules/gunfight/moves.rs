@@ -97,7 +97,7 @@ pub fn move_gunman(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     };
     if cards.len() == 1 {
         ctx.apply(Effect::SetCounter {
-            key: shooting::single_card_move_key(g),
+            key: shooting::single_card_move_key(side),
             value: 1,
         });
     }

@@ -15,10 +15,11 @@ use crate::table::{Card, Suit};
 /// Counter of shots fired at a figure (the first one ends the first moves).
 pub const SHOTS_COUNTER: &str = "shots";
 
-/// Counter key: 1 when gunman `g` has moved on a single card in his gang's
-/// go so far (only such a move may be stopped part-way to shoot at -2).
-pub fn single_card_move_key(g: UnitId) -> String {
-    format!("single-card-move:{g}")
+/// Counter key: 1 when a gunman of gang `side` has moved on a single card
+/// in its go so far (only such a move may be stopped part-way to shoot at
+/// -2, by the mover or a gang mate moving with him as a group).
+pub fn single_card_move_key(side: SideId) -> String {
+    format!("single-card-move:{side}")
 }
 
 /// What a shot is aimed at.
@@ -371,9 +372,13 @@ fn situation(ctx: &mut Ctx, shooter: Option<UnitId>) -> Flow<(i32, Vec<String>)>
         total += m;
         why.push(format!("height {m:+}"));
     }
-    // Only a single-card move may be stopped to shoot (l.32): a shooter who
-    // has made none this go is not mid-move.
-    let moved = shooter.map(|g| ctx.state().counter(&single_card_move_key(g)) != 0);
+    // Only a single-card move may be stopped to shoot (l.32): with none
+    // made by the shooter's gang this go (his own, or one he moved with as
+    // a group), he is not mid-move.
+    let moved = shooter.map(|g| {
+        let side = ctx.state().units.get(g).map_or(0, |u| u.side);
+        ctx.state().counter(&single_card_move_key(side)) != 0
+    });
     let settled = (moved == Some(false)).then_some((false, "no single-card move this go"));
     if moved.is_some()
         && yes_no_settled(

@@ -176,11 +176,9 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
 fn go(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let name = ctx.state().side_name(side);
     // A single-card move from an earlier go is over.
-    for g in gunmen_of(ctx, side) {
-        let key = shooting::single_card_move_key(g);
-        if ctx.state().counter(&key) != 0 {
-            ctx.apply(Effect::SetCounter { key, value: 0 });
-        }
+    let key = shooting::single_card_move_key(side);
+    if ctx.state().counter(&key) != 0 {
+        ctx.apply(Effect::SetCounter { key, value: 0 });
     }
     loop {
         if gunmen_of(ctx, side).is_empty() {
