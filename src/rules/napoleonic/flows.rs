@@ -124,7 +124,7 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     feed(&mut s, &["c rally", "c u3"]);
     assert_asking(
         &s,
-        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement with Hussars, which still has men in ranks and may be under 20 cm away)",
+        "Is any enemy man in ranks within 20 cm of Foot and facing it? (Foot is in an engagement with Hussars, which still has men in ranks: combat is fought under 20 cm)",
     );
     feed(&mut s, &["c no", "c yes"]);
     assert_eq!(men(&s, "Foot"), (11, 0));
@@ -271,6 +271,30 @@ fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
 }
 
 #[test]
+fn a_unit_in_ranks_and_confused_is_locked_though_its_opponent_broke() {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    // A tie: Line keeps a man in ranks and one confused; Foot is a mob.
+    feed(
+        &mut s,
+        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
+    );
+    feed(&mut s, &["c done"]);
+    // Not locked by its engagement (its opponent broke), but still by its
+    // confusion (l.31).
+    assert_asking(&s, "French, step 1");
+    assert!(!asking(&s).contains("(in an engagement)"), "{}", asking(&s));
+    assert!(
+        asking(&s).contains("cannot move (men in ranks and confused): Line"),
+        "{}",
+        asking(&s)
+    );
+}
+
+#[test]
 fn a_mob_beaten_again_has_nobody_left_in_ranks_to_confuse() {
     let mut small = setup();
     small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
@@ -330,6 +354,12 @@ fn with_no_enemy_man_in_ranks_a_rally_is_not_barred() {
 
 #[test]
 fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
+    // With no mob on the table the option keeps its place, turned down.
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    assert_asking(&s, "French, step 1");
+    feed(&mut s, &["c mob-lost"]);
+    assert!(refused(&s, "No mob is on the table"));
     let mut s = foot_a_mob_of_one();
     feed(&mut s, &["c mob-lost", "c u1"]);
     let outcome = outcome(&s);

@@ -144,20 +144,21 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             .flat_map(|s| units_of(ctx, s))
             .filter(|&u| is_mob(u))
             .collect();
-        // Both locked and confused: said once, as engaged.
-        let stuck: Vec<String> = own
-            .iter()
-            .filter(|&&u| in_ranks(ctx, u) > 0 && confused(ctx, u) > 0)
-            .filter(|&&u| !ctx.state().units[u].has(IN_ENGAGEMENT))
-            .map(|&u| ctx.state().unit_name(u))
-            .collect();
         // Engaged in combat: locked until the engagement is over (a mob
         // runs all the same), or until no unit it fought has men in ranks
         // (those left are mobs that keep away, or gone).
-        let engaged: Vec<String> = own
+        let locked: Vec<usize> = own
             .iter()
-            .filter(|&&u| ctx.state().units[u].has(IN_ENGAGEMENT) && !is_mob(u))
-            .filter(|&&u| !formed_opponents(ctx, u).is_empty())
+            .copied()
+            .filter(|&u| ctx.state().units[u].has(IN_ENGAGEMENT) && !is_mob(u))
+            .filter(|&u| !formed_opponents(ctx, u).is_empty())
+            .collect();
+        let engaged: Vec<String> = locked.iter().map(|&u| ctx.state().unit_name(u)).collect();
+        // In ranks and confused: locked too; said once, as engaged, when both.
+        let stuck: Vec<String> = own
+            .iter()
+            .filter(|&&u| in_ranks(ctx, u) > 0 && confused(ctx, u) > 0)
+            .filter(|u| !locked.contains(u))
             .map(|&u| ctx.state().unit_name(u))
             .collect();
         let mut prompt = format!(
@@ -189,27 +190,26 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
                 m.join(", ")
             ));
         }
-        // The usual options keep their numbers (a number key typed from
-        // habit never ends the step): Rally is always listed, and turned
-        // down when no unit can rally; the rare mob option comes after them.
-        let mut options = vec![
+        // The options keep their numbers (a number key typed from habit
+        // never ends the step): Rally and the caught mob are always listed,
+        // and turned down when no unit can rally or no mob is on the table.
+        let options = vec![
             Choice::new("rally", "Rally a unit"),
             Choice::new("objective", "An objective changes hands"),
+            Choice::new("mob-lost", "A mob could not flee its full distance"),
             Choice::new("done", "Done moving"),
+            Choice::new("stop", "Stop the game here"),
         ];
-        if !caught.is_empty() {
-            options.push(Choice::new(
-                "mob-lost",
-                "A mob could not flee its full distance",
-            ));
-        }
-        options.push(Choice::new("stop", "Stop the game here"));
         match ctx.choose(prompt, options, Some("movement"))?.as_str() {
             "rally" if rallying.is_empty() => ctx.refused(
                 "rally",
                 format!(
                     "No unit of {name} can rally now: none has confused men, or each has rallied this turn or is barred this step"
                 ),
+            ),
+            "mob-lost" if caught.is_empty() => ctx.refused(
+                "mob",
+                "No mob is on the table: a unit becomes one when it has no man left in ranks",
             ),
             "rally" => barred.extend(rally(ctx, &rallying)?),
             "mob-lost" => {
@@ -262,7 +262,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
         .collect();
     let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && !fought.is_empty() {
         format!(
-            " ({unit} is in an engagement with {}, which still has men in ranks and may be under {} cm away)",
+            " ({unit} is in an engagement with {}, which still has men in ranks: combat is fought under {} cm)",
             fought.join(" and "),
             num(ctx, "combat_range_cm")
         )
