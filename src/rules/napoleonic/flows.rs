@@ -260,6 +260,25 @@ fn foot_a_mob_of_one() -> Session {
     s
 }
 
+/// Line (3) and Foot (2) tie in round 1: each loses a man and has one
+/// confused, so Line keeps a man in ranks and Foot is a mob; the British
+/// turn passes and round 2's French step 1 is asked.
+fn line_and_foot_tie() -> Session {
+    let mut small = setup();
+    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
+    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(
+        &mut s,
+        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
+    );
+    assert_eq!(men(&s, "Line"), (2, 1));
+    assert_eq!(men(&s, "Foot"), (1, 1));
+    feed(&mut s, &["c done"]);
+    s
+}
+
 #[test]
 fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
     let mut s = foot_a_mob_of_one();
@@ -272,17 +291,7 @@ fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
 
 #[test]
 fn a_unit_in_ranks_and_confused_is_locked_though_its_opponent_broke() {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
-    // A tie: Line keeps a man in ranks and one confused; Foot is a mob.
-    feed(
-        &mut s,
-        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
-    );
-    feed(&mut s, &["c done"]);
+    let s = line_and_foot_tie();
     // Not locked by its engagement (its opponent broke), but still by its
     // confusion (l.31).
     assert_asking(&s, "French, step 1");
@@ -324,19 +333,7 @@ fn a_mob_beaten_again_has_nobody_left_in_ranks_to_confuse() {
 
 #[test]
 fn with_no_enemy_man_in_ranks_a_rally_is_not_barred() {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
-    // A tie: each loses a man and has one confused; Foot is a mob.
-    feed(
-        &mut s,
-        &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
-    );
-    assert_eq!(men(&s, "Line"), (2, 1));
-    assert_eq!(men(&s, "Foot"), (1, 1));
-    feed(&mut s, &["c done"]);
+    let mut s = line_and_foot_tie();
     assert_asking(&s, "French, step 1");
     feed(&mut s, &["c rally", "c u0"]);
     assert_asking(&s, "Is any enemy man in ranks within 20 cm of Line");
