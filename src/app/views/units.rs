@@ -152,10 +152,6 @@ pub(super) fn unit_line(
     if let Some(&spades) = u.stats.get(crate::rules::gentlemen::SPADES) {
         return gentleman_line(&name, u, spades, ruleset);
     }
-    if u.soldiers_at_start == 1 && u.wounds_per_soldier > 1 {
-        let left = u.wounds_per_soldier.saturating_sub(u.wounds());
-        return format!("{name}: {left}/{} lives", u.wounds_per_soldier);
-    }
     if let Some(&confused) = u.stats.get(crate::rules::napoleonic::CONFUSED) {
         let men = u.soldiers.len() as i32;
         let ranks = men - confused;
@@ -167,6 +163,21 @@ pub(super) fn unit_line(
         if let Some(m) = u.stats.get(crate::rules::napoleonic::SHOT_MARKERS) {
             let markers = if *m == 1 { "marker" } else { "markers" };
             t.push_str(&format!(", {m} shot {markers}"));
+        }
+        return t;
+    }
+    // A lone figure (a T52 Snob or Toff, a gunman, a commander) is counted
+    // in lives, whatever its number of wounds.
+    if u.soldiers_at_start == 1 {
+        let left = u.wounds_per_soldier.saturating_sub(u.wounds());
+        let lives = if u.wounds_per_soldier == 1 {
+            "life"
+        } else {
+            "lives"
+        };
+        let mut t = format!("{name}: {left}/{} {lives}", u.wounds_per_soldier);
+        if u.stats.contains_key("actions") {
+            t.push_str(&activation_counts(u));
         }
         return t;
     }
@@ -412,6 +423,29 @@ mod tests {
 
     /// A T52 unit's weapons show on its line and its profile on hovering:
     /// they decide which orders it can take.
+    #[test]
+    fn a_lone_figure_is_counted_in_lives_whatever_its_wounds() {
+        let figure = |name: &str, wounds_per_soldier| Unit {
+            side: 0,
+            name: name.into(),
+            profile: "snob".into(),
+            cards: Vec::new(),
+            stats: Default::default(),
+            soldiers: vec![Soldier { wounds: 0 }],
+            soldiers_at_start: 1,
+            wounds_per_soldier,
+            status: Default::default(),
+            upgrades: Vec::new(),
+            presence: Presence::InPlay,
+        };
+        let rs = napoleonic();
+        // As the Toff beside it (audit S M8), not "1/1 soldiers".
+        let snob = unit_line(&figure("Snob As", 1), &rs, RoutedTurn::Done);
+        assert_eq!(snob, "Snob As: 1/1 life");
+        let toff = unit_line(&figure("Toff XR", 2), &rs, RoutedTurn::Done);
+        assert_eq!(toff, "Toff XR: 2/2 lives");
+    }
+
     #[test]
     fn a_t52_unit_shows_its_equipment_and_profile() {
         use crate::rules::ProcedureSpec;
