@@ -168,26 +168,23 @@ pub(super) fn unit_line(
     }
     // A lone figure (a T52 Snob or Toff, a gunman, a commander) is counted
     // in lives, whatever its number of wounds.
-    if u.soldiers_at_start == 1 {
+    let mut t = if u.soldiers_at_start == 1 {
         let left = u.wounds_per_soldier.saturating_sub(u.wounds());
         let lives = if u.wounds_per_soldier == 1 {
             "life"
         } else {
             "lives"
         };
-        let mut t = format!("{name}: {left}/{} {lives}", u.wounds_per_soldier);
-        if u.stats.contains_key("actions") {
-            t.push_str(&activation_counts(u));
-        }
-        return t;
-    }
-    let wounds = u.wounds();
-    let mut t = format!(
-        "{name}: {}/{} soldiers, {wounds} {}",
-        u.soldiers.len(),
-        u.soldiers_at_start,
-        if wounds == 1 { "wound" } else { "wounds" }
-    );
+        format!("{name}: {left}/{} {lives}", u.wounds_per_soldier)
+    } else {
+        let wounds = u.wounds();
+        format!(
+            "{name}: {}/{} soldiers, {wounds} {}",
+            u.soldiers.len(),
+            u.soldiers_at_start,
+            if wounds == 1 { "wound" } else { "wounds" }
+        )
+    };
     if u.stats.contains_key("actions") {
         t.push_str(&activation_counts(u));
     }

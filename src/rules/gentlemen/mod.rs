@@ -210,6 +210,7 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
 /// the rules' two (weapons held plus empty hands: "usually" two, l.43).
 pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
     let mut notes = Vec::new();
+    let hands = ruleset.number("hands_per_unit") as i32;
     for b in &setup.bands {
         for u in &b.units {
             let stat = |key: &str| {
@@ -237,10 +238,6 @@ pub fn setup_notes(setup: &GameSetup, ruleset: &Ruleset) -> Vec<String> {
                     b.name, u.name
                 ));
             }
-            let hands = ruleset
-                .numbers
-                .get("hands_per_unit")
-                .map_or(2, |h| *h as i32);
             let (held, empty) = (stat(WEAPON_HANDS), stat(EMPTY_HANDS));
             if held + empty > hands {
                 notes.push(format!(

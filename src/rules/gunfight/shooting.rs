@@ -70,7 +70,7 @@ pub fn shoot(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             target_name(ctx, target)
         ),
     )?;
-    let (mut modifier, mut why) = situation(ctx, Some(shooter))?;
+    let (mut modifier, mut why) = situation(ctx, Some(side))?;
     let mut shots = 1;
     if w == Weapon::Pistol && joker_left(ctx, side) && fans(ctx, side, &name)? {
         one_card(
@@ -351,9 +351,9 @@ fn shooting_card(ctx: &mut Ctx, side: SideId, prompt: &str) -> Flow<Card> {
     )
 }
 
-/// Cover and height (and, for the active gang's `shooter`, shooting
-/// mid-move): the total modifier and its parts in words.
-fn situation(ctx: &mut Ctx, shooter: Option<UnitId>) -> Flow<(i32, Vec<String>)> {
+/// Cover and height (and, for a shooter of `active`, the gang whose go it
+/// is, shooting mid-move): the total modifier and its parts in words.
+fn situation(ctx: &mut Ctx, active: Option<SideId>) -> Flow<(i32, Vec<String>)> {
     let mut total = 0;
     let mut why = Vec::new();
     let cover = ctx.number(
@@ -375,10 +375,7 @@ fn situation(ctx: &mut Ctx, shooter: Option<UnitId>) -> Flow<(i32, Vec<String>)>
     // Only a single-card move may be stopped to shoot (l.32): with none
     // made by the shooter's gang this go (his own, or one he moved with as
     // a group), he is not mid-move.
-    let moved = shooter.map(|g| {
-        let side = ctx.state().units.get(g).map_or(0, |u| u.side);
-        ctx.state().counter(&single_card_move_key(side)) != 0
-    });
+    let moved = active.map(|side| ctx.state().counter(&single_card_move_key(side)) != 0);
     let settled = (moved == Some(false)).then_some((false, "no single-card move this go"));
     if moved.is_some()
         && yes_no_settled(
