@@ -17,6 +17,10 @@ use rand::rngs::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// What the window logs for a roll it takes by itself because no result
+/// could change anything ([`Ctx::roll_moot`]).
+pub const MOOT_ROLL_LABEL: &str = "no roll needed";
+
 /// One option of a choice.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Choice {
@@ -208,8 +212,9 @@ impl Request {
     /// option of a choice, the number of a range of one, or the answer the
     /// game's state settles ([`Request::settled`]). Nothing for a
     /// player to decide, so the window answers it by itself (scripts still
-    /// answer it). Dice, cards and confirmations are never taken for the
-    /// table: they ask for something done or seen.
+    /// answer it). Cards and confirmations are never taken for the table:
+    /// they ask for something done or seen; nor are dice, unless no roll
+    /// could change the outcome ([`Ctx::roll_moot`]).
     pub fn only_answer(&self) -> Option<(Answer, String)> {
         let settled = self.settled.as_deref().map(|s| &s.answer);
         match &self.ask {
@@ -230,6 +235,14 @@ impl Request {
                 };
                 n.map(|n| (Answer::Number(n), n.to_string()))
             }
+            // A roll whose result cannot change anything (see
+            // `Ctx::roll_moot`): any dice of the right count read as it.
+            Ask::Dice { count } => match settled {
+                Some(Answer::Dice(d)) if d.len() == *count as usize => {
+                    Some((Answer::Dice(d.clone()), MOOT_ROLL_LABEL.to_string()))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -445,6 +458,43 @@ impl<'a> Ctx<'a> {
             dice: pool.clone(),
         });
         Ok(pool)
+    }
+
+    /// Asks for `count` dice whose result cannot change anything (a Panic
+    /// Test that even a 6 passes), for the reason `why`. The roll is still
+    /// asked, so that saves and scripts made when it was rolled keep every
+    /// later answer in place, but settled: the window takes it by itself,
+    /// logging [`MOOT_ROLL_LABEL`], and whatever dice are given are not
+    /// logged as a roll.
+    pub fn roll_moot(
+        &mut self,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: &str,
+        why: &str,
+    ) -> Flow<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        // Any faces would do; a six is the worst case the caller checked.
+        let six = Die {
+            value: D6::SIX,
+            source: DieSource::Virtual,
+        };
+        let settled = Settled::new(Answer::Dice(vec![six; count as usize]), why);
+        match self.ask(Request {
+            ask: Ask::Dice { count },
+            prompt: prompt.into(),
+            rule: Some(rule.to_string()),
+            settled: Some(Box::new(settled)),
+        })? {
+            Answer::Dice(_) => Ok(()),
+            _ => Err(Interrupt::Invalid(AnswerError {
+                expected: "dice".into(),
+                got: "something else".into(),
+                problem: None,
+            })),
+        }
     }
 
     /// Asks for one die.

@@ -10,6 +10,9 @@ use std::fmt;
 pub struct D6(u8);
 
 impl D6 {
+    /// The highest face.
+    pub const SIX: D6 = D6(6);
+
     /// A face value; `None` outside 1-6.
     pub fn new(v: u8) -> Option<D6> {
         (1..=6).contains(&v).then_some(D6(v))

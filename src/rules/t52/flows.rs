@@ -9,6 +9,7 @@ use super::TerrainKind;
 use super::engagement::can_shoot;
 use super::testkit::*;
 use crate::rules::effect::Effect;
+use crate::rules::procedure::MOOT_ROLL_LABEL;
 use crate::rules::session::Event;
 use crate::rules::state::Holder;
 
@@ -409,6 +410,30 @@ fn defensible_terrain_is_asked_about_only_when_the_panic_test_can_fail() {
             feed(&mut s, &["c no"]);
         }
         assert_asking(&s, "Panic Test for Follower 6d");
+        let taken = s.pending().and_then(|r| r.only_answer());
+        if missing == 0 {
+            // No roll can fail it: the window takes the roll by itself, and
+            // an older save's die (a 6 here) reads as that.
+            let (answer, label) = taken.unwrap_or_else(|| panic!("a moot roll"));
+            assert_eq!(label, MOOT_ROLL_LABEL);
+            let mut old = s.clone();
+            s.apply(Event::Answer(answer))
+                .unwrap_or_else(|e| panic!("{e}"));
+            feed(&mut old, &["d 6"]);
+            assert_eq!(old.state(), s.state());
+            assert!(logged(
+                &s,
+                "Follower 6d holds: with 0 missing, no roll is above 6"
+            ));
+            assert!(!logged(
+                &s,
+                "Panic Test for Follower 6d: roll 1 die, +0 missing soldier(s), above 6 it retreats: rolled"
+            ));
+        } else {
+            assert_eq!(taken, None, "a 6 with 1 missing fails: roll it");
+            feed(&mut s, &["d 5"]);
+            assert!(logged(&s, "Follower 6d holds: 5 + 1 = 6"));
+        }
     }
 }
 
@@ -840,6 +865,9 @@ fn a_one_in_the_guns_panic_test_risks_a_misfire() {
     // Red's 4h charges Blue's gun, which takes a Panic Test and rolls a 1.
     feed(&mut s, &["c XR", "c 4h", "c charge", "d 3", "c 3c"]);
     assert_asking(&s, "Panic Test for Artillery 3c");
+    // With no soldier missing the test cannot fail, but a gun's 1 still
+    // counts: the roll is the table's to make.
+    assert_eq!(s.pending().and_then(|r| r.only_answer()), None);
     feed(&mut s, &["d 1"]);
     assert_asking(&s, "Misfire check");
     feed(&mut s, &["d 1"]);

@@ -40,6 +40,9 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
     // Fearless only helps a unit about to fail; with few soldiers missing
     // even a 6 holds.
     let cannot_fail = panic_holds(6, missing, threshold);
+    // A gun's 1 still counts for its misfire, so only other units' rolls
+    // are moot then.
+    let moot_roll = cannot_fail && kind(&u) != UnitKind::Artillery;
     let mut fearless = fearless_reason(&u, num(ctx, "mob_soldiers")).map(str::to_string);
     if fearless.is_none()
         && terrain_count(ctx, TerrainKind::Defensible) > 0
@@ -63,13 +66,26 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
         } else {
             ""
         };
-        let d = ctx.roll_one(
-            format!(
-                "Panic Test for {}{again}: roll 1 die, +{missing} missing soldier(s), above {threshold} it retreats",
-                u.name
-            ),
-            "panic",
-        )?;
+        let prompt = format!(
+            "Panic Test for {}{again}: roll 1 die, +{missing} missing soldier(s), above {threshold} it retreats",
+            u.name
+        );
+        if moot_roll {
+            ctx.roll_moot(1, prompt, "panic", "even a 6 holds")?;
+            ctx.resolved(
+                "panic",
+                format!(
+                    "{} holds{again}: with {missing} missing, no roll is above {threshold}",
+                    u.name
+                ),
+            );
+            if attempt < rerolls {
+                attempt += 1;
+                continue;
+            }
+            return Ok(true);
+        }
+        let d = ctx.roll_one(prompt, "panic")?;
         // A gun that rolls a 1 may misfire; a destroyed gun has no test left.
         if gun_misfires(ctx, &u, id, d)? {
             return Ok(true);
