@@ -19,6 +19,18 @@ pub struct WriteError {
 /// written and fsynced, then renamed over the target, then the directory is
 /// synced. A crash leaves either the old file or the new one, never half.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    write_atomic_then(path, bytes, || Ok(()))
+}
+
+/// [`write_atomic`], running `before_rename` once the temp file is written
+/// whole and before it replaces `path`: what must happen only when the new
+/// file is sure to land (moving older files aside), and never when a full
+/// disk stopped it. When `before_rename` fails the temp file is removed.
+pub fn write_atomic_then(
+    path: &Path,
+    bytes: &[u8],
+    before_rename: impl FnOnce() -> Result<(), WriteError>,
+) -> Result<(), WriteError> {
     let fail = |p: &Path| {
         let path = p.to_path_buf();
         move |source| WriteError { path, source }
@@ -40,6 +52,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         // A half-written temp file (a full disk) is of no use to anyone.
         let _ = fs::remove_file(&tmp);
         return Err(WriteError { path: tmp, source });
+    }
+    if let Err(e) = before_rename() {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
     if let Err(source) = fs::rename(&tmp, path) {
         let _ = fs::remove_file(&tmp);

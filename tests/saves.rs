@@ -448,6 +448,54 @@ fn failed_saves_keep_the_backups_they_had() {
     assert!(!tmp.exists());
 }
 
+/// A full disk that stops the newest backup from being written (audit Y1:
+/// a plain write left it empty, and each retry rotated again until every
+/// backup was empty) moves no backup and empties none.
+#[test]
+fn a_backup_that_cannot_be_written_pushes_no_backup_out() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let autosave = Autosave::new_in(dir.path(), GameId::T52);
+    let mut s = play_some(&autosave, &lib);
+    let name = file_name(&autosave);
+    let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
+    let backup = |n: usize| dir.path().join(format!("{name}.{n}"));
+    let objective = |n: usize| {
+        Event::Edit(Effect::AddObjective {
+            name: format!("K{n}"),
+            card: None,
+        })
+    };
+    // Three different backups, then the save as it stands.
+    for n in 1..=3 {
+        autosave
+            .apply(&mut s, objective(n))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let before: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+    assert!(before.iter().all(|b| !b.is_empty()));
+    assert_ne!(before[0], before[1]);
+    let last_good = read(&autosave.path);
+    // The newest backup's temp file cannot be written (its name is taken
+    // by a folder, as a full disk refuses it).
+    let tmp = dir.path().join(format!("{name}.1.tmp"));
+    std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    for n in 4..=6 {
+        let err = autosave.apply(&mut s, objective(n)).err();
+        let msg = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(msg.contains(".1.tmp"), "names the file: {msg}");
+    }
+    let after: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+    assert_eq!(after, before, "every backup kept");
+    assert_eq!(read(&autosave.path), last_good);
+    std::fs::remove_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    autosave
+        .apply(&mut s, objective(7))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read(&backup(1)), last_good);
+    assert_eq!(read(&backup(2)), before[0]);
+}
+
 /// A damaged save is listed as such before it is picked: one with a good
 /// backup resumes from it, one without any is not offered.
 #[test]

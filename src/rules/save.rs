@@ -192,17 +192,31 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
         let backed_up = fs::metadata(&first).is_ok_and(|m| m.len() == previous.len() as u64)
             && fs::read(&first).is_ok_and(|b| b == previous);
         if sound && !backed_up {
-            for n in (1..BACKUPS).rev() {
-                let from = backup_path(path, n);
-                if from.exists() {
-                    fs::rename(&from, backup_path(path, n + 1)).map_err(io(&from))?;
+            // Copied rather than renamed, so the save itself never
+            // disappears; the older backups move down only once the copy is
+            // written whole, so a full disk costs none of them.
+            let rotate = || {
+                for n in (1..BACKUPS).rev() {
+                    let from = backup_path(path, n);
+                    if from.exists() {
+                        fs::rename(&from, backup_path(path, n + 1)).map_err(|source| {
+                            crate::files::WriteError {
+                                path: from.clone(),
+                                source,
+                            }
+                        })?;
+                    }
                 }
-            }
-            // Copied rather than renamed, so the save itself never disappears.
-            fs::write(&first, &previous).map_err(io(&first))?;
+                Ok(())
+            };
+            crate::files::write_atomic_then(&first, &previous, rotate).map_err(|e| {
+                SaveError::Io {
+                    file: e.path,
+                    source: e.source,
+                }
+            })?;
         } else if !sound {
-            let aside = damaged_path(path);
-            fs::write(&aside, &previous).map_err(io(&aside))?;
+            write_atomic(&damaged_path(path), &previous)?;
         }
     }
     write_atomic(path, text.as_bytes())
