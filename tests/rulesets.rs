@@ -141,6 +141,40 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "id:",
             "id is `t52` but the file is for `gunfight`",
         ),
+        // A profile's stats are the game's: one left out would read as 0,
+        // one the game never reads would be shown and do nothing (audit Y3).
+        (
+            gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1),
+            "\"gunman\"",
+            "profiles: `gunman` has no `lives` stat",
+        ),
+        (
+            gunfight.replacen("\"lives\": 6", "\"lives\": 6, \"Q\": 4", 1),
+            "\"gunman\"",
+            "profiles: `gunman` has a stat `Q` this game never reads",
+        ),
+        // A misspelt key is named even when a value is refused too (and
+        // the key it was meant to be is said to be missing; audit Y2).
+        (
+            gunfight
+                .replace("\"hand_size\": 5", "\"hand_sise\": 5")
+                .replace(
+                    "\"initiative_cards\": 1",
+                    "\"initiative_cards\": 1, \"frobnicate\": 2",
+                ),
+            "\"hand_sise\"",
+            "`hand_sise` is not a number this game reads (did you mean `hand_size`?)",
+        ),
+        (
+            gunfight
+                .replace("\"hand_size\": 5", "\"hand_sise\": 5")
+                .replace(
+                    "\"initiative_cards\": 1",
+                    "\"initiative_cards\": 1, \"frobnicate\": 2",
+                ),
+            "\"frobnicate\"",
+            "`frobnicate` is not a number this game reads",
+        ),
     ];
     for (text, key, said) in cases {
         assert_ne!(text, gunfight, "the case changes the file");

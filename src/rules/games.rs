@@ -174,7 +174,8 @@ impl Library {
             }
             let builtin = rulesets.get(&game).map(|(rs, _)| rs.clone());
             match Ruleset::load(&path, Some(game))
-                .and_then(|rs| check_numbers_known(rs, builtin.as_ref(), &path))
+                .and_then(|rs| check_against_builtin(rs, builtin.as_ref(), &path))
+                .map_err(|e| with_unknown_keys(e, builtin.as_ref()))
             {
                 Ok(rs) => {
                     rulesets.insert(game, (rs, RulesetSource::File(path)));
@@ -214,9 +215,10 @@ impl Library {
 /// Letters a misspelt number key may differ by to be named as meant.
 const MAX_KEY_TYPO: usize = 3;
 
-/// A house rule's numbers are those the game reads (its built-in
-/// ruleset's): a misspelt key would otherwise be kept and never read.
-fn check_numbers_known(
+/// A house rule's numbers and profile stats are those the game reads (its
+/// built-in ruleset's): a misspelt key would otherwise be kept and never
+/// read, and a stat left out would read as 0.
+fn check_against_builtin(
     rs: Ruleset,
     builtin: Option<&Ruleset>,
     path: &Path,
@@ -224,17 +226,46 @@ fn check_numbers_known(
     let Some(builtin) = builtin else {
         return Ok(rs);
     };
-    let unknown: Vec<&String> = rs
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let problems = key_problems(&rs, builtin, &text);
+    if problems.is_empty() {
+        return Ok(rs);
+    }
+    Err(RulesetError::Invalid {
+        file: path.to_path_buf(),
+        problems,
+    })
+}
+
+/// An override refused for its values is also checked for keys the game
+/// does not read (audit Y2): a misspelt key is often why a value is said
+/// to be missing, so it is listed first, in the same run of `check`.
+fn with_unknown_keys(e: RulesetError, builtin: Option<&Ruleset>) -> RulesetError {
+    let (RulesetError::Invalid { file, problems }, Some(builtin)) = (&e, builtin) else {
+        return e;
+    };
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let Ok(rs) = ron::from_str::<Ruleset>(&text) else {
+        return e;
+    };
+    let mut keys = key_problems(&rs, builtin, &text);
+    if keys.is_empty() {
+        return e;
+    }
+    keys.retain(|k| !problems.contains(k));
+    RulesetError::Invalid {
+        file: file.clone(),
+        problems: [keys, problems.clone()].concat(),
+    }
+}
+
+/// Numbers and profile stats of `rs` that its game does not read, and
+/// stats it leaves out, each placed in `text`.
+fn key_problems(rs: &Ruleset, builtin: &Ruleset, text: &str) -> Vec<super::ruleset::Problem> {
+    let mut messages: Vec<String> = rs
         .numbers
         .keys()
         .filter(|k| !builtin.numbers.contains_key(*k))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(rs);
-    }
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let problems = unknown
-        .into_iter()
         .map(|unknown| {
             let nearest = builtin
                 .numbers
@@ -244,12 +275,50 @@ fn check_numbers_known(
                 .filter(|(d, _)| *d <= MAX_KEY_TYPO)
                 .map(|(_, k)| format!(" (did you mean `{k}`?)"))
                 .unwrap_or_default();
-            let message = format!("numbers: `{unknown}` is not a number this game reads{nearest}");
-            super::ruleset::Problem::named_in(&text, message)
+            format!("numbers: `{unknown}` is not a number this game reads{nearest}")
         })
         .collect();
-    Err(RulesetError::Invalid {
-        file: path.to_path_buf(),
-        problems,
-    })
+    messages.extend(stat_problems(rs, builtin));
+    messages
+        .into_iter()
+        .map(|m| super::ruleset::Problem::named_in(text, m))
+        .collect()
+}
+
+/// A profile's stats against the game's: those of the built-in profile of
+/// the same id, or for a new profile the stats every built-in profile has
+/// (required) and any has (read).
+fn stat_problems(rs: &Ruleset, builtin: &Ruleset) -> Vec<String> {
+    use std::collections::BTreeSet;
+    let keys = |p: &super::ruleset::Profile| p.stats.keys().cloned().collect::<BTreeSet<_>>();
+    let all: Vec<BTreeSet<String>> = builtin.profiles.iter().map(keys).collect();
+    let read: BTreeSet<String> = all.iter().flatten().cloned().collect();
+    let everywhere: BTreeSet<String> = read
+        .iter()
+        .filter(|k| all.iter().all(|s| s.contains(*k)))
+        .cloned()
+        .collect();
+    let mut out = Vec::new();
+    for p in &rs.profiles {
+        let (required, known) = match builtin.profiles.iter().find(|b| b.id == p.id) {
+            Some(b) => (keys(b), keys(b)),
+            None => (everywhere.clone(), read.clone()),
+        };
+        let listed = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+        for missing in required.iter().filter(|k| !p.stats.contains_key(*k)) {
+            out.push(format!(
+                "profiles: `{}` has no `{missing}` stat (it needs {})",
+                p.id,
+                listed(&required)
+            ));
+        }
+        for unknown in p.stats.keys().filter(|k| !known.contains(*k)) {
+            out.push(format!(
+                "profiles: `{}` has a stat `{unknown}` this game never reads (it reads {})",
+                p.id,
+                listed(&known)
+            ));
+        }
+    }
+    out
 }
