@@ -27,6 +27,24 @@ pub const CHARGE_BONUS: &str = "turn:charge_bonus";
 /// See [`MOVES_IN_ROW`].
 pub const FREE_MELEE: &str = "turn:free_melee";
 
+/// Stat: the most inches a unit's recorded moves this turn allow (each Move
+/// action its move, a rout its rout distance); kept into the next turn as
+/// [`MOVED_LAST_TURN`], so a shooter is not asked how far a target moved
+/// when the records say it did not move at all.
+pub const MOVED_THIS_TURN: &str = "turn:moved_in";
+/// See [`MOVED_THIS_TURN`].
+pub const MOVED_LAST_TURN: &str = "last_turn:moved_in";
+
+/// Records that `unit` moved up to `inches` this turn.
+fn record_move(ctx: &mut Ctx, unit: UnitId, inches: i32) {
+    let value = stat(ctx, unit, MOVED_THIS_TURN) + inches.max(0);
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: MOVED_THIS_TURN.into(),
+        value,
+    });
+}
+
 /// The to-hit penalty for a target that moved `moved` inches: `penalty` for
 /// each full `step` beyond the first `free`.
 pub fn movement_penalty(moved: i32, free: i32, step: i32, penalty: i32) -> i32 {
@@ -144,24 +162,9 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         if left > 0 {
             options.push(Choice::new("move", "Move"));
             options.push(Choice::new("melee", "Melee"));
-            let prep = stat(ctx, unit, PREP_LEFT);
-            if prep > 0 {
-                let why = format!(
-                    "{} weapon needs {prep} Prep action(s) first (a special action)",
-                    possessive(&name)
-                );
-                options.push(Choice::new(
-                    "shoot",
-                    format!("Shoot (needs {prep} Prep first)"),
-                ));
-                barred.push(Barred {
-                    id: "shoot",
-                    rule: "weapon-prep",
-                    why,
-                });
-            } else {
-                options.push(Choice::new("shoot", "Shoot"));
-            }
+            let (shoot, no_shot) = shoot_choice(ctx, unit, false);
+            options.push(shoot);
+            barred.extend(no_shot);
             options.push(Choice::new("special", "Special action"));
             let need = (actions.max(0) as u32
                 * num(ctx, "overwatch_min_actions_fraction_num").max(0) as u32)
@@ -371,19 +374,16 @@ fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
     let mut run = Momentum::of(ctx, unit);
     let name = ctx.state().unit_name(unit);
     let left = actions_left(ctx, unit).max(0);
-    let mut options = if left > 0 {
-        basic_actions(ctx, unit)
+    let prompt = format!("{name} acts together with {with} ({left} action(s) left): which action?");
+    let free: Vec<Choice> = (run.free_melee > 0)
+        .then(free_melee_choice)
+        .into_iter()
+        .collect();
+    let picked = if left > 0 {
+        choose_basic_action(ctx, unit, &prompt, "combined-actions", false, &free)?
     } else {
-        Vec::new()
+        ctx.choose(prompt, free, Some("combined-actions"))?
     };
-    if run.free_melee > 0 {
-        options.push(free_melee_choice());
-    }
-    let picked = ctx.choose(
-        format!("{name} acts together with {with} ({left} action(s) left): which action?"),
-        options,
-        Some("combined-actions"),
-    )?;
     run.moves(picked == "move");
     run.save(ctx, unit);
     ctx.resolved(
@@ -413,6 +413,7 @@ fn take_action(
     add_spent(ctx, unit);
     match picked {
         "move" => {
+            record_move(ctx, unit, stat(ctx, unit, "move"));
             momentum.charged(charge(ctx, unit, momentum.moves_in_row)?);
             momentum.save(ctx, unit);
         }
@@ -477,15 +478,67 @@ pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
     }
 }
 
-/// Move, melee, shoot (once the weapon is prepped) or a special action: what
-/// a held action or one part of a split action may be.
-fn basic_actions(ctx: &Ctx, unit: UnitId) -> Vec<Choice> {
-    let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
-    if stat(ctx, unit, PREP_LEFT) <= 0 {
-        options.push(Choice::new("shoot", "Shoot"));
+/// The Shoot option of an action menu, and why it is turned down when the
+/// weapon is not ready: still to prep, or (`prepped_now`) readied by the
+/// other part of this same split action. Listed either way, so the options
+/// after it keep their numbers.
+fn shoot_choice(ctx: &Ctx, unit: UnitId, prepped_now: bool) -> (Choice, Option<Barred>) {
+    let name = ctx.state().unit_name(unit);
+    let prep = stat(ctx, unit, PREP_LEFT);
+    let (label, why) = if prep > 0 {
+        (
+            format!("Shoot (needs {prep} Prep first)"),
+            format!(
+                "{} weapon needs {prep} Prep action(s) first (a special action)",
+                possessive(&name)
+            ),
+        )
+    } else if prepped_now {
+        (
+            "Shoot (readied in this action)".to_string(),
+            format!(
+                "{} weapon was readied by the other models in this same action: it shoots in a later one",
+                possessive(&name)
+            ),
+        )
+    } else {
+        return (Choice::new("shoot", "Shoot"), None);
+    };
+    let barred = Barred {
+        id: "shoot",
+        rule: "weapon-prep",
+        why,
+    };
+    (Choice::new("shoot", label), Some(barred))
+}
+
+/// Move, melee, shoot or a special action: what a held action, an action
+/// alongside another unit or one part of a split action may be. Asked with
+/// `extra` options after them until one that can be taken is picked (Shoot
+/// with the weapon not ready is listed, and turned down with the reason).
+fn choose_basic_action(
+    ctx: &mut Ctx,
+    unit: UnitId,
+    prompt: &str,
+    rule: &str,
+    prepped_now: bool,
+    extra: &[Choice],
+) -> Flow<String> {
+    loop {
+        let (shoot, barred) = shoot_choice(ctx, unit, prepped_now);
+        let mut options = vec![
+            Choice::new("move", "Move"),
+            Choice::new("melee", "Melee"),
+            shoot,
+            Choice::new("special", "Special action"),
+        ];
+        options.extend(extra.iter().cloned());
+        let picked = ctx.choose(prompt, options, Some(rule))?;
+        match barred {
+            Some(b) if b.id == picked => ctx.refused(b.rule, b.why),
+            _ => return Ok(picked),
+        }
     }
-    options.push(Choice::new("special", "Special action"));
-    options
 }
 
 /// A unit on Overwatch spends one held action; it stays on Overwatch while
@@ -501,20 +554,19 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     if held <= 0 {
         set_status(ctx, unit, OVERWATCH, false);
     }
-    let options = basic_actions(ctx, unit);
-    let picked = ctx.choose(
-        format!("{name} acts from Overwatch"),
-        options,
-        Some("overwatch"),
-    )?;
+    let prompt = format!("{name} acts from Overwatch");
+    let picked = choose_basic_action(ctx, unit, &prompt, "overwatch", false, &[])?;
     ctx.resolved("overwatch", format!("{name} acts from Overwatch"));
     let prior = stat(ctx, unit, SPENT);
     add_spent(ctx, unit);
     match picked.as_str() {
-        "move" => ctx.resolved(
-            "move",
-            format!("{name} moves up to {} in", stat(ctx, unit, "move")),
-        ),
+        "move" => {
+            record_move(ctx, unit, stat(ctx, unit, "move"));
+            ctx.resolved(
+                "move",
+                format!("{name} moves up to {} in", stat(ctx, unit, "move")),
+            );
+        }
         "melee" => attack(ctx, unit, Attack::Melee, 0, prior)?,
         "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,
         _ => special(ctx, unit)?,
@@ -761,25 +813,20 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         if !ctx.state().units[unit].in_play() {
             break;
         }
-        let mut options = vec![Choice::new("move", "Move"), Choice::new("melee", "Melee")];
-        if stat(ctx, unit, PREP_LEFT) <= 0 && !prepped {
-            options.push(Choice::new("shoot", "Shoot"));
-        }
-        options.push(Choice::new("special", "Special action"));
-        let picked = ctx.choose(
-            format!("What do {who} {count} model(s) of {name} do?"),
-            options,
-            Some("split-actions"),
-        )?;
+        let prompt = format!("What do {who} {count} model(s) of {name} do?");
+        let picked = choose_basic_action(ctx, unit, &prompt, "split-actions", prepped, &[])?;
         shot |= picked == "shoot";
         match picked.as_str() {
-            "move" => ctx.resolved(
-                "split-actions",
-                format!(
-                    "{count} model(s) of {name} move up to {} in",
-                    stat(ctx, unit, "move")
-                ),
-            ),
+            "move" => {
+                record_move(ctx, unit, stat(ctx, unit, "move"));
+                ctx.resolved(
+                    "split-actions",
+                    format!(
+                        "{count} model(s) of {name} move up to {} in",
+                        stat(ctx, unit, "move")
+                    ),
+                );
+            }
             "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
             "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
             // Readying the weapon, aiming or another task, as for the whole unit.
@@ -824,9 +871,28 @@ fn strike(
                 "How far did {target_name} move last turn, in inches? (It has not acted yet, and in the first turn there is no last turn: 0.)"
             ),
         };
-        // Not yet acted in the first turn: it has not moved at all.
-        let known = (card_to_come(ctx, target) && ctx.state().turn <= 1)
-            .then(|| Settled::new(Answer::Number(0), "no last turn yet"));
+        // Not yet acted in the first turn: it has not moved at all. Else
+        // the records bound the answer: no Move and no rout that turn is 0.
+        let recorded = if card_to_come(ctx, target) {
+            stat(ctx, target, MOVED_LAST_TURN)
+        } else {
+            stat(ctx, target, MOVED_THIS_TURN)
+        };
+        let known = if card_to_come(ctx, target) && ctx.state().turn <= 1 {
+            Some(Settled::new(Answer::Number(0), "no last turn yet"))
+        } else if recorded == 0 {
+            Some(Settled::new(
+                Answer::Number(0),
+                "no move recorded that turn",
+            ))
+        } else {
+            None
+        };
+        let question = if known.is_none() {
+            format!("{question} Its recorded moves allow up to {recorded} in.")
+        } else {
+            question
+        };
         let moved = ctx.number_settled(question, 0, 200, Some("ballistics"), known)? as i32;
         let p = movement_penalty(
             moved,
@@ -864,6 +930,13 @@ fn strike(
             unit: target,
             count: lost as u32,
         });
+    }
+    if ctx.state().units[target].in_play() && has(ctx, target, ROUTED) {
+        // Said, so the player expecting the question sees why it is not put.
+        ctx.resolved(
+            "morale-check",
+            format!("{target_name} is routed already: no morale check"),
+        );
     }
     if ctx.state().units[target].in_play()
         && !has(ctx, target, ROUTED)
@@ -999,6 +1072,7 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
     // The actions left are lost, not taken: they add no combat penalty.
     set_status(ctx, unit, FORFEIT, true);
     let dist = stat(ctx, unit, "move") * num(ctx, "rout_move_multiplier");
+    record_move(ctx, unit, dist);
     if failed_rally
         && yes_no(
             ctx,

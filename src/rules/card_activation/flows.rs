@@ -228,8 +228,52 @@ fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted
         &s,
         "How far did Guards move last turn, in inches? (It has not acted yet this turn.)",
     );
-    // Last turn it may have moved: asked.
-    assert_eq!(settled(&s), None);
+    // Last turn it made no Move and did not rout: 0 (audit X3).
+    assert_eq!(
+        settled(&s),
+        Some(crate::rules::procedure::Answer::Number(0))
+    );
+    let why = s
+        .pending()
+        .and_then(|r| r.settled.as_ref())
+        .map(|w| w.why.clone());
+    assert_eq!(why.as_deref(), Some("no move recorded that turn"));
+}
+
+/// A target that moved is asked about, with the most its recorded moves
+/// allow; one that made no Move this turn is taken as 0 (audit X3).
+#[test]
+fn the_target_movement_question_is_bounded_by_the_recorded_moves() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    // Rifles (Ah) move once and end; Militia (2h) shoot at them.
+    feed(&mut s, &["c move", "c none", "c end", "c shoot", "c u0"]);
+    assert_asking(
+        &s,
+        "How far has Rifles moved this turn, in inches? Its recorded moves allow up to 6 in.",
+    );
+    assert_eq!(s.pending().and_then(|r| r.only_answer()), None);
+    feed(&mut s, &["n 6", "n 0"]);
+    if asking(&s).contains("morale check") {
+        feed(&mut s, &["c no"]);
+    }
+    // Militia shoots again (its second action): still asked.
+    assert!(logged(&s, "Militia rolls"));
+}
+
+/// A routed target takes no morale check, and the log says so, for the
+/// player who expects the question (audit X4).
+#[test]
+fn a_routed_target_is_said_to_take_no_morale_check() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(&mut s, &["c u3", "n 13", "n 2", "c yes", "d 6 3"]);
+    assert!(unit(&s, "Guards").has(ROUTED));
+    feed(&mut s, &["c melee", "c u3"]);
+    assert_asking(&s, "how many of Guards' models are casualties");
+    feed(&mut s, &["n 1"]);
+    assert!(logged(&s, "Guards is routed already: no morale check"));
+    assert!(!asking(&s).contains("morale check"), "{}", asking(&s));
 }
 
 #[test]
@@ -478,8 +522,15 @@ fn up_to_half_the_models_may_take_a_different_action() {
     ));
     feed(&mut s, &["n 1", "c no"]);
     // The rifle now needs its prep: the split-off pair may not shoot too.
+    // Shoot stays listed (Special action keeps its number) and is refused.
     assert_asking(&s, "What do the split-off 2 model(s) of Rifles do?");
-    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    assert_asking(
+        &s,
+        "[Move | Melee | Shoot (needs 1 Prep first) | Special action]",
+    );
+    feed(&mut s, &["c shoot"]);
+    assert!(logged(&s, "Rifles' weapon needs 1 Prep action(s) first"));
+    assert_asking(&s, "What do the split-off 2 model(s) of Rifles do?");
     feed(&mut s, &["c move"]);
     assert!(logged(&s, "2 model(s) of Rifles move up to 6 in"));
     assert_asking(&s, "Rifles has 1 action(s) left");
@@ -524,7 +575,13 @@ fn a_split_action_that_shoots_cannot_also_prep_the_weapon() {
     feed(&mut s, &["c split", "n 1", "c special", "c prep"]);
     assert!(logged(&s, "Rifles' weapon is ready to shoot"));
     assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
-    assert!(!asking(&s).contains("Shoot"), "{}", asking(&s));
+    assert_asking(&s, "Shoot (readied in this action)");
+    feed(&mut s, &["c shoot"]);
+    assert!(logged(
+        &s,
+        "readied by the other models in this same action"
+    ));
+    assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
 }
 
 #[test]
@@ -628,6 +685,28 @@ fn guards_move_twice_alongside() -> Session {
     let twice = ["c with-u3", "c move", "c none"].repeat(2);
     feed(&mut s, &twice);
     s
+}
+
+/// A unit acting from Overwatch with its weapon still to prep sees Shoot
+/// listed and turned down, so Special action keeps its number (audit X2).
+#[test]
+fn an_overwatch_action_lists_shoot_until_the_weapon_is_prepped() {
+    let mut s = begin();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c shoot", "c u3", "n 0", "n 0"]);
+    if asking(&s).contains("morale check") {
+        feed(&mut s, &["c no"]);
+    }
+    feed(&mut s, &["c overwatch", "c watch", "c u0"]);
+    assert_asking(&s, "Rifles acts from Overwatch");
+    assert_asking(
+        &s,
+        "[Move | Melee | Shoot (needs 1 Prep first) | Special action]",
+    );
+    feed(&mut s, &["c shoot"]);
+    assert!(logged(&s, "Rifles' weapon needs 1 Prep action(s) first"));
+    feed(&mut s, &["c special"]);
+    assert_asking(&s, "Rifles' special action");
 }
 
 #[test]

@@ -31,7 +31,18 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
         });
     }
     for u in 0..ctx.state().units.len() {
+        // This turn's moves become last turn's, for shots at a unit that
+        // has not acted yet (l.78).
+        let moved = stat(ctx, u, actions::MOVED_THIS_TURN);
+        if stat(ctx, u, actions::MOVED_LAST_TURN) != moved {
+            ctx.apply(Effect::SetStat {
+                unit: u,
+                stat: actions::MOVED_LAST_TURN.into(),
+                value: moved,
+            });
+        }
         for key in [
+            actions::MOVED_THIS_TURN,
             actions::SPENT,
             actions::MOVES_IN_ROW,
             actions::CHARGE_BONUS,
