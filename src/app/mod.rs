@@ -1709,7 +1709,7 @@ fn recovered_answer(session: &Session) -> Option<LastAnswer> {
 }
 
 /// Said when no webcam is found (at the start, or on looking again).
-pub const NO_CAMERA: &str = "No camera found: enter cards and dice by hand or use the virtual roller. Once one is plugged in, press Use the camera on the Table screen.";
+pub const NO_CAMERA: &str = "No camera found: enter cards and dice by hand or use the virtual roller. Once one is plugged in, press Use the camera in the Table view.";
 
 /// How many answers' lines are kept for Undo to show again.
 const ANSWERS_KEPT: usize = 500;

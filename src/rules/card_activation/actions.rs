@@ -1090,10 +1090,15 @@ fn rout(ctx: &mut Ctx, unit: UnitId, failed_rally: bool) -> Flow<()> {
         );
     } else {
         // A unit whose card is still to come keeps it: it rallies first then.
+        // (Nothing to lose once its actions are spent: audit X7b.)
         let after = if RoutedTurn::of(ctx.state(), ctx.ruleset, unit) == RoutedTurn::RalliesLater {
             "; it must rally first when its card comes up"
-        } else {
+        } else if actions_left(ctx, unit) > 0 || Momentum::of(ctx, unit).free_melee > 0 {
             " and loses its remaining actions"
+        } else if card_to_come(ctx, unit) {
+            "; with no action left it cannot rally when its card comes up"
+        } else {
+            ""
         };
         ctx.resolved(
             "rout",

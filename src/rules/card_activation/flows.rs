@@ -3,8 +3,9 @@
 use super::actions::RoutedTurn;
 use super::{GameSetup, OVERWATCH, PREP_LEFT, ROUTED, SideSetup, parse_units};
 use crate::rules::ProcedureSpec;
+use crate::rules::effect::Effect;
 use crate::rules::games::GameId;
-use crate::rules::session::Session;
+use crate::rules::session::{Event, Session};
 use crate::rules::state::Unit;
 use crate::rules::testkit::{
     asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
@@ -228,6 +229,11 @@ fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted
         &s,
         "How far did Guards move last turn, in inches? (It has not acted yet this turn.)",
     );
+    // Red's deal with its Captain: 4 cards, 1 for leadership.
+    assert!(logged(
+        &s,
+        "Red is dealt 4 card(s) (3 for units, 1 for leadership)"
+    ));
     // Last turn it made no Move and did not rout: 0 (audit X3).
     assert_eq!(
         settled(&s),
@@ -238,6 +244,45 @@ fn the_target_movement_question_asks_for_last_turn_when_the_target_has_not_acted
         .and_then(|r| r.settled.as_ref())
         .map(|w| w.why.clone());
     assert_eq!(why.as_deref(), Some("no move recorded that turn"));
+}
+
+/// A side whose commander is out is told why no leadership card comes
+/// (audit X7c).
+#[test]
+fn a_deal_without_the_commander_says_why() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(&mut s, &["c u3", "n 0", "n 0", "c no"]);
+    let captain = s.state().units.iter().position(|u| u.name == "Captain");
+    let captain = captain.unwrap_or_else(|| panic!("no Captain"));
+    let out = Effect::RemoveUnit {
+        unit: captain,
+        reason: "shot".into(),
+    };
+    s.apply(Event::Edit(out)).unwrap_or_else(|e| panic!("{e}"));
+    while !logged(&s, "Turn 2 begins") {
+        let options = s.pending().and_then(|r| match &r.ask {
+            crate::rules::procedure::Ask::Choose { options } => options
+                .iter()
+                .find(|o| o.id == "end" || o.id == "next")
+                .map(|o| o.id.clone()),
+            _ => None,
+        });
+        let Some(id) = options else {
+            panic!("{}", asking(&s));
+        };
+        feed(&mut s, &[&format!("c {id}")]);
+    }
+    feed(&mut s, &["k Ah 5s"]);
+    let deal: Vec<&str> = (s.state().log.iter())
+        .map(|l| l.text.as_str())
+        .filter(|t| t.starts_with("Red is dealt"))
+        .collect();
+    assert!(
+        deal.last()
+            .is_some_and(|t| t.ends_with("none for leadership: Captain is out)")),
+        "{deal:?}"
+    );
 }
 
 /// A target that moved is asked about, with the most its recorded moves
@@ -723,8 +768,12 @@ fn a_unit_routed_after_acting_alongside_has_no_action_left_to_rally() {
     assert!(unit(&s, "Guards").has(ROUTED));
     assert!(logged(&s, "Rifles acts from Overwatch"));
     // Their card is still to come, but with no action left to rally with:
-    // the rout says the actions are lost.
-    assert!(logged(&s, "own edge) and loses its remaining actions"));
+    // the rout says so (no actions are left to lose).
+    assert!(logged(
+        &s,
+        "own edge); with no action left it cannot rally when its card comes up"
+    ));
+    assert!(!logged(&s, "loses its remaining actions"));
     let guards = s.state().units.iter().position(|u| u.name == "Guards");
     let guards = guards.unwrap_or_else(|| panic!("no Guards"));
     assert_eq!(

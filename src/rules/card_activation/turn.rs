@@ -152,6 +152,14 @@ fn deal(ctx: &mut Ctx, side: SideId) -> Flow<Vec<Card>> {
     }];
     if leader > 0 {
         why.push(format!("{leader} for leadership"));
+    } else if let Some(lost) = ctx
+        .state()
+        .units
+        .iter()
+        .find(|u| u.side == side && !u.in_play() && u.stat("leadership") > 0)
+    {
+        // Said, as the cards the side is used to are missing (l.95).
+        why.push(format!("none for leadership: {} is out", lost.name));
     }
     let why = format!(" ({})", why.join(", "));
     ctx.resolved("deal", format!("{name} is dealt {n} card(s){why}"));
