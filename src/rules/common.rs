@@ -2,7 +2,7 @@
 
 use super::effect::Effect;
 use super::procedure::{Answer, Choice, Ctx, Flow, Settled};
-use super::state::{SideId, UnitId};
+use super::state::{GameState, SideId, UnitId};
 
 /// A yes/no question about the table.
 pub fn yes_no(ctx: &mut Ctx, prompt: impl Into<String>, rule: &str) -> Flow<bool> {
@@ -279,8 +279,8 @@ pub fn paired(ctx: &Ctx, kind: &str, a: UnitId, b: UnitId) -> bool {
 }
 
 /// The units `unit` stands in the `kind` relation with (in play or not).
-pub fn paired_with(ctx: &Ctx, kind: &str, unit: UnitId) -> Vec<UnitId> {
-    pairs(ctx, kind)
+pub fn paired_with(state: &GameState, kind: &str, unit: UnitId) -> Vec<UnitId> {
+    pairs(state, kind)
         .into_iter()
         .filter_map(|(a, b)| match (a == unit, b == unit) {
             (true, _) => Some(b),
@@ -292,7 +292,7 @@ pub fn paired_with(ctx: &Ctx, kind: &str, unit: UnitId) -> Vec<UnitId> {
 
 /// Clears every `kind` relation of `unit`, or every one at all (`None`).
 pub fn clear_pairs(ctx: &mut Ctx, kind: &str, unit: Option<UnitId>) {
-    for (a, b) in pairs(ctx, kind) {
+    for (a, b) in pairs(ctx.state(), kind) {
         if unit.is_none_or(|u| u == a || u == b) {
             set_pair(ctx, kind, a, b, false);
         }
@@ -300,8 +300,8 @@ pub fn clear_pairs(ctx: &mut Ctx, kind: &str, unit: Option<UnitId>) {
 }
 
 /// Every pair in the `kind` relation now.
-fn pairs(ctx: &Ctx, kind: &str) -> Vec<(UnitId, UnitId)> {
-    ctx.state()
+fn pairs(state: &GameState, kind: &str) -> Vec<(UnitId, UnitId)> {
+    state
         .counters
         .iter()
         .filter(|&(_, &v)| v != 0)

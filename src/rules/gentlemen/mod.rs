@@ -497,7 +497,7 @@ const APART: &str = "apart";
 /// The units `unit` is in melee with (each melee is a pair of units, started
 /// by a melee hit).
 pub(crate) fn melee_partners(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
-    common::paired_with(ctx, MELEE, unit)
+    common::paired_with(ctx.state(), MELEE, unit)
         .into_iter()
         // A partner removed by an edit is in no melee.
         .filter(|&p| ctx.state().units.get(p).is_some_and(|u| u.in_play()))

@@ -18,7 +18,7 @@ use super::effect::{Effect, UnitSpec};
 use super::games::Requirements;
 use super::procedure::{Choice, Ctx, Flow};
 use super::ruleset::Ruleset;
-use super::state::{DeckId, Holder, Outcome, SideId, UnitId};
+use super::state::{DeckId, GameState, Holder, Outcome, SideId, UnitId};
 use crate::table::{BackColour, Pack};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -384,35 +384,57 @@ pub(crate) fn deck_of(side: SideId) -> DeckId {
 
 /// Men of a unit still on the table.
 pub(crate) fn men(ctx: &Ctx, unit: UnitId) -> u32 {
-    ctx.state()
-        .units
-        .get(unit)
+    men_of(ctx.state(), unit)
+}
+
+fn men_of(state: &GameState, unit: UnitId) -> u32 {
+    (state.units.get(unit))
         .filter(|u| u.in_play())
         .map_or(0, |u| u.soldiers.len() as u32)
 }
 
 /// Confused men of a unit.
 pub(crate) fn confused(ctx: &Ctx, unit: UnitId) -> u32 {
-    ctx.state()
-        .units
-        .get(unit)
+    confused_of(ctx.state(), unit)
+}
+
+fn confused_of(state: &GameState, unit: UnitId) -> u32 {
+    (state.units.get(unit))
         .map_or(0, |u| u.stat(CONFUSED).max(0) as u32)
-        .min(men(ctx, unit))
+        .min(men_of(state, unit))
 }
 
 /// Men of a unit in ranks.
 pub(crate) fn in_ranks(ctx: &Ctx, unit: UnitId) -> u32 {
-    men(ctx, unit) - confused(ctx, unit)
+    in_ranks_of(ctx.state(), unit)
+}
+
+fn in_ranks_of(state: &GameState, unit: UnitId) -> u32 {
+    men_of(state, unit) - confused_of(state, unit)
 }
 
 /// The units `unit` has fought in its engagement that are still in play
 /// with men in ranks (a mob keeps away; a destroyed unit is gone).
 pub(crate) fn formed_opponents(ctx: &Ctx, unit: UnitId) -> Vec<UnitId> {
-    super::common::paired_with(ctx, OPPONENTS, unit)
+    formed_opponents_of(ctx.state(), unit)
+}
+
+fn formed_opponents_of(state: &GameState, unit: UnitId) -> Vec<UnitId> {
+    super::common::paired_with(state, OPPONENTS, unit)
         .into_iter()
-        .filter(|&v| ctx.state().units.get(v).is_some_and(|u| u.in_play()))
-        .filter(|&v| in_ranks(ctx, v) > 0)
+        .filter(|&v| state.units.get(v).is_some_and(|u| u.in_play()))
+        .filter(|&v| in_ranks_of(state, v) > 0)
         .collect()
+}
+
+/// Whether `unit`'s engagement holds it in place in its step 1: it is in
+/// one, has men in ranks (a mob runs all the same), and a unit it fought
+/// still has men in ranks. An engagement that no longer holds it still
+/// counts its men killed towards confusion until a round without combat.
+pub fn held_by_engagement(state: &GameState, unit: UnitId) -> bool {
+    state.units.get(unit).is_some_and(|u| u.has(IN_ENGAGEMENT))
+        && in_ranks_of(state, unit) > 0
+        && !formed_opponents_of(state, unit).is_empty()
 }
 
 /// A unit's arm (infantry for an unknown profile).

@@ -150,8 +150,7 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         let locked: Vec<usize> = own
             .iter()
             .copied()
-            .filter(|&u| ctx.state().units[u].has(IN_ENGAGEMENT) && !is_mob(u))
-            .filter(|&u| !formed_opponents(ctx, u).is_empty())
+            .filter(|&u| super::held_by_engagement(ctx.state(), u))
             .collect();
         let engaged: Vec<String> = locked.iter().map(|&u| ctx.state().unit_name(u)).collect();
         // In ranks and confused: locked too; said once, as engaged, when both.
