@@ -421,21 +421,23 @@ fn a_t52_game_is_set_up_from_typed_cards_and_played_from_the_window() {
     harness.get_by_label("New T52 game").click();
     harness.run();
     assert_eq!(harness.state().screen, Screen::NewT52);
-    // Nothing typed yet: the problems are shown and Start does nothing.
+    // A regiment left out: the problem is shown and Start does nothing.
+    let mut form = harness.state().form.clone();
+    let second = std::mem::take(&mut form.second_units);
+    harness.state_mut().form = form;
+    harness.run();
     harness.get_by_label("Start game").click();
     harness.run();
     assert_eq!(harness.state().screen, Screen::NewT52);
-    // The usual objectives (a centre Jack and four Kings) come filled in.
+    harness.get_by_label("Player 2 units:").focus();
+    harness.run();
+    harness.get_by_label("Player 2 units:").type_text(&second);
+    harness.run();
+    // Two regiments and the usual objectives (a centre Jack and four
+    // Kings) come filled in, a game as they stand.
+    assert_eq!(harness.state().form.first_units, "XR As 8c+7s:mean 6s+9c");
+    assert_eq!(harness.state().form.second_units, "XB Ac Tc+3s 4d+5c+Qc");
     assert_eq!(harness.state().form.objectives, "Jd Kh Ks Kd Kc");
-    for (field, text) in [
-        ("Player 1 units:", "XR As 8c+7s:mean 6s+9c"),
-        ("Player 2 units:", "XB Ac Tc+3s 4d+5c+Qc"),
-    ] {
-        harness.get_by_label(field).focus();
-        harness.run();
-        harness.get_by_label(field).type_text(text);
-        harness.run();
-    }
     harness.get_by_label("Start game").click();
     harness.run();
     assert_eq!(harness.state().screen, Screen::Play);

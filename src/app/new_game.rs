@@ -28,10 +28,14 @@ pub struct NewGameForm {
 impl Default for NewGameForm {
     fn default() -> Self {
         NewGameForm {
+            // Two small regiments that make a game at once, as the other
+            // games' forms do (audit Y4: an empty form left the second
+            // player to find legal cards by trial and error); the camera
+            // or typing replaces them.
             first_name: "Red".into(),
-            first_units: String::new(),
+            first_units: "XR As 8c+7s:mean 6s+9c".into(),
             second_name: "Blue".into(),
-            second_units: String::new(),
+            second_units: "XB Ac Tc+3s 4d+5c+Qc".into(),
             // The source's typical table: each player places a dangerous
             // piece, then a cover, then one defensible piece in the centre.
             terrain: "dangerous dangerous cover cover defensible".into(),
@@ -113,6 +117,13 @@ mod tests {
         lib.get(GameId::T52)
             .cloned()
             .unwrap_or_else(|| panic!("no t52"))
+    }
+
+    #[test]
+    fn the_default_form_is_a_game() {
+        let setup = NewGameForm::default().setup(&t52());
+        let setup = setup.unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(setup.players.len(), 2);
     }
 
     #[test]
