@@ -44,6 +44,9 @@ pub struct ReplaySource {
     files: Vec<PathBuf>,
     next: usize,
     dir: PathBuf,
+    /// Photos that failed to read one after another: a whole loop of them
+    /// means none can be read, and the replay stops saying so.
+    unreadable_run: usize,
 }
 
 impl ReplaySource {
@@ -72,6 +75,7 @@ impl ReplaySource {
             files,
             next: 0,
             dir: dir.to_path_buf(),
+            unreadable_run: 0,
         })
     }
 }
@@ -101,6 +105,40 @@ impl FrameSource for ReplaySource {
     }
 
     fn next_frame(&mut self) -> Result<image::DynamicImage, FrameError> {
+        let read = self.next_listed_frame();
+        if matches!(read, Err(FrameError::Unreadable { .. })) {
+            self.unreadable_run += 1;
+            // Each bad photo was said as it came; past a whole loop of them
+            // the replay would show "No frame yet" for ever.
+            if self.unreadable_run > self.files.len() {
+                return Err(FrameError::Unavailable(format!(
+                    "None of the {} photos in {} can be read as an image",
+                    self.files.len(),
+                    self.dir.display()
+                )));
+            }
+        } else {
+            self.unreadable_run = 0;
+        }
+        read
+    }
+
+    fn last_frame_label(&self) -> Option<String> {
+        let n = self.files.len();
+        let i = (self.next + n - 1) % n.max(1);
+        let name = self
+            .files
+            .get(i)?
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
+        Some(format!("photo {} of {n}, {name}; the folder loops", i + 1))
+    }
+}
+
+impl ReplaySource {
+    /// The next photo of the list, listing the folder again when it went.
+    fn next_listed_frame(&mut self) -> Result<image::DynamicImage, FrameError> {
         match self.open_next() {
             // The photo went: list the folder again (it may be gone too).
             Err(FrameError::Unreadable { path, .. }) if !path.exists() => {
@@ -118,18 +156,6 @@ impl FrameSource for ReplaySource {
             }
             read => read,
         }
-    }
-
-    fn last_frame_label(&self) -> Option<String> {
-        let n = self.files.len();
-        let i = (self.next + n - 1) % n.max(1);
-        let name = self
-            .files
-            .get(i)?
-            .file_name()?
-            .to_string_lossy()
-            .into_owned();
-        Some(format!("photo {} of {n}, {name}; the folder loops", i + 1))
     }
 }
 
@@ -159,6 +185,34 @@ mod tests {
             "{said:?}"
         );
         assert!(src.next_frame().is_ok(), "loops back to the first image");
+    }
+
+    /// A folder of photos none of which reads stops the replay after one
+    /// loop, saying so, rather than showing no frame for ever (audit Y5).
+    #[test]
+    fn a_folder_of_unreadable_photos_stops_after_one_loop() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        for name in ["a.png", "b.jpg"] {
+            std::fs::write(dir.path().join(name), b"no image").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut src = ReplaySource::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..2 {
+            let err = src.next_frame();
+            assert!(matches!(err, Err(FrameError::Unreadable { .. })), "{err:?}");
+        }
+        let err = src.next_frame().err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.starts_with("None of the 2 photos in")),
+            "{err:?}"
+        );
+        // One good photo among bad ones keeps the replay going.
+        image::RgbImage::new(4, 3)
+            .save(dir.path().join("c.png"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut src = ReplaySource::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let reads: Vec<bool> = (0..9).map(|_| src.next_frame().is_ok()).collect();
+        assert_eq!(reads.iter().filter(|r| **r).count(), 3, "{reads:?}");
     }
 
     #[test]
