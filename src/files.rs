@@ -71,6 +71,40 @@ pub fn write_atomic_then(
     Ok(())
 }
 
+/// Text that is not UTF-8: where its first odd byte is, to name it as a
+/// parse error is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotUtf8 {
+    /// 1-based line of the byte.
+    pub line: usize,
+    /// 1-based column (in characters) of the byte.
+    pub column: usize,
+    /// The byte.
+    pub byte: u8,
+}
+
+impl std::fmt::Display for NotUtf8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "byte 0x{:02X} is not UTF-8 text (save the file as UTF-8)",
+            self.byte
+        )
+    }
+}
+
+/// `bytes` as text, or where the first byte that is not UTF-8 lies.
+pub fn utf8_text(bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+        let byte = e.as_bytes().get(good.len()).copied().unwrap_or(0);
+        NotUtf8 { line, column, byte }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +117,20 @@ mod tests {
         write_atomic(&path, b"second").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(fs::read(&path).unwrap_or_default(), b"second");
         assert!(!dir.path().join("sub").join("a.bin.tmp").exists());
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_placed() {
+        assert_eq!(utf8_text(b"ok".to_vec()).ok().as_deref(), Some("ok"));
+        let bad = utf8_text(b"ab\ncd\xE9f".to_vec()).err();
+        assert_eq!(
+            bad,
+            Some(NotUtf8 {
+                line: 2,
+                column: 3,
+                byte: 0xE9
+            })
+        );
     }
 
     #[test]

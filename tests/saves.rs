@@ -176,6 +176,17 @@ fn a_corrupt_save_names_file_line_and_column() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(msg.contains("broken.ron:2:"), "{msg}");
+    // A byte that is not text is placed too (audit Y6).
+    std::fs::write(&path, b"(format: 1,\n game: T\xFF52, seed: 1, events: [])")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let msg = save::read(&path, &library())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("broken.ron:2:9: not a valid save: byte 0xFF is not UTF-8"),
+        "{msg}"
+    );
 }
 
 #[test]

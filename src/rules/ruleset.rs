@@ -299,18 +299,11 @@ impl Ruleset {
             source,
         })?;
         // A file saved in another encoding is named at its first odd byte.
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = good.iter().filter(|b| **b == b'\n').count() + 1;
-            let start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
-            let byte = e.as_bytes().get(good.len()).copied().unwrap_or(0);
-            RulesetError::Syntax {
-                file: path.to_path_buf(),
-                line,
-                column,
-                message: format!("byte 0x{byte:02X} is not UTF-8 text (save the file as UTF-8)"),
-            }
+        let text = crate::files::utf8_text(bytes).map_err(|e| RulesetError::Syntax {
+            file: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message: e.to_string(),
         })?;
         Ruleset::parse_for(&text, path, game)
     }

@@ -229,7 +229,14 @@ pub fn read(path: &Path, library: &Library) -> Result<Session, SaveError> {
 
 /// Parses one save file and checks its format version.
 fn parse(path: &Path) -> Result<SaveFile, SaveError> {
-    let text = fs::read_to_string(path).map_err(io(path))?;
+    let bytes = fs::read(path).map_err(io(path))?;
+    // A stray byte is placed like any other damage (audit Y6).
+    let text = crate::files::utf8_text(bytes).map_err(|e| SaveError::Corrupt {
+        file: path.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        message: e.to_string(),
+    })?;
     parse_text(path, &text)
 }
 
@@ -392,14 +399,9 @@ impl SavedGame {
 /// The summary of the first of `path` and its backups that reads, and
 /// which that was.
 fn look_at(path: &Path) -> (Option<String>, SaveCondition) {
-    let read = |p: &Path| {
-        fs::read_to_string(p)
-            .map_err(|e| io(p)(e))
-            .and_then(|t| parse_text(p, &t))
-    };
-    match read(path) {
+    match parse(path) {
         Ok(file) => (file.summary, SaveCondition::Sound),
-        Err(e) => match (1..=BACKUPS).find_map(|n| read(&backup_path(path, n)).ok()) {
+        Err(e) => match (1..=BACKUPS).find_map(|n| parse(&backup_path(path, n)).ok()) {
             Some(file) => (file.summary, SaveCondition::FromBackup),
             None => (None, SaveCondition::Unusable(e.to_string())),
         },
