@@ -326,10 +326,17 @@ mod tests {
     fn a_card_activation_form_shows_every_problem_at_once() {
         let rs = ruleset(GameId::CardActivation);
         let mut form = CardActivationForm::default();
-        form.sides[0].units = "Rifles:x Zero:0 Captain:commander Major:commander".into();
+        form.sides[0].units = "Rifles:x Bows:a+b Zero:0 Captain:commander Major:commander".into();
         let errs = form.setup(&rs).err().unwrap_or_default();
-        assert_eq!(errs.len(), 3, "{errs:?}");
-        assert!(errs[0].starts_with("Red: `x` (for Rifles)"), "{errs:?}");
+        assert_eq!(errs.len(), 4, "{errs:?}");
+        assert!(errs[0].starts_with("Red: `a+b` (for Bows)"), "{errs:?}");
+        // A word names a profile: one the ruleset lacks is said with those it has.
+        assert!(
+            errs.iter().any(|e| e.contains(
+                "Rifles has profile `x`, which the ruleset does not define (it has unit, field-commander)"
+            )),
+            "{errs:?}"
+        );
         assert!(
             errs.iter().any(|e| e.contains("2 Field Commanders")),
             "{errs:?}"
@@ -338,6 +345,21 @@ mod tests {
             errs.iter().any(|e| e.contains("Zero has no models")),
             "{errs:?}"
         );
+    }
+
+    /// A house rule's own profile is fielded by its id (audit X1).
+    #[test]
+    fn a_card_activation_unit_may_take_a_house_profile() {
+        let mut rs = ruleset(GameId::CardActivation);
+        let mut archers = rs.profiles[0].clone();
+        archers.id = "archers".into();
+        archers.stats.insert("weapon_range".into(), 30);
+        rs.profiles.push(archers);
+        let mut form = CardActivationForm::default();
+        form.sides[0].units = "Rifles:4 Bows:archers:3 Captain:commander".into();
+        let setup = form.setup(&rs).unwrap_or_else(|e| panic!("{e:?}"));
+        let bows = &setup.sides[0].units[1];
+        assert_eq!((bows.profile.as_str(), bows.models), ("archers", Some(3)));
     }
 
     #[test]

@@ -226,7 +226,7 @@ pub(super) fn new_card_activation(state: &AppState, ui: &mut egui::Ui, cmds: &mu
         GameId::CardActivation,
         "Card-Activation",
         "New Card-Activation Skirmish game",
-        "One line per side: a name and its units as Name:models, with one Field Commander as Name:commander (join a name's words with _, as Red_Rifles:5). Unit values come from the ruleset's editable profiles.",
+        "One line per side: a name and its units as Name:models, with one Field Commander as Name:commander (join a name's words with _, as Red_Rifles:5). Unit values come from the ruleset's editable profiles; a house rule's own profile is named after the name, as Bows:archers:3.",
     ) else {
         return;
     };

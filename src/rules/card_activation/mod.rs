@@ -161,9 +161,13 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
         }
         for u in &s.units {
             if ruleset.profile(&u.profile).is_none() {
+                let ids: Vec<&str> = ruleset.profiles.iter().map(|p| p.id.as_str()).collect();
                 errors.push(format!(
-                    "{}: {} has profile `{}`, which the ruleset does not define (unit or field-commander).",
-                    s.name, u.name, u.profile
+                    "{}: {} has profile `{}`, which the ruleset does not define (it has {}).",
+                    s.name,
+                    u.name,
+                    u.profile,
+                    ids.join(", ")
                 ));
             }
             if u.models == Some(0) {
@@ -245,7 +249,17 @@ pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
                     "commander" | "field-commander" | "leader" => {
                         unit.profile = "field-commander".into()
                     }
-                    "unit" => unit.profile = "unit".into(),
+                    // Any other word names a profile: the built-in unit or
+                    // a house rule's own (audit X1); the setup check says
+                    // when the ruleset has no such profile.
+                    other
+                        if !other.is_empty()
+                            && other
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+                    {
+                        unit.profile = other.to_string()
+                    }
                     other => {
                         problems.push(format!("`{other}` (for {name}) is neither a model count nor a profile (unit, commander)"));
                         ok = false;
