@@ -956,6 +956,7 @@ impl AppState {
                     deck,
                     played,
                     count,
+                    ..
                 },
             ..
         }) = session.pending()

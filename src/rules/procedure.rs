@@ -72,6 +72,10 @@ pub enum Ask {
         /// greys them out.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         played: Vec<Card>,
+        /// Cards the players choose (a new order for cards they looked
+        /// at), not draw: nothing for a virtual draw to answer.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        chosen: bool,
     },
     /// One of the options.
     Choose {
@@ -642,7 +646,13 @@ impl<'a> Ctx<'a> {
         rule: Option<&str>,
         played: Vec<Card>,
     ) -> Flow<Vec<Card>> {
-        self.ask_cards(count, None, prompt.into(), rule, played)
+        let ask = Ask::Cards {
+            count,
+            deck: None,
+            played,
+            chosen: false,
+        };
+        self.ask_cards(ask, prompt.into(), rule)
     }
 
     /// Asks for `count` cards of tracked `deck` without drawing them (the
@@ -655,24 +665,19 @@ impl<'a> Ctx<'a> {
         prompt: impl Into<String>,
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
-        self.ask_cards(count, Some(deck), prompt.into(), rule, Vec::new())
+        let ask = Ask::Cards {
+            count,
+            deck: Some(deck),
+            played: Vec::new(),
+            chosen: true,
+        };
+        self.ask_cards(ask, prompt.into(), rule)
     }
 
     /// One card question: its answer must be cards.
-    fn ask_cards(
-        &mut self,
-        count: u32,
-        deck: Option<DeckId>,
-        prompt: String,
-        rule: Option<&str>,
-        played: Vec<Card>,
-    ) -> Flow<Vec<Card>> {
+    fn ask_cards(&mut self, ask: Ask, prompt: String, rule: Option<&str>) -> Flow<Vec<Card>> {
         match self.ask(Request {
-            ask: Ask::Cards {
-                count,
-                deck,
-                played,
-            },
+            ask,
             prompt,
             rule: rule.map(str::to_string),
             settled: None,
@@ -747,6 +752,7 @@ impl<'a> Ctx<'a> {
                 count,
                 deck: Some(deck),
                 played: Vec::new(),
+                chosen: false,
             },
             prompt,
             rule: rule.map(str::to_string),
@@ -927,6 +933,7 @@ mod tests {
                 count: 1,
                 deck: None,
                 played: Vec::new(),
+                chosen: false,
             },
         ] {
             assert_eq!(req(ask.clone()).only_answer(), None, "{ask:?}");
@@ -994,6 +1001,7 @@ mod tests {
                         count: 1,
                         deck: Some(0),
                         played: Vec::new(),
+                        chosen: false,
                     }
                 );
                 assert!(req.prompt.contains("after shuffling"), "{}", req.prompt);

@@ -391,6 +391,7 @@ impl Session {
             Ask::Cards {
                 count,
                 deck: Some(d),
+                chosen: false,
                 ..
             } => {
                 let pile = &self.state.decks.get(*d)?.draw_pile;

@@ -438,6 +438,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     count,
                     deck,
                     played,
+                    chosen,
                 } => {
                     let offered = camera_button(state, ui, cmds);
                     // A card the camera reads is picked with one click (each
@@ -534,7 +535,9 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             }
                         },
                     );
-                    if deck.is_some() && ui.button("Roll / draw for me").clicked() {
+                    // Cards the players choose (a new order) are theirs
+                    // to name: no draw answers them.
+                    if deck.is_some() && !chosen && ui.button("Roll / draw for me").clicked() {
                         cmds.push(Command::AnswerVirtually);
                     }
                 }

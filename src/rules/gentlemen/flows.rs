@@ -460,8 +460,14 @@ fn the_big_joker_shows_the_known_top_cards_and_reorders_only_them() {
     // not in its draw pile.
     assert!(matches!(
         s.pending().map(|r| &r.ask),
-        Some(crate::rules::procedure::Ask::Cards { deck: Some(0), .. })
+        Some(crate::rules::procedure::Ask::Cards {
+            deck: Some(0),
+            chosen: true,
+            ..
+        })
     ));
+    // A new order is the player's to choose: no virtual draw answers it.
+    assert_eq!(s.virtual_answer(), None);
     // Other cards are refused; the same three in a new order are taken.
     let wrong = if next.contains(&"5c".to_string()) {
         "k 6c 7c 8c"
