@@ -809,11 +809,17 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
     // round. (Shooting at two targets is the Shoot action's own split.)
     let mut shot = false;
     let mut prepped = false;
-    for (count, who) in [(models - off, "the other"), (off, "the split-off")] {
+    for (count, split_off) in [(models - off, false), (off, true)] {
         if !ctx.state().units[unit].in_play() {
             break;
         }
-        let prompt = format!("What do {who} {count} model(s) of {name} do?");
+        // The main body first, said as the rest ("the other" read as the
+        // split-off group: audit R6b).
+        let prompt = if split_off {
+            format!("What do the split-off {count} model(s) of {name} do?")
+        } else {
+            format!("What does the rest of {name} ({count} model(s)) do?")
+        };
         let picked = choose_basic_action(ctx, unit, &prompt, "split-actions", prepped, &[])?;
         shot |= picked == "shoot";
         match picked.as_str() {

@@ -560,7 +560,10 @@ fn up_to_half_the_models_may_take_a_different_action() {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     assert_asking(&s, "Split: up to 2 models take a different action");
-    feed(&mut s, &["c split", "n 2", "c shoot", "c u3", "n 0"]);
+    feed(&mut s, &["c split", "n 2"]);
+    // The main body first, said as the rest of the unit (audit R6b).
+    assert_asking(&s, "What does the rest of Rifles (3 model(s)) do?");
+    feed(&mut s, &["c shoot", "c u3", "n 0"]);
     assert!(logged(
         &s,
         "Rifles rolls 3 shooting dice at Guards, +0 to hit"
