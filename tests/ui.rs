@@ -513,6 +513,43 @@ fn frame_with(
     adjutant::app::live::preview(&picture, scan)
 }
 
+/// A click just beside a card (inside its grown outline only) picks it, and
+/// also offers to add a card there: one tucked under it (audit Q6).
+#[test]
+fn a_click_beside_a_card_can_add_the_card_tucked_there() {
+    use adjutant::app::Command;
+    use adjutant::app::corrections::Target;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = state(dir.path());
+    st.show_frame(frame_with(vec![card("4h", 100.0)], vec![]));
+    st.execute(Command::OpenTable);
+    st.execute(Command::SelectBeside(Target::Card(0), [95.0, 50.0]));
+    let mut harness = window(st);
+    harness.run();
+    harness
+        .get_by_label("Not this card: add one where I clicked")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().selected, Some(Target::Spot([95.0, 50.0])));
+    harness.get_by_label("5c").click();
+    harness.run();
+    let codes: Vec<String> = (harness.state().live_frame.as_ref())
+        .map(|f| f.scan.cards.iter().map(|c| c.code.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(codes.len(), 2, "{codes:?}");
+    assert!(codes.contains(&"5c".to_string()) && codes.contains(&"4h".to_string()));
+    // A plain pick of the card offers no such button.
+    harness
+        .state_mut()
+        .execute(Command::Select(Some(Target::Card(0))));
+    harness.run();
+    assert!(
+        harness
+            .query_by_label("Not this card: add one where I clicked")
+            .is_none()
+    );
+}
+
 #[test]
 fn a_misread_card_or_die_is_corrected_with_a_click_and_stays_corrected() {
     use adjutant::app::Command;

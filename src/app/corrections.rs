@@ -123,6 +123,17 @@ impl Target {
             .map(|(_, t)| t)
     }
 
+    /// Whether `at` lies inside the card's own outline (not only the grown
+    /// one [`Target::at`] also takes). False for anything but a card.
+    pub fn outline_holds(self, scan: &ScanRecord, at: Point) -> bool {
+        let quad = match self {
+            Target::Card(i) => scan.cards.get(i).map(|c| c.quad),
+            Target::UnreadCard(i) => scan.unread.get(i).map(|c| c.quad),
+            _ => None,
+        };
+        quad.is_some_and(|q| Quad(q).contains(at))
+    }
+
     /// Whether the target is a card (as opposed to a die or a spot).
     pub fn is_card(self) -> bool {
         matches!(self, Target::Card(_) | Target::UnreadCard(_))
@@ -464,6 +475,11 @@ mod tests {
             Target::at(&first, [left_of_as, middle_y]),
             Some(Target::Card(1))
         );
+        // Taken by the grown outline only: the picker also offers a card
+        // there (one tucked under it, audit Q6).
+        assert!(!Target::Card(1).outline_holds(&first, [left_of_as, middle_y]));
+        assert!(Target::Card(1).outline_holds(&first, [130.0, 40.0]));
+        assert!(!Target::Die(0).outline_holds(&first, [31.0, 199.0]));
         assert_eq!(
             Target::at(&first, [300.0, 400.0]),
             None,

@@ -120,6 +120,9 @@ pub enum Command {
     SetNumberTyped(String),
     /// Pick a detection in the table view to correct (or none).
     Select(Option<corrections::Target>),
+    /// Pick a card whose outline, grown, holds a click beside it (see
+    /// [`AppState::selected_beside`]).
+    SelectBeside(corrections::Target, crate::vision::geometry::Point),
     /// Correct what the camera read for one detection of the shown frame.
     Correct(corrections::Target, corrections::Fix),
     /// Forget every correction.
@@ -218,6 +221,10 @@ pub struct AppState {
     pub corrections: corrections::Corrections,
     /// The detection picked for correcting in the table view.
     pub selected: Option<corrections::Target>,
+    /// Where the player clicked when [`AppState::selected`] is a card
+    /// picked only by its grown outline (beside it): the picker then also
+    /// offers to add a card there, such as one tucked under it (audit Q6).
+    pub selected_beside: Option<crate::vision::geometry::Point>,
     /// Follows the dice across frames: a camera's dice count once they rest.
     pub roll: RollWatcher,
     /// The photo set that frames kept from the table view join
@@ -367,6 +374,7 @@ impl AppState {
             cards_typed: String::new(),
             corrections: corrections::Corrections::default(),
             selected: None,
+            selected_beside: None,
             roll: RollWatcher::new(SettleRule::STILLS),
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
@@ -715,7 +723,14 @@ impl AppState {
             Command::ClearCards => self.cards_entry.clear(),
             Command::SetCardsTyped(text) => self.cards_typed = text,
             Command::EnterTypedCards => self.enter_typed_cards(),
-            Command::Select(target) => self.selected = target,
+            Command::Select(target) => {
+                self.selected = target;
+                self.selected_beside = None;
+            }
+            Command::SelectBeside(target, at) => {
+                self.selected = Some(target);
+                self.selected_beside = Some(at);
+            }
             Command::Correct(target, fix) => self.correct(target, fix),
             Command::ClearCorrections => {
                 self.corrections.clear();
@@ -922,6 +937,9 @@ impl AppState {
         self.cards_used.keep_shown(&frame.scan);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
             self.selected = target.relocate(&old.scan, &frame.scan);
+            if self.selected.is_none() {
+                self.selected_beside = None;
+            }
         }
         self.live_frame = Some(frame);
         self.live_dirty = true;

@@ -116,7 +116,11 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
                 let at = (pos - resp.rect.min) / scale;
                 let p = [at.x, at.y];
                 let target = Target::at(&frame.scan, p).unwrap_or(Target::Spot(p));
-                cmds.push(Command::Select(Some(target)));
+                if target.is_card() && !target.outline_holds(&frame.scan, p) {
+                    cmds.push(Command::SelectBeside(target, p));
+                } else {
+                    cmds.push(Command::Select(Some(target)));
+                }
             }
             let origin = resp.rect.min;
             overlay(&painter, &frame.scan, state.selected, |p| {
@@ -277,7 +281,7 @@ pub(super) fn detections(
     });
     if let Some(target) = state.selected {
         ui.separator();
-        picker(target, ui, cmds);
+        picker(target, state.selected_beside, ui, cmds);
     }
     if !state.corrections.is_empty() {
         ui.separator();
@@ -293,14 +297,30 @@ pub(super) fn detections(
     }
 }
 
-/// One click names the picked card or die.
-pub(super) fn picker(target: Target, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+/// One click names the picked card or die. `beside`: the click that picked
+/// a card only by its grown outline, where another card may lie unread.
+pub(super) fn picker(
+    target: Target,
+    beside: Option<crate::vision::geometry::Point>,
+    ui: &mut egui::Ui,
+    cmds: &mut Vec<Command>,
+) {
     if !target.is_die() {
         ui.label(if target.is_card() {
             "This card is:"
         } else {
             "Nothing was read here. Add a card:"
         });
+        if let Some(at) = beside.filter(|_| target.is_card()) {
+            // A click just off the card: the card itself, or one tucked
+            // beside or under it that the reader missed.
+            if ui
+                .button("Not this card: add one where I clicked")
+                .clicked()
+            {
+                cmds.push(Command::Select(Some(Target::Spot(at))));
+            }
+        }
         card_grid(ui, true, None, &[], &[], |code| {
             cmds.push(Command::Correct(target, Fix::Card(code)));
         });
