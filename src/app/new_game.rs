@@ -97,10 +97,12 @@ impl NewGameForm {
             }
             return Err(errors);
         }
+        // A game begun now asks in the newest order.
         let setup = GameSetup {
             players,
             terrain,
             objectives,
+            question_order: crate::rules::t52::QUESTION_ORDER,
         };
         check_setup(&setup, ruleset)?;
         Ok(setup)

@@ -472,6 +472,7 @@ mod tests {
             ],
             terrain: Vec::new(),
             objectives: Vec::new(),
+            question_order: 0,
         };
         let s = crate::rules::testkit::begin_game(GameId::T52, ProcedureSpec::T52(setup), 7);
         let (lib, _) = Library::builtin();

@@ -232,11 +232,17 @@ pub struct Facts {
     pub defensible: bool,
 }
 
-/// Asks where the target stands, only for terrain kinds on the table.
-pub fn target_facts(ctx: &mut Ctx, target: UnitId, shooter: UnitId) -> Flow<Facts> {
+/// Asks where the target stands, only for terrain kinds on the table (and
+/// not about cover when `cover_matters` is false: a lump shot ignores it).
+pub fn target_facts(
+    ctx: &mut Ctx,
+    target: UnitId,
+    shooter: UnitId,
+    cover_matters: bool,
+) -> Flow<Facts> {
     let t = ctx.state().unit_name(target);
     let s = ctx.state().unit_name(shooter);
-    let cover = if terrain_count(ctx, TerrainKind::Cover) > 0 {
+    let cover = if cover_matters && terrain_count(ctx, TerrainKind::Cover) > 0 {
         yes_no(
             ctx,
             format!("Is {t} in cover from {s} (a cover card between them)?"),
@@ -257,7 +263,48 @@ pub fn target_facts(ctx: &mut Ctx, target: UnitId, shooter: UnitId) -> Flow<Fact
     Ok(Facts { cover, defensible })
 }
 
-/// Rolls one shooting attack (not yet saved against).
+/// An artillery piece's choice of shot, "lump" or "canister"; `None` for
+/// any other shooter.
+fn artillery_mode(ctx: &mut Ctx, shooter: UnitId, label: &str) -> Flow<Option<String>> {
+    let Some(s) = unit(ctx, shooter) else {
+        return Ok(None);
+    };
+    if kind(&s) != UnitKind::Artillery {
+        return Ok(None);
+    }
+    let lump = num(ctx, "lump_shot_dice");
+    let can = num(ctx, "canister_dice");
+    let range = num(ctx, "canister_range");
+    let mode = ctx.choose(
+        format!("{label}: {} fires lump shot or canister?", s.name),
+        vec![
+            Choice::new(
+                "lump",
+                format!("Lump shot ({lump} dice, any range, unsavable)"),
+            ),
+            Choice::new(
+                "canister",
+                format!("Canister ({can}d6 attacks, target within {range}\")"),
+            ),
+        ],
+        Some("artillery"),
+    )?;
+    Ok(Some(mode))
+}
+
+/// In games begun with question order 1 or later, an artillery shooter's
+/// mode, asked before the target's cover (see [`super::QUESTION_ORDER`]);
+/// `None` otherwise (asked with the shot, as older games answered it).
+fn mode_first(ctx: &mut Ctx, shooter: UnitId, label: &str) -> Flow<Option<String>> {
+    if super::question_order(ctx) >= 1 {
+        artillery_mode(ctx, shooter, label)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Rolls one shooting attack (not yet saved against). `mode`: an artillery
+/// shooter's shot when already chosen (else asked here).
 fn shooting_strike(
     ctx: &mut Ctx,
     shooter: UnitId,
@@ -265,6 +312,7 @@ fn shooting_strike(
     volley: bool,
     facts: Facts,
     label: &str,
+    mode: Option<String>,
 ) -> Flow<Strike> {
     let (Some(s), Some(t)) = (unit(ctx, shooter), unit(ctx, target)) else {
         return Ok(Strike::default());
@@ -286,21 +334,10 @@ fn shooting_strike(
     let dice = if kind(&s) == UnitKind::Artillery {
         let lump = num(ctx, "lump_shot_dice");
         let can = num(ctx, "canister_dice");
-        let range = num(ctx, "canister_range");
-        let mode = ctx.choose(
-            format!("{label}: {} fires lump shot or canister?", s.name),
-            vec![
-                Choice::new(
-                    "lump",
-                    format!("Lump shot ({lump} dice, any range, unsavable)"),
-                ),
-                Choice::new(
-                    "canister",
-                    format!("Canister ({can}d6 attacks, target within {range}\")"),
-                ),
-            ],
-            Some("artillery"),
-        )?;
+        let mode = match mode {
+            Some(m) => m,
+            None => artillery_mode(ctx, shooter, label)?.unwrap_or_default(),
+        };
         if mode == "lump" {
             strike.wounds_per_hit = num(ctx, "lump_shot_wounds").max(1) as u32;
             strike.unsavable = true;
@@ -446,7 +483,11 @@ pub fn shooting_engagement(ctx: &mut Ctx, fire: Fire, label: &str) -> Flow<()> {
     let (Some(s), Some(t)) = (unit(ctx, fire.shooter), unit(ctx, fire.target)) else {
         return Ok(());
     };
-    let facts_t = target_facts(ctx, fire.target, fire.shooter)?;
+    // A lump shot ignores cover: its mode comes first when the game's
+    // question order allows (M6), and the cover question is left out.
+    let mode_s = mode_first(ctx, fire.shooter, label)?;
+    let lump = |m: &Option<String>| m.as_deref() == Some("lump");
+    let facts_t = target_facts(ctx, fire.target, fire.shooter, !lump(&mode_s))?;
     let returns = fire.return_fire && can_shoot(&t) && {
         let reach = if kind(&t) == UnitKind::Artillery {
             "its guns reach any range".to_string()
@@ -468,12 +509,22 @@ pub fn shooting_engagement(ctx: &mut Ctx, fire: Fire, label: &str) -> Flow<()> {
             format!("{} cannot return fire: {}", t.name, no_shot_reason(&t)),
         );
     }
-    let facts_s = if returns {
-        target_facts(ctx, fire.shooter, fire.target)?
+    let (mode_t, facts_s) = if returns {
+        let mode_t = mode_first(ctx, fire.target, "Return Fire")?;
+        let facts = target_facts(ctx, fire.shooter, fire.target, !lump(&mode_t))?;
+        (mode_t, facts)
     } else {
-        Facts::default()
+        (None, Facts::default())
     };
-    let strike_s = shooting_strike(ctx, fire.shooter, fire.target, fire.volley, facts_t, label)?;
+    let strike_s = shooting_strike(
+        ctx,
+        fire.shooter,
+        fire.target,
+        fire.volley,
+        facts_t,
+        label,
+        mode_s,
+    )?;
     let strike_t = if returns {
         shooting_strike(
             ctx,
@@ -482,6 +533,7 @@ pub fn shooting_engagement(ctx: &mut Ctx, fire: Fire, label: &str) -> Flow<()> {
             false,
             facts_s,
             "Return Fire",
+            mode_t,
         )?
     } else {
         Strike::default()

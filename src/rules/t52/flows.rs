@@ -291,6 +291,49 @@ fn artillery_lump_shot_is_unsavable_and_doubles_wounds() {
     assert_asking(&s, "at least 6\"");
 }
 
+/// In games begun with question order 1 (the window's), a gun's lump shot
+/// or canister is asked before the target's cover, and a lump shot, which
+/// ignores cover, is not asked about it (audit S M6). Games begun before
+/// (order 0, as their saves answered) still ask cover first.
+#[test]
+fn a_lump_shot_is_chosen_before_cover_and_not_asked_about_it() {
+    let terrain = [TerrainKind::Cover, TerrainKind::Defensible];
+    let order = |n: u32| {
+        let mut setup = setup(RED, BLUE, &terrain, &[]);
+        setup.question_order = n;
+        let mut s = begin(&setup);
+        feed(&mut s, &INIT);
+        feed(
+            &mut s,
+            &["c XR", "c none", "c XB", "c 3c", "c volley", "d 3", "c 8c"],
+        );
+        s
+    };
+    let mut s = order(crate::rules::t52::QUESTION_ORDER);
+    assert_asking(&s, "fires lump shot or canister?");
+    feed(&mut s, &["c lump"]);
+    // No cover question: only where 8c stands (defensible still counts).
+    assert_asking(&s, "Is Follower 8c wholly inside defensible terrain?");
+    feed(&mut s, &["c no", "c no"]);
+    assert_asking(&s, "roll 3 dice");
+    // Canister: cover is asked, after the mode.
+    let mut s = order(crate::rules::t52::QUESTION_ORDER);
+    feed(&mut s, &["c canister"]);
+    assert_asking(&s, "Is Follower 8c in cover from Artillery 3c");
+    // The first order, as older saves and scripts answer it.
+    let s = order(0);
+    assert_asking(&s, "Is Follower 8c in cover from Artillery 3c");
+    // Saved with the game's setup; a setup written without it is order 0.
+    let mut newest = setup(RED, BLUE, &terrain, &[]);
+    newest.question_order = crate::rules::t52::QUESTION_ORDER;
+    let text = ron::to_string(&newest).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("question_order:1"), "{text}");
+    let back: crate::rules::t52::GameSetup = ron::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back, newest);
+    let old = ron::to_string(&setup(RED, BLUE, &terrain, &[])).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!old.contains("question_order"), "{old}");
+}
+
 #[test]
 fn artillery_misfire_needs_a_second_one() {
     let cases = [("d 1", false), ("d 3", true)];

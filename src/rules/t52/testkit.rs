@@ -27,6 +27,8 @@ pub fn setup(red: &str, blue: &str, terrain: &[TerrainKind], objectives: &[&str]
             .iter()
             .map(|c| c.parse::<Card>().unwrap_or_else(|e| panic!("{e}")))
             .collect(),
+        // The flows here answer in the first order (as saves made then).
+        question_order: 0,
     }
 }
 
