@@ -448,8 +448,11 @@ impl AppState {
         let before = self.messages.len();
         match kind {
             FrameSourceKind::Replay(dir) => {
-                // Started only once photos are there again.
-                if crate::vision::frame_source::ReplaySource::open(&dir).is_ok() {
+                // Started only once photos that read are there again (a
+                // folder of none would fail and be said again: audit Z2).
+                if crate::vision::frame_source::ReplaySource::open(&dir)
+                    .is_ok_and(|r| r.has_readable_photo())
+                {
                     self.start_replay(dir);
                 }
             }

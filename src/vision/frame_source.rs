@@ -81,6 +81,12 @@ impl ReplaySource {
 }
 
 impl ReplaySource {
+    /// Whether any photo of the list reads as an image (a folder of none
+    /// is not worth starting again: it would only fail once more).
+    pub fn has_readable_photo(&self) -> bool {
+        (self.files.iter()).any(|p| super::image_file::open_image(p).is_ok())
+    }
+
     fn open_next(&mut self) -> Result<image::DynamicImage, FrameError> {
         let path = self
             .files
@@ -206,11 +212,14 @@ mod tests {
                 .is_some_and(|e| e.starts_with("None of the 2 photos in")),
             "{err:?}"
         );
+        // Not started again while that holds (audit Z2).
+        assert!(!src.has_readable_photo());
         // One good photo among bad ones keeps the replay going.
         image::RgbImage::new(4, 3)
             .save(dir.path().join("c.png"))
             .unwrap_or_else(|e| panic!("{e}"));
         let mut src = ReplaySource::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(src.has_readable_photo());
         let reads: Vec<bool> = (0..9).map(|_| src.next_frame().is_ok()).collect();
         assert_eq!(reads.iter().filter(|r| **r).count(), 3, "{reads:?}");
     }
