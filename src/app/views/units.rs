@@ -24,8 +24,8 @@ pub(super) fn units_column(
         ui.strong(&side.name);
         for (id, u) in st.units_of(i) {
             let routed = RoutedTurn::of(st, ruleset, id);
-            let held = crate::rules::napoleonic::held_by_engagement(st, id);
-            let mut text = unit_line(u, ruleset, routed, held);
+            let engagement = crate::rules::napoleonic::engagement_words(st, id);
+            let mut text = unit_line(u, ruleset, routed, engagement);
             if let Some(kit) = equipment_note(u) {
                 text.push_str(&format!("; {kit}"));
             }
@@ -116,13 +116,13 @@ pub(super) fn activation_line(st: &crate::rules::GameState) -> String {
 /// A unit as its game counts it: lives for a lone figure, men in ranks and
 /// confused where confusion is tracked, soldiers and wounds otherwise.
 /// `routed`: what a Card-activation unit that lost its actions to a rout
-/// still does this turn; `held`: whether a Napoleonic unit's engagement
-/// still holds it in place.
+/// still does this turn; `engagement`: how a Napoleonic unit in an
+/// engagement stands (`napoleonic::engagement_words`).
 pub(super) fn unit_line(
     u: &crate::rules::state::Unit,
     ruleset: &crate::rules::ruleset::Ruleset,
     routed: RoutedTurn,
-    held: bool,
+    engagement: &str,
 ) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
@@ -143,9 +143,10 @@ pub(super) fn unit_line(
                 }
                 (FORFEIT, RoutedTurn::UpNow) => None,
                 (FORFEIT, RoutedTurn::Done) => Some("no more actions this turn".to_string()),
-                // Its engagement still counts men killed, but no formed
-                // enemy holds it: said, or the panel reads as locked.
-                (IN_ENGAGEMENT, _) if !held => Some("in engagement, free to move".to_string()),
+                // Its engagement still counts men killed, but a unit no
+                // formed enemy holds is said to be free, or the panel
+                // reads as locked.
+                (IN_ENGAGEMENT, _) => Some(engagement.to_string()),
                 _ => Some(f.replace('_', " ")),
             })
             .collect();
@@ -370,6 +371,9 @@ mod tests {
     use crate::rules::napoleonic::{CONFUSED, ENGAGED, FOUGHT, IN_ENGAGEMENT};
     use crate::rules::state::{Presence, Soldier, Unit};
 
+    /// A Napoleonic unit its engagement holds, as the panel is told.
+    const HELD: &str = "in engagement";
+
     fn napoleonic() -> crate::rules::ruleset::Ruleset {
         let (lib, _) = crate::rules::games::Library::builtin();
         let rs = lib.get(crate::rules::games::GameId::Napoleonic).cloned();
@@ -391,7 +395,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &napoleonic(), RoutedTurn::Done, true);
+        let line = unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD);
         assert!(
             line.starts_with("Line (engaged, fought): 4 men in ranks, 2 confused"),
             "{line}"
@@ -401,33 +405,27 @@ mod tests {
         routed.stats.clear();
         routed.status = [crate::rules::card_activation::FORFEIT.to_string()].into();
         assert!(
-            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater, true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater, HELD)
                 .starts_with("Line (rallies first when its card comes up):"),
             "{}",
-            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater, true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::RalliesLater, HELD)
         );
         // Its card up now: the question on screen says whether it rallies.
-        let up_now = unit_line(&routed, &napoleonic(), RoutedTurn::UpNow, true);
+        let up_now = unit_line(&routed, &napoleonic(), RoutedTurn::UpNow, HELD);
         assert!(up_now.starts_with("Line:"), "{up_now}");
         assert!(
-            unit_line(&routed, &napoleonic(), RoutedTurn::Done, true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::Done, HELD)
                 .starts_with("Line (no more actions this turn):"),
             "{}",
-            unit_line(&routed, &napoleonic(), RoutedTurn::Done, true)
+            unit_line(&routed, &napoleonic(), RoutedTurn::Done, HELD)
         );
         // Engaged last round only: still in the engagement.
         u.status = [IN_ENGAGEMENT.to_string()].into();
         assert!(
-            unit_line(&u, &napoleonic(), RoutedTurn::Done, true)
+            unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD)
                 .starts_with("Line (in engagement):"),
             "{}",
-            unit_line(&u, &napoleonic(), RoutedTurn::Done, true)
-        );
-        // Its opponents broke: the engagement no longer holds it (audit W1).
-        let free = unit_line(&u, &napoleonic(), RoutedTurn::Done, false);
-        assert!(
-            free.starts_with("Line (in engagement, free to move):"),
-            "{free}"
+            unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD)
         );
     }
 
@@ -450,9 +448,9 @@ mod tests {
         };
         let rs = napoleonic();
         // As the Toff beside it (audit S M8), not "1/1 soldiers".
-        let snob = unit_line(&figure("Snob As", 1), &rs, RoutedTurn::Done, true);
+        let snob = unit_line(&figure("Snob As", 1), &rs, RoutedTurn::Done, HELD);
         assert_eq!(snob, "Snob As: 1/1 life");
-        let toff = unit_line(&figure("Toff XR", 2), &rs, RoutedTurn::Done, true);
+        let toff = unit_line(&figure("Toff XR", 2), &rs, RoutedTurn::Done, HELD);
         assert_eq!(toff, "Toff XR: 2/2 lives");
     }
 
@@ -534,7 +532,7 @@ mod tests {
             upgrades: Vec::new(),
             presence: Presence::InPlay,
         };
-        let line = unit_line(&u, &rs, RoutedTurn::Done, true);
+        let line = unit_line(&u, &rs, RoutedTurn::Done, HELD);
         assert!(line.contains(", 1 action point,"), "{line}");
         assert!(line.ends_with(", 2 point(s) into Rifle: Load"), "{line}");
         // Conditions waiting for the next activation are shown too.

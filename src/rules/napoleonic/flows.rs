@@ -287,6 +287,11 @@ fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
     // mob that keeps away: Line is free to move.
     assert_asking(&s, "French, step 1");
     assert!(!asking(&s).contains("(in an engagement)"), "{}", asking(&s));
+    // The units panel says so too, and calls the mob a mob (audits W1, Z5).
+    let id = |name: &str| s.state().units.iter().position(|u| u.name == name);
+    let words = |name: &str| id(name).map(|u| super::engagement_words(s.state(), u));
+    assert_eq!(words("Line"), Some("in engagement, free to move"));
+    assert_eq!(words("Foot"), Some("in engagement, a mob"));
 }
 
 #[test]

@@ -437,6 +437,18 @@ pub fn held_by_engagement(state: &GameState, unit: UnitId) -> bool {
         && !formed_opponents_of(state, unit).is_empty()
 }
 
+/// How a unit in an engagement stands, in words for the units panel: held
+/// in place, a mob (which flees all the same), or free to move.
+pub fn engagement_words(state: &GameState, unit: UnitId) -> &'static str {
+    if held_by_engagement(state, unit) {
+        "in engagement"
+    } else if men_of(state, unit) > 0 && in_ranks_of(state, unit) == 0 {
+        "in engagement, a mob"
+    } else {
+        "in engagement, free to move"
+    }
+}
+
 /// A unit's arm (infantry for an unknown profile).
 pub(crate) fn arm(ctx: &Ctx, unit: UnitId) -> Arm {
     ctx.state()
