@@ -540,3 +540,50 @@ fn damaged_saves_are_listed_with_what_resuming_them_does() {
     }
     assert_eq!(listed.iter().filter(|s| s.resumable()).count(), 1);
 }
+
+/// A game begun with a house rule's own profile, resumed without that
+/// ruleset, says why nothing after its setup applies (audit Z1).
+#[test]
+fn a_game_resumed_without_its_house_rules_says_so() {
+    use adjutant::rules::card_activation::{GameSetup, SideSetup, parse_units};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rules = dir.path().join("rulesets");
+    std::fs::create_dir(&rules).unwrap_or_else(|e| panic!("{e}"));
+    let builtin = GameId::CardActivation.default_ruleset();
+    let house = builtin.replacen(
+        "profiles: [",
+        "profiles: [\n        (id: \"archers\", name: \"Archers\", soldiers: 5, stats: {\"actions\": 2, \"move\": 6, \"weapon_prep\": 2, \"morale\": 7, \"melee_dice\": 1, \"ballistic_dice\": 2, \"weapon_range\": 30}),",
+        1,
+    );
+    std::fs::write(rules.join("card-activation.ron"), house).unwrap_or_else(|e| panic!("{e}"));
+    let (with_house, errors) = Library::load(Some(&rules));
+    assert!(errors.is_empty(), "{errors:?}");
+    let rs =
+        (with_house.get(GameId::CardActivation).cloned()).unwrap_or_else(|| panic!("no rules"));
+    let side = |name: &str, units: &str| SideSetup {
+        name: name.into(),
+        units: parse_units(units).unwrap_or_else(|e| panic!("{e}")),
+    };
+    let setup = GameSetup {
+        sides: vec![
+            side("Red", "Bows:archers:3 Captain:commander"),
+            side("Blue", "Guards:5 Militia:5"),
+        ],
+    };
+    let autosave = Autosave::new_in(&dir.path().join("saves"), GameId::CardActivation);
+    let mut s = Session::new(GameId::CardActivation, rs, 3);
+    let deal = ["Ah", "5s", "9d"].map(|c| c.parse().unwrap_or_else(|e| panic!("{e}")));
+    for e in [
+        Event::Begin(ProcedureSpec::CardActivation(setup)),
+        Event::Answer(Answer::Cards(deal.to_vec())),
+    ] {
+        autosave.apply(&mut s, e).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // Resumed with the house rules: whole.
+    let loaded = save::load(&autosave.path, &with_house).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((loaded.cut_short, loaded.refused_setup), (None, None));
+    // Without them: the refused setup is said, with why.
+    let loaded = save::load(&autosave.path, &library()).unwrap_or_else(|e| panic!("{e}"));
+    let refused = loaded.refused_setup.unwrap_or_default();
+    assert!(refused.contains("`archers`"), "{refused}");
+}

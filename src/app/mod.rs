@@ -535,6 +535,13 @@ impl AppState {
             Command::Resume(_) if !self.may_leave_open_game() => {}
             Command::Resume(path) => match save::load(&path, &self.library) {
                 Ok(loaded) => {
+                    if let Some(why) = &loaded.refused_setup {
+                        self.notify(format!(
+                            "This game's setup is refused now ({why}). A game begun with house \
+                             rules plays on once Adjutant runs with those rulesets in place: \
+                             close it without answering and resume it then."
+                        ));
+                    }
                     for e in &loaded.skipped {
                         self.notify(format!("Skipped {e}"));
                     }

@@ -103,9 +103,12 @@ pub fn pick<T: Copy>(
 /// Logs every problem of a refused setup (the game is then not played).
 pub fn refuse_setup(ctx: &mut Ctx, rule: &str, errors: Vec<String>) {
     for e in errors {
-        ctx.resolved(rule, format!("Setup refused: {e}"));
+        ctx.resolved(rule, format!("{SETUP_REFUSED}{e}"));
     }
 }
+
+/// How a refused setup's log lines begin (see [`refuse_setup`]).
+pub const SETUP_REFUSED: &str = "Setup refused: ";
 
 /// Each side rolls one die; the highest wins; tied leaders re-roll among
 /// themselves until one is left. Cites the rules entry `rule`.

@@ -146,6 +146,11 @@ pub struct Loaded {
     /// newest file that parses, up to the first event that no longer applies:
     /// says which event and why (keep the whole file with [`keep_whole`]).
     pub cut_short: Option<String>,
+    /// When this build refuses the game's setup (a house rule's profile
+    /// whose ruleset is not loaded now, audit Z1), what it says: then no
+    /// later event applies, and resuming with those rulesets in place
+    /// brings the game back whole.
+    pub refused_setup: Option<String>,
 }
 
 fn backup_path(path: &Path, n: usize) -> PathBuf {
@@ -290,6 +295,18 @@ pub fn whole_log_path(path: &Path) -> PathBuf {
 /// game, while a backup that replays whole wins over a newer file that breaks
 /// earlier.
 pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
+    let mut loaded = load_newest_usable(path, library)?;
+    let refused: Vec<&str> = (loaded.session.state().log.iter())
+        .filter_map(|l| l.text.strip_prefix(super::common::SETUP_REFUSED))
+        .collect();
+    if !refused.is_empty() {
+        loaded.refused_setup = Some(refused.join("; "));
+    }
+    Ok(loaded)
+}
+
+/// [`load`], before the setup is looked at.
+fn load_newest_usable(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
     let mut skipped = Vec::new();
     // The newest file that replays in part, and how many files were skipped
     // before it.
@@ -315,6 +332,7 @@ pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
                     from: candidate,
                     skipped,
                     cut_short: None,
+                    refused_setup: None,
                 });
             }
             Err(e) => {
@@ -332,6 +350,7 @@ pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
                         cut_short: Some(format!(
                             "{stop}; the game goes on from the event before it"
                         )),
+                        refused_setup: None,
                     };
                     partial = Some((loaded, skipped.len()));
                 }

@@ -324,7 +324,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         Err(errors) => {
             // A bad setup is reported, not played; the app fixes the cards.
             for e in errors {
-                ctx.resolved("regiment", format!("Setup refused: {e}"));
+                ctx.resolved("regiment", format!("{}{e}", super::common::SETUP_REFUSED));
             }
             return Ok(());
         }
