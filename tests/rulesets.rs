@@ -144,9 +144,14 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
         // A profile's stats are the game's: one left out would read as 0,
         // one the game never reads would be shown and do nothing (audit Y3).
         (
-            gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1),
+            gunfight.replacen("\"lives\": 6, ", "", 1),
             "\"gunman\"",
             "profiles: `gunman` has no `lives` stat",
+        ),
+        (
+            gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1),
+            "\"gunman\"",
+            "profiles: `gunman` has a stat `lifes` this game never reads (did you mean `lives`?)",
         ),
         (
             gunfight.replacen("\"lives\": 6", "\"lives\": 6, \"Q\": 4", 1),
@@ -176,6 +181,30 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
             "`frobnicate` is not a number this game reads",
         ),
     ];
+    // What follows from a misspelt key (the key meant read as missing, a
+    // value measured against it) is left to its did-you-mean (audit Z4).
+    let misspelt = gunfight.replace("\"hand_size\": 5", "\"hand_sise\": 5");
+    std::fs::write(dir.path().join("gunfight.ron"), &misspelt).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir.path()));
+    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert!(
+        shown
+            .iter()
+            .any(|e| e.contains("did you mean `hand_size`?")),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.iter().any(|e| e.contains("`hand_size` is missing")),
+        "{shown:?}"
+    );
+    let lifes = gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1);
+    std::fs::write(dir.path().join("gunfight.ron"), &lifes).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir.path()));
+    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert!(
+        !shown.iter().any(|e| e.contains("has no `lives` stat")),
+        "{shown:?}"
+    );
     for (text, key, said) in cases {
         assert_ne!(text, gunfight, "the case changes the file");
         std::fs::write(dir.path().join("gunfight.ron"), &text).unwrap_or_else(|e| panic!("{e}"));

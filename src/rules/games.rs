@@ -253,9 +253,21 @@ fn with_unknown_keys(e: RulesetError, builtin: Option<&Ruleset>) -> RulesetError
         return e;
     }
     keys.retain(|k| !problems.contains(k));
+    // A key meant by a misspelt one reads as missing, and other values
+    // are measured against it: those follow from the misspelling, which
+    // is said with the key meant (audit Z4).
+    let meant: Vec<String> = keys
+        .iter()
+        .filter_map(|k| k.message.split("did you mean `").nth(1))
+        .filter_map(|rest| rest.split('`').next())
+        .map(|k| format!("`{k}`"))
+        .collect();
+    let follows =
+        |p: &super::ruleset::Problem| meant.iter().any(|k| p.message.contains(k.as_str()));
+    let values = problems.iter().filter(|p| !follows(p)).cloned();
     RulesetError::Invalid {
         file: file.clone(),
-        problems: [keys, problems.clone()].concat(),
+        problems: keys.into_iter().chain(values).collect(),
     }
 }
 
@@ -267,22 +279,29 @@ fn key_problems(rs: &Ruleset, builtin: &Ruleset, text: &str) -> Vec<super::rules
         .keys()
         .filter(|k| !builtin.numbers.contains_key(*k))
         .map(|unknown| {
-            let nearest = builtin
-                .numbers
-                .keys()
-                .map(|k| (strsim::levenshtein(k, unknown), k))
-                .min()
-                .filter(|(d, _)| *d <= MAX_KEY_TYPO)
-                .map(|(_, k)| format!(" (did you mean `{k}`?)"))
-                .unwrap_or_default();
+            let nearest = did_you_mean(unknown, builtin.numbers.keys());
             format!("numbers: `{unknown}` is not a number this game reads{nearest}")
         })
         .collect();
     messages.extend(stat_problems(rs, builtin));
-    messages
+    let mut problems: Vec<super::ruleset::Problem> = messages
         .into_iter()
         .map(|m| super::ruleset::Problem::named_in(text, m))
-        .collect()
+        .collect();
+    // In the file's order, as a reader goes down it.
+    problems.sort_by_key(|p| p.at.unwrap_or((usize::MAX, usize::MAX)));
+    problems
+}
+
+/// ` (did you mean `k`?)` for the name in `known` nearest `name`, within
+/// [`MAX_KEY_TYPO`] letters; empty when none is that near.
+fn did_you_mean<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
+    known
+        .map(|k| (strsim::levenshtein(k, name), k))
+        .min()
+        .filter(|(d, _)| *d <= MAX_KEY_TYPO)
+        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
 }
 
 /// A profile's stats against the game's: those of the built-in profile of
@@ -305,17 +324,29 @@ fn stat_problems(rs: &Ruleset, builtin: &Ruleset) -> Vec<String> {
             None => (everywhere.clone(), read.clone()),
         };
         let listed = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+        let unknown: Vec<&String> = p.stats.keys().filter(|k| !known.contains(*k)).collect();
+        // A stat left out because it is misspelt is said once, as the
+        // misspelling with the stat meant.
+        let meant: Vec<String> = (unknown.iter())
+            .filter_map(|u| {
+                let near = did_you_mean(u, known.iter());
+                (!near.is_empty()).then(|| near.split('`').nth(1).unwrap_or_default().to_string())
+            })
+            .collect();
         for missing in required.iter().filter(|k| !p.stats.contains_key(*k)) {
-            out.push(format!(
-                "profiles: `{}` has no `{missing}` stat (it needs {})",
-                p.id,
-                listed(&required)
-            ));
+            if !meant.contains(missing) {
+                out.push(format!(
+                    "profiles: `{}` has no `{missing}` stat (it needs {})",
+                    p.id,
+                    listed(&required)
+                ));
+            }
         }
-        for unknown in p.stats.keys().filter(|k| !known.contains(*k)) {
+        for unknown in unknown {
             out.push(format!(
-                "profiles: `{}` has a stat `{unknown}` this game never reads (it reads {})",
+                "profiles: `{}` has a stat `{unknown}` this game never reads{} (it reads {})",
                 p.id,
+                did_you_mean(unknown, known.iter()),
                 listed(&known)
             ));
         }
