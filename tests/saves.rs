@@ -419,43 +419,86 @@ fn saved_games_are_listed_with_who_plays_and_how_far() {
     assert!(save::read(&dir.path().join("gunfight-3.ron"), &library()).is_ok());
 }
 
-#[test]
-fn failed_saves_keep_the_backups_they_had() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let lib = library();
-    let autosave = Autosave::new_in(dir.path(), GameId::T52);
-    let mut s = play_some(&autosave, &lib);
-    let name = file_name(&autosave);
-    let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
-    let backup = |n: usize| dir.path().join(format!("{name}.{n}"));
-    let last_good = read(&autosave.path);
-    // The save cannot be written (its temp file's name is taken by a
-    // folder, which fails for root too, unlike a read-only folder).
-    let tmp = dir.path().join(format!("{name}.tmp"));
-    std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
-    let objective = |n: usize| {
-        Event::Edit(Effect::AddObjective {
+/// A T52 game autosaved in a fresh folder, for the tests of what a failed
+/// save does to the backups.
+struct Saved {
+    dir: tempfile::TempDir,
+    lib: Library,
+    autosave: Autosave,
+    session: Session,
+    name: String,
+}
+
+impl Saved {
+    fn new() -> Saved {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let lib = library();
+        let autosave = Autosave::new_in(dir.path(), GameId::T52);
+        let session = play_some(&autosave, &lib);
+        let name = file_name(&autosave);
+        Saved {
+            dir,
+            lib,
+            autosave,
+            session,
+            name,
+        }
+    }
+
+    /// The bytes of `path`.
+    fn read(&self, path: &std::path::Path) -> Vec<u8> {
+        std::fs::read(path).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The save's backup `n`, read.
+    fn backup(&self, n: usize) -> Vec<u8> {
+        self.read(&self.dir.path().join(format!("{}.{n}", self.name)))
+    }
+
+    /// Backups 1 to 3, read.
+    fn backups(&self) -> Vec<Vec<u8>> {
+        (1..=3).map(|n| self.backup(n)).collect()
+    }
+
+    /// A folder where the file `suffix` after the save's name would be
+    /// written, so that writing it fails (for root too, unlike a read-only
+    /// folder), as on a full disk.
+    fn block(&self, suffix: &str) -> std::path::PathBuf {
+        let tmp = self.dir.path().join(format!("{}{suffix}", self.name));
+        std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+        tmp
+    }
+
+    /// Saves one more event (an objective `K<n>` added).
+    fn save_one(&mut self, n: usize) -> Result<(), String> {
+        let e = Event::Edit(Effect::AddObjective {
             name: format!("K{n}"),
             card: None,
-        })
-    };
-    assert!(autosave.apply(&mut s, objective(1)).is_err());
-    let after_one: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+        });
+        (self.autosave.apply(&mut self.session, e)).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn failed_saves_keep_the_backups_they_had() {
+    let mut t = Saved::new();
+    let last_good = t.read(&t.autosave.path);
+    // The save cannot be written (its temp file's name is taken).
+    let tmp = t.block(".tmp");
+    assert!(t.save_one(1).is_err());
+    let after_one = t.backups();
     assert_eq!(after_one[0], last_good, "the last good save is backed up");
     for n in 2..=3 {
-        assert!(autosave.apply(&mut s, objective(n)).is_err());
+        assert!(t.save_one(n).is_err());
     }
-    let after_three: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
-    assert_eq!(after_three, after_one, "no backup pushed out by a retry");
-    assert_eq!(read(&autosave.path), last_good);
+    assert_eq!(t.backups(), after_one, "no backup pushed out by a retry");
+    assert_eq!(t.read(&t.autosave.path), last_good);
     // Writable again: the whole game is saved, and resumes.
     std::fs::remove_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
-    autosave
-        .apply(&mut s, objective(4))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let resumed = save::read(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(resumed.state(), s.state());
-    assert_eq!(read(&backup(1)), last_good);
+    t.save_one(4).unwrap_or_else(|e| panic!("{e}"));
+    let resumed = save::read(&t.autosave.path, &t.lib).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resumed.state(), t.session.state());
+    assert_eq!(t.backup(1), last_good);
     assert!(!tmp.exists());
 }
 
@@ -464,47 +507,27 @@ fn failed_saves_keep_the_backups_they_had() {
 /// backup was empty) moves no backup and empties none.
 #[test]
 fn a_backup_that_cannot_be_written_pushes_no_backup_out() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let lib = library();
-    let autosave = Autosave::new_in(dir.path(), GameId::T52);
-    let mut s = play_some(&autosave, &lib);
-    let name = file_name(&autosave);
-    let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
-    let backup = |n: usize| dir.path().join(format!("{name}.{n}"));
-    let objective = |n: usize| {
-        Event::Edit(Effect::AddObjective {
-            name: format!("K{n}"),
-            card: None,
-        })
-    };
+    let mut t = Saved::new();
     // Three different backups, then the save as it stands.
     for n in 1..=3 {
-        autosave
-            .apply(&mut s, objective(n))
-            .unwrap_or_else(|e| panic!("{e}"));
+        t.save_one(n).unwrap_or_else(|e| panic!("{e}"));
     }
-    let before: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
+    let before = t.backups();
     assert!(before.iter().all(|b| !b.is_empty()));
     assert_ne!(before[0], before[1]);
-    let last_good = read(&autosave.path);
-    // The newest backup's temp file cannot be written (its name is taken
-    // by a folder, as a full disk refuses it).
-    let tmp = dir.path().join(format!("{name}.1.tmp"));
-    std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let last_good = t.read(&t.autosave.path);
+    // The newest backup's temp file cannot be written.
+    let tmp = t.block(".1.tmp");
     for n in 4..=6 {
-        let err = autosave.apply(&mut s, objective(n)).err();
-        let msg = err.map(|e| e.to_string()).unwrap_or_default();
+        let msg = t.save_one(n).err().unwrap_or_default();
         assert!(msg.contains(".1.tmp"), "names the file: {msg}");
     }
-    let after: Vec<Vec<u8>> = (1..=3).map(|n| read(&backup(n))).collect();
-    assert_eq!(after, before, "every backup kept");
-    assert_eq!(read(&autosave.path), last_good);
+    assert_eq!(t.backups(), before, "every backup kept");
+    assert_eq!(t.read(&t.autosave.path), last_good);
     std::fs::remove_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
-    autosave
-        .apply(&mut s, objective(7))
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(read(&backup(1)), last_good);
-    assert_eq!(read(&backup(2)), before[0]);
+    t.save_one(7).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.backup(1), last_good);
+    assert_eq!(t.backup(2), before[0]);
 }
 
 /// A damaged save is listed as such before it is picked: one with a good
