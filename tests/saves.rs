@@ -592,6 +592,7 @@ fn a_game_resumed_without_its_house_rules_says_so() {
             side("Red", "Bows:archers:3 Captain:commander"),
             side("Blue", "Guards:5 Militia:5"),
         ],
+        question_order: 0,
     };
     let autosave = Autosave::new_in(&dir.path().join("saves"), GameId::CardActivation);
     let mut s = Session::new(GameId::CardActivation, rs, 3);

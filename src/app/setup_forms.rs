@@ -232,7 +232,11 @@ impl CardActivationForm {
             card_activation::parse_units_all,
             |name, _, units| SideSetup { name, units },
         );
-        let setup = card_activation::GameSetup { sides };
+        // A game begun now asks in the newest order.
+        let setup = card_activation::GameSetup {
+            sides,
+            question_order: card_activation::QUESTION_ORDER,
+        };
         let checked = card_activation::check_setup(&setup, ruleset);
         finish(setup, errors, checked, &unparsed)
     }

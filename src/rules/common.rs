@@ -110,6 +110,34 @@ pub fn refuse_setup(ctx: &mut Ctx, rule: &str, errors: Vec<String>) {
 /// How a refused setup's log lines begin (see [`refuse_setup`]).
 pub const SETUP_REFUSED: &str = "Setup refused: ";
 
+/// Counter holding the order of questions a game was begun with (a game's
+/// setup `question_order`: 0, left out, for games and scripts made before
+/// a game's questions changed order or range, whose answers stand as they
+/// were given).
+const QUESTION_ORDER_KEY: &str = "setup:question_order";
+
+/// Records the setup's order of questions, for [`question_order`].
+pub fn begin_question_order(ctx: &mut Ctx, order: u32) {
+    if order > 0 {
+        ctx.apply(Effect::SetCounter {
+            key: QUESTION_ORDER_KEY.into(),
+            value: i64::from(order),
+        });
+    }
+}
+
+/// The order of questions the game in `ctx` was begun with.
+pub fn question_order(ctx: &Ctx) -> u32 {
+    ctx.state()
+        .counter(QUESTION_ORDER_KEY)
+        .clamp(0, i64::from(u32::MAX)) as u32
+}
+
+/// For serde: a setup's `question_order` is left out when 0.
+pub fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// Each side rolls one die; the highest wins; tied leaders re-roll among
 /// themselves until one is left. Cites the rules entry `rule`.
 pub fn roll_off(ctx: &mut Ctx, sides: &[SideId], rule: &str) -> Flow<SideId> {

@@ -35,6 +35,10 @@ pub const MOVED_THIS_TURN: &str = "turn:moved_in";
 /// See [`MOVED_THIS_TURN`].
 pub const MOVED_LAST_TURN: &str = "last_turn:moved_in";
 
+/// The most inches a target's movement is asked up to, when its recorded
+/// moves do not bound it (games begun before question order 1).
+const MOST_INCHES_MOVED: i64 = 200;
+
 /// Records that `unit` moved up to `inches` this turn.
 fn record_move(ctx: &mut Ctx, unit: UnitId, inches: i32) {
     let value = stat(ctx, unit, MOVED_THIS_TURN) + inches.max(0);
@@ -899,7 +903,14 @@ fn strike(
         } else {
             question
         };
-        let moved = ctx.number_settled(question, 0, 200, Some("ballistics"), known)? as i32;
+        // Games begun with question order 1 keep the answer within that
+        // (older games' answers may go past it, and must still read).
+        let most = if crate::rules::common::question_order(ctx) >= 1 && recorded > 0 {
+            i64::from(recorded)
+        } else {
+            MOST_INCHES_MOVED
+        };
+        let moved = ctx.number_settled(question, 0, most, Some("ballistics"), known)? as i32;
         let p = movement_penalty(
             moved,
             num(ctx, "target_move_free_in"),

@@ -21,6 +21,8 @@ fn setup() -> GameSetup {
             side("Red", "Rifles:5 Scouts:3 Captain:commander"),
             side("Blue", "Guards:5 Militia:5"),
         ],
+        // The flows here answer in the first order (as saves made then).
+        question_order: 0,
     }
 }
 
@@ -298,12 +300,35 @@ fn the_target_movement_question_is_bounded_by_the_recorded_moves() {
         "How far has Rifles moved this turn, in inches? Its recorded moves allow up to 6 in.",
     );
     assert_eq!(s.pending().and_then(|r| r.only_answer()), None);
+    // Games begun before question order 1 take any distance (their saves
+    // may hold more than the records allow).
+    assert_asking(&s, "enter a number 0-200");
     feed(&mut s, &["n 6", "n 0"]);
     if asking(&s).contains("morale check") {
         feed(&mut s, &["c no"]);
     }
     // Militia shoots again (its second action): still asked.
     assert!(logged(&s, "Militia rolls"));
+}
+
+/// In games begun with question order 1 (the window's), a target's
+/// movement is asked only up to what its recorded moves allow (audit Z3).
+#[test]
+fn the_target_movement_is_kept_within_the_recorded_moves() {
+    let mut bounded = setup();
+    bounded.question_order = super::QUESTION_ORDER;
+    let mut s = begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(bounded),
+        4,
+    );
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c move", "c none", "c end", "c shoot", "c u0"]);
+    assert_asking(&s, "enter a number 0-6: How far has Rifles moved this turn");
+    let refused = s.apply(Event::Answer(crate::rules::procedure::Answer::Number(13)));
+    assert!(refused.is_err(), "13 is more than the records allow");
+    feed(&mut s, &["n 6"]);
+    assert_asking(&s, "casualties");
 }
 
 /// A routed target takes no morale check, and the log says so, for the
@@ -801,6 +826,7 @@ fn units_given_one_name_are_told_apart() {
     };
     let twins = GameSetup {
         sides: vec![side("Red", "Rifles:5 rifles:3"), side("Blue", "Rifles:5")],
+        ..GameSetup::default()
     };
     let s = begin_game(
         GameId::CardActivation,

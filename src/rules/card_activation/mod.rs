@@ -130,7 +130,16 @@ pub struct SideSetup {
 pub struct GameSetup {
     /// The two sides.
     pub sides: Vec<SideSetup>,
+    /// The order and ranges of questions the game was begun with: 0 (left
+    /// out) for games and scripts made before [`QUESTION_ORDER`] 1, whose
+    /// answers stand as given; the window begins games with the newest.
+    #[serde(default, skip_serializing_if = "super::common::is_zero")]
+    pub question_order: u32,
 }
+
+/// The newest order of questions ([`GameSetup::question_order`]): 1 keeps a
+/// target's movement within what its recorded moves allow.
+pub const QUESTION_ORDER: u32 = 1;
 
 /// Checks a setup; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
@@ -281,6 +290,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         super::common::refuse_setup(ctx, "deal", errors);
         return Ok(());
     }
+    super::common::begin_question_order(ctx, setup.question_order);
     for (side, s) in setup.sides.iter().enumerate() {
         if ctx.state().sides.len() <= side {
             ctx.apply(Effect::AddSide {

@@ -296,7 +296,7 @@ fn artillery_mode(ctx: &mut Ctx, shooter: UnitId, label: &str) -> Flow<Option<St
 /// mode, asked before the target's cover (see [`super::QUESTION_ORDER`]);
 /// `None` otherwise (asked with the shot, as older games answered it).
 fn mode_first(ctx: &mut Ctx, shooter: UnitId, label: &str) -> Flow<Option<String>> {
-    if super::question_order(ctx) >= 1 {
+    if crate::rules::common::question_order(ctx) >= 1 {
         artillery_mode(ctx, shooter, label)
     } else {
         Ok(None)

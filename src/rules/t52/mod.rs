@@ -173,26 +173,14 @@ pub struct GameSetup {
     /// The order of questions the game was begun with: 0 (left out) for
     /// games and scripts made before [`QUESTION_ORDER`] 1, whose answers
     /// stand in that order; the window begins games with the newest.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "super::common::is_zero")]
     pub question_order: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 /// The newest order of questions ([`GameSetup::question_order`]):
 /// 1 asks an artillery piece's lump shot or canister before the target's
 /// cover, which a lump shot ignores, and then leaves the cover question out.
 pub const QUESTION_ORDER: u32 = 1;
-
-/// Counter holding the game's [`GameSetup::question_order`].
-const QUESTION_ORDER_KEY: &str = "t52:question_order";
-
-/// The order of questions the game in `ctx` was begun with.
-pub(crate) fn question_order(ctx: &Ctx) -> u32 {
-    ctx.state().counter(QUESTION_ORDER_KEY).max(0) as u32
-}
 
 /// Checks a whole setup: two differently named players with valid
 /// regiments, objective cards that are Kings or one Jack, and no card used
@@ -329,12 +317,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             return Ok(());
         }
     };
-    if setup.question_order > 0 {
-        ctx.apply(Effect::SetCounter {
-            key: QUESTION_ORDER_KEY.into(),
-            value: i64::from(setup.question_order),
-        });
-    }
+    super::common::begin_question_order(ctx, setup.question_order);
     for (side, (p, r)) in setup.players.iter().zip(&regiments).enumerate() {
         if ctx.state().sides.len() <= side {
             ctx.apply(Effect::AddSide {
