@@ -531,6 +531,12 @@ fn a_click_beside_a_card_can_add_the_card_tucked_there() {
         .click();
     harness.run();
     assert_eq!(harness.state().selected, Some(Target::Spot([95.0, 50.0])));
+    // The next frame reads the same: the spot stays a spot (audit Z2-1).
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![card("4h", 100.0)], vec![]));
+    harness.run();
+    assert_eq!(harness.state().selected, Some(Target::Spot([95.0, 50.0])));
     harness.get_by_label("5c").click();
     harness.run();
     let codes: Vec<String> = (harness.state().live_frame.as_ref())

@@ -67,7 +67,10 @@ impl Target {
     /// A spot stays a spot until something is detected there.
     pub fn relocate(self, old: &ScanRecord, new: &ScanRecord) -> Option<Target> {
         if let Target::Spot(p) = self {
-            return Some(Target::at(new, p).unwrap_or(self));
+            // Only an object detected at the spot itself takes it over: a
+            // card whose grown outline reaches it is the card the player
+            // said it is not (audit Z2-1).
+            return Some(Target::at_exactly(new, p).unwrap_or(self));
         }
         let (at, radius) = self.place(old)?;
         let candidates: Vec<Target> = if self.is_card() {
@@ -92,18 +95,8 @@ impl Target {
     /// The detection of `scan` under the point `at` (image pixels), dice
     /// first since they may lie on cards.
     pub fn at(scan: &ScanRecord, at: Point) -> Option<Target> {
-        let die = |center: Point, size: f32| dist(center, at) <= size * 0.6;
-        if let Some(i) = scan.dice.iter().position(|d| die(d.center, d.size)) {
-            return Some(Target::Die(i));
-        }
-        if let Some(i) = scan.unread_dice.iter().position(|d| die(d.center, d.size)) {
-            return Some(Target::UnreadDie(i));
-        }
-        if let Some(i) = scan.cards.iter().position(|c| Quad(c.quad).contains(at)) {
-            return Some(Target::Card(i));
-        }
-        if let Some(i) = scan.unread.iter().position(|c| Quad(c.quad).contains(at)) {
-            return Some(Target::UnreadCard(i));
+        if let Some(t) = Target::at_exactly(scan, at) {
+            return Some(t);
         }
         // An outline drawn a little off its card (the reader places it from
         // the corner index) still takes a click on the card's visible edge
@@ -121,6 +114,25 @@ impl Target {
         read.chain(unread)
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, t)| t)
+    }
+
+    /// The detection of `scan` whose own outline (or die) holds `at`,
+    /// dice first.
+    fn at_exactly(scan: &ScanRecord, at: Point) -> Option<Target> {
+        let die = |center: Point, size: f32| dist(center, at) <= size * 0.6;
+        if let Some(i) = scan.dice.iter().position(|d| die(d.center, d.size)) {
+            return Some(Target::Die(i));
+        }
+        if let Some(i) = scan.unread_dice.iter().position(|d| die(d.center, d.size)) {
+            return Some(Target::UnreadDie(i));
+        }
+        if let Some(i) = scan.cards.iter().position(|c| Quad(c.quad).contains(at)) {
+            return Some(Target::Card(i));
+        }
+        scan.unread
+            .iter()
+            .position(|c| Quad(c.quad).contains(at))
+            .map(Target::UnreadCard)
     }
 
     /// Whether `at` lies inside the card's own outline (not only the grown
@@ -480,6 +492,10 @@ mod tests {
         assert!(!Target::Card(1).outline_holds(&first, [left_of_as, middle_y]));
         assert!(Target::Card(1).outline_holds(&first, [130.0, 40.0]));
         assert!(!Target::Die(0).outline_holds(&first, [31.0, 199.0]));
+        // A spot the player chose there stays a spot on the next frame: the
+        // card beside it is not what it names (audit Z2-1).
+        let beside = Target::Spot([left_of_as, middle_y]);
+        assert_eq!(beside.relocate(&first, &first), Some(beside));
         assert_eq!(
             Target::at(&first, [300.0, 400.0]),
             None,
