@@ -197,6 +197,27 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
         !shown.iter().any(|e| e.contains("`hand_size` is missing")),
         "{shown:?}"
     );
+    // The stat meant is one the profile lacks: `Q` for a T52 Snob's `W`
+    // is not said to mean `A`, which it has (audit Z2-4).
+    let t52 = GameId::T52.default_ruleset();
+    let snob =
+        "(id: \"snob\", name: \"Snob\", stats: {\"M\": 3, \"A\": 1, \"I\": 5, \"V\": 5, \"W\": 1";
+    assert!(t52.contains(snob), "the built-in Snob as written");
+    let q = t52.replacen(snob, &snob.replace("\"W\"", "\"Q\""), 1);
+    std::fs::write(dir.path().join("t52.ron"), &q).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir.path()));
+    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert!(
+        shown
+            .iter()
+            .any(|e| e.contains("`Q` this game never reads (did you mean `W`?)")),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.iter().any(|e| e.contains("has no `W` stat")),
+        "{shown:?}"
+    );
+    std::fs::remove_file(dir.path().join("t52.ron")).unwrap_or_else(|e| panic!("{e}"));
     let lifes = gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1);
     std::fs::write(dir.path().join("gunfight.ron"), &lifes).unwrap_or_else(|e| panic!("{e}"));
     let (_, errors) = Library::load(Some(dir.path()));

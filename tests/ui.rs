@@ -2962,3 +2962,43 @@ fn the_typed_card_example_names_no_joker_where_the_deck_has_none() {
             .is_none()
     );
 }
+
+/// A game begun with a house profile, resumed without its ruleset, says
+/// once why nothing is asked and what to do; the whole log is kept (audits
+/// Z1, Z2-3).
+#[test]
+fn a_game_whose_setup_is_refused_now_says_why_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let save = write_save(
+        dir.path(),
+        "card-activation-5.ron",
+        r#"(format: 1, game: CardActivation, seed: 3, events: [
+            Begin(CardActivation((sides: [
+                (name: "Red", units: [(name: "Bows", profile: "archers", models: Some(3)), (name: "Captain", profile: "field-commander")]),
+                (name: "Blue", units: [(name: "Guards", models: Some(5))]),
+            ]))),
+            Answer(Cards(["Ah", "5s", "9d"])),
+        ])"#,
+    );
+    let mut st = state(dir.path());
+    st.execute(adjutant::app::Command::Resume(save));
+    let said: Vec<&String> = st
+        .messages
+        .iter()
+        .filter(|m| m.contains("setup is refused now"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", st.messages);
+    assert!(said[0].contains("`archers`"), "{}", said[0]);
+    assert!(!said[0].contains(".)"), "one sentence: {}", said[0]);
+    assert!(said[0].contains("The whole log is kept in"), "{}", said[0]);
+    assert!(
+        !st.messages.iter().any(|m| m.contains("Resumed in part")),
+        "{:?}",
+        st.messages
+    );
+    let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
+    harness.run();
+    harness.get_by_label_contains(
+        "the game's setup was refused (see the log). Start a new game from Home.",
+    );
+}

@@ -325,11 +325,13 @@ fn stat_problems(rs: &Ruleset, builtin: &Ruleset) -> Vec<String> {
         };
         let listed = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
         let unknown: Vec<&String> = p.stats.keys().filter(|k| !known.contains(*k)).collect();
-        // A stat left out because it is misspelt is said once, as the
-        // misspelling with the stat meant.
+        // A misspelt stat is one the profile lacks (audit Z2-4); it is
+        // said once, as the misspelling with the stat meant.
+        let lacking: Vec<&String> = known.iter().filter(|k| !p.stats.contains_key(*k)).collect();
+        let nearest = |u: &str| did_you_mean(u, lacking.iter().copied());
         let meant: Vec<String> = (unknown.iter())
             .filter_map(|u| {
-                let near = did_you_mean(u, known.iter());
+                let near = nearest(u);
                 (!near.is_empty()).then(|| near.split('`').nth(1).unwrap_or_default().to_string())
             })
             .collect();
@@ -346,7 +348,7 @@ fn stat_problems(rs: &Ruleset, builtin: &Ruleset) -> Vec<String> {
             out.push(format!(
                 "profiles: `{}` has a stat `{unknown}` this game never reads{} (it reads {})",
                 p.id,
-                did_you_mean(unknown, known.iter()),
+                nearest(unknown),
                 listed(&known)
             ));
         }

@@ -296,8 +296,10 @@ pub fn whole_log_path(path: &Path) -> PathBuf {
 /// earlier.
 pub fn load(path: &Path, library: &Library) -> Result<Loaded, SaveError> {
     let mut loaded = load_newest_usable(path, library)?;
+    // Each said as a clause of one sentence (they end with a full stop).
     let refused: Vec<&str> = (loaded.session.state().log.iter())
         .filter_map(|l| l.text.strip_prefix(super::common::SETUP_REFUSED))
+        .map(|t| t.trim_end_matches('.'))
         .collect();
     if !refused.is_empty() {
         loaded.refused_setup = Some(refused.join("; "));

@@ -196,8 +196,11 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
             MESSAGE_COLOUR,
             if session.events().is_empty() {
                 "This saved game holds no setup, so nothing can be asked: start a new game from Home."
-            } else {
+            } else if session.can_undo_step() {
                 "Nothing is being asked: the game's setup was refused or its play ended (see the log). Undo, or start a new game from Home."
+            } else {
+                // Nothing to undo: the setup itself was refused.
+                "Nothing is being asked: the game's setup was refused (see the log). Start a new game from Home."
             },
         );
     }

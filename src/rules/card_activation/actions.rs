@@ -829,12 +829,15 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         match picked.as_str() {
             "move" => {
                 record_move(ctx, unit, stat(ctx, unit, "move"));
+                // Each part named as asked, so two moves read apart.
+                let part = if split_off {
+                    format!("The split-off {count} model(s) of {name}")
+                } else {
+                    format!("The rest of {name} ({count} model(s))")
+                };
                 ctx.resolved(
                     "split-actions",
-                    format!(
-                        "{count} model(s) of {name} move up to {} in",
-                        stat(ctx, unit, "move")
-                    ),
+                    format!("{part} move up to {} in", stat(ctx, unit, "move")),
                 );
             }
             "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,

@@ -605,7 +605,10 @@ fn up_to_half_the_models_may_take_a_different_action() {
     assert!(logged(&s, "Rifles' weapon needs 1 Prep action(s) first"));
     assert_asking(&s, "What do the split-off 2 model(s) of Rifles do?");
     feed(&mut s, &["c move"]);
-    assert!(logged(&s, "2 model(s) of Rifles move up to 6 in"));
+    assert!(logged(
+        &s,
+        "The split-off 2 model(s) of Rifles move up to 6 in"
+    ));
     assert_asking(&s, "Rifles has 1 action(s) left");
 }
 
@@ -614,6 +617,10 @@ fn a_split_off_part_may_take_a_special_action() {
     let mut s = begin();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c split", "n 1", "c move", "c special"]);
+    assert!(logged(
+        &s,
+        "The rest of Rifles (4 model(s)) move up to 6 in"
+    ));
     assert_asking(&s, "Rifles' special action");
     feed(&mut s, &["c aim"]);
     assert!(logged(
