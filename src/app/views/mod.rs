@@ -217,6 +217,26 @@ pub(super) fn card_grid(
     } else {
         "Played already this turn"
     };
+    // One card's button: faded (with why, on hovering) when among the
+    // discards, greyed out when it cannot be picked.
+    let mut button = |ui: &mut egui::Ui, code: &str, label: &str, colour: egui::Color32| {
+        let faded = in_discards(code);
+        let shade = if faded {
+            colour.gamma_multiply(DISCARD_FADE)
+        } else {
+            colour
+        };
+        let text = egui::RichText::new(label).color(shade);
+        let mut response = ui
+            .add_enabled(can_pick(code), egui::Button::new(text))
+            .on_disabled_hover_text(why);
+        if faded {
+            response = response.on_hover_text(IN_DISCARDS);
+        }
+        if response.clicked() {
+            pick(code.to_string());
+        }
+    };
     ui.scope(|ui| {
         // Thirteen ranks in a row must fit half of a small window.
         ui.spacing_mut().item_spacing.x = 2.0;
@@ -230,35 +250,16 @@ pub(super) fn card_grid(
             ui.horizontal(|ui| {
                 for rank in "A23456789TJQK".chars() {
                     let code = format!("{rank}{suit}");
-                    let faded = in_discards(&code);
-                    let shade = if faded {
-                        colour.gamma_multiply(DISCARD_FADE)
-                    } else {
-                        colour
-                    };
-                    let button = egui::Button::new(egui::RichText::new(&code).color(shade));
-                    let mut response = ui
-                        .add_enabled(can_pick(&code), button)
-                        .on_disabled_hover_text(why);
-                    if faded {
-                        response = response.on_hover_text(IN_DISCARDS);
-                    }
-                    if response.clicked() {
-                        pick(code);
-                    }
+                    button(ui, &code, &code, colour);
                 }
             });
         }
+        // The jokers too fade among the discards (audit Z2-2).
         if jokers {
+            let colour = ui.visuals().text_color();
             ui.horizontal(|ui| {
                 for (code, label) in [("XR", "XR (red joker)"), ("XB", "XB (black joker)")] {
-                    if ui
-                        .add_enabled(can_pick(code), egui::Button::new(label))
-                        .on_disabled_hover_text(why)
-                        .clicked()
-                    {
-                        pick(code.to_string());
-                    }
+                    button(ui, code, label, colour);
                 }
             });
         }
