@@ -71,6 +71,14 @@ fn missing_required_data_is_named() {
     assert!(err.contains("chess"), "{err}");
 }
 
+/// What loading the rulesets says once `text` is the override `file` in
+/// `dir`, one line per problem.
+fn said_of(dir: &std::path::Path, file: &str, text: &str) -> Vec<String> {
+    std::fs::write(dir.join(file), text).unwrap_or_else(|e| panic!("{e}"));
+    let (_, errors) = Library::load(Some(dir));
+    errors.iter().map(|e| e.to_string()).collect()
+}
+
 /// House-rule mistakes that parse are named with where they are: a value
 /// out of range at its key, a misspelt key with the one meant, a file whose
 /// id is another game's.
@@ -184,19 +192,10 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
     // What follows from a misspelt key (the key meant read as missing, a
     // value measured against it) is left to its did-you-mean (audit Z4).
     let misspelt = gunfight.replace("\"hand_size\": 5", "\"hand_sise\": 5");
-    std::fs::write(dir.path().join("gunfight.ron"), &misspelt).unwrap_or_else(|e| panic!("{e}"));
-    let (_, errors) = Library::load(Some(dir.path()));
-    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    assert!(
-        shown
-            .iter()
-            .any(|e| e.contains("did you mean `hand_size`?")),
-        "{shown:?}"
-    );
-    assert!(
-        !shown.iter().any(|e| e.contains("`hand_size` is missing")),
-        "{shown:?}"
-    );
+    let shown = said_of(dir.path(), "gunfight.ron", &misspelt);
+    let any = |shown: &[String], text: &str| shown.iter().any(|e| e.contains(text));
+    assert!(any(&shown, "did you mean `hand_size`?"), "{shown:?}");
+    assert!(!any(&shown, "`hand_size` is missing"), "{shown:?}");
     // The stat meant is one the profile lacks: `Q` for a T52 Snob's `W`
     // is not said to mean `A`, which it has (audit Z2-4).
     let t52 = GameId::T52.default_ruleset();
@@ -204,28 +203,16 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
         "(id: \"snob\", name: \"Snob\", stats: {\"M\": 3, \"A\": 1, \"I\": 5, \"V\": 5, \"W\": 1";
     assert!(t52.contains(snob), "the built-in Snob as written");
     let q = t52.replacen(snob, &snob.replace("\"W\"", "\"Q\""), 1);
-    std::fs::write(dir.path().join("t52.ron"), &q).unwrap_or_else(|e| panic!("{e}"));
-    let (_, errors) = Library::load(Some(dir.path()));
-    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    let shown = said_of(dir.path(), "t52.ron", &q);
     assert!(
-        shown
-            .iter()
-            .any(|e| e.contains("`Q` this game never reads (did you mean `W`?)")),
+        any(&shown, "`Q` this game never reads (did you mean `W`?)"),
         "{shown:?}"
     );
-    assert!(
-        !shown.iter().any(|e| e.contains("has no `W` stat")),
-        "{shown:?}"
-    );
+    assert!(!any(&shown, "has no `W` stat"), "{shown:?}");
     std::fs::remove_file(dir.path().join("t52.ron")).unwrap_or_else(|e| panic!("{e}"));
     let lifes = gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1);
-    std::fs::write(dir.path().join("gunfight.ron"), &lifes).unwrap_or_else(|e| panic!("{e}"));
-    let (_, errors) = Library::load(Some(dir.path()));
-    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    assert!(
-        !shown.iter().any(|e| e.contains("has no `lives` stat")),
-        "{shown:?}"
-    );
+    let shown = said_of(dir.path(), "gunfight.ron", &lifes);
+    assert!(!any(&shown, "has no `lives` stat"), "{shown:?}");
     for (text, key, said) in cases {
         assert_ne!(text, gunfight, "the case changes the file");
         std::fs::write(dir.path().join("gunfight.ron"), &text).unwrap_or_else(|e| panic!("{e}"));
