@@ -104,7 +104,7 @@ pub const PREP_LEFT: &str = "prep_left";
 pub struct UnitSetup {
     /// Name shown to players.
     pub name: String,
-    /// Profile id (`unit` or `field-commander`).
+    /// Profile id: `unit`, `field-commander`, or a house rule's own.
     #[serde(default = "default_profile")]
     pub profile: String,
     /// Models in the unit (the profile's count when absent).
