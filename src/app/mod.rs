@@ -540,31 +540,27 @@ impl AppState {
                     }
                     // The next autosave writes the shorter log: keep the
                     // whole one first.
-                    let kept = loaded
-                        .cut_short
-                        .as_ref()
-                        .map(|_| save::keep_whole(&path, &loaded.from));
-                    let kept_words = |kept: &Result<std::path::PathBuf, save::SaveError>| match kept
-                    {
-                        Ok(whole) => format!("The whole log is kept in {}.", whole.display()),
-                        Err(e) => format!("The whole log could not be kept: {e}."),
-                    };
-                    match (&loaded.refused_setup, &loaded.cut_short, &kept) {
+                    let kept = loaded.cut_short.as_ref().map(|_| {
+                        match save::keep_whole(&path, &loaded.from) {
+                            Ok(whole) => format!("The whole log is kept in {}.", whole.display()),
+                            Err(e) => format!("The whole log could not be kept: {e}."),
+                        }
+                    });
+                    match (&loaded.refused_setup, &loaded.cut_short) {
                         // A refused setup is why the rest did not apply:
                         // said once, with what to do, not as a game that
                         // goes on (audit Z2-3).
-                        (Some(why), _, kept) => self.notify(format!(
+                        (Some(why), _) => self.notify(format!(
                             "This game's setup is refused now ({why}). A game begun with house \
                              rules plays on once Adjutant runs with those rulesets in place: \
                              close it without answering and resume it then.{}",
-                            kept.as_ref()
-                                .map(|k| format!(" {}", kept_words(k)))
-                                .unwrap_or_default()
+                            kept.map(|k| format!(" {k}")).unwrap_or_default()
                         )),
-                        (None, Some(cut), Some(kept)) => {
-                            self.notify(format!("Resumed in part: {cut}. {}", kept_words(kept)))
-                        }
-                        _ => {}
+                        (None, Some(cut)) => self.notify(format!(
+                            "Resumed in part: {cut}. {}",
+                            kept.unwrap_or_default()
+                        )),
+                        (None, None) => {}
                     }
                     if loaded.from != path {
                         // A backup is the game as it was a save or more

@@ -443,19 +443,7 @@ impl<'a> Ctx<'a> {
         if count == 0 {
             return Ok(DicePool::default());
         }
-        let Answer::Dice(dice) = self.ask(Request {
-            ask: Ask::Dice { count },
-            prompt: prompt.clone(),
-            rule: Some(rule.to_string()),
-            settled: None,
-        })?
-        else {
-            return Err(Interrupt::Invalid(AnswerError {
-                expected: "dice".into(),
-                got: "something else".into(),
-                problem: None,
-            }));
-        };
+        let dice = self.ask_dice(count, prompt.clone(), rule, None)?;
         let pool = DicePool { dice };
         self.apply(Effect::Rolled {
             purpose: prompt,
@@ -486,13 +474,25 @@ impl<'a> Ctx<'a> {
             source: DieSource::Virtual,
         };
         let settled = Settled::new(Answer::Dice(vec![six; count as usize]), why);
+        self.ask_dice(count, prompt.into(), rule, Some(settled))?;
+        Ok(())
+    }
+
+    /// One dice question: its answer must be dice.
+    fn ask_dice(
+        &mut self,
+        count: u32,
+        prompt: String,
+        rule: &str,
+        settled: Option<Settled>,
+    ) -> Flow<Vec<Die>> {
         match self.ask(Request {
             ask: Ask::Dice { count },
-            prompt: prompt.into(),
+            prompt,
             rule: Some(rule.to_string()),
-            settled: Some(Box::new(settled)),
+            settled: settled.map(Box::new),
         })? {
-            Answer::Dice(_) => Ok(()),
+            Answer::Dice(dice) => Ok(dice),
             _ => Err(Interrupt::Invalid(AnswerError {
                 expected: "dice".into(),
                 got: "something else".into(),

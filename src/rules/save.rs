@@ -168,10 +168,16 @@ fn io(file: &Path) -> impl FnOnce(std::io::Error) -> SaveError + '_ {
 
 /// Writes `bytes` to `path` atomically (see [`crate::files::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SaveError> {
-    crate::files::write_atomic(path, bytes).map_err(|e| SaveError::Io {
-        file: e.path,
-        source: e.source,
-    })
+    Ok(crate::files::write_atomic(path, bytes)?)
+}
+
+impl From<crate::files::WriteError> for SaveError {
+    fn from(e: crate::files::WriteError) -> SaveError {
+        SaveError::Io {
+            file: e.path,
+            source: e.source,
+        }
+    }
 }
 
 /// Saves a session: rotates backups (the previous save becomes `.1`), then
@@ -214,12 +220,7 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
                 }
                 Ok(())
             };
-            crate::files::write_atomic_then(&first, &previous, rotate).map_err(|e| {
-                SaveError::Io {
-                    file: e.path,
-                    source: e.source,
-                }
-            })?;
+            crate::files::write_atomic_then(&first, &previous, rotate)?;
         } else if !sound {
             write_atomic(&damaged_path(path), &previous)?;
         }

@@ -122,7 +122,7 @@ pub(super) fn unit_line(
     u: &crate::rules::state::Unit,
     ruleset: &crate::rules::ruleset::Ruleset,
     routed: RoutedTurn,
-    engagement: &str,
+    engagement: Option<&str>,
 ) -> String {
     let name = if u.status.is_empty() {
         u.name.clone()
@@ -146,7 +146,7 @@ pub(super) fn unit_line(
                 // Its engagement still counts men killed, but a unit no
                 // formed enemy holds is said to be free, or the panel
                 // reads as locked.
-                (IN_ENGAGEMENT, _) => Some(engagement.to_string()),
+                (IN_ENGAGEMENT, _) => engagement.map(str::to_string),
                 _ => Some(f.replace('_', " ")),
             })
             .collect();
@@ -372,7 +372,7 @@ mod tests {
     use crate::rules::state::{Presence, Soldier, Unit};
 
     /// A Napoleonic unit its engagement holds, as the panel is told.
-    const HELD: &str = "in engagement";
+    const HELD: Option<&str> = Some("in engagement");
 
     fn napoleonic() -> crate::rules::ruleset::Ruleset {
         let (lib, _) = crate::rules::games::Library::builtin();

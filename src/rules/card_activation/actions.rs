@@ -39,6 +39,13 @@ pub const MOVED_LAST_TURN: &str = "last_turn:moved_in";
 /// moves do not bound it (games begun before question order 1).
 const MOST_INCHES_MOVED: i64 = 200;
 
+/// A Move action of `unit`: recorded, and its move in inches returned.
+fn move_action(ctx: &mut Ctx, unit: UnitId) -> i32 {
+    let inches = stat(ctx, unit, "move");
+    record_move(ctx, unit, inches);
+    inches
+}
+
 /// Records that `unit` moved up to `inches` this turn.
 fn record_move(ctx: &mut Ctx, unit: UnitId, inches: i32) {
     let value = stat(ctx, unit, MOVED_THIS_TURN) + inches.max(0);
@@ -417,7 +424,7 @@ fn take_action(
     add_spent(ctx, unit);
     match picked {
         "move" => {
-            record_move(ctx, unit, stat(ctx, unit, "move"));
+            move_action(ctx, unit);
             momentum.charged(charge(ctx, unit, momentum.moves_in_row)?);
             momentum.save(ctx, unit);
         }
@@ -565,11 +572,8 @@ fn held_action(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     add_spent(ctx, unit);
     match picked.as_str() {
         "move" => {
-            record_move(ctx, unit, stat(ctx, unit, "move"));
-            ctx.resolved(
-                "move",
-                format!("{name} moves up to {} in", stat(ctx, unit, "move")),
-            );
+            let inches = move_action(ctx, unit);
+            ctx.resolved("move", format!("{name} moves up to {inches} in"));
         }
         "melee" => attack(ctx, unit, Attack::Melee, 0, prior)?,
         "shoot" => attack(ctx, unit, Attack::Ballistic, 0, prior)?,
@@ -828,17 +832,14 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         shot |= picked == "shoot";
         match picked.as_str() {
             "move" => {
-                record_move(ctx, unit, stat(ctx, unit, "move"));
+                let inches = move_action(ctx, unit);
                 // Each part named as asked, so two moves read apart.
                 let part = if split_off {
                     format!("The split-off {count} model(s) of {name}")
                 } else {
                     format!("The rest of {name} ({count} model(s))")
                 };
-                ctx.resolved(
-                    "split-actions",
-                    format!("{part} move up to {} in", stat(ctx, unit, "move")),
-                );
+                ctx.resolved("split-actions", format!("{part} move up to {inches} in"));
             }
             "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
             "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
@@ -875,7 +876,8 @@ fn strike(
     if kind == Attack::Ballistic {
         // A target that has not activated this turn counts its movement of
         // the previous turn (l.78); in the first turn there is none.
-        let question = match (card_to_come(ctx, target), ctx.state().turn > 1) {
+        let to_come = card_to_come(ctx, target);
+        let question = match (to_come, ctx.state().turn > 1) {
             (false, _) => format!("How far has {target_name} moved this turn, in inches?"),
             (true, true) => format!(
                 "How far did {target_name} move last turn, in inches? (It has not acted yet this turn.)"
@@ -886,12 +888,16 @@ fn strike(
         };
         // Not yet acted in the first turn: it has not moved at all. Else
         // the records bound the answer: no Move and no rout that turn is 0.
-        let recorded = if card_to_come(ctx, target) {
-            stat(ctx, target, MOVED_LAST_TURN)
-        } else {
-            stat(ctx, target, MOVED_THIS_TURN)
-        };
-        let known = if card_to_come(ctx, target) && ctx.state().turn <= 1 {
+        let recorded = stat(
+            ctx,
+            target,
+            if to_come {
+                MOVED_LAST_TURN
+            } else {
+                MOVED_THIS_TURN
+            },
+        );
+        let known = if to_come && ctx.state().turn <= 1 {
             Some(Settled::new(Answer::Number(0), "no last turn yet"))
         } else if recorded == 0 {
             Some(Settled::new(
@@ -951,21 +957,20 @@ fn strike(
             count: lost as u32,
         });
     }
-    if ctx.state().units[target].in_play() && has(ctx, target, ROUTED) {
+    if !ctx.state().units[target].in_play() {
+        return Ok(());
+    }
+    if has(ctx, target, ROUTED) {
         // Said, so the player expecting the question sees why it is not put.
         ctx.resolved(
             "morale-check",
             format!("{target_name} is routed already: no morale check"),
         );
-    }
-    if ctx.state().units[target].in_play()
-        && !has(ctx, target, ROUTED)
-        && yes_no(
-            ctx,
-            format!("Must {target_name} take a morale check?"),
-            "morale-check",
-        )?
-        && !morale_check(ctx, target, "morale-check")?
+    } else if yes_no(
+        ctx,
+        format!("Must {target_name} take a morale check?"),
+        "morale-check",
+    )? && !morale_check(ctx, target, "morale-check")?
     {
         rout(ctx, target, false)?;
     }

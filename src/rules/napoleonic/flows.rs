@@ -244,14 +244,21 @@ fn three_objectives_win_at_once() {
     assert!(s.pending().is_none());
 }
 
+/// A French Line of `line` men against a British Foot of `foot`, the
+/// French to move first.
+fn line_against_foot(line: u32, foot: u32) -> Session {
+    let mut small = setup();
+    small.armies[0].units = parse_units(&format!("Line:inf:{line}")).unwrap_or_default();
+    small.armies[1].units = parse_units(&format!("Foot:inf:{foot}")).unwrap_or_default();
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    s
+}
+
 /// Two armies of two men; the French Line beats the British Foot, killing
 /// one man and confusing the other: Foot is a mob of one.
 fn foot_a_mob_of_one() -> Session {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:2").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
+    let mut s = line_against_foot(2, 2);
     feed(
         &mut s,
         &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k 2d"],
@@ -264,11 +271,7 @@ fn foot_a_mob_of_one() -> Session {
 /// confused, so Line keeps a man in ranks and Foot is a mob; the British
 /// turn passes and round 2's French step 1 is asked.
 fn line_and_foot_tie() -> Session {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:2").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
+    let mut s = line_against_foot(3, 2);
     feed(
         &mut s,
         &["c done", "c u0", "c u1", "c no", "c no", "k Ts", "k Td"],
@@ -290,8 +293,8 @@ fn a_unit_whose_only_opponent_broke_is_not_said_to_be_locked() {
     // The units panel says so too, and calls the mob a mob (audits W1, Z5).
     let id = |name: &str| s.state().units.iter().position(|u| u.name == name);
     let words = |name: &str| id(name).map(|u| super::engagement_words(s.state(), u));
-    assert_eq!(words("Line"), Some("in engagement, free to move"));
-    assert_eq!(words("Foot"), Some("in engagement, a mob"));
+    assert_eq!(words("Line"), Some(Some("in engagement, free to move")));
+    assert_eq!(words("Foot"), Some(Some("in engagement, a mob")));
 }
 
 #[test]
@@ -310,11 +313,7 @@ fn a_unit_in_ranks_and_confused_is_locked_though_its_opponent_broke() {
 
 #[test]
 fn a_mob_beaten_again_has_nobody_left_in_ranks_to_confuse() {
-    let mut small = setup();
-    small.armies[0].units = parse_units("Line:inf:3").unwrap_or_default();
-    small.armies[1].units = parse_units("Foot:inf:3").unwrap_or_default();
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
+    let mut s = line_against_foot(3, 3);
     // Line wins: Foot loses a man and 1 more is confused.
     let win = |card: &'static str| ["c u0", "c u1", "c no", "c no", card, "k 2d"];
     feed(&mut s, &["c done"]);

@@ -438,14 +438,17 @@ pub fn held_by_engagement(state: &GameState, unit: UnitId) -> bool {
 }
 
 /// How a unit in an engagement stands, in words for the units panel: held
-/// in place, a mob (which flees all the same), or free to move.
-pub fn engagement_words(state: &GameState, unit: UnitId) -> &'static str {
-    if held_by_engagement(state, unit) {
-        "in engagement"
+/// in place, a mob (which flees all the same), or free to move; `None`
+/// for a unit in no engagement.
+pub fn engagement_words(state: &GameState, unit: UnitId) -> Option<&'static str> {
+    if !state.units.get(unit)?.has(IN_ENGAGEMENT) {
+        None
+    } else if held_by_engagement(state, unit) {
+        Some("in engagement")
     } else if men_of(state, unit) > 0 && in_ranks_of(state, unit) == 0 {
-        "in engagement, a mob"
+        Some("in engagement, a mob")
     } else {
-        "in engagement, free to move"
+        Some("in engagement, free to move")
     }
 }
 
