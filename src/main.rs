@@ -4,11 +4,11 @@ use adjutant::rules::games::{GameId, Library, RulesetSource};
 use adjutant::rules::report::StateReport;
 use adjutant::rules::save;
 use adjutant::rules::script::{self, Script};
-use adjutant::vision::dice::cnn;
 use adjutant::vision::dice::scale::DiceScale;
 use adjutant::{app, paths};
 use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -72,8 +72,10 @@ enum Cmd {
         save: PathBuf,
     },
     /// Read the cards and dice in photos. Prints a summary per image, or with
-    /// --json one JSON object per image per line. Unreadable files are reported
-    /// and skipped; the exit code is then non-zero.
+    /// --json one JSON object per image per line. An unreadable file is
+    /// named on stderr and (with --json) gets a line with its "error" and
+    /// empty lists; the other photos are read, and the exit code is then
+    /// non-zero.
     Scan {
         /// Print one JSON object per image.
         #[arg(long)]
@@ -102,6 +104,8 @@ enum Cmd {
     },
     /// Measure the readers on labelled photo sets (folders with labels.json):
     /// precision, recall, exact reads, confusions, unread count and time.
+    /// It measures the built-in models (or --card-model), never a learned
+    /// deck: `scan --general` reads as it does.
     Eval {
         /// Print one JSON object per set.
         #[arg(long)]
@@ -113,7 +117,8 @@ enum Cmd {
         #[arg(long, value_name = "PREFIX")]
         only: Option<String>,
         /// Only the images the built-in models were not fitted on (all but
-        /// `train_*` and `single_*` card photos; the byler-d6 held-out blocks).
+        /// edje's `train_*` and sarm's `single_*` card photos; the byler-d6
+        /// held-out blocks; every image of another set).
         #[arg(long)]
         held_out: bool,
         /// Only fold K of N (`K/N`, K from 0) of the images left by the other
@@ -193,7 +198,7 @@ enum Cmd {
         /// Output channels of the face classifier's two convolutions
         /// (`C1,C2`; the shipped model uses the default).
         #[arg(long, value_name = "C1,C2", value_delimiter = ',', num_args = 1)]
-        #[arg(default_values_t = [cnn::C1, cnn::C2])]
+        #[arg(default_value = CNN_WIDTHS)]
         cnn_widths: Vec<usize>,
         /// Final fit: weights on the training and tune parts for the fixed
         /// epoch count, the last weights kept, and the two thresholds of this
@@ -258,8 +263,56 @@ fn library() -> (Library, Vec<adjutant::rules::RulesetError>) {
     Library::load(Some(&paths::ruleset_dir()))
 }
 
+/// `fit-dice --cnn-widths` unless given, as it is typed: the shipped
+/// model's widths (`cnn::C1`, `cnn::C2`).
+const CNN_WIDTHS: &str = "8,16";
+
+/// The options that only the window reads, as typed (`--dice-scale`),
+/// with their argument ids.
+const WINDOW_ONLY: [(&str, &str); 4] = [
+    ("resume", "--resume"),
+    ("camera", "--camera"),
+    ("replay", "--replay"),
+    ("dice_scale", "--dice-scale"),
+];
+
+/// The window's own options given together with a subcommand, which would
+/// otherwise be ignored without a word (`adjutant --dice-scale 2 scan ...`
+/// once read at 1x): why each is refused, or `None` when none was given.
+fn window_options_misplaced(matches: &clap::ArgMatches) -> Option<String> {
+    let sub = matches.subcommand_name()?;
+    let given: Vec<&str> = WINDOW_ONLY
+        .iter()
+        .filter(|(id, _)| matches.value_source(id) == Some(ValueSource::CommandLine))
+        .map(|&(_, flag)| flag)
+        .collect();
+    if given.is_empty() {
+        return None;
+    }
+    let mut why = format!(
+        "{} {} for the window only and would be ignored by `{sub}`",
+        given.join(", "),
+        if given.len() == 1 { "is" } else { "are" }
+    );
+    if given.contains(&"--dice-scale") && ["scan", "eval"].contains(&sub) {
+        why.push_str(&format!(
+            "; give `--dice-scale` after `{sub}` (`adjutant {sub} --dice-scale 2 ...`)"
+        ));
+    }
+    Some(why)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    if let Some(why) = window_options_misplaced(&matches) {
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, why)
+            .exit();
+    }
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     if cli.command.is_some() {
         quiet_on_closed_pipe();
     }
@@ -559,11 +612,32 @@ fn play(path: &Path, json: bool) -> Result<ExitCode> {
     let out: &mut dyn std::io::Write = if json { &mut sink } else { &mut stdout };
     let session = match script::play(&script, &lib, out) {
         Ok(s) => s,
-        Err(e) => bail!("{}: {e}", path.display()),
+        // Most errors say where in the file they are; the others get its name.
+        Err(e) => {
+            let said = e.to_string();
+            let file = path.display().to_string();
+            if said.starts_with(&file) {
+                bail!("{said}")
+            }
+            bail!("{file}: {said}")
+        }
     };
     if json {
-        let report = StateReport::of(session.game().id(), session.state());
+        let report = StateReport::of_session(&session);
         println!("{}", serde_json::to_string_pretty(&report)?);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use adjutant::vision::dice::cnn;
+
+    /// The default `--cnn-widths` shown in the help is typed as it is
+    /// shown, and is the shipped model's.
+    #[test]
+    fn the_default_cnn_widths_are_the_shipped_ones() {
+        assert_eq!(CNN_WIDTHS, format!("{},{}", cnn::C1, cnn::C2));
+    }
 }

@@ -16,10 +16,17 @@ use std::process::ExitCode;
 /// The built-in readers; `card_model` replaces the card model, otherwise the
 /// newest learned deck (unless `general`) is added to it.
 fn readers(card_model: Option<&Path>, general: bool) -> Result<Readers> {
-    let (r, problems) = Readers::with_overrides(&paths::model_dir()).context("built-in models")?;
-    for e in problems {
+    let loaded = Readers::with_overrides(&paths::model_dir()).context("built-in models")?;
+    for e in loaded.problems {
         eprintln!("warning: model override not used: {e}");
     }
+    for p in &loaded.used {
+        eprintln!(
+            "using your model file {} instead of the built-in one",
+            p.display()
+        );
+    }
+    let r = loaded.readers;
     if let Some(p) = card_model {
         eprintln!("using card model {}", p.display());
         return Ok(r.with_card_model_file(p)?);
@@ -81,11 +88,7 @@ pub fn scan(
             Err(e) => {
                 failed += 1;
                 if json {
-                    let said = e.to_string();
-                    println!(
-                        "{}",
-                        serde_json::json!({"image": name, "error": said.trim_end()})
-                    );
+                    println!("{}", error_line(&name, &e.to_string())?);
                 }
                 eprintln!("adjutant: {}", e.about_image(path));
             }
@@ -96,6 +99,21 @@ pub fn scan(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The `scan --json` line of an image that could not be read: the fields
+/// of every line, empty (a checker reading `dice` from each line must not
+/// fail on it), and the reason in `error`.
+fn error_line(image: &str, error: &str) -> Result<serde_json::Value> {
+    let record = adjutant::vision::scan::ScanRecord {
+        image: image.to_string(),
+        ..Default::default()
+    };
+    let mut line = serde_json::to_value(record)?;
+    if let Some(fields) = line.as_object_mut() {
+        fields.insert("error".into(), error.trim_end().into());
+    }
+    Ok(line)
 }
 
 /// Says on stderr which scale an automatic dice scale chose, and why.
@@ -117,29 +135,48 @@ fn report_dice_scale(batch: &BatchScan) {
     }
 }
 
-/// Keeps the images the built-in models were not fitted on: the card model
-/// was fitted on edje `train_*` and sarm `single_*` (see docs/models.md), the
-/// dice model on the byler-d6 blocks outside `dice::fit::Part::HeldOut` (by
-/// file-name order).
-fn keep_held_out(labels: &mut LabelSet) {
-    let name = |i: &adjutant::vision::eval::LabelledItem| {
-        Path::new(&i.image)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    if labels.is_dice() {
-        let mut names: Vec<String> = labels.items.iter().map(name).collect();
-        names.sort();
-        labels.items.retain(|i| {
-            names
-                .binary_search(&name(i))
-                .is_ok_and(|idx| part_of(idx) == Part::HeldOut)
-        });
-    } else {
-        labels
-            .items
-            .retain(|i| !name(i).starts_with("train_") && !name(i).starts_with("single_"));
+/// The photo sets the built-in models were fitted on, known by their
+/// `source` (not their folder name, which a copy may change), and which of
+/// their images were used: see docs/models.md.
+enum FittedOn {
+    /// Card photos whose file name starts with this.
+    Prefix(&'static str),
+    /// The byler-d6 blocks outside `dice::fit::Part::HeldOut`, by file-name
+    /// order.
+    DiceBlocks,
+}
+
+/// Set sources (the start of `labels.json`'s `source`) and what of each the
+/// built-in models were fitted on.
+const FITTED_SETS: [(&str, FittedOn); 3] = [
+    ("EdjeElectronics/", FittedOn::Prefix("train_")),
+    ("SarmSKunatham/CardCounting", FittedOn::Prefix("single_")),
+    ("nell-byler/dice_detection", FittedOn::DiceBlocks),
+];
+
+/// Keeps the images the built-in models were not fitted on. A set they were
+/// not fitted on at all keeps every image, and stderr says so (the byler-d6
+/// blocks once cut any dice set).
+fn keep_held_out(labels: &mut LabelSet, set_name: &str) {
+    let name = |i: &adjutant::vision::eval::LabelledItem| file_name(&i.image);
+    let fitted = FITTED_SETS
+        .iter()
+        .find(|(source, _)| labels.source.starts_with(source))
+        .map(|(_, f)| f);
+    match fitted {
+        Some(FittedOn::DiceBlocks) => {
+            let mut names: Vec<String> = labels.items.iter().map(name).collect();
+            names.sort();
+            labels.items.retain(|i| {
+                names
+                    .binary_search(&name(i))
+                    .is_ok_and(|idx| part_of(idx) == Part::HeldOut)
+            });
+        }
+        Some(FittedOn::Prefix(prefix)) => labels.items.retain(|i| !name(i).starts_with(prefix)),
+        None => eprintln!(
+            "{set_name}: the built-in models were not fitted on this set; --held-out scores all its images"
+        ),
     }
 }
 
@@ -216,8 +253,17 @@ pub fn eval(
         held_out,
         fold,
     } = *filter;
-    // Eval measures the shipped (or given) model, never a learned deck.
+    // Eval measures the shipped (or given) model, never a learned deck; a
+    // player who has one is told, since `scan` reads with it.
     let readers = readers(card_model, true)?;
+    if card_model.is_none()
+        && let Some(deck) = paths::newest_deck(&paths::deck_dir())
+    {
+        eprintln!(
+            "your learned deck {} is not used: eval measures the built-in card model (`scan --general` reads as eval does)",
+            deck.display()
+        );
+    }
     let mut failed = false;
     for dir in sets {
         // A set that cannot be read is named; the other sets are still scored.
@@ -229,8 +275,12 @@ pub fn eval(
                 continue;
             }
         };
+        let set_name = dir.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         if held_out {
-            keep_held_out(&mut labels);
+            keep_held_out(&mut labels, &set_name);
         }
         if let Some(prefix) = only {
             labels.items.retain(|i| {
@@ -260,10 +310,6 @@ pub fn eval(
         bar.set_style(
             indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {eta}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        let set_name = dir.file_name().map_or_else(
-            || dir.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
         );
         bar.set_message(set_name.clone());
         let paths: Vec<PathBuf> = labels.items.iter().map(|i| dir.join(&i.image)).collect();

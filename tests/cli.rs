@@ -99,6 +99,21 @@ fn play_prints_requests_answers_and_events() {
         serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
     assert_eq!(v["sides"][0]["name"], "Red");
     assert!(v["log"].as_array().is_some_and(|l| !l.is_empty()));
+    assert!(v["pending"].is_null(), "{v}");
+    // A script cut short says what the game still waits for.
+    let good =
+        std::fs::read_to_string("tests/scripts/roll-off.ron").unwrap_or_else(|e| panic!("{e}"));
+    let short = dir.path().join("short.ron");
+    std::fs::write(&short, good.replace("        Roll,\n", "")).unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["play", &short.to_string_lossy(), "--json"], dir.path());
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert!(
+        v["pending"]
+            .as_str()
+            .is_some_and(|p| p.contains("roll 1 die")),
+        "{v}"
+    );
 }
 
 #[test]
@@ -129,6 +144,28 @@ fn a_wrong_answer_names_the_step_and_what_was_expected() {
     let typo = dir.path().join("typo.ron").to_string_lossy().into_owned();
     let out = text(&adjutant(&["play", &typo], dir.path()));
     assert!(out.contains("(did you mean `volley`?)"), "{out}");
+    assert_eq!(out.matches("typo.ron").count(), 1, "named once: {out}");
+    // The game and the setup events are named where they are written too.
+    std::fs::write(
+        dir.path().join("chess.ron"),
+        good.replace("\"t52\"", "\"chess\"")
+            .replace("sides: [0, 1]", "sides: [0, 5]"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let chess = dir.path().join("chess.ron").to_string_lossy().into_owned();
+    let out = text(&adjutant(&["play", &chess], dir.path()));
+    assert!(
+        out.contains("chess.ron:3:11: unknown game `chess`"),
+        "{out}"
+    );
+    std::fs::write(
+        dir.path().join("side.ron"),
+        good.replace("sides: [0, 1]", "sides: [0, 5]"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let side = dir.path().join("side.ron").to_string_lossy().into_owned();
+    let out = text(&adjutant(&["play", &side], dir.path()));
+    assert!(out.contains("side.ron:8:9: setup event 3: side 5"), "{out}");
     std::fs::write(dir.path().join("broken.ron"), "Script(game: ")
         .unwrap_or_else(|e| panic!("{e}"));
     let broken = dir.path().join("broken.ron").to_string_lossy().into_owned();
@@ -239,6 +276,12 @@ fn scan_reports_bad_files_and_carries_on() {
             .as_str()
             .is_some_and(|e| e.contains("broken.jpg"))
     );
+    // An error line has every list, empty: a checker reads `dice` from each.
+    for key in ["cards", "unread", "backs", "dice", "unread_dice"] {
+        for line in [&lines[0], &lines[2]] {
+            assert_eq!(line[key], serde_json::json!([]), "{key}: {line}");
+        }
+    }
     assert!(
         lines[2]["error"]
             .as_str()
@@ -421,6 +464,21 @@ fn eval_names_the_images_it_could_not_read() {
         "{}",
         text(&o)
     );
+    // A set the models were not fitted on is all held out, and said so
+    // (byler-d6's held-out blocks once cut every dice set).
+    let o = adjutant(
+        &["eval", "--json", "--held-out", &set.to_string_lossy()],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let record: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(record["images"], 3, "{record}");
+    assert!(
+        text(&o).contains("myset: the built-in models were not fitted on this set"),
+        "{}",
+        text(&o)
+    );
     // A folder without labels before a good set: named, and the good set
     // is still scored.
     let empty = dir.path().join("nolabels");
@@ -441,6 +499,53 @@ fn eval_names_the_images_it_could_not_read() {
     let record: serde_json::Value =
         serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(record["set"], "myset", "{record}");
+}
+
+/// The window's own options before a subcommand are refused, saying where
+/// `--dice-scale` goes (`adjutant --dice-scale 2 scan` once read at 1x
+/// without a word); a model file in the config folder is named when used.
+#[test]
+fn window_options_before_a_subcommand_are_refused() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let photo = dir.path().join("p.png");
+    image::RgbImage::new(8, 8)
+        .save(&photo)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let photo = photo.to_string_lossy().into_owned();
+    let o = adjutant(&["--dice-scale", "2", "scan", &photo], dir.path());
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("give `--dice-scale` after `scan`"),
+        "{}",
+        text(&o)
+    );
+    let o = adjutant(&["--replay", "frames", "rules", "t52", "panic"], dir.path());
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--replay is for the window only"),
+        "{}",
+        text(&o)
+    );
+    // Where it belongs it is taken, and so are the options every command has.
+    let o = adjutant(&["scan", "--dice-scale", "2", &photo], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("model file"), "{}", text(&o));
+    let models = dir.path().join("models");
+    std::fs::create_dir_all(&models).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/dice.bin"),
+        models.join("dice.bin"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let config = dir.path().to_string_lossy().into_owned();
+    let o = adjutant(&["scan", "--config-dir", &config, &photo], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("using your model file")
+            && text(&o).contains("dice.bin"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A reader that stops early (`adjutant rules t52 | head -1`) ends the

@@ -213,6 +213,33 @@ fn house_rule_mistakes_are_named_with_line_and_column() {
     let lifes = gunfight.replacen("\"lives\": 6", "\"lifes\": 6", 1);
     let shown = said_of(dir.path(), "gunfight.ron", &lifes);
     assert!(!any(&shown, "has no `lives` stat"), "{shown:?}");
+    // A file whose id is another game's is still checked as its own game's,
+    // every problem at once, in the order of the file (audit AB6).
+    let wrong_id = gunfight
+        .replace("id: \"gunfight\"", "id: \"t52\"")
+        .replace("\"hand_size\": 5", "\"hand_size\": 0")
+        .replacen("\"lives\": 6", "\"lives\": -6", 1);
+    let shown = said_of(dir.path(), "gunfight.ron", &wrong_id).join("\n");
+    let at = |said: &str| {
+        shown
+            .find(said)
+            .unwrap_or_else(|| panic!("{said} not in {shown}"))
+    };
+    let (id, hand, lives) = (
+        at("id is `t52`"),
+        at("`hand_size` is 0"),
+        at("stat lives is -6"),
+    );
+    let mut by_line = [
+        (line_of(&wrong_id, "id:"), id),
+        (line_of(&wrong_id, "\"hand_size\""), hand),
+        (line_of(&wrong_id, "\"lives\": -6"), lives),
+    ];
+    by_line.sort();
+    assert!(
+        by_line.windows(2).all(|w| w[0].1 < w[1].1),
+        "in file order: {by_line:?} {shown}"
+    );
     for (text, key, said) in cases {
         assert_ne!(text, gunfight, "the case changes the file");
         std::fs::write(dir.path().join("gunfight.ron"), &text).unwrap_or_else(|e| panic!("{e}"));

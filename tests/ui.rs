@@ -2558,6 +2558,44 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
     );
 }
 
+/// The option that closes a step keeps key 0, shown as "0:", however many
+/// options come before it (Card-activation's "End" moved from 8 to 7 when
+/// an option above it went).
+#[test]
+fn key_zero_takes_the_option_that_closes_a_step() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Napoleonic game");
+    for _ in 0..40 {
+        if harness.query_by_label("Roll / draw for me").is_none() {
+            break;
+        }
+        harness.get_by_label("Roll / draw for me").click();
+        harness.run();
+    }
+    assert!(pending_prompt(&harness).contains("step 1"));
+    let zero = harness.get_by_label("0:").rect();
+    let done = harness.get_by_label("Done moving").rect();
+    assert!(
+        (zero.center().y - done.center().y).abs() < 2.0 && zero.right() <= done.left(),
+        "0: {zero:?} before Done moving {done:?}"
+    );
+    let before = event_count(&harness);
+    harness.key_press(egui::Key::Num0);
+    harness.run();
+    assert_eq!(event_count(&harness), before + 1);
+    let answered = harness
+        .state()
+        .session
+        .as_ref()
+        .and_then(|(s, _)| s.events().last().cloned());
+    assert_eq!(
+        answered,
+        Some(adjutant::rules::Event::Answer(
+            adjutant::rules::Answer::Choice("done".into())
+        ))
+    );
+}
+
 /// A card the camera reads that the rules would turn down for a one-card
 /// question (a Heart to shoot with) is not offered as a pick.
 #[test]
@@ -2870,14 +2908,16 @@ fn an_option_number_wraps_with_its_button() {
     harness.get_by_label("Resume card-activation-1.ron").click();
     harness.run();
     let mut rows = std::collections::BTreeSet::new();
-    for (i, label) in labels.iter().enumerate().take(9) {
-        let number = harness.get_by_label(&format!("{}:", i + 1)).rect();
+    assert!(labels.len() <= 9, "{labels:?}");
+    for (i, label) in labels.iter().enumerate() {
+        // The last, closing the activation, is 0; the others count from 1.
+        let key = if i + 1 == labels.len() { 0 } else { i + 1 };
+        let number = harness.get_by_label(&format!("{key}:")).rect();
         let button = harness.get_by_label(label).rect();
         assert!(
             (number.center().y - button.center().y).abs() < 4.0
                 && number.right() <= button.left() + 1.0,
-            "{}: at {number:?}, {label} at {button:?}",
-            i + 1
+            "{key}: at {number:?}, {label} at {button:?}"
         );
         rows.insert(button.center().y as i32);
     }

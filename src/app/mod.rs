@@ -323,9 +323,16 @@ impl AppState {
         let (layout, layout_problem) = window_layout::WindowLayout::load(&layout_path);
         messages.extend(layout_problem);
         let readers = match Readers::with_overrides(&paths::model_dir()) {
-            Ok((mut r, problems)) => {
-                for e in problems {
+            Ok(loaded) => {
+                let mut r = loaded.readers;
+                for e in loaded.problems {
                     messages.push(format!("Model file not used, the built-in one is: {e}"));
+                }
+                for p in loaded.used {
+                    messages.push(format!(
+                        "Reading with your model file {} instead of the built-in one.",
+                        p.display()
+                    ));
                 }
                 // The deck taught with `learn-deck` reads in the window too.
                 if let Some(deck) = paths::newest_deck(&data_dir.join("decks"))

@@ -64,10 +64,22 @@ pub struct StateReport {
     pub result: Option<String>,
     /// The human-readable log.
     pub log: Vec<String>,
+    /// The question the game is waiting for (a script that stops before
+    /// the game ends), or null.
+    pub pending: Option<String>,
 }
 
 impl StateReport {
-    /// Builds the report.
+    /// Builds the report of a session: its game, state and the question it
+    /// waits for.
+    pub fn of_session(session: &super::session::Session) -> StateReport {
+        StateReport {
+            pending: session.pending().map(|r| r.to_string()),
+            ..StateReport::of(session.game().id(), session.state())
+        }
+    }
+
+    /// Builds the report of a state (nothing pending).
     pub fn of(game: &str, s: &GameState) -> StateReport {
         let sides = s
             .sides
@@ -117,6 +129,7 @@ impl StateReport {
             }),
             result: s.outcome.as_ref().map(|o| o.reason.clone()),
             log: s.log.iter().map(|l| l.text.clone()).collect(),
+            pending: None,
         }
     }
 }

@@ -270,23 +270,37 @@ impl Ruleset {
                 message,
             }
         })?;
-        let invalid = |messages: Vec<String>| RulesetError::Invalid {
-            file: file.to_path_buf(),
-            problems: messages
+        // Every problem at once, in the order of the file (those it does
+        // not name last).
+        let invalid = |messages: Vec<String>| {
+            let mut problems: Vec<Problem> = messages
                 .into_iter()
                 .map(|m| Problem::named_in(text, m))
-                .collect(),
+                .collect();
+            problems.sort_by_key(|p| (p.at.is_none(), p.at));
+            RulesetError::Invalid {
+                file: file.to_path_buf(),
+                problems,
+            }
         };
         if let Some(g) = game
             && rs.id != g.id()
         {
-            return Err(invalid(vec![format!(
+            let mut messages = vec![format!(
                 "id is `{}` but the file is for `{}` (a house rule for {} goes in {}.ron)",
                 rs.id,
                 g.id(),
                 rs.id,
                 rs.id
-            )]));
+            )];
+            // The rest is checked as the file's game's (as it is meant once
+            // the id is mended), not as the game the id names.
+            let as_meant = Ruleset {
+                id: g.id().to_string(),
+                ..rs
+            };
+            messages.extend(as_meant.validate().err().unwrap_or_default());
+            return Err(invalid(messages));
         }
         rs.validate().map_err(invalid)?;
         Ok(rs)

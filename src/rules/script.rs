@@ -41,13 +41,24 @@ pub struct Script {
     pub setup: Vec<Event>,
     /// Answers to the requests, in order.
     pub answers: Vec<ScriptAnswer>,
-    /// Where each answer is written (file, line, column), when the script
-    /// was read from a file: an answer that does not fit is named there.
+    /// Where the game, each setup event and each answer are written, when
+    /// the script was read from a file: what does not fit is named there.
     #[serde(skip)]
-    pub answer_at: Vec<(usize, usize)>,
+    pub places: ScriptPlaces,
     /// The file the script was read from ("" when built in code).
     #[serde(skip)]
     pub file: String,
+}
+
+/// Where the parts of a script are written: (line, column), 1-based.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScriptPlaces {
+    /// The `game` value.
+    pub game: Option<(usize, usize)>,
+    /// Each item of `setup`.
+    pub setup: Vec<(usize, usize)>,
+    /// Each item of `answers`.
+    pub answers: Vec<(usize, usize)>,
 }
 
 /// Why a script could not be played.
@@ -75,16 +86,24 @@ pub enum ScriptError {
     },
     /// Unknown game or no usable ruleset.
     #[error(
-        "unknown game `{0}` (expected t52, gentlemen-of-war, napoleonic, card-activation or gunfight)"
+        "{}unknown game `{game}` (expected t52, gentlemen-of-war, napoleonic, card-activation or gunfight)",
+        where_written(at)
     )]
-    UnknownGame(String),
+    UnknownGame {
+        /// The game named.
+        game: String,
+        /// Where it is written (`file:line:column`), when known.
+        at: Option<String>,
+    },
     /// A setup event was refused.
-    #[error("setup event {index}: {error}")]
+    #[error("{}setup event {index}: {error}", where_written(at))]
     Setup {
         /// 1-based index.
         index: usize,
         /// Why.
         error: SessionError,
+        /// Where the event is written (`file:line:column`), when known.
+        at: Option<String>,
     },
     /// An answer did not fit the request at that step.
     #[error("{}answer {step}: {message}", where_written(at))]
@@ -120,15 +139,24 @@ impl Script {
             column: e.span.start.col,
             message: e.code.to_string(),
         })?;
-        script.answer_at = answer_positions(&text);
+        script.places = ScriptPlaces {
+            game: field_positions(&text, "game").first().copied(),
+            setup: field_positions(&text, "setup"),
+            answers: field_positions(&text, "answers"),
+        };
         script.file = file;
         Ok(script)
     }
 
-    /// Where answer `step` (1-based) is written, as `file:line:column`.
-    fn answer_place(&self, step: usize) -> Option<String> {
-        let (line, column) = self.answer_at.get(step.checked_sub(1)?)?;
+    /// `place` as `file:line:column`.
+    fn written_at(&self, place: Option<&(usize, usize)>) -> Option<String> {
+        let (line, column) = place?;
         Some(format!("{}:{line}:{column}", self.file))
+    }
+
+    /// Where answer `step` (1-based) is written.
+    fn answer_place(&self, step: usize) -> Option<String> {
+        self.written_at(self.places.answers.get(step.checked_sub(1)?))
     }
 }
 
@@ -168,14 +196,19 @@ fn skip_to(
     }
 }
 
-/// Line and column (1-based) of each item of the `answers` list in a
-/// script's text (which parsed, so its brackets balance). Strings and
-/// comments are skipped, so a `[` or `,` inside them does not count.
-fn answer_positions(text: &str) -> Vec<(usize, usize)> {
+/// Where the value of the script's top-level field `key` is written, line
+/// and column (1-based): each item of a list, or the one value. The text
+/// parsed, so its brackets balance; strings and comments are skipped (a
+/// `[` or `,` inside them does not count) and so are nested fields of the
+/// same name.
+fn field_positions(text: &str, key: &str) -> Vec<(usize, usize)> {
+    // The script's own fields are inside its one pair of brackets.
+    const FIELDS: usize = 1;
+    const LIST: usize = FIELDS + 1;
     let mut out = Vec::new();
     let mut at = TextPlace { line: 1, column: 0 };
     let mut chars = text.chars().peekable();
-    // 0: looking for `answers`; 1: its `[` next; 2: inside the list.
+    // 0: looking for `key:`; 1: its value next; 2: inside its list.
     let mut stage = 0;
     let mut depth = 0usize;
     let mut item_open = false;
@@ -195,23 +228,33 @@ fn answer_positions(text: &str) -> Vec<(usize, usize)> {
             }
             _ => {}
         }
-        if stage == 2 && depth == 0 && !item_open && !c.is_whitespace() && c != ',' && c != ']' {
+        if stage == 1 && !c.is_whitespace() {
+            if c != '[' {
+                out.push((at.line, at.column));
+                break;
+            }
+            stage = 2;
+        } else if stage == 2
+            && depth == LIST
+            && !item_open
+            && !c.is_whitespace()
+            && c != ','
+            && c != ']'
+        {
             out.push((at.line, at.column));
             item_open = true;
         }
         match c {
             '"' => skip_to(&mut chars, &mut at, |last, n| n == '"' && last != '\\'),
-            '[' if stage == 1 => stage = 2,
-            '(' | '[' | '{' if stage == 2 => depth += 1,
-            ')' | '}' if stage == 2 => depth = depth.saturating_sub(1),
-            ']' if stage == 2 => {
-                if depth == 0 {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                if stage == 2 && depth == LIST {
                     break;
                 }
-                depth -= 1;
+                depth = depth.saturating_sub(1);
             }
-            ',' if stage == 2 && depth == 0 => item_open = false,
-            ':' if stage == 0 && word == "answers" => stage = 1,
+            ',' if stage == 2 && depth == LIST => item_open = false,
+            ':' if stage == 0 && depth == FIELDS && word == key => stage = 1,
             _ => {}
         }
         if c.is_alphanumeric() || c == '_' {
@@ -240,12 +283,12 @@ pub fn play(
     library: &Library,
     out: &mut dyn Write,
 ) -> Result<Session, ScriptError> {
-    let game = GameId::from_id(&script.game)
-        .ok_or_else(|| ScriptError::UnknownGame(script.game.clone()))?;
-    let ruleset = library
-        .get(game)
-        .cloned()
-        .ok_or_else(|| ScriptError::UnknownGame(script.game.clone()))?;
+    let unknown = || ScriptError::UnknownGame {
+        game: script.game.clone(),
+        at: script.written_at(script.places.game.as_ref()),
+    };
+    let game = GameId::from_id(&script.game).ok_or_else(unknown)?;
+    let ruleset = library.get(game).cloned().ok_or_else(unknown)?;
     let mut session = Session::new(game, ruleset, script.seed);
     for (i, e) in script.setup.iter().enumerate() {
         let seen = session.state().log.len();
@@ -255,6 +298,7 @@ pub fn play(
             .map_err(|error| ScriptError::Setup {
                 index: i + 1,
                 error,
+                at: script.written_at(script.places.setup.get(i)),
             })?;
         print_new_lines(out, &session, seen)?;
     }
@@ -351,7 +395,7 @@ fn summarise(e: &Event) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::answer_positions;
+    use super::field_positions;
 
     #[test]
     fn answers_are_found_where_they_are_written() {
@@ -367,8 +411,12 @@ mod tests {
     ],
 )"#;
         assert_eq!(
-            answer_positions(text),
+            field_positions(text, "answers"),
             vec![(6, 9), (6, 23), (7, 9), (8, 9), (9, 9)]
         );
+        assert_eq!(field_positions(text, "game"), vec![(2, 11)]);
+        assert_eq!(field_positions(text, "setup"), vec![(3, 13)]);
+        // A field of an event is not the script's own.
+        assert!(field_positions(text, "name").is_empty());
     }
 }

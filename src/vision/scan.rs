@@ -156,6 +156,18 @@ pub struct Readers {
     pub dice: DiceReader,
 }
 
+/// The readers with the model files of a folder in place of the built-in
+/// ones (`Readers::with_overrides`).
+#[derive(Debug)]
+pub struct WithOverrides {
+    /// The readers to use.
+    pub readers: Readers,
+    /// The model files that replaced a built-in model.
+    pub used: Vec<PathBuf>,
+    /// The model files that did not load (the built-in model is kept).
+    pub problems: Vec<VisionError>,
+}
+
 impl Readers {
     /// The readers with the models built into the binary.
     pub fn builtin() -> Result<Readers, VisionError> {
@@ -167,15 +179,20 @@ impl Readers {
 
     /// The built-in readers, with `dir/cards.bin` and `dir/dice.bin`
     /// replacing the built-in models where those files exist. A file that
-    /// does not load is reported in the second list and the built-in model is
-    /// kept for it.
-    pub fn with_overrides(dir: &Path) -> Result<(Readers, Vec<VisionError>), VisionError> {
+    /// does not load is reported in `problems` and the built-in model is
+    /// kept for it; one that loads is listed in `used`, so that nothing reads
+    /// with another model than the built-in one without saying so.
+    pub fn with_overrides(dir: &Path) -> Result<WithOverrides, VisionError> {
         let mut readers = Readers::builtin()?;
+        let mut used = Vec::new();
         let mut problems = Vec::new();
         let cards = dir.join("cards.bin");
         if cards.exists() {
             match readers.clone().with_card_model_file(&cards) {
-                Ok(r) => readers = r,
+                Ok(r) => {
+                    readers = r;
+                    used.push(cards);
+                }
                 Err(e) => problems.push(e),
             }
         }
@@ -189,11 +206,18 @@ impl Readers {
                 .and_then(|b| DiceReader::from_model_bytes(&b))
                 .map_err(|e| e.in_model_file(&dice));
             match loaded {
-                Ok(d) => readers.dice = d,
+                Ok(d) => {
+                    readers.dice = d;
+                    used.push(dice);
+                }
                 Err(e) => problems.push(e),
             }
         }
-        Ok((readers, problems))
+        Ok(WithOverrides {
+            readers,
+            used,
+            problems,
+        })
     }
 
     /// Replaces the card model with one read from a file (a learned deck).
@@ -498,16 +522,20 @@ mod tests {
     fn model_overrides_replace_builtins_and_bad_files_fall_back() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         // No files: the built-ins, no problems.
-        let (_, problems) = Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(problems.is_empty());
+        let loaded = Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(loaded.problems.is_empty() && loaded.used.is_empty());
         // A good card override (the built-in bytes) loads; a broken dice file is
         // reported and the built-in dice model kept.
         std::fs::write(dir.path().join("cards.bin"), BUILTIN_CARD_MODEL)
             .unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.path().join("dice.bin"), b"ADJDICE\0 truncated")
             .unwrap_or_else(|e| panic!("{e}"));
-        let (readers, problems) =
-            Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let WithOverrides {
+            readers,
+            used,
+            problems,
+        } = Readers::with_overrides(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(used, [dir.path().join("cards.bin")]);
         assert_eq!(problems.len(), 1, "{problems:?}");
         let VisionError::ModelFile { path, source } = &problems[0] else {
             panic!("{problems:?}");

@@ -33,7 +33,7 @@ fn dice_key_commands(events: &[egui::Event]) -> Vec<Command> {
         .collect()
 }
 
-/// The digit 1-9 that `event` presses, not counting the repeats of a key
+/// The digit 0-9 that `event` presses, not counting the repeats of a key
 /// held down: a digit held a little long entered a die and then answered
 /// the next two questions.
 fn digit_pressed(event: &egui::Event) -> Option<u8> {
@@ -46,9 +46,24 @@ fn digit_pressed(event: &egui::Event) -> Option<u8> {
         } => DIGIT_KEYS
             .iter()
             .position(|k| k == key)
-            .map(|n| n as u8 + 1),
+            .and_then(|n| u8::try_from(n).ok()),
         _ => None,
     }
+}
+
+/// The key of each option of a choice question, in the order shown: the
+/// usual options 1 to 9, then the first option that closes a step (End,
+/// Done, None, Stop) 0, so the key a player learns for it stays the same
+/// however many options come before it; any further closing option goes
+/// on from the usual ones. Past 9 an option has no key.
+fn option_keys(main: usize, closing: usize) -> Vec<Option<u8>> {
+    let numbered = |n: usize| u8::try_from(n).ok().filter(|&k| (1..=9).contains(&k));
+    let main_keys = (1..=main).map(numbered);
+    let closing_keys = (0..closing).map(|c| match c {
+        0 => Some(0),
+        _ => numbered(main + c),
+    });
+    main_keys.chain(closing_keys).collect()
 }
 
 /// Whether a numbered option (`number` then a button labelled `label`)
@@ -70,9 +85,10 @@ fn needs_new_row(ui: &egui::Ui, number: &str, label: &str) -> bool {
     row_started && need > ui.available_size_before_wrap().x
 }
 
-/// The digit keys 1 to 9: die faces 1-6, a choice question's options
-/// first to ninth.
-const DIGIT_KEYS: [egui::Key; 9] = [
+/// The digit keys 0 to 9, at their digit's index: die faces 1-6, a choice
+/// question's options (see `option_keys`).
+const DIGIT_KEYS: [egui::Key; 10] = [
+    egui::Key::Num0,
     egui::Key::Num1,
     egui::Key::Num2,
     egui::Key::Num3,
@@ -84,11 +100,13 @@ const DIGIT_KEYS: [egui::Key; 9] = [
     egui::Key::Num9,
 ];
 
-/// A digit key answers a choice question with the option of that number
-/// (as shown), unless a text field has the keyboard (the rules lookup).
+/// A digit key answers a choice question with the option shown with that
+/// number (`keys` as `option_keys` gives them), unless a text field has the
+/// keyboard (the rules lookup).
 fn choice_keys(
     ui: &egui::Ui,
     options: &[&crate::rules::procedure::Choice],
+    keys: &[Option<u8>],
     cmds: &mut Vec<Command>,
 ) {
     if ui.ctx().text_edit_focused() {
@@ -96,8 +114,12 @@ fn choice_keys(
     }
     ui.input(|i| {
         // The first digit pressed picks; the question is gone for the rest.
-        let pressed = i.events.iter().find_map(digit_pressed);
-        if let Some(o) = pressed.and_then(|d| options.get(usize::from(d) - 1)) {
+        let Some(pressed) = i.events.iter().find_map(digit_pressed) else {
+            return;
+        };
+        if let Some(n) = keys.iter().position(|&k| k == Some(pressed))
+            && let Some(o) = options.get(n)
+        {
             cmds.push(Command::Apply(Event::Answer(Answer::Choice(o.id.clone()))));
         }
     });
@@ -295,16 +317,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     // window's own buttons to reach them.
                     let shown: Vec<&crate::rules::procedure::Choice> =
                         main.iter().chain(&closing).copied().collect();
-                    choice_keys(ui, &shown, cmds);
-                    let mut key = 0;
+                    let keys = option_keys(main.len(), closing.len());
+                    choice_keys(ui, &shown, &keys, cmds);
+                    let mut keys = keys.into_iter();
                     for row in [main, closing] {
                         if row.is_empty() {
                             continue;
                         }
                         ui.horizontal_wrapped(|ui| {
                             for o in row {
-                                key += 1;
-                                let button = if key <= DIGIT_KEYS.len() {
+                                let button = if let Some(key) = keys.next().flatten() {
                                     let number = format!("{key}:");
                                     // Number and button wrap together: a
                                     // "5:" left at a row's end misled clicks.
@@ -734,7 +756,7 @@ fn claim_keyboard(ui: &egui::Ui, field: &egui::Response, key: egui::Id, take: bo
 
 #[cfg(test)]
 mod tests {
-    use super::{Command, dice_key_commands};
+    use super::{Command, dice_key_commands, option_keys};
 
     fn key(key: egui::Key, pressed: bool, repeat: bool) -> egui::Event {
         egui::Event::Key {
@@ -751,8 +773,9 @@ mod tests {
     /// went in sorted).
     #[test]
     fn dice_typed_in_one_frame_go_in_as_typed() {
-        use egui::Key::{Backspace, Num1, Num2, Num6, Num9};
+        use egui::Key::{Backspace, Num0, Num1, Num2, Num6, Num9};
         let events = [
+            key(Num0, true, false),
             key(Num6, true, false),
             key(Num6, false, false),
             key(Num6, true, false),
@@ -774,5 +797,19 @@ mod tests {
                 Command::EnterDie(2),
             ]
         );
+    }
+
+    /// The option that closes a step keeps key 0 whatever comes before it;
+    /// the others are numbered 1-9 in the order shown, and none past 9.
+    #[test]
+    fn the_closing_option_keeps_key_zero() {
+        assert_eq!(option_keys(3, 1), [Some(1), Some(2), Some(3), Some(0)]);
+        assert_eq!(option_keys(2, 1), [Some(1), Some(2), Some(0)]);
+        assert_eq!(option_keys(0, 1), [Some(0)]);
+        assert_eq!(option_keys(2, 2), [Some(1), Some(2), Some(0), Some(3)]);
+        let many = option_keys(10, 2);
+        assert_eq!(many[8], Some(9));
+        assert_eq!(many[9], None);
+        assert_eq!(many[10..], [Some(0), None]);
     }
 }
