@@ -306,9 +306,9 @@ fn one_option_questions_answer_themselves_and_undo_with_the_answer_before() {
         }
         assert_eq!(s.state(), played.state(), "{name}: same game");
     }
-    // 6 lone options, 7 objective questions after an activation in which
-    // nothing moved (settled: No change), 3 Gunfight shooters asked
-    // whether they stop mid-move with no single-card move that go (No),
-    // and 2 T52 Panic Tests that cannot fail (no roll needed).
-    assert_eq!(seen, 18, "one-answer questions in the shipped scripts");
+    // 6 lone options, 8 objective questions after an activation in which
+    // no unit moved or left the table (settled: No change), 3 Gunfight
+    // shooters asked whether they stop mid-move with no single-card move
+    // that go (No), and 2 T52 Panic Tests that cannot fail (no roll needed).
+    assert_eq!(seen, 19, "one-answer questions in the shipped scripts");
 }

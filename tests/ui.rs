@@ -2955,8 +2955,9 @@ fn options_shown(request: Option<&adjutant::rules::procedure::Request>) -> Vec<S
     }
 }
 
-/// An objectives question after an activation in which nothing moved is
-/// settled ("No change"): the window takes it and says why.
+/// An objectives question after an activation in which no unit moved or
+/// left the table is settled ("No change"): the window takes it and says
+/// why.
 #[test]
 fn a_settled_question_is_taken_and_said_with_its_reason() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -2976,7 +2977,7 @@ fn a_settled_question_is_taken_and_said_with_its_reason() {
     harness.get_by_label("Resume t52-1.ron").click();
     harness.run();
     assert_eq!(event_count(&harness), at + 1, "taken by the window");
-    harness.get_by_label_contains("Taken, nothing moved: No change (Objectives:");
+    harness.get_by_label_contains("Taken, no unit moved or left the table: No change (Objectives:");
     assert!(!pending_prompt(&harness).starts_with("Objectives:"));
 }
 

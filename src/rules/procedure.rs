@@ -453,27 +453,28 @@ impl<'a> Ctx<'a> {
     }
 
     /// Asks for `count` dice whose result cannot change anything (a Panic
-    /// Test that even a 6 passes), for the reason `why`. The roll is still
-    /// asked, so that saves and scripts made when it was rolled keep every
-    /// later answer in place, but settled: the window takes it by itself,
-    /// logging [`MOOT_ROLL_LABEL`], and whatever dice are given are not
-    /// logged as a roll.
+    /// Test that even a 6 passes, or even a 1 fails), for the reason `why`.
+    /// The roll is still asked, so that saves and scripts made when it was
+    /// rolled keep every later answer in place, but settled on `face` (the
+    /// case the caller checked): the window takes it by itself, logging
+    /// [`MOOT_ROLL_LABEL`], and whatever dice are given are not logged as a
+    /// roll.
     pub fn roll_moot(
         &mut self,
         count: u32,
         prompt: impl Into<String>,
         rule: &str,
+        face: D6,
         why: &str,
     ) -> Flow<()> {
         if count == 0 {
             return Ok(());
         }
-        // Any faces would do; a six is the worst case the caller checked.
-        let six = Die {
-            value: D6::SIX,
+        let die = Die {
+            value: face,
             source: DieSource::Virtual,
         };
-        let settled = Settled::new(Answer::Dice(vec![six; count as usize]), why);
+        let settled = Settled::new(Answer::Dice(vec![die; count as usize]), why);
         self.ask_dice(count, prompt.into(), rule, Some(settled))?;
         Ok(())
     }

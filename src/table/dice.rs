@@ -10,6 +10,8 @@ use std::fmt;
 pub struct D6(u8);
 
 impl D6 {
+    /// The lowest face.
+    pub const ONE: D6 = D6(1);
     /// The highest face.
     pub const SIX: D6 = D6(6);
 

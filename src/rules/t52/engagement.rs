@@ -695,6 +695,7 @@ pub fn retreat(ctx: &mut Ctx, id: UnitId, from: UnitId) -> Flow<()> {
         );
         return Ok(());
     }
+    record_move(ctx);
     let per = num(ctx, "retreat_per_missing");
     let d = ctx.roll_one(
         format!(
@@ -797,6 +798,19 @@ pub fn dangerous_tests(ctx: &mut Ctx, id: UnitId, times: u32) -> Flow<()> {
     Ok(())
 }
 
+/// Counts the moves made (`Activity` in round.rs): after an activation in
+/// which no unit moved or left the table, no objective marker can change.
+pub const MOVES: &str = "t52:moves";
+
+/// One more move made (a unit told to move, a retreat).
+fn record_move(ctx: &mut Ctx) {
+    let value = ctx.state().counter(MOVES) + 1;
+    ctx.apply(Effect::SetCounter {
+        key: MOVES.into(),
+        value,
+    });
+}
+
 /// A move of up to `inches`: tells the player how far, then asks how many
 /// dangerous terrain pieces were crossed (only when there are any). When
 /// the order lets its commanding Snob follow (`snob`), the Snob's crossings
@@ -815,6 +829,7 @@ pub fn move_unit(
     if !u.in_play() {
         return Ok(());
     }
+    record_move(ctx);
     // Only a unit a commander ordered has one that may follow it, named
     // (a Toff orders too).
     let leader = snob.and_then(|c| unit(ctx, c)).filter(|c| c.in_play());

@@ -124,7 +124,7 @@ fn no_marker_changes_when_nothing_moved() {
         settled(&s),
         Some((
             crate::rules::procedure::Answer::Choice("none".into()),
-            "nothing moved".to_string()
+            "no unit moved or left the table".to_string()
         ))
     );
     // Picked anyway (a script, or a typed answer), it is taken: the second
@@ -137,6 +137,13 @@ fn no_marker_changes_when_nothing_moved() {
     feed(&mut s, &["ok"]);
     assert_asking(&s, "Objectives: did a Follower end");
     assert_eq!(settled(&s), None);
+    // A volley drawn 0-0: nobody moved or left the table (audit AA1).
+    let mut s = begin(&setup("XR 8c+7s", "XB 6d+7c", &[], &["Kh"]));
+    feed(&mut s, &INIT);
+    feed(&mut s, &["c 8c", "c volley", "d 4", "c 6d", "c yes"]);
+    feed(&mut s, &["d 1 1 1 1 1 1 1 1", "d 1 1 1 1 1 1"]);
+    assert_asking(&s, "Objectives: did a Follower end");
+    assert!(settled(&s).is_some(), "{}", asking(&s));
 }
 
 #[test]
@@ -327,7 +334,13 @@ fn a_lump_shot_is_chosen_before_cover_and_not_asked_about_it() {
     let mut newest = setup(RED, BLUE, &terrain, &[]);
     newest.question_order = crate::rules::t52::QUESTION_ORDER;
     let text = ron::to_string(&newest).unwrap_or_else(|e| panic!("{e}"));
-    assert!(text.contains("question_order:1"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "question_order:{}",
+            crate::rules::t52::QUESTION_ORDER
+        )),
+        "{text}"
+    );
     let back: crate::rules::t52::GameSetup = ron::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(back, newest);
     let old = ron::to_string(&setup(RED, BLUE, &terrain, &[])).unwrap_or_else(|e| panic!("{e}"));
@@ -508,6 +521,46 @@ fn panic_fails_above_six_and_fearless_can_save_it() {
     }
 }
 
+/// With so many soldiers missing that even a 1 fails, the Panic Test's roll
+/// cannot change anything: the window takes it (audit AA4), and only a
+/// Fearless unit's own roll is asked. An older save's die reads the same.
+#[test]
+fn a_panic_test_that_cannot_hold_is_not_rolled() {
+    for up in ["", ":fearless"] {
+        let blue = format!("XB Ad 8d+7c{up} 3c");
+        let mut s = game(RED, &blue, &[]);
+        feed(&mut s, &["c XR", "c 4h", "c charge", "d 3"]);
+        s.apply(Event::Edit(Effect::RemoveSoldiers { unit: 6, count: 6 }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        feed(&mut s, &["c 8d"]);
+        assert_asking(&s, "Panic Test for Follower 8d");
+        let (answer, label) = s
+            .pending()
+            .and_then(|r| r.only_answer())
+            .unwrap_or_else(|| panic!("a moot roll: {}", asking(&s)));
+        assert_eq!(label, MOOT_ROLL_LABEL);
+        let mut old = s.clone();
+        s.apply(Event::Answer(answer))
+            .unwrap_or_else(|e| panic!("{e}"));
+        feed(&mut old, &["d 4"]);
+        assert_eq!(old.state(), s.state());
+        if up.is_empty() {
+            assert!(logged(
+                &s,
+                "Follower 8d panics: with 6 missing, no roll holds"
+            ));
+            assert_asking(&s, "Retreat: roll 1 die for Follower 8d");
+        } else {
+            assert_asking(&s, "Fearless");
+            feed(&mut s, &["d 3"]);
+            assert!(logged(
+                &s,
+                "Follower 8d fails (with 6 missing, no roll holds) but is Fearless (Fearless): 3 holds"
+            ));
+        }
+    }
+}
+
 #[test]
 fn mob_is_fearless_only_above_six_soldiers() {
     let red = "XR As 8c+7s:mob 4h+5h";
@@ -676,6 +729,32 @@ fn sudden_death_when_toff_and_snobs_are_gone() {
     assert_eq!(out.winner, Some(0));
     assert!(out.reason.contains("Sudden death"));
     assert!(s.pending().is_none());
+}
+
+/// The volley that leaves Blue no Toff or Snob ends the game at once: no
+/// question about the markers first (question order 2; audit AA2). Games
+/// begun before still ask it, as their saves answered.
+#[test]
+fn sudden_death_comes_before_the_markers() {
+    for (order, asked) in [(crate::rules::t52::QUESTION_ORDER, false), (1, true)] {
+        let mut setup = setup(RED, "XB 6d+7c", &[], &["Kh"]);
+        setup.question_order = order;
+        let mut s = begin(&setup);
+        feed(&mut s, &INIT);
+        feed(&mut s, &["c XR", "c 8c", "c volley", "d 4", "c XB", "c no"]);
+        feed(&mut s, &["d 6 6 6 6 5 5 1 1", "d 1 1 1 2 2 2"]);
+        if asked {
+            assert_asking(&s, "Objectives: did a Follower end");
+            feed(&mut s, &["c none"]);
+        }
+        assert!(s.pending().is_none(), "order {order}: {}", asking(&s));
+        assert!(
+            s.state()
+                .outcome
+                .as_ref()
+                .is_some_and(|o| o.reason.contains("Sudden death"))
+        );
+    }
 }
 
 /// A lone figure with several wounds counts lives in the log, as in the

@@ -7,14 +7,20 @@ use crate::rules::state::{GameState, Holder, Outcome, SideId};
 
 /// Asks, after an activation, which markers changed: pick a marker (or "no
 /// change"), then its new holder; repeat until no more changes. After an
-/// activation in which nothing moved (`idle`: a blunder, an order to
-/// nobody) no marker can change (l.65): "No change" is settled, and the
-/// window takes it (scripts still answer).
+/// activation in which no unit moved or left the table (`idle`: a blunder,
+/// an order to nobody, a shot that only cost soldiers) no marker can change
+/// (l.65): "No change" is settled, and the window takes it (scripts still
+/// answer).
 pub fn update(ctx: &mut Ctx, idle: bool) -> Flow<()> {
     if ctx.state().objectives.is_empty() {
         return Ok(());
     }
-    let mut settled = idle.then(|| Settled::new(Answer::Choice("none".into()), "nothing moved"));
+    let mut settled = idle.then(|| {
+        Settled::new(
+            Answer::Choice("none".into()),
+            "no unit moved or left the table",
+        )
+    });
     loop {
         let s = ctx.state();
         let mut options = vec![Choice::new("none", "No change")];

@@ -6,6 +6,7 @@ use super::{TerrainKind, UnitKind, kind, num, terrain_count, unit};
 use crate::rules::common::yes_no_unless_moot;
 use crate::rules::procedure::{Ctx, Flow};
 use crate::rules::state::{Unit, UnitId};
+use crate::table::D6;
 
 /// True when a die plus missing soldiers stays at or under the threshold.
 pub fn panic_holds(die: u8, missing: u32, threshold: i32) -> bool {
@@ -40,9 +41,13 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
     // Fearless only helps a unit about to fail; with few soldiers missing
     // even a 6 holds.
     let cannot_fail = panic_holds(6, missing, threshold);
+    // With many missing even a 1 fails: only a Fearless roll can hold it.
+    let cannot_hold = !panic_holds(1, missing, threshold);
     // A gun's 1 still counts for its misfire, so only other units' rolls
     // are moot then.
-    let moot_roll = cannot_fail && kind(&u) != UnitKind::Artillery;
+    let gun = kind(&u) == UnitKind::Artillery;
+    let moot_roll = cannot_fail && !gun;
+    let moot_fail = cannot_hold && !gun;
     let mut fearless = fearless_reason(&u, num(ctx, "mob_soldiers")).map(str::to_string);
     if fearless.is_none()
         && terrain_count(ctx, TerrainKind::Defensible) > 0
@@ -71,7 +76,7 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
             u.name
         );
         if moot_roll {
-            ctx.roll_moot(1, prompt, "panic", "even a 6 holds")?;
+            ctx.roll_moot(1, prompt, "panic", D6::SIX, "even a 6 holds")?;
             ctx.resolved(
                 "panic",
                 format!(
@@ -85,18 +90,25 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
             }
             return Ok(true);
         }
-        let d = ctx.roll_one(prompt, "panic")?;
-        // A gun that rolls a 1 may misfire; a destroyed gun has no test left.
-        if gun_misfires(ctx, &u, id, d)? {
-            return Ok(true);
-        }
-        let mut held = panic_holds(d, missing, threshold);
-        let total = i32::from(d) + missing as i32;
+        // The roll and what it came to ("3 + 4 = 7"), unless no roll holds.
+        let rolled = if moot_fail {
+            ctx.roll_moot(1, prompt, "panic", D6::ONE, "even a 1 fails")?;
+            None
+        } else {
+            let d = ctx.roll_one(prompt, "panic")?;
+            // A gun that rolls a 1 may misfire; a destroyed gun has no test left.
+            if gun_misfires(ctx, &u, id, d)? {
+                return Ok(true);
+            }
+            Some(d)
+        };
+        let mut held = rolled.is_some_and(|d| panic_holds(d, missing, threshold));
+        let sum = rolled.map_or_else(
+            || format!("with {missing} missing, no roll holds"),
+            |d| format!("{d} + {missing} = {}", i32::from(d) + missing as i32),
+        );
         if held {
-            ctx.resolved(
-                "panic",
-                format!("{} holds: {d} + {missing} = {total}", u.name),
-            );
+            ctx.resolved("panic", format!("{} holds: {sum}", u.name));
         } else if let Some(why) = &fearless {
             let f = ctx.roll_one(
                 format!(
@@ -112,16 +124,13 @@ pub fn panic_test(ctx: &mut Ctx, id: UnitId, rerolls: u32) -> Flow<bool> {
             ctx.resolved(
                 "panic",
                 format!(
-                    "{} failed with {total} but is Fearless ({why}): {f} {}",
+                    "{} fails ({sum}) but is Fearless ({why}): {f} {}",
                     u.name,
                     if held { "holds" } else { "does not hold" }
                 ),
             );
         } else {
-            ctx.resolved(
-                "panic",
-                format!("{} panics: {d} + {missing} = {total}", u.name),
-            );
+            ctx.resolved("panic", format!("{} panics: {sum}", u.name));
         }
         if held && attempt < rerolls {
             attempt += 1;

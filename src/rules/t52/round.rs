@@ -2,7 +2,7 @@
 //! then every Follower that got no order, then objectives and sudden death
 //! after each activation.
 
-use super::engagement::{FIRED, move_unit};
+use super::engagement::{FIRED, MOVES, move_unit};
 use super::orders::{available, declare, execute};
 use super::{UnitKind, kind, num, objectives, other, pick_unit, unit, unit_choice};
 use crate::rules::effect::Effect;
@@ -92,8 +92,9 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
         }
         turn += 1;
         ctx.apply(Effect::SetTurn(turn));
-        let idle = commander_activation(ctx, side)?;
-        if end_of_activation(ctx, idle)? {
+        let before = Activity::now(ctx);
+        commander_activation(ctx, side)?;
+        if end_of_activation(ctx, before)? {
             return Ok(());
         }
         side = other(side);
@@ -120,19 +121,17 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
         ctx.apply(Effect::SetTurn(turn));
         let ids = followers(ctx, side, true);
         let name = ctx.state().side_name(side);
-        let idle = match pick_unit(
+        let before = Activity::now(ctx);
+        if let Some(f) = pick_unit(
             ctx,
             &format!("{name}: choose a Follower that has had no order this round"),
             &ids,
             "rounds",
         )? {
-            Some(f) => {
-                let blunder = num(ctx, "blunder_unordered");
-                order_follower(ctx, f, blunder, None)?
-            }
-            None => true,
-        };
-        if end_of_activation(ctx, idle)? {
+            let blunder = num(ctx, "blunder_unordered");
+            order_follower(ctx, f, blunder, None)?;
+        }
+        if end_of_activation(ctx, before)? {
             return Ok(());
         }
         side = other(side);
@@ -141,17 +140,43 @@ pub fn play_round(ctx: &mut Ctx, r: u32, first: SideId) -> Flow<()> {
     Ok(())
 }
 
-/// After an activation: objectives may change; sudden death ends the game.
-/// After an activation (`idle`: nothing moved in it): markers, then sudden
-/// death; true when the game ended.
-fn end_of_activation(ctx: &mut Ctx, idle: bool) -> Flow<bool> {
-    objectives::update(ctx, idle)?;
-    Ok(objectives::sudden_death(ctx))
+/// What can change an objective marker (l.65): a unit ending a move near
+/// it, or a contest ending as a unit moves away or leaves the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Activity {
+    /// Moves made so far (`MOVES`).
+    moves: i64,
+    /// Units still on the table.
+    in_play: usize,
 }
 
-/// One Snob (or the Toff) acts: it orders a Follower in its range. True
-/// when nothing moved (an order to nobody, or one blundered).
-fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
+impl Activity {
+    /// Where the game stands now.
+    fn now(ctx: &Ctx) -> Activity {
+        let s = ctx.state();
+        Activity {
+            moves: s.counter(MOVES),
+            in_play: s.units.iter().filter(|u| u.in_play()).count(),
+        }
+    }
+}
+
+/// After an activation that began at `before`: the markers may have
+/// changed, unless no unit moved or left the table since (a shot that only
+/// cost soldiers, a blunder), when "No change" is settled; then sudden
+/// death. True when the game ended. From question order 2 sudden death
+/// comes first: no marker matters once it ends the game.
+fn end_of_activation(ctx: &mut Ctx, before: Activity) -> Flow<bool> {
+    let death_first = crate::rules::common::question_order(ctx) >= 2;
+    if death_first && objectives::sudden_death(ctx) {
+        return Ok(true);
+    }
+    objectives::update(ctx, Activity::now(ctx) == before)?;
+    Ok(!death_first && objectives::sudden_death(ctx))
+}
+
+/// One Snob (or the Toff) acts: it orders a Follower in its range.
+fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let ready = ready_commanders(ctx, side);
     let name = ctx.state().side_name(side);
     let Some(c) = pick_unit(
@@ -161,7 +186,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         "rounds",
     )?
     else {
-        return Ok(true);
+        return Ok(());
     };
     // Not asked when only one is left: said instead.
     if ready.len() == 1
@@ -178,7 +203,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         on: true,
     });
     let Some(cu) = unit(ctx, c) else {
-        return Ok(true);
+        return Ok(());
     };
     // "Cannot Order other Snobs" (step 2): a commander may order itself,
     // which is how it fires "many times per round" on its own account.
@@ -191,7 +216,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
             "rounds",
             format!("{} has no Follower left that can take an order", cu.name),
         );
-        return Ok(true);
+        return Ok(());
     }
     let mut options: Vec<Choice> = ids
         .iter()
@@ -222,7 +247,7 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
         .map(|(i, _)| *i)
     else {
         ctx.resolved("rounds", format!("{} orders nobody", cu.name));
-        return Ok(true);
+        return Ok(());
     };
     let blunder = num(ctx, "blunder_ordered");
     order_follower(ctx, f, blunder, Some(c))
@@ -230,10 +255,9 @@ fn commander_activation(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
 
 /// Declare, blunder check (fails on `blunder_on` or less), execute, Dash.
 /// `snob` is the commander giving the order (it may follow the moves).
-/// True when nothing moved (no order possible, or a blunder).
-fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId>) -> Flow<bool> {
+fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId>) -> Flow<()> {
     let Some(fu) = unit(ctx, f) else {
-        return Ok(true);
+        return Ok(());
     };
     ctx.apply(Effect::SetStatus {
         unit: f,
@@ -248,7 +272,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
                 fu.name
             ),
         );
-        return Ok(true);
+        return Ok(());
     };
     // Who ordered whom to do what: the record of the round.
     let given = match snob.and_then(|c| unit(ctx, c)) {
@@ -272,7 +296,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
     )?;
     if i32::from(d) <= blunder_on {
         ctx.resolved("blunder", format!("{} blunders on {d}: no action", fu.name));
-        return Ok(true);
+        return Ok(());
     }
     ctx.resolved(
         "blunder",
@@ -295,5 +319,5 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
             None,
         )?;
     }
-    Ok(false)
+    Ok(())
 }
