@@ -973,7 +973,7 @@ fn a_gentlemen_game_starts_from_the_form_and_a_skill_check_draws_from_the_deck()
             .state()
             .log
             .iter()
-            .any(|l| l.text.starts_with("Drawn from Red's deck: "))),
+            .any(|l| l.text.starts_with("Drawn from Red's deck for "))),
         "the drawn cards are logged"
     );
 }

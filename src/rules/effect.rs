@@ -167,6 +167,9 @@ pub enum Effect {
         deck: DeckId,
         /// The cards.
         cards: Vec<Card>,
+        /// What they were drawn for ("Bull's Armour Check"), said in the log.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        purpose: Option<String>,
     },
     /// Cards put on top of a deck's draw pile in this order (first named is
     /// the new top card), taken from wherever they were in the draw pile.
@@ -384,7 +387,7 @@ impl Effect {
                     d.reshuffle(rng);
                 }
             }
-            Effect::TakeCards { deck, cards } => {
+            Effect::TakeCards { deck, cards, .. } => {
                 if let Some(d) = state.decks.get_mut(*deck) {
                     for c in cards {
                         if d.take(*c).is_none()
@@ -490,6 +493,18 @@ impl Effect {
             Effect::SetStat { stat, .. } if stat == crate::rules::card_activation::PREP_LEFT => {
                 return None;
             }
+            // Gentlemen of War's conditions are said when given ("is
+            // commanded: +1 action point(s) if activated next"), used and
+            // lapsing; "commanded now 0" read as something lost.
+            Effect::SetStat { stat, .. }
+                if [
+                    crate::rules::gentlemen::COMMANDED,
+                    crate::rules::gentlemen::CONCUSSION,
+                ]
+                .contains(&stat.as_str()) =>
+            {
+                return None;
+            }
             // Set to what it was already (a tie that confused nobody more):
             // nothing for the log to say.
             Effect::SetStat { unit, stat, value }
@@ -540,9 +555,16 @@ impl Effect {
                 "{} is shuffled",
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str())
             ),
-            Effect::TakeCards { deck, cards } => format!(
-                "Drawn from {}: {}",
+            Effect::TakeCards {
+                deck,
+                cards,
+                purpose,
+            } => format!(
+                "Drawn from {}{}: {}",
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str()),
+                purpose
+                    .as_ref()
+                    .map_or_else(String::new, |p| format!(" for {p}")),
                 cards
                     .iter()
                     .map(|c| c.to_string())

@@ -706,30 +706,47 @@ impl<'a> Ctx<'a> {
         prompt: impl Into<String>,
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
+        self.draw_for(deck, count, prompt, None, rule)
+    }
+
+    /// [`Ctx::draw`], with what the cards are drawn for (`purpose`, "Bull's
+    /// Armour Check") said in the log line of the cards drawn, which is read
+    /// back long after the question has gone.
+    pub fn draw_for(
+        &mut self,
+        deck: DeckId,
+        count: u32,
+        prompt: impl Into<String>,
+        purpose: Option<&str>,
+        rule: Option<&str>,
+    ) -> Flow<Vec<Card>> {
         let prompt = prompt.into();
+        let purpose = purpose.map(str::to_string);
         let Some(d) = self.state.decks.get(deck) else {
             return Ok(Vec::new());
         };
         let left = d.draw_pile.len() as u32;
         let count = count.min(d.len() as u32);
         if count <= left {
-            return self.draw_from_pile(deck, count, prompt, rule);
+            return self.draw_from_pile(deck, count, prompt, purpose.as_deref(), rule);
         }
         let mut cards = self.draw_from_pile(
             deck,
             left,
             format!("{prompt} (the last {left} card(s) of the pile)"),
+            purpose.as_deref(),
             rule,
         )?;
         self.apply(Effect::Reshuffle { deck });
         let rest = count - left;
         let more = if left == 0 {
-            self.draw_from_pile(deck, rest, prompt, rule)?
+            self.draw_from_pile(deck, rest, prompt, purpose.as_deref(), rule)?
         } else {
             self.draw_from_pile(
                 deck,
                 rest,
                 format!("{prompt} ({rest} more after shuffling the discards)"),
+                purpose.as_deref(),
                 rule,
             )?
         };
@@ -743,6 +760,7 @@ impl<'a> Ctx<'a> {
         deck: DeckId,
         count: u32,
         prompt: String,
+        purpose: Option<&str>,
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
         if count == 0 {
@@ -795,6 +813,7 @@ impl<'a> Ctx<'a> {
                 self.apply(Effect::TakeCards {
                     deck,
                     cards: cards.clone(),
+                    purpose: purpose.map(str::to_string),
                 });
                 if !from_discards.is_empty() {
                     // Taken rather than refused (the table may have shuffled

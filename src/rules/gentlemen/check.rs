@@ -150,10 +150,11 @@ pub(crate) struct Draw {
 pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flow<Draw> {
     let deck = deck_of(side);
     let player = ctx.state().side_name(side);
-    let mut hand = ctx.draw(
+    let mut hand = ctx.draw_for(
         deck,
         n,
         format!("{player} draws {n} for {what}"),
+        Some(what),
         Some("deck"),
     )?;
     let mut all = hand.clone();
@@ -184,10 +185,11 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
                 "queens",
                 format!("{player} discards {q} to draw {extra} more"),
             );
-            let more = ctx.draw(
+            let more = ctx.draw_for(
                 deck,
                 extra,
                 format!("{player} draws {extra} for {q}"),
+                Some(&format!("{what} ({q}'s redraw)")),
                 Some("queens"),
             )?;
             hand.extend(more.iter().copied());
@@ -298,6 +300,17 @@ pub(crate) fn finish_draw(ctx: &mut Ctx, side: SideId, all: &[Card]) -> Flow<()>
             options,
             Some("jokers"),
         )?;
+        // Said with the Joker that allowed it: the deck's own line ("is
+        // shuffled") is read back without the question.
+        let done = match picked.as_str() {
+            "shuffle" => "shuffles the deck",
+            "rearrange" => "puts them back in a new order",
+            _ => "leaves them as they are",
+        };
+        ctx.resolved(
+            "jokers",
+            format!("{player} looks at the top {n} cards ({label} Joker) and {done}"),
+        );
         match picked.as_str() {
             "shuffle" => ctx.apply(Effect::Shuffle { deck }),
             "rearrange" => {
@@ -415,7 +428,11 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     if target.is_none() && charge.is_none() && a.options.iter().all(on_target) {
         ctx.resolved(
             "skill-check",
-            format!("{name}'s {}: nobody in reach, nothing spent", a.name),
+            format!(
+                "{name}'s {}: {}, nothing spent",
+                a.name,
+                nobody_to_target(a).to_lowercase()
+            ),
         );
         return Ok(());
     }
@@ -735,9 +752,24 @@ fn pick_target(ctx: &mut Ctx, user: UnitId, a: &Ability) -> Flow<Option<UnitId>>
         &format!("{name}'s {}: on whom?", a.name),
         &targets,
         unit_choice,
-        Some("Nobody in reach"),
+        Some(&format!("{} (nothing spent)", nobody_to_target(a))),
         "skill-check",
     )
+}
+
+/// Why an ability goes unused for want of a target, as its reach has it: a
+/// ranged attack may aim at anyone it can see (l.47, l.166), the others
+/// only within their hexes.
+fn nobody_to_target(a: &Ability) -> String {
+    let within = |hexes: u32| {
+        let s = if hexes == 1 { "" } else { "es" };
+        format!("Nobody within {hexes} hex{s}")
+    };
+    match a.reach {
+        Some(Reach::Ranged(_)) => "No target in sight".into(),
+        Some(Reach::Melee(h)) | Some(Reach::Support(h)) => within(h),
+        None => "Nobody to use it on".into(),
+    }
 }
 
 /// What a bought option does: to its user (loading) and to the target
@@ -947,10 +979,23 @@ pub fn armour_check(ctx: &mut Ctx, target: UnitId, pierce: u32) -> Flow<(bool, b
 }
 
 /// Wounds stop at Spades (Death's Door); a wound at Death's Door takes the
-/// unit out of action.
+/// unit out of action. The rest of one hit's wounds stop there too, unless
+/// the ruleset's `hit_wounds_past_deaths_door` is 1 (l.61 read per wound).
 pub fn wound(ctx: &mut Ctx, unit: UnitId, n: u32) {
     let (w, s) = wounds(ctx, unit);
     let name = ctx.state().unit_name(unit);
+    if w < s && w + n > s && num(ctx, "hit_wounds_past_deaths_door") > 0 {
+        ctx.apply(Effect::Wound {
+            unit,
+            wounds: s - w + 1,
+        });
+        end_melees_of(ctx, unit);
+        ctx.resolved(
+            "wounds",
+            format!("{name} reaches Death's Door and the hit's next wound takes it out of action"),
+        );
+        return;
+    }
     if w >= s {
         ctx.apply(Effect::Wound { unit, wounds: 1 });
         end_melees_of(ctx, unit);

@@ -95,10 +95,17 @@ fn a_shot_with_nobody_in_reach_spends_nothing() {
     let mut s = sharpe_up();
     assert_asking(&s, "3 action point(s) left");
     let ammo = unit(&s, "Sharpe").stat(super::AMMO);
-    feed(&mut s, &["c rifle-fire", "c none"]);
+    feed(&mut s, &["c rifle-fire"]);
+    // A ranged attack may aim at anyone: what stops it is sight (l.166).
+    assert!(
+        asking(&s).contains("No target in sight (nothing spent)"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c none"]);
     assert!(logged(
         &s,
-        "Sharpe's Rifle: Fire: nobody in reach, nothing spent"
+        "Sharpe's Rifle: Fire: no target in sight, nothing spent"
     ));
     assert_asking(&s, "3 action point(s) left");
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), ammo);
@@ -637,6 +644,15 @@ fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
     assert_eq!(discarded(&s), before + 1);
     feed(&mut s, &["k 6d 6c"]);
     assert!(logged(&s, "Red discards Qd to draw 2 more"));
+    // Read back later, the drawn cards say what they were drawn for.
+    assert!(
+        logged(
+            &s,
+            "Drawn from Red's deck for Sharpe's Rifle: Fire (Qd's redraw): 6d 6c"
+        ),
+        "{:?}",
+        s.state().log
+    );
     assert_asking(&s, "discard an Ace to cancel the Big Joker");
     feed(&mut s, &["c As"]);
     assert!(logged(&s, "Red cancels the Big Joker with As"));
@@ -656,6 +672,10 @@ fn queens_draw_two_more_and_an_ace_cancels_the_big_joker() {
         .map(|c| c.card.to_string())
         .collect();
     assert_eq!(top, ["2c", "3c", "4c"]);
+    assert!(logged(
+        &s,
+        "Red looks at the top 3 cards (Big Joker) and puts them back in a new order"
+    ));
 }
 
 #[test]
@@ -732,6 +752,9 @@ fn a_command_on_a_unit_not_activated_next_lapses_with_a_word() {
         "Jean's Commanded lapses: it was not the unit activated next"
     ));
     assert_eq!(unit(&s, "Jean").stat(super::COMMANDED), 0);
+    // The condition's own lines say it all: no bare "commanded now 1" or
+    // "now 0" beside them (audit AC5).
+    assert!(!logged(&s, "commanded now"), "{:?}", s.state().log);
 }
 
 /// Red: Sharpe has Spades 1; Blue shoots him twice in turn 1.
@@ -794,6 +817,40 @@ fn a_jack_passes_the_rout_check_as_a_club() {
     assert!(logged(&s, "Red passes its Rout Check (3 card(s), a club)"));
     assert!(s.state().outcome.is_none());
     assert!(logged(&s, "Harper activates"));
+}
+
+/// A group that reads l.61 per wound (`hit_wounds_past_deaths_door` 1):
+/// Pierre (Spades 1) takes the rifle's 2 wounds and is out of action at once
+/// (audit AC1).
+#[test]
+fn a_hit_may_carry_past_deaths_door_by_house_rule() {
+    let spec = ProcedureSpec::Gentlemen(setup(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    ));
+    let mut s = crate::rules::testkit::begin_game_with(
+        GameId::GentlemenOfWar,
+        spec,
+        3,
+        &[("hit_wounds_past_deaths_door", 1)],
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(
+        &mut s,
+        &[
+            "c rifle-fire",
+            "c u3",
+            "n 0",
+            "n 0",
+            "k 7d 3d 9d 2s",
+            "c o1",
+        ],
+    );
+    assert!(logged(
+        &s,
+        "Pierre reaches Death's Door and the hit's next wound takes it out of action"
+    ));
+    assert!(!unit(&s, "Pierre").in_play(), "{:?}", s.state().log);
 }
 
 #[test]
@@ -1033,6 +1090,24 @@ fn a_heavy_weapon_is_not_used_in_an_activation_with_a_move() {
     assert_asking(&s, "Rifle: Fire");
     feed(&mut s, &SHARPE_DASHES);
     assert!(!asking(&s).contains("Rifle: Fire"), "{}", asking(&s));
+}
+
+/// The example roster has a Heavy weapon, so Heavy and Strong are played
+/// without editing a file (audit AC7): the Volley Gunner's gun is offered,
+/// and not after a Dash that moved him.
+#[test]
+fn the_example_volley_gunner_carries_a_heavy_weapon() {
+    let mut s = begin_with(
+        "Sharpe:volley-gunner Harper:grenadier",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    feed(&mut s, &SHARPE_UP);
+    assert_asking(&s, "Volley Gun: Fire");
+    // Diamonds 3: his Dash draws 3.
+    let mut dash = SHARPE_DASHES;
+    dash[4] = "k 2c 3c 4c";
+    feed(&mut s, &dash);
+    assert!(!asking(&s).contains("Volley Gun: Fire"), "{}", asking(&s));
 }
 
 #[test]
