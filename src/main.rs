@@ -104,8 +104,9 @@ enum Cmd {
     },
     /// Measure the readers on labelled photo sets (folders with labels.json):
     /// precision, recall, exact reads, confusions, unread count and time.
-    /// It measures the built-in models (or --card-model), never a learned
-    /// deck: `scan --general` reads as it does.
+    /// It measures the built-in models (or --card-model, or a model file in
+    /// your config folder's models/, which it names), never a learned deck:
+    /// `scan --general` reads as it does.
     Eval {
         /// Print one JSON object per set.
         #[arg(long)]
@@ -295,8 +296,12 @@ fn window_options_misplaced(matches: &clap::ArgMatches) -> Option<String> {
         if given.len() == 1 { "is" } else { "are" }
     );
     if given.contains(&"--dice-scale") && ["scan", "eval"].contains(&sub) {
+        let typed = matches
+            .get_raw("dice_scale")
+            .and_then(|mut v| v.next())
+            .map_or_else(|| "2".into(), |v| v.to_string_lossy());
         why.push_str(&format!(
-            "; give `--dice-scale` after `{sub}` (`adjutant {sub} --dice-scale 2 ...`)"
+            "; give `--dice-scale` after `{sub}` (`adjutant {sub} --dice-scale {typed} ...`)"
         ));
     }
     Some(why)

@@ -512,10 +512,11 @@ fn window_options_before_a_subcommand_are_refused() {
         .save(&photo)
         .unwrap_or_else(|e| panic!("{e}"));
     let photo = photo.to_string_lossy().into_owned();
-    let o = adjutant(&["--dice-scale", "2", "scan", &photo], dir.path());
+    let o = adjutant(&["--dice-scale", "1.5", "scan", &photo], dir.path());
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("give `--dice-scale` after `scan`"),
+        text(&o)
+            .contains("give `--dice-scale` after `scan` (`adjutant scan --dice-scale 1.5 ...`)"),
         "{}",
         text(&o)
     );

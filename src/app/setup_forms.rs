@@ -114,9 +114,11 @@ impl GunfightForm {
                 gunmen,
             },
         );
+        // A game begun now asks in the newest order.
         let setup = gunfight::GameSetup {
             gangs,
             civilians: self.civilians,
+            question_order: gunfight::QUESTION_ORDER,
         };
         // A gang with a gunman that did not parse is short by him: its count
         // would only repeat that problem.
@@ -281,7 +283,11 @@ impl GentlemenForm {
                 units,
             },
         );
-        let setup = gentlemen::GameSetup { bands };
+        // A game begun now asks in the newest order.
+        let setup = gentlemen::GameSetup {
+            bands,
+            question_order: gentlemen::QUESTION_ORDER,
+        };
         let checked = gentlemen::check_setup(&setup, ruleset);
         finish(setup, errors, checked, &unparsed)
     }

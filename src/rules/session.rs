@@ -471,6 +471,7 @@ mod tests {
         let gunfight = ProcedureSpec::Gunfight(crate::rules::gunfight::GameSetup {
             gangs: Vec::new(),
             civilians: false,
+            question_order: 0,
         });
         let said = s.apply(Event::Begin(gunfight)).err().map(|e| e.to_string());
         assert_eq!(

@@ -393,28 +393,18 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     let draw_parts = DrawParts::of(ctx, unit, a, suit);
     let base = draw_parts.total();
     let parts = draw_parts.describe(suit);
-    let charge = if a.dash {
-        let enemies = units_of(ctx, other(side));
-        super::super::common::pick(
+    // From question order 1 the charge is declared once the draw's size is
+    // known (after extra points and modifiers, still before the draw).
+    let charge_last = crate::rules::common::question_order(ctx) >= 1;
+    let charge = if a.dash && !charge_last {
+        declare_charge(
             ctx,
-            &format!(
-                "{name}: declare a charge before drawing? (only at an enemy within as many hexes as the cards you will draw: {base} before extra points and modifiers)"
-            ),
-            &enemies,
-            unit_choice,
-            Some("No charge"),
-            "movement-charge",
+            unit,
+            &format!("{base} before extra points and modifiers"),
         )?
     } else {
         None
     };
-    if let Some(t) = charge {
-        let t = ctx.state().unit_name(t);
-        ctx.resolved(
-            "movement-charge",
-            format!("{name} declares a charge at {t}"),
-        );
-    }
     // The target comes first: range, cover, Block and Parry depend on it, and
     // every option bought hits it (a Multitarget ability asks again for each
     // option after the first).
@@ -465,9 +455,17 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     } else {
         // Only what can touch this kind of attack (l.118-133, l.164-166):
         // cover and Stalk are for shots, Parry and charges for melee.
-        match a.reach {
-            Some(Reach::Ranged(_)) => "cover, range past optimal, Block, Stalk",
-            Some(Reach::Melee(_)) => "Block, Parry, charge bonus",
+        // A charge bonus only follows a charge that reached this target
+        // in this activation (Charge Defence: "when charged").
+        let charged = target.is_some_and(|t| stat(ctx, unit, super::CHARGED) == t as i32 + 1);
+        match (a.reach, charged) {
+            (Some(Reach::Ranged(_)), _) => "cover, range past optimal, Block, Stalk",
+            (Some(Reach::Melee(_)), true) => {
+                "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)"
+            }
+            (Some(Reach::Melee(_)), false) => {
+                "Block, Parry (no charge bonus: it did not charge this target this activation)"
+            }
             _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk",
         }
     };
@@ -481,6 +479,11 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         Some("skill-check"),
     )? as i32;
     let n = (base + extra + modifier).max(0) as u32;
+    let charge = if a.dash && charge_last {
+        declare_charge(ctx, unit, &n.to_string())?
+    } else {
+        charge
+    };
     noted(
         ctx,
         "skill-check",
@@ -733,6 +736,32 @@ fn friendly(a: &Ability) -> bool {
                 .iter()
                 .any(|c| matches!(c, Condition::Heal(_) | Condition::Commanded(_)))
         })
+}
+
+/// Asks whether a dashing unit declares a charge, and at whom: only at an
+/// enemy within as many hexes as the cards it will draw (`reach` says how
+/// many, l.57).
+fn declare_charge(ctx: &mut Ctx, unit: UnitId, reach: &str) -> Flow<Option<UnitId>> {
+    let name = ctx.state().unit_name(unit);
+    let enemies = units_of(ctx, other(ctx.state().units[unit].side));
+    let charge = super::super::common::pick(
+        ctx,
+        &format!(
+            "{name}: declare a charge before drawing? (only at an enemy within as many hexes as the cards you will draw: {reach})"
+        ),
+        &enemies,
+        unit_choice,
+        Some("No charge"),
+        "movement-charge",
+    )?;
+    if let Some(t) = charge {
+        let t = ctx.state().unit_name(t);
+        ctx.resolved(
+            "movement-charge",
+            format!("{name} declares a charge at {t}"),
+        );
+    }
+    Ok(charge)
 }
 
 /// Asks who the ability is used on: a unit of the user's side for friendly
@@ -1051,6 +1080,7 @@ fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
     )?;
     // Melee itself starts only when a melee attack hits.
     if picked == "yes" {
+        set_stat(ctx, unit, super::CHARGED, target as i32 + 1);
         ctx.resolved("movement-charge", format!("{name}'s charge reaches {t}"));
     } else if let Some(g) = guards
         .iter()
@@ -1058,6 +1088,7 @@ fn charge_outcome(ctx: &mut Ctx, unit: UnitId, target: UnitId) -> Flow<()> {
         .find(|g| picked == format!("guard-{g}"))
     {
         let guard = ctx.state().unit_name(g);
+        set_stat(ctx, unit, super::CHARGED, g as i32 + 1);
         // The guard moves in "to initiate melee": the two are in melee at
         // once, without waiting for a hit.
         super::set_melee(ctx, unit, g, true);

@@ -23,6 +23,8 @@ fn setup(red: &str, blue: &str) -> GameSetup {
             band("Red", BackColour::Red, red),
             band("Blue", BackColour::Blue, blue),
         ],
+        // The first order, as the scripts and older saves answer it.
+        question_order: 0,
     }
 }
 
@@ -347,6 +349,57 @@ fn a_charge_alone_starts_no_melee() {
     assert!(!unit(&s, "Jean").has(super::IN_MELEE));
 }
 
+/// From question order 1 a Dash's charge is declared after its extra
+/// points and modifiers, so the question says how far it may reach (audit
+/// AC3: the player added 3 + 2 in his head).
+#[test]
+fn the_charge_is_declared_once_the_draw_is_known() {
+    let mut setup = setup(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    setup.question_order = super::QUESTION_ORDER;
+    let mut s = crate::rules::testkit::begin_game(
+        GameId::GentlemenOfWar,
+        ProcedureSpec::Gentlemen(setup),
+        3,
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(&mut s, &["c end", "c u2", "c end", "c dash"]);
+    assert_asking(&s, "extra action points to spend on draws");
+    feed(&mut s, &["n 1", "n 1"]);
+    assert_asking(
+        &s,
+        "only at an enemy within as many hexes as the cards you will draw: 4)",
+    );
+    feed(&mut s, &["c u2"]);
+    assert!(logged(&s, "Harper declares a charge at Jean"));
+    assert_asking(&s, "Red draws 4");
+}
+
+/// A melee attack on the unit a charge reached this activation may add the
+/// charge bonus, and the question says so; on another unit it may not
+/// (audit AC2: every melee question named a charge bonus).
+#[test]
+fn a_charge_bonus_is_offered_only_against_the_unit_charged() {
+    let mut s = begin_with(
+        "Sharpe:rifleman Harper:grenadier:c4",
+        "Jean:line Pierre:line:s1 Luc:officer",
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(&mut s, &["c end", "c u2", "c end"]);
+    feed(&mut s, &HARPER_CHARGES_JEAN);
+    feed(&mut s, &["c yes", "c bayonet"]);
+    let mut other = s.clone();
+    feed(&mut s, &["c u2", "n 0"]);
+    assert_asking(&s, "the charge bonus of the charge that reached it");
+    feed(&mut other, &["c u3", "n 0"]);
+    assert_asking(
+        &other,
+        "no charge bonus: it did not charge this target this activation",
+    );
+}
+
 #[test]
 fn cards_not_in_the_draw_pile_are_refused() {
     let mut s = sharpe_up();
@@ -372,7 +425,7 @@ fn a_multichoice_ability_hits_the_one_target_named_before_drawing() {
     feed(&mut asked, &["c u0", "n 0"]);
     assert_asking(
         &asked,
-        "Cards drawn more (+) or fewer (-) against Sharpe: Block, Parry, charge bonus (",
+        "Cards drawn more (+) or fewer (-) against Sharpe: Block, Parry (no charge bonus",
     );
     feed(&mut s, &["c u0", "n 0", "n 0", "k Jh 9h", "c o2"]);
     // No second "on whom?": the next question is the next purchase.
@@ -1089,7 +1142,7 @@ fn a_heavy_weapon_is_not_used_in_an_activation_with_a_move() {
     feed(&mut s, &SHARPE_UP);
     assert_asking(&s, "Rifle: Fire");
     feed(&mut s, &SHARPE_DASHES);
-    assert!(!asking(&s).contains("Rifle: Fire"), "{}", asking(&s));
+    assert!(!offered(&s).contains("rifle-fire"), "{}", offered(&s));
 }
 
 /// The example roster has a Heavy weapon, so Heavy and Strong are played
@@ -1107,7 +1160,12 @@ fn the_example_volley_gunner_carries_a_heavy_weapon() {
     let mut dash = SHARPE_DASHES;
     dash[4] = "k 2c 3c 4c";
     feed(&mut s, &dash);
-    assert!(!asking(&s).contains("Volley Gun: Fire"), "{}", asking(&s));
+    // Not offered, and the question says why.
+    assert!(!offered(&s).contains("volley-gun-fire"), "{}", offered(&s));
+    assert_asking(
+        &s,
+        "(Volley Gun: Fire is Heavy: not after a move this activation)",
+    );
 }
 
 #[test]

@@ -102,6 +102,10 @@ pub const AP: &str = "activation:ap";
 /// Stat: 1 once the unit has moved this activation (a Dash that bought a
 /// move); reset when it activates.
 pub const MOVED: &str = "activation:moved";
+/// Stat: the unit (its id + 1) that this unit's charge reached this
+/// activation (0: none); its melee attacks on that unit may add a charge
+/// bonus. Reset when it activates.
+pub const CHARGED: &str = "activation:charged";
 /// Stat: the hexes a unit with Guard (x) may move to intercept a charge (0:
 /// no Guard).
 pub const GUARD: &str = "guard";
@@ -157,7 +161,17 @@ pub struct BandSetup {
 pub struct GameSetup {
     /// The two bands (sides 0 and 1).
     pub bands: Vec<BandSetup>,
+    /// The order of questions the game was begun with: 0 (left out) for
+    /// games and scripts made before [`QUESTION_ORDER`] 1, whose answers
+    /// stand in that order; the window begins games with the newest.
+    #[serde(default, skip_serializing_if = "super::common::is_zero")]
+    pub question_order: u32,
 }
+
+/// The newest order of questions ([`GameSetup::question_order`]): 1 asks
+/// for a Dash's charge after its extra action points and modifiers, so the
+/// question can say how far the charge may reach (the cards to be drawn).
+pub const QUESTION_ORDER: u32 = 1;
 
 /// Checks a setup against the ruleset; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
@@ -351,6 +365,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         super::common::refuse_setup(ctx, "setup", errors);
         return Ok(());
     }
+    super::common::begin_question_order(ctx, setup.question_order);
     for (side, b) in setup.bands.iter().enumerate() {
         if ctx.state().sides.len() <= side {
             ctx.apply(Effect::AddSide {

@@ -128,6 +128,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         set_stat(ctx, unit, &check::uses_key(&a), 0);
     }
     set_stat(ctx, unit, super::MOVED, 0);
+    set_stat(ctx, unit, super::CHARGED, 0);
     // What the table said of melee reach held for the last activation only.
     super::forget_apart(ctx, None);
     set_stat(ctx, unit, AP, ap);
@@ -165,12 +166,13 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         options.push(Choice::new("stop", "Stop the game here"));
         // With nothing left to use, the question says so rather than
         // inviting an ability that is not offered.
+        let heavy = heavy_after_a_move(ctx, unit);
         let prompt = if usable.is_empty() {
             format!(
-                "{name}: {ap} action point(s) left and no ability it can use now: end its activation"
+                "{name}: {ap} action point(s) left and no ability it can use now{heavy}: end its activation"
             )
         } else {
-            format!("{name}: {ap} action point(s) left; use an ability")
+            format!("{name}: {ap} action point(s) left; use an ability{heavy}")
         };
         let picked = ctx.choose(prompt, options, Some("action-points"))?;
         match picked.as_str() {
@@ -216,6 +218,31 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         );
     }
     Ok(())
+}
+
+/// " (Volley Gun: Fire is Heavy: not after a move this activation)" when
+/// the Heavy rule alone keeps a weapon from a unit that moved (audit AD5:
+/// the menu said "no ability it can use now" without the reason).
+fn heavy_after_a_move(ctx: &Ctx, unit: UnitId) -> String {
+    let Some(u) = ctx.state().units.get(unit) else {
+        return String::new();
+    };
+    if u.stat(super::MOVED) <= 0 || u.stat(super::STRONG) > 0 {
+        return String::new();
+    }
+    let names: Vec<String> = abilities_of(ctx, unit)
+        .into_iter()
+        .filter(|a| a.heavy && a.ammo.as_ref().is_none_or(|k| u.stat(k) > 0))
+        .map(|a| a.name)
+        .collect();
+    match names.len() {
+        0 => String::new(),
+        1 => format!(" ({} is Heavy: not after a move this activation)", names[0]),
+        _ => format!(
+            " ({} are Heavy: not after a move this activation)",
+            names.join(", ")
+        ),
+    }
 }
 
 /// Abilities the unit may use now: not barred by melee, not used up this

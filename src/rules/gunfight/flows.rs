@@ -28,6 +28,8 @@ fn setup(civilians: bool) -> GameSetup {
             ),
         ],
         civilians,
+        // The first order, as the scripts and older saves answer it.
+        question_order: 0,
     }
 }
 
@@ -205,6 +207,62 @@ fn overwatch_fire_is_at_minus_two_and_stops_a_mover() {
     assert!(logged(&s, "Kid stops where he was hit"));
     assert_eq!(lives(&s, "Kid"), 5);
     assert!(asking(&s).contains("Kid moved: does anyone fire on overwatch?"));
+}
+
+/// From question order 1 a gunman fires on overwatch once at one move: Wyatt
+/// is not offered again at Kid's move after his shot (audit AE2); in the
+/// first order he was, as older saves answered.
+#[test]
+fn a_gunman_fires_on_overwatch_once_at_one_move() {
+    for (order, again) in [(super::QUESTION_ORDER, false), (0, true)] {
+        let mut setup = setup(false);
+        setup.question_order = order;
+        let mut s = begin(&setup);
+        feed(&mut s, &RED_FIRST);
+        feed(&mut s, &["c move", "c g0", "n 1", "k 9c"]);
+        feed(&mut s, &["c ow-1", "c g4", "c g0", "k 8s", "n 0", "c no"]);
+        feed(&mut s, &["c none", "d 1"]);
+        feed(&mut s, &["c ow-1"]);
+        assert_asking(&s, "Which gunman fires?");
+        let offered = format!("{:?}", s.pending());
+        assert_eq!(
+            offered.contains("\"g4\""),
+            again,
+            "order {order}: {offered}"
+        );
+        assert!(offered.contains("\"g5\""), "{offered}");
+    }
+}
+
+/// From question order 1 the shot that leaves one gang standing ends the
+/// game before civilians react to it (audit AE3).
+#[test]
+fn the_winning_shot_asks_nothing_of_civilians() {
+    for (order, asked) in [(super::QUESTION_ORDER, false), (0, true)] {
+        let duel = GameSetup {
+            gangs: vec![
+                gang("Red", BackColour::Red, "Kid"),
+                gang("Blue", BackColour::Blue, "Morgan"),
+            ],
+            civilians: true,
+            question_order: order,
+        };
+        let spec = ProcedureSpec::Gunfight(duel);
+        let mut s = begin_game_with(GameId::Gunfight, spec, 11, &[("gang_size", 1)]);
+        feed(&mut s, &RED_FIRST);
+        feed(
+            &mut s,
+            &[
+                "c shoot", "c g1", "k Ts", "n 0", "c no", "c no", "c no", "c none", "d 6",
+            ],
+        );
+        if asked {
+            assert_asking(&s, "civilians");
+            feed(&mut s, &["n 0"]);
+        }
+        assert_eq!(outcome(&s).winner, Some(0), "order {order}");
+        assert!(s.pending().is_none(), "order {order}: {}", asking(&s));
+    }
 }
 
 #[test]
@@ -735,6 +793,7 @@ fn a_fan_shot_that_wins_the_game_asks_nothing_more() {
             gang("Blue", BackColour::Blue, "Morgan"),
         ],
         civilians: false,
+        question_order: 0,
     };
     let spec = ProcedureSpec::Gunfight(duel);
     let mut s = begin_game_with(GameId::Gunfight, spec, 11, &[("gang_size", 1)]);

@@ -147,7 +147,18 @@ pub struct GameSetup {
     /// Civilians are on the table: they react to shots and can be shot.
     #[serde(default)]
     pub civilians: bool,
+    /// The order of questions the game was begun with: 0 (left out) for
+    /// games and scripts made before [`QUESTION_ORDER`] 1, whose answers
+    /// stand in that order; the window begins games with the newest.
+    #[serde(default, skip_serializing_if = "super::common::is_zero")]
+    pub question_order: u32,
 }
+
+/// The newest order of questions ([`GameSetup::question_order`]): 1 ends
+/// the game on the shot that leaves one gang standing, before civilians
+/// react to it, and lets each gunman fire on overwatch once at one move or
+/// shot (not again and again at the same figure).
+pub const QUESTION_ORDER: u32 = 1;
 
 /// Checks a setup; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
@@ -216,6 +227,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         super::common::refuse_setup(ctx, "setup", errors);
         return Ok(());
     }
+    super::common::begin_question_order(ctx, setup.question_order);
     let lives = ctx.ruleset.number("lives").max(1) as u32;
     for (side, g) in setup.gangs.iter().enumerate() {
         if ctx.state().sides.len() <= side {

@@ -156,6 +156,16 @@ fn overwatch_at(
         }
         Trigger::Fired => vec![figure],
     };
+    // From question order 1 a gunman fires on overwatch once at one move
+    // or shot (l.50: "a single shooting card").
+    let once = crate::rules::common::question_order(ctx) >= 1;
+    let mut fired: Vec<UnitId> = Vec::new();
+    let ready = |ctx: &Ctx, s: SideId, fired: &[UnitId]| -> Vec<UnitId> {
+        gunmen_of(ctx, s)
+            .into_iter()
+            .filter(|g| !(once && fired.contains(g)))
+            .collect()
+    };
     loop {
         let standing: Vec<UnitId> = targets
             .iter()
@@ -167,7 +177,7 @@ fn overwatch_at(
             return Ok(());
         }
         let shooters: Vec<SideId> = (0..ctx.state().sides.len())
-            .filter(|&s| s != active && s != figure_side && !gunmen_of(ctx, s).is_empty())
+            .filter(|&s| s != active && s != figure_side && !ready(ctx, s, &fired).is_empty())
             .collect();
         if shooters.is_empty() {
             return Ok(());
@@ -213,10 +223,11 @@ fn overwatch_at(
         else {
             return Ok(());
         };
-        let ids = gunmen_of(ctx, s);
+        let ids = ready(ctx, s, &fired);
         let Some(shooter) = pick_gunman(ctx, "Which gunman fires?", &ids, "overwatch")? else {
             continue;
         };
+        fired.push(shooter);
         let name = ctx.state().unit_name(shooter);
         let target = if standing.len() > 1 {
             let options: Vec<Choice> = standing
@@ -555,6 +566,11 @@ fn after_firing(ctx: &mut Ctx) -> Flow<()> {
         key: SHOTS_COUNTER.into(),
         value: shots,
     });
+    // A shot that decided the game leaves nothing for civilians to do
+    // (from question order 1; older games asked them first).
+    if crate::rules::common::question_order(ctx) >= 1 && check_victory(ctx) {
+        return Ok(());
+    }
     if ctx.state().counter(CIVILIANS_COUNTER) > 0 {
         civilians_react(ctx)?;
     }

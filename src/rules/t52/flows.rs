@@ -555,7 +555,7 @@ fn a_panic_test_that_cannot_hold_is_not_rolled() {
             feed(&mut s, &["d 3"]);
             assert!(logged(
                 &s,
-                "Follower 8d fails (with 6 missing, no roll holds) but is Fearless (Fearless): 3 holds"
+                "Follower 8d fails (with 6 missing, no roll holds) but is Fearless (its upgrade): 3 holds"
             ));
         }
     }

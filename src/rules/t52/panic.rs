@@ -17,7 +17,7 @@ pub fn panic_holds(die: u8, missing: u32, threshold: i32) -> bool {
 /// the Fearless upgrade, or Mob while it has more than `mob_soldiers`.
 pub fn fearless_reason(u: &Unit, mob_soldiers: i32) -> Option<&'static str> {
     if u.upgrade_count("fearless") > 0 {
-        Some("Fearless")
+        Some("its upgrade")
     } else if u.upgrade_count("mob") > 0 && u.soldiers.len() as i32 > mob_soldiers {
         Some("Mob")
     } else {
