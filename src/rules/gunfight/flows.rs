@@ -6,6 +6,7 @@ use crate::rules::games::GameId;
 use crate::rules::session::{Event, Session};
 use crate::rules::testkit::{
     answer, asking, assert_asking, begin_game, begin_game_with, feed, logged, only_option, outcome,
+    refused,
 };
 use crate::table::BackColour;
 
@@ -384,6 +385,55 @@ fn a_new_turn_deals_again_and_bids_again() {
     feed(&mut s, &["ok", "k 9h", "k Tc"]);
     let order: Vec<usize> = s.state().activation.slots.iter().map(|a| a.side).collect();
     assert_eq!(order, [1, 0]);
+}
+
+/// From question order 1 civilians turn their cards from a pack of their
+/// own, named in the question; a card it turned this turn is greyed out and
+/// refused (audit AE1: 7h was taken for two civilians in a row).
+#[test]
+fn the_civilians_pack_turns_each_card_once_a_turn() {
+    let mut setup = setup(true);
+    setup.question_order = super::QUESTION_ORDER;
+    let mut s = begin(&setup);
+    feed(&mut s, &RED_FIRST);
+    feed(
+        &mut s,
+        &[
+            "c shoot",
+            "c g0",
+            "c civilian",
+            "k 8d",
+            "n 0",
+            "c no",
+            "c no",
+            "c no",
+        ],
+    );
+    assert_asking(
+        &s,
+        "for the civilian's save: turn the top card of the civilians' pack",
+    );
+    feed(&mut s, &["k 9h", "n 2", "c unarmed"]);
+    assert_asking(
+        &s,
+        "Civilian 1 of 2: turn the top card of the civilians' pack",
+    );
+    feed(&mut s, &["k 7h", "c unarmed", "k 9h"]);
+    assert!(refused(
+        &s,
+        "9h has been turned for a civilian this turn already"
+    ));
+    assert_asking(
+        &s,
+        "Civilian 2 of 2: turn the top card of the civilians' pack",
+    );
+    let greyed = match s.pending().map(|r| &r.ask) {
+        Some(crate::rules::procedure::Ask::Cards { played, .. }) => played.len(),
+        _ => 0,
+    };
+    assert_eq!(greyed, 2, "9h and 7h are greyed out");
+    feed(&mut s, &["k 6h"]);
+    assert!(logged(&s, "Civilian 2 of 2 (6h) runs"));
 }
 
 #[test]

@@ -156,8 +156,9 @@ pub struct GameSetup {
 
 /// The newest order of questions ([`GameSetup::question_order`]): 1 ends
 /// the game on the shot that leaves one gang standing, before civilians
-/// react to it, and lets each gunman fire on overwatch once at one move or
-/// shot (not again and again at the same figure).
+/// react to it, lets each gunman fire on overwatch once at one move or
+/// shot (not again and again at the same figure), and turns civilians'
+/// cards from a pack of their own, each card once a turn.
 pub const QUESTION_ORDER: u32 = 1;
 
 /// Checks a setup; returns every problem in a sentence.
@@ -596,13 +597,65 @@ fn mark_played(ctx: &mut Ctx, side: SideId, cards: &[Card]) {
     }
 }
 
-/// Every card goes back into its pack: none counts as played any more.
+/// Prefix of the counters of the civilians' pack's cards turned this turn
+/// (cleared each turn with the played cards).
+const CIVILIAN_PREFIX: &str = "civilian:";
+
+/// Turns the top card of the civilians' pack (`what` it is turned for).
+/// From question order 1 that pack is named, and a card it has already
+/// turned this turn is greyed out and refused: one pack cannot turn 7h twice
+/// (l.59-60 say only "the deck"; Adjutant's ruling: a pack of their own).
+pub(crate) fn civilian_card(ctx: &mut Ctx, what: &str, rule: &str) -> Flow<Option<Card>> {
+    if super::common::question_order(ctx) < 1 {
+        let drawn = ctx.shown(
+            1,
+            format!("{what}: turn the top card of the deck"),
+            Some(rule),
+        )?;
+        return Ok(drawn.first().copied());
+    }
+    let turned: Vec<Card> = ctx
+        .state()
+        .counters
+        .iter()
+        .filter(|(_, v)| **v != 0)
+        .filter_map(|(k, _)| k.strip_prefix(CIVILIAN_PREFIX)?.parse().ok())
+        .collect();
+    loop {
+        let drawn = ctx.shown_except(
+            1,
+            format!("{what}: turn the top card of the civilians' pack"),
+            Some(rule),
+            turned.clone(),
+        )?;
+        let Some(&card) = drawn.first() else {
+            return Ok(None);
+        };
+        if turned.contains(&card) {
+            ctx.refused(
+                rule,
+                format!("{card} has been turned for a civilian this turn already: the civilians' pack holds each card once"),
+            );
+            continue;
+        }
+        ctx.apply(Effect::SetCounter {
+            key: format!("{CIVILIAN_PREFIX}{card}"),
+            value: 1,
+        });
+        return Ok(Some(card));
+    }
+}
+
+/// Every card goes back into its pack: none counts as played (or turned
+/// for a civilian) any more.
 pub(crate) fn clear_played(ctx: &mut Ctx) {
     let keys: Vec<String> = ctx
         .state()
         .counters
         .iter()
-        .filter(|(k, v)| k.starts_with(PLAYED_PREFIX) && **v != 0)
+        .filter(|(k, v)| {
+            (k.starts_with(PLAYED_PREFIX) || k.starts_with(CIVILIAN_PREFIX)) && **v != 0
+        })
         .map(|(k, _)| k.clone())
         .collect();
     for key in keys {

@@ -487,16 +487,18 @@ fn fire(
             Ok(true)
         }
         Target::Civilian => {
-            let drawn = ctx.shown(
-                1,
-                format!("{shooter} shoots {shot} at a civilian ({detail}): turn the top card of the deck for the civilian's save"),
-                Some("civilian-actions"),
+            let drawn = super::civilian_card(
+                ctx,
+                &format!(
+                    "{shooter} shoots {shot} at a civilian ({detail}), for the civilian's save"
+                ),
+                "civilian-actions",
             )?;
-            let saved = drawn.first().is_some_and(|&c| {
+            let saved = drawn.is_some_and(|c| {
                 is_suit(c, &[Suit::Hearts, Suit::Diamonds])
                     && value(ctx, c).is_some_and(|v| v >= shot)
             });
-            let c = drawn.first().map_or_else(String::new, |c| c.to_string());
+            let c = drawn.map_or_else(String::new, |c| c.to_string());
             if saved {
                 ctx.resolved(
                     "civilian-actions",
@@ -603,12 +605,11 @@ fn civilians_react(ctx: &mut Ctx) -> Flow<()> {
             ],
             Some("civilian-reaction"),
         )? == "armed";
-        let drawn = ctx.shown(
-            1,
-            format!("Turn the top card of the deck for civilian {i}"),
-            Some("civilian-reaction"),
-        )?;
-        let Some(&card) = drawn.first() else { continue };
+        let Some(card) =
+            super::civilian_card(ctx, &format!("Civilian {i} of {n}"), "civilian-reaction")?
+        else {
+            continue;
+        };
         // Numbered within this reaction ("2 of 3"): the next shot's
         // bystanders are counted afresh.
         let who = format!("Civilian {i} of {n}");
