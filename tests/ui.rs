@@ -784,7 +784,7 @@ fn cards_are_typed_as_codes_and_a_bad_code_is_refused_by_name() {
     assert_eq!(event_count(&harness), events);
     let said = harness.state().messages.join("\n");
     assert!(
-        said.contains("2 cards typed; the question wants 1 more"),
+        said.contains("2 cards typed; the question wants 1 card"),
         "{said}"
     );
     harness.state_mut().cards_typed.clear();

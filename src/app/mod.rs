@@ -1374,8 +1374,15 @@ impl AppState {
             }
         }
         if problems.is_empty() && cards.len() > wanted {
+            // "More" only beside cards already clicked in (audit AE4).
+            let more = if self.cards_entry.is_empty() {
+                ""
+            } else {
+                " more"
+            };
+            let card = if wanted == 1 { "card" } else { "cards" };
             problems.push(format!(
-                "{} cards typed; the question wants {wanted} more",
+                "{} cards typed; the question wants {wanted}{more} {card}",
                 cards.len()
             ));
         }
