@@ -2529,13 +2529,10 @@ fn a_saved_game_is_put_away_off_the_list_and_kept() {
     assert!(said.contains("t52-1.ron is put away in"), "{said}");
 }
 
-/// Options that close a step (Done, End, None, Stop) sit on a row of their
-/// own, at its start, so they stay put from question to question.
-#[test]
-fn closing_options_stay_put_on_a_row_of_their_own() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = started(dir.path(), "New Napoleonic game");
-    // The cut draws again on a tie (a new game's seed is random).
+/// A new Napoleonic game from the window, drawn for up to its first step-1
+/// question (the cut draws again on a tie; a new game's seed is random).
+fn napoleonic_step_one<'a>(dir: &std::path::Path) -> Harness<'a, AppState> {
+    let mut harness = started(dir, "New Napoleonic game");
     for _ in 0..40 {
         if harness.query_by_label("Roll / draw for me").is_none() {
             break;
@@ -2544,6 +2541,15 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
         harness.run();
     }
     assert!(pending_prompt(&harness).contains("step 1"));
+    harness
+}
+
+/// Options that close a step (Done, End, None, Stop) sit on a row of their
+/// own, at its start, so they stay put from question to question.
+#[test]
+fn closing_options_stay_put_on_a_row_of_their_own() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let harness = napoleonic_step_one(dir.path());
     let first = harness.get_by_label("Rally a unit").rect();
     let done = harness.get_by_label("Done moving").rect();
     let stop = harness.get_by_label("Stop the game here").rect();
@@ -2564,15 +2570,7 @@ fn closing_options_stay_put_on_a_row_of_their_own() {
 #[test]
 fn key_zero_takes_the_option_that_closes_a_step() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut harness = started(dir.path(), "New Napoleonic game");
-    for _ in 0..40 {
-        if harness.query_by_label("Roll / draw for me").is_none() {
-            break;
-        }
-        harness.get_by_label("Roll / draw for me").click();
-        harness.run();
-    }
-    assert!(pending_prompt(&harness).contains("step 1"));
+    let mut harness = napoleonic_step_one(dir.path());
     let zero = harness.get_by_label("0:").rect();
     let done = harness.get_by_label("Done moving").rect();
     assert!(

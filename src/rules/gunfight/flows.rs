@@ -387,6 +387,18 @@ fn a_new_turn_deals_again_and_bids_again() {
     assert_eq!(order, [1, 0]);
 }
 
+/// Kid shoots 8d at a civilian, no modifiers; the civilian's save is next.
+const KID_SHOOTS_A_CIVILIAN: [&str; 8] = [
+    "c shoot",
+    "c g0",
+    "c civilian",
+    "k 8d",
+    "n 0",
+    "c no",
+    "c no",
+    "c no",
+];
+
 /// From question order 1 civilians turn their cards from a pack of their
 /// own, named in the question; a card it turned this turn is greyed out and
 /// refused (audit AE1: 7h was taken for two civilians in a row).
@@ -396,19 +408,7 @@ fn the_civilians_pack_turns_each_card_once_a_turn() {
     setup.question_order = super::QUESTION_ORDER;
     let mut s = begin(&setup);
     feed(&mut s, &RED_FIRST);
-    feed(
-        &mut s,
-        &[
-            "c shoot",
-            "c g0",
-            "c civilian",
-            "k 8d",
-            "n 0",
-            "c no",
-            "c no",
-            "c no",
-        ],
-    );
+    feed(&mut s, &KID_SHOOTS_A_CIVILIAN);
     assert_asking(
         &s,
         "for the civilian's save: turn the top card of the civilians' pack",
@@ -442,19 +442,7 @@ fn civilians_react_to_shots_and_armed_ones_fire_back() {
     assert!(logged(&s, "Civilians are on the table"));
     assert!(!logged(&begin(&setup(false)), "Civilians"));
     feed(&mut s, &RED_FIRST);
-    feed(
-        &mut s,
-        &[
-            "c shoot",
-            "c g0",
-            "c civilian",
-            "k 8d",
-            "n 0",
-            "c no",
-            "c no",
-            "c no",
-        ],
-    );
+    feed(&mut s, &KID_SHOOTS_A_CIVILIAN);
     // The civilian's save: a red card of at least 8.
     feed(&mut s, &["k 9h"]);
     assert!(logged(&s, "the civilian saves with 9h"));
