@@ -360,12 +360,22 @@ pub fn play(
 /// Choice ids this close to a mistyped one are offered as what was meant.
 const MAX_CHOICE_TYPO: usize = 2;
 
-/// " (did you mean `shoot`?)" when a chosen id is a small typo of an option.
+/// " (did you mean `shoot`?)" when a chosen id is a small typo of an option,
+/// or a word of exactly one option's label (`XB` for "Toff XB itself", whose
+/// id is `self`; audit AD6), which comes first.
 fn nearest_choice(req: &super::procedure::Request, a: &ScriptAnswer) -> String {
     let (ScriptAnswer::Choose(typed), super::procedure::Ask::Choose { options }) = (a, &req.ask)
     else {
         return String::new();
     };
+    let in_label: Vec<&String> = options
+        .iter()
+        .filter(|o| o.label.split_whitespace().any(|w| w == typed))
+        .map(|o| &o.id)
+        .collect();
+    if let [id] = in_label[..] {
+        return format!(" (did you mean `{id}`?)");
+    }
     options
         .iter()
         .map(|o| (strsim::levenshtein(&o.id, typed), &o.id))
@@ -395,7 +405,29 @@ fn summarise(e: &Event) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::field_positions;
+    use super::{ScriptAnswer, field_positions, nearest_choice};
+    use crate::rules::procedure::{Ask, Choice, Request};
+
+    /// A word of one option's label is offered as that option (audit AD6:
+    /// `XB` was said to mean `4d` when "Toff XB itself" was meant).
+    #[test]
+    fn a_word_of_a_label_is_offered_before_a_near_id() {
+        let req = Request {
+            ask: Ask::Choose {
+                options: vec![
+                    Choice::new("4d", "Follower 4d"),
+                    Choice::new("self", "Toff XB itself"),
+                ],
+            },
+            prompt: "order".into(),
+            rule: None,
+            settled: None,
+        };
+        let said = |typed: &str| nearest_choice(&req, &ScriptAnswer::Choose(typed.into()));
+        assert_eq!(said("XB"), " (did you mean `self`?)");
+        assert_eq!(said("4c"), " (did you mean `4d`?)");
+        assert_eq!(said("zzzzzz"), "");
+    }
 
     #[test]
     fn answers_are_found_where_they_are_written() {
