@@ -464,7 +464,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
                 "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)"
             }
             (Some(Reach::Melee(_)), false) => {
-                "Block, Parry (no charge bonus: it did not charge this target this activation)"
+                "Block, Parry (no charge bonus: no charge reached this target this activation)"
             }
             _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk",
         }

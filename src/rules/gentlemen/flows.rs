@@ -396,7 +396,7 @@ fn a_charge_bonus_is_offered_only_against_the_unit_charged() {
     feed(&mut other, &["c u3", "n 0"]);
     assert_asking(
         &other,
-        "no charge bonus: it did not charge this target this activation",
+        "no charge bonus: no charge reached this target this activation",
     );
 }
 
