@@ -488,21 +488,7 @@ impl Effect {
             // Bookkeeping stats named `kind:id` (an ability's uses or the
             // points paid towards it) are explained by the lines around them.
             Effect::SetStat { stat, .. } if stat.contains(':') => return None,
-            // Card-activation's weapon prep has lines of its own ("needs 1
-            // Prep action before it shoots again", "is ready to shoot").
-            Effect::SetStat { stat, .. } if stat == crate::rules::card_activation::PREP_LEFT => {
-                return None;
-            }
-            // Gentlemen of War's conditions are said when given ("is
-            // commanded: +1 action point(s) if activated next"), used and
-            // lapsing; "commanded now 0" read as something lost.
-            Effect::SetStat { stat, .. }
-                if [
-                    crate::rules::gentlemen::COMMANDED,
-                    crate::rules::gentlemen::CONCUSSION,
-                ]
-                .contains(&stat.as_str()) =>
-            {
+            Effect::SetStat { stat, .. } if SAID_BY_THEIR_OWN_LINES.contains(&stat.as_str()) => {
                 return None;
             }
             // Set to what it was already (a tie that confused nobody more):
@@ -591,6 +577,17 @@ impl Effect {
         })
     }
 }
+
+/// Stats whose every change the rules say in lines of their own, so a bare
+/// "now N" line would only repeat them: Card-activation's weapon prep
+/// ("needs 1 Prep action before it shoots again", "is ready to shoot") and
+/// Gentlemen of War's conditions, said when given, used and lapsing
+/// ("commanded now 0" read as something lost).
+const SAID_BY_THEIR_OWN_LINES: [&str; 3] = [
+    crate::rules::card_activation::PREP_LEFT,
+    crate::rules::gentlemen::COMMANDED,
+    crate::rules::gentlemen::CONCUSSION,
+];
 
 /// Wounds go to the first surviving soldier until it reaches the unit's wound
 /// limit and is removed; the rest carry on to the next soldier.

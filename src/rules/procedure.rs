@@ -721,32 +721,31 @@ impl<'a> Ctx<'a> {
         rule: Option<&str>,
     ) -> Flow<Vec<Card>> {
         let prompt = prompt.into();
-        let purpose = purpose.map(str::to_string);
         let Some(d) = self.state.decks.get(deck) else {
             return Ok(Vec::new());
         };
         let left = d.draw_pile.len() as u32;
         let count = count.min(d.len() as u32);
         if count <= left {
-            return self.draw_from_pile(deck, count, prompt, purpose.as_deref(), rule);
+            return self.draw_from_pile(deck, count, prompt, purpose, rule);
         }
         let mut cards = self.draw_from_pile(
             deck,
             left,
             format!("{prompt} (the last {left} card(s) of the pile)"),
-            purpose.as_deref(),
+            purpose,
             rule,
         )?;
         self.apply(Effect::Reshuffle { deck });
         let rest = count - left;
         let more = if left == 0 {
-            self.draw_from_pile(deck, rest, prompt, purpose.as_deref(), rule)?
+            self.draw_from_pile(deck, rest, prompt, purpose, rule)?
         } else {
             self.draw_from_pile(
                 deck,
                 rest,
                 format!("{prompt} ({rest} more after shuffling the discards)"),
-                purpose.as_deref(),
+                purpose,
                 rule,
             )?
         };

@@ -1013,25 +1013,24 @@ pub fn armour_check(ctx: &mut Ctx, target: UnitId, pierce: u32) -> Flow<(bool, b
 pub fn wound(ctx: &mut Ctx, unit: UnitId, n: u32) {
     let (w, s) = wounds(ctx, unit);
     let name = ctx.state().unit_name(unit);
-    if w < s && w + n > s && num(ctx, "hit_wounds_past_deaths_door") > 0 {
+    // Out of action: already at Death's Door, or (house rule) carried past it.
+    let out = if w >= s {
+        Some(format!("{name} was at Death's Door: out of action"))
+    } else if w + n > s && num(ctx, "hit_wounds_past_deaths_door") > 0 {
+        Some(format!(
+            "{name} reaches Death's Door and the hit's next wound takes it out of action"
+        ))
+    } else {
+        None
+    };
+    if let Some(said) = out {
+        // One wound past Spades takes it out (l.61).
         ctx.apply(Effect::Wound {
             unit,
-            wounds: s - w + 1,
+            wounds: (s + 1).saturating_sub(w).max(1),
         });
         end_melees_of(ctx, unit);
-        ctx.resolved(
-            "wounds",
-            format!("{name} reaches Death's Door and the hit's next wound takes it out of action"),
-        );
-        return;
-    }
-    if w >= s {
-        ctx.apply(Effect::Wound { unit, wounds: 1 });
-        end_melees_of(ctx, unit);
-        ctx.resolved(
-            "wounds",
-            format!("{name} was at Death's Door: out of action"),
-        );
+        ctx.resolved("wounds", said);
         return;
     }
     let add = n.min(s - w);

@@ -227,12 +227,9 @@ fn heavy_after_a_move(ctx: &Ctx, unit: UnitId) -> String {
     let Some(u) = ctx.state().units.get(unit) else {
         return String::new();
     };
-    if u.stat(super::MOVED) <= 0 || u.stat(super::STRONG) > 0 {
-        return String::new();
-    }
     let names: Vec<String> = abilities_of(ctx, unit)
         .into_iter()
-        .filter(|a| a.heavy && a.ammo.as_ref().is_none_or(|k| u.stat(k) > 0))
+        .filter(|a| barred_after_a_move(u, a) && a.ammo.as_ref().is_none_or(|k| u.stat(k) > 0))
         .map(|a| a.name)
         .collect();
     match names.len() {
@@ -243,6 +240,12 @@ fn heavy_after_a_move(ctx: &Ctx, unit: UnitId) -> String {
             names.join(", ")
         ),
     }
+}
+
+/// A Heavy weapon of a unit that is not Strong, once it moved this
+/// activation (l.113: not move and use it in one turn).
+fn barred_after_a_move(u: &crate::rules::state::Unit, a: &Ability) -> bool {
+    a.heavy && u.stat(super::MOVED) > 0 && u.stat(super::STRONG) <= 0
 }
 
 /// Abilities the unit may use now: not barred by melee, not used up this
@@ -259,9 +262,9 @@ pub(crate) fn usable(ctx: &Ctx, unit: UnitId) -> Vec<Ability> {
     let fired_heavy = all
         .iter()
         .any(|b| b.heavy && u.stat(&check::uses_key(b)) > 0);
-    let moved = u.stat(super::MOVED) > 0;
-    let heavy_barred =
-        |a: &Ability| u.stat(super::STRONG) <= 0 && ((a.heavy && moved) || (a.dash && fired_heavy));
+    let heavy_barred = |a: &Ability| {
+        barred_after_a_move(u, a) || (u.stat(super::STRONG) <= 0 && a.dash && fired_heavy)
+    };
     all.into_iter()
         .filter(|a| !(u.has(IN_MELEE) && a.barred_in_melee()))
         .filter(|a| !(a.dash && u.has(IMMOBILIZED)))
