@@ -173,7 +173,7 @@ pub fn roll_off_for(ctx: &mut Ctx, sides: &[SideId], rule: &str, purpose: &str) 
         }
         if let [winner] = leaders.as_slice() {
             let name = ctx.state().side_name(*winner);
-            ctx.resolved(rule, format!("{name} wins the roll-off with {best}"));
+            ctx.resolved(rule, format!("Roll-off to {name}, with {best}"));
             return Ok(*winner);
         }
         contenders = leaders;

@@ -521,7 +521,7 @@ impl Effect {
                     Holder::Uncaptured => format!("Objective {name} is uncaptured"),
                     Holder::Contested => format!("Objective {name} is contested"),
                     Holder::Side(side) => {
-                        format!("{} holds objective {name}", s.side_name(*side))
+                        format!("Objective {name} is now held by {}", s.side_name(*side))
                     }
                 }
             }

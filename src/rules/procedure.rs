@@ -396,7 +396,7 @@ impl<'a> Ctx<'a> {
         });
     }
 
-    /// Ends the game: one log line, "Game over: Red wins. Why", citing
+    /// Ends the game: one log line, "Game over: victory to Red. Why", citing
     /// `rule` (the End effect itself logs nothing, so it is said once).
     pub fn end_game(&mut self, rule: &str, outcome: crate::rules::state::Outcome) {
         let text = outcome.describe(self.state());

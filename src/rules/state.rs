@@ -176,10 +176,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// "Game over: Red wins. Why", or "Game over: a draw. Why".
+    /// "Game over: victory to Red. Why", or "Game over: a draw. Why" (no
+    /// verb to agree with a side named in the plural).
     pub fn describe(&self, s: &GameState) -> String {
         match self.winner {
-            Some(w) => format!("Game over: {} wins. {}", s.side_name(w), self.reason),
+            Some(w) => format!("Game over: victory to {}. {}", s.side_name(w), self.reason),
             None => format!("Game over: a draw. {}", self.reason),
         }
     }

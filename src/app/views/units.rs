@@ -128,12 +128,13 @@ pub(super) fn unit_line(
         u.name.clone()
     } else {
         use crate::rules::napoleonic::{ENGAGED, IN_ENGAGEMENT};
-        // Status ids read as words ("in_engagement" -> "in engagement"); a
-        // Napoleonic unit engaged this round is in an engagement: say it once.
+        // Status ids read as words ("in_engagement" -> "in engagement"). A
+        // Napoleonic unit engaged this round is in an engagement: its
+        // engagement words say how it stands, once (audit AG2).
         let flags: Vec<String> = u
             .status
             .iter()
-            .filter(|f| !(f.as_str() == IN_ENGAGEMENT && u.has(ENGAGED)))
+            .filter(|f| f.as_str() != ENGAGED)
             // Said as what it means for the turn: a unit routed before its
             // card comes up still rallies then; while its card is up the
             // question on screen says what happens.
@@ -372,7 +373,7 @@ mod tests {
     use crate::rules::state::{Presence, Soldier, Unit};
 
     /// A Napoleonic unit its engagement holds, as the panel is told.
-    const HELD: Option<&str> = Some("in engagement");
+    const HELD: Option<&str> = Some("in engagement, cannot move");
 
     fn napoleonic() -> crate::rules::ruleset::Ruleset {
         let (lib, _) = crate::rules::games::Library::builtin();
@@ -397,7 +398,9 @@ mod tests {
         };
         let line = unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD);
         assert!(
-            line.starts_with("Line (engaged, fought): 4 men in ranks, 2 confused"),
+            line.starts_with(
+                "Line (fought, in engagement, cannot move): 4 men in ranks, 2 confused"
+            ),
             "{line}"
         );
         // Card-activation's forfeited actions are said as what they mean.
@@ -423,7 +426,7 @@ mod tests {
         u.status = [IN_ENGAGEMENT.to_string()].into();
         assert!(
             unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD)
-                .starts_with("Line (in engagement):"),
+                .starts_with("Line (in engagement, cannot move):"),
             "{}",
             unit_line(&u, &napoleonic(), RoutedTurn::Done, HELD)
         );

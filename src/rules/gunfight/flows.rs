@@ -299,7 +299,10 @@ fn the_last_gang_standing_wins() {
         .filter(|l| l.text.contains("last gang standing"))
         .collect();
     assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].text.starts_with("Game over: Red wins."), "{said:?}");
+    assert!(
+        said[0].text.starts_with("Game over: victory to Red."),
+        "{said:?}"
+    );
     assert_eq!(said[0].rule.as_deref(), Some("victory"));
 }
 

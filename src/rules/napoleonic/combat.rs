@@ -36,7 +36,8 @@ pub fn long_range(ctx: &mut Ctx, side: SideId, gun: UnitId) -> Flow<bool> {
             num(ctx, "artillery_arc_degrees")
         ),
         &enemies,
-        None,
+        // Picking the gun is when a player sees none in reach (audit AG3).
+        Some("None in sight and range: back"),
         "artillery-fire",
     )?
     else {
@@ -127,7 +128,7 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
             num(ctx, "combat_range_cm")
         ),
         &enemies,
-        None,
+        Some("None close enough: back"),
         "combat-eligibility",
     )?
     else {
@@ -187,13 +188,13 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
     let a_card = turn_card(
         ctx,
         side,
-        format!("{a_side} turns the top card for {a_name}"),
+        format!("{a_side}: turn the top card for {a_name}"),
         "combat",
     )?;
     let d_card = turn_card(
         ctx,
         enemy_side,
-        format!("{d_side} turns the top card for {d_name}"),
+        format!("{d_side}: turn the top card for {d_name}"),
         "combat",
     )?;
     let (Some(a_card), Some(d_card)) = (a_card, d_card) else {

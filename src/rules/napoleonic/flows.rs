@@ -63,10 +63,7 @@ fn a_tied_cut_is_cut_again() {
     feed(&mut s, &["k 7h", "k 7s"]);
     assert!(logged(&s, "Both cut 7: cut again"));
     feed(&mut s, &["k 2h", "k Ks"]);
-    assert!(logged(
-        &s,
-        "British cuts higher (13 against 2) and moves first"
-    ));
+    assert!(logged(&s, "First move to British (cut 13 against 2)"));
     assert_asking(&s, "British, step 1");
 }
 
@@ -224,7 +221,7 @@ fn three_objectives_win_at_once() {
         s.state()
             .log
             .iter()
-            .filter(|l| l.text.contains("holds objective Hill"))
+            .filter(|l| l.text.contains("Objective Hill is now held by"))
             .count()
     };
     assert_eq!(changes(&s), 1);
@@ -309,6 +306,26 @@ fn a_unit_in_ranks_and_confused_is_locked_though_its_opponent_broke() {
         "{}",
         asking(&s)
     );
+    // The units panel does not call it free to move (audit AG2).
+    let line = s.state().units.iter().position(|u| u.name == "Line");
+    assert_eq!(
+        line.and_then(|u| super::engagement_words(s.state(), u)),
+        Some("in engagement, cannot move until rallied")
+    );
+}
+
+/// Audit AG1: a mob that rallies with every formed enemy 40 cm off is out
+/// of combat range, so neither it nor the unit it fought is still held by
+/// that engagement.
+#[test]
+fn a_mob_rallied_far_from_the_enemy_frees_both_sides_of_its_engagement() {
+    let mut s = foot_a_mob_of_one();
+    assert_asking(&s, "British, step 1");
+    feed(&mut s, &["c rally", "c u1", "c yes"]);
+    assert_eq!(men(&s, "Foot"), (1, 0));
+    feed(&mut s, &["c done", "c none"]);
+    assert_asking(&s, "French, step 1");
+    assert!(!asking(&s).contains("(in an engagement)"), "{}", asking(&s));
 }
 
 #[test]
@@ -489,7 +506,7 @@ fn the_enemy_mob_can_be_caught_in_your_turn() {
     feed(&mut s, &["c done"]);
     assert!(logged(
         &s,
-        "British has no unit left to fight a combat: the turn ends"
+        "No unit of British is left to fight a combat: the turn ends"
     ));
     // Round 2, French step 1: the French close in and the mob cannot get away.
     assert_asking(&s, "French, step 1");
@@ -548,6 +565,47 @@ fn house_ruled_numbers_change_play() {
     // Two combats a turn: the Dragoons may fight again.
     assert_asking(&s, "British, step 3");
     assert_asking(&s, "Dragoons");
+}
+
+/// Audit AG3: a gun, a combat or an objective picked before the player
+/// sees there is no target has a way back without Undo.
+#[test]
+fn a_target_or_objective_picked_in_error_has_a_way_back() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c objective", "c none"]);
+    assert_asking(&s, "French, step 1");
+    feed(&mut s, &["c done", "c u2", "c none"]);
+    assert_asking(&s, "French, step 2: which cannon fires at long range?");
+    assert_eq!(unit(&s, "Battery").stat(SHOT_MARKERS), 4);
+    feed(&mut s, &["c none", "c u0", "c none"]);
+    assert_asking(&s, "French, step 3: which unit fights a combat?");
+    assert_asking(&s, "Line");
+}
+
+/// Audit AG4: a step 2 in which no gun can fire says why, rather than
+/// passing without a word.
+#[test]
+fn a_step_two_in_which_no_gun_can_fire_says_why() {
+    let mut small = setup();
+    small.armies[0].units =
+        parse_units("Line:inf:12 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
+    small.armies[1].units = parse_units("Foot:inf:12").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = begin(&small);
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none", "c none"]);
+    // The Foot beat the Battery in the flank: every gunner has fled.
+    feed(
+        &mut s,
+        &["c done", "c u2", "c u1", "c no", "c yes", "k Ks", "k 2d"],
+    );
+    assert_eq!(men(&s, "Battery"), (2, 2));
+    feed(&mut s, &["c done"]);
+    assert!(logged(
+        &s,
+        "French, step 2: no cannon can fire (Battery: no gunner in ranks)"
+    ));
+    assert_asking(&s, "French, step 3");
 }
 
 #[test]

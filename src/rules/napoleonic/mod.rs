@@ -329,7 +329,7 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
             }));
         }
         ctx.apply(Effect::AddDeck {
-            name: format!("{}'s deck", a.name),
+            name: format!("{} deck", super::common::possessive(&a.name)),
             packs: vec![Pack {
                 back: a.back,
                 jokers: false,
@@ -438,15 +438,18 @@ pub fn held_by_engagement(state: &GameState, unit: UnitId) -> bool {
 }
 
 /// How a unit in an engagement stands, in words for the units panel: held
-/// in place, a mob (which flees all the same), or free to move; `None`
-/// for a unit in no engagement.
+/// in place (by the engagement, or by its confused men, l.31), a mob
+/// (which flees all the same), or free to move; `None` for a unit in no
+/// engagement.
 pub fn engagement_words(state: &GameState, unit: UnitId) -> Option<&'static str> {
     if !state.units.get(unit)?.has(IN_ENGAGEMENT) {
         None
     } else if held_by_engagement(state, unit) {
-        Some("in engagement")
+        Some("in engagement, cannot move")
     } else if men_of(state, unit) > 0 && in_ranks_of(state, unit) == 0 {
         Some("in engagement, a mob")
+    } else if confused_of(state, unit) > 0 {
+        Some("in engagement, cannot move until rallied")
     } else {
         Some("in engagement, free to move")
     }

@@ -43,7 +43,7 @@ pub fn cut_for_first_move(ctx: &mut Ctx) -> Flow<SideId> {
         let mut cut = Vec::new();
         for side in 0..2 {
             let name = ctx.state().side_name(side);
-            let card = turn_card(ctx, side, format!("{name} cuts the deck"), "first-move")?;
+            let card = turn_card(ctx, side, format!("{name}: cut the deck"), "first-move")?;
             cut.push(card.and_then(|c| ctx.ruleset.cards.value(c)).unwrap_or(0));
         }
         for side in 0..2 {
@@ -57,7 +57,7 @@ pub fn cut_for_first_move(ctx: &mut Ctx) -> Flow<SideId> {
             ctx.resolved(
                 "first-move",
                 format!(
-                    "{name} cuts higher ({} against {}) and moves first",
+                    "First move to {name} (cut {} against {})",
                     cut[first],
                     cut[1 - first]
                 ),
@@ -261,8 +261,9 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
         .collect();
     let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && !fought.is_empty() {
         format!(
-            " ({unit} is in an engagement with {}, which still has men in ranks: combat is fought under {} cm)",
+            " ({unit} is in an engagement with {}, which still {} men in ranks: combat is fought under {} cm)",
             fought.join(" and "),
+            if fought.len() == 1 { "has" } else { "have" },
             num(ctx, "combat_range_cm")
         )
     } else {
@@ -321,6 +322,10 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
             // The commander may yet be moved beside it this step.
             return Ok(None);
         }
+        // Every formed enemy is beyond combat range: its engagement no longer
+        // holds it (or them) in place; its men killed still count until a
+        // round passes without combat.
+        crate::rules::common::clear_pairs(ctx, super::OPPONENTS, Some(u));
         num(ctx, "rally_general_bonus").max(0) as u32
     };
     let back = confused(ctx, u).min(ranks + bonus);
@@ -361,7 +366,7 @@ fn holder_words(ctx: &Ctx, holder: Holder) -> String {
 }
 
 fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
-    let options: Vec<Choice> = ctx
+    let mut options: Vec<Choice> = ctx
         .state()
         .objectives
         .iter()
@@ -371,6 +376,8 @@ fn objective_changes(ctx: &mut Ctx) -> Flow<()> {
             Choice::new(format!("o{i}"), format!("{} ({holder})", o.name))
         })
         .collect();
+    // A way back without Undo (audit AG3).
+    options.push(Choice::new("none", "None after all: back"));
     let picked = ctx.choose("Which objective?", options, Some("victory"))?;
     let Some(o) = (0..ctx.state().objectives.len()).find(|i| picked == format!("o{i}")) else {
         return Ok(());
@@ -417,6 +424,11 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
                     && !ctx.state().units[u].has(FOUGHT)
             })
             .collect();
+        // Said, so a player looking at a gun sees why it was not offered
+        // (audit AG4).
+        if guns.is_empty() && not_back.is_empty() {
+            say_no_gun_fires(ctx, side);
+        }
         let Some(gun) = pick_unit(
             ctx,
             &format!("{name}, step 2: which cannon fires at long range?"),
@@ -466,6 +478,32 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     }
 }
 
+/// Says why none of `side`'s cannons on the table can fire in step 2 (nothing
+/// when it has none).
+fn say_no_gun_fires(ctx: &mut Ctx, side: SideId) {
+    let why: Vec<String> = units_of(ctx, side)
+        .into_iter()
+        .filter(|&u| arm(ctx, u) == Arm::Artillery)
+        .map(|u| {
+            let reason = if in_ranks(ctx, u) == 0 {
+                "no gunner in ranks"
+            } else if ctx.state().units[u].stat(SHOT_MARKERS) <= 0 {
+                "no shot markers left"
+            } else {
+                "it has fired"
+            };
+            format!("{}: {reason}", ctx.state().unit_name(u))
+        })
+        .collect();
+    if !why.is_empty() {
+        let name = ctx.state().side_name(side);
+        ctx.resolved(
+            "artillery-fire",
+            format!("{name}, step 2: no cannon can fire ({})", why.join("; ")),
+        );
+    }
+}
+
 /// Step 3: each unit may fight one combat.
 fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     let name = ctx.state().side_name(side);
@@ -490,7 +528,7 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
         if ready.is_empty() {
             ctx.resolved(
                 "sequence",
-                format!("{name} has no unit left to fight a combat: the turn ends"),
+                format!("No unit of {name} is left to fight a combat: the turn ends"),
             );
             return Ok(());
         }
