@@ -26,6 +26,9 @@ pub const MOVES_IN_ROW: &str = "turn:moves_in_row";
 pub const CHARGE_BONUS: &str = "turn:charge_bonus";
 /// See [`MOVES_IN_ROW`].
 pub const FREE_MELEE: &str = "turn:free_melee";
+/// Stat: the enemy (id + 1; 0 before its first melee) that the unit's last
+/// charge reached: the one its charge bonus counts against (l.58-60).
+pub const CHARGE_TARGET: &str = "turn:charge_target";
 
 /// Stat: the most inches a unit's recorded moves this turn allow (each Move
 /// action its move, a rout its rout distance); kept into the next turn as
@@ -170,46 +173,69 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         // keeps its number (keys 1-9) from one menu to the next; picked,
         // they are turned down with the reason.
         let mut barred: Vec<Barred> = Vec::new();
-        if left > 0 {
-            options.push(Choice::new("move", "Move"));
-            options.push(Choice::new("melee", "Melee"));
-            let (shoot, no_shot) = shoot_choice(ctx, unit, false);
-            options.push(shoot);
-            barred.extend(no_shot);
-            options.push(Choice::new("special", "Special action"));
-            let need = (actions.max(0) as u32
-                * num(ctx, "overwatch_min_actions_fraction_num").max(0) as u32)
-                .div_ceil(num(ctx, "overwatch_min_actions_fraction_den").max(1) as u32)
-                as i32;
-            if left >= need {
-                options.push(Choice::new("overwatch", "Go on Overwatch"));
-            } else {
-                options.push(Choice::new(
-                    "overwatch",
-                    format!("Go on Overwatch (needs {need} actions left)"),
-                ));
-                barred.push(Barred {
-                    id: "overwatch",
-                    rule: "overwatch",
-                    why: format!("{name} has {left} action(s) left: Overwatch needs {need}"),
-                });
+        options.push(Choice::new("move", "Move"));
+        options.push(Choice::new("melee", "Melee"));
+        let (shoot, no_shot) = shoot_choice(ctx, unit, false);
+        options.push(shoot);
+        barred.extend(no_shot);
+        options.push(Choice::new("special", "Special action"));
+        let need = (actions.max(0) as u32
+            * num(ctx, "overwatch_min_actions_fraction_num").max(0) as u32)
+            .div_ceil(num(ctx, "overwatch_min_actions_fraction_den").max(1) as u32)
+            as i32;
+        if left >= need {
+            options.push(Choice::new("overwatch", "Go on Overwatch"));
+        } else {
+            options.push(Choice::new(
+                "overwatch",
+                format!("Go on Overwatch (needs {need} actions left)"),
+            ));
+            barred.push(Barred {
+                id: "overwatch",
+                rule: "overwatch",
+                why: format!("{name} has {left} action(s) left: Overwatch needs {need}"),
+            });
+        }
+        let split = split_limit(ctx, unit);
+        if split > 0 {
+            let label = |verb| {
+                format!(
+                    "Split: up to {} {verb} a different action",
+                    models_text(split)
+                )
+            };
+            let mut choice = Choice::new("split", label(if split == 1 { "takes" } else { "take" }));
+            if split == 1 {
+                // Its label until this round (scripts may choose by label).
+                choice = choice.formerly(label("take"));
             }
-            let split = split_limit(ctx, unit);
-            if split > 0 {
-                let label = |verb| {
-                    format!(
-                        "Split: up to {} {verb} a different action",
-                        models_text(split)
-                    )
-                };
-                let mut choice =
-                    Choice::new("split", label(if split == 1 { "takes" } else { "take" }));
-                if split == 1 {
-                    // Its label until this round (scripts may choose by label).
-                    choice = choice.formerly(label("take"));
-                }
-                options.push(choice);
+            options.push(choice);
+        }
+        if left <= 0 {
+            // Only a free melee is left: the usual actions are still listed,
+            // turned down, so the free melee and End keep their numbers
+            // (audit AH M6).
+            // Melee is listed under another id: a save's "melee" here was
+            // the free melee, and still is.
+            for o in options.iter_mut().filter(|o| o.id == "melee") {
+                *o = Choice::new("melee-spent", "Melee (no actions left)");
             }
+            let why = format!("{name} has no actions left: only its free melee (charge) remains");
+            barred = [
+                "move",
+                "melee-spent",
+                "shoot",
+                "special",
+                "overwatch",
+                "split",
+            ]
+            .into_iter()
+            .map(|id| Barred {
+                id,
+                rule: "actions",
+                why: why.clone(),
+            })
+            .collect();
         }
         // The free melee a charge earns may be taken at once (listed after
         // the usual actions, which keep their numbers).
@@ -385,7 +411,7 @@ fn acts_together(ctx: &mut Ctx, unit: UnitId, with: &str) -> Flow<()> {
     let mut run = Momentum::of(ctx, unit);
     let name = ctx.state().unit_name(unit);
     let left = actions_left(ctx, unit).max(0);
-    let prompt = format!("{name} acts together with {with} ({left} action(s) left): which action?");
+    let prompt = format!("{name} ({left} action(s) left) acts together with {with}: which action?");
     let free: Vec<Choice> = (run.free_melee > 0)
         .then(free_melee_choice)
         .into_iter()
@@ -496,13 +522,24 @@ pub fn overwatch_window(ctx: &mut Ctx, moment: &str) -> Flow<()> {
 fn shoot_choice(ctx: &Ctx, unit: UnitId, prepped_now: bool) -> (Choice, Option<Barred>) {
     let name = ctx.state().unit_name(unit);
     let prep = stat(ctx, unit, PREP_LEFT);
-    let (label, why) = if prep > 0 {
+    // A profile without range or shooting dice (a house rule's knights)
+    // has no missile weapon (audit AH M2).
+    let (label, why, rule) = if !has_missile_weapon(ctx, unit) {
+        (
+            "Shoot (no missile weapon)".to_string(),
+            format!(
+                "{name} has no missile weapon: its profile gives no weapon range or shooting dice"
+            ),
+            "ballistics",
+        )
+    } else if prep > 0 {
         (
             format!("Shoot (needs {prep} Prep first)"),
             format!(
                 "{} weapon needs {prep} Prep action(s) first (a special action)",
                 possessive(&name)
             ),
+            "weapon-prep",
         )
     } else if prepped_now {
         (
@@ -511,16 +548,23 @@ fn shoot_choice(ctx: &Ctx, unit: UnitId, prepped_now: bool) -> (Choice, Option<B
                 "{} weapon was readied by the other models in this same action: it shoots in a later one",
                 possessive(&name)
             ),
+            "weapon-prep",
         )
     } else {
         return (Choice::new("shoot", "Shoot"), None);
     };
     let barred = Barred {
         id: "shoot",
-        rule: "weapon-prep",
+        rule,
         why,
     };
     (Choice::new("shoot", label), Some(barred))
+}
+
+/// Whether a unit's profile gives it a missile weapon (a range and
+/// shooting dice).
+fn has_missile_weapon(ctx: &Ctx, unit: UnitId) -> bool {
+    stat(ctx, unit, "weapon_range") > 0 && stat(ctx, unit, "ballistic_dice") > 0
 }
 
 /// Move, melee, shoot or a special action: what a held action, an action
@@ -620,11 +664,19 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
     let bonus = num(ctx, "charge_bonus");
     // The charge line is also the move's line: it says the move.
     let step = stat(ctx, unit, "move");
+    if picked != "none" && stat(ctx, unit, CHARGE_TARGET) != 0 {
+        // A new charge reaches a new enemy: its first melee names it.
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: CHARGE_TARGET.into(),
+            value: 0,
+        });
+    }
     Ok(match picked.as_str() {
         "distance" => {
             ctx.resolved(
                 "charge",
-                format!("{name} moves up to {step} in and charges: +{bonus} in the melee"),
+                format!("{name} moves up to {step} in and charges: +{bonus} in melee against the enemy it reached"),
             );
             (bonus, 0)
         }
@@ -633,7 +685,7 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
             ctx.resolved(
                 "charge",
                 format!(
-                    "{name} moves up to {step} in again ({run} moves in a row) and charges: +{bonus} in the melee and {free} free melee action(s)"
+                    "{name} moves up to {step} in again ({run} moves in a row) and charges: +{bonus} in melee against the enemy it reached and {free} free melee action(s)"
                 ),
             );
             (bonus, free)
@@ -646,6 +698,35 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
             (0, 0)
         }
     })
+}
+
+/// The charge `bonus` of `unit` against `target`, said in `why`: it counts
+/// against the enemy the charge reached, which is the first one it fights
+/// after charging (audit AH M3); against any other, none.
+fn charge_bonus_against(
+    ctx: &mut Ctx,
+    unit: UnitId,
+    target: UnitId,
+    bonus: i32,
+    why: &mut Vec<String>,
+) -> i32 {
+    if bonus == 0 {
+        return 0;
+    }
+    let reached = stat(ctx, unit, CHARGE_TARGET);
+    if reached == 0 {
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: CHARGE_TARGET.into(),
+            value: target as i32 + 1,
+        });
+    } else if reached != target as i32 + 1 {
+        let charged = ctx.state().unit_name((reached - 1) as UnitId);
+        why.push(format!("no charge bonus: the charge reached {charged}"));
+        return 0;
+    }
+    why.push(format!("charge {bonus:+}"));
+    bonus
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -868,11 +949,9 @@ fn strike(
         Attack::Ballistic => ("shooting", "ballistic_dice"),
     };
     let target_name = ctx.state().unit_name(target);
-    let mut modifier = bonus - prior.max(0) * num(ctx, "prior_action_penalty");
     let mut why = vec![format!("{} earlier action(s)", prior.max(0))];
-    if bonus != 0 {
-        why.push(format!("charge {bonus:+}"));
-    }
+    let bonus = charge_bonus_against(ctx, unit, target, bonus, &mut why);
+    let mut modifier = bonus - prior.max(0) * num(ctx, "prior_action_penalty");
     if kind == Attack::Ballistic {
         // A target that has not activated this turn counts its movement of
         // the previous turn (l.78); in the first turn there is none.
@@ -968,7 +1047,11 @@ fn strike(
         );
     } else if yes_no(
         ctx,
-        format!("Must {target_name} take a morale check?"),
+        // The source leaves when a check is due to the players (audit AH M4).
+        format!(
+            "Must {target_name} take a morale check? ({lost} {}; the source does not say when one is due: your group's call)",
+            if lost == 1 { "casualty" } else { "casualties" }
+        ),
         "morale-check",
     )? && !morale_check(ctx, target, "morale-check")?
     {
@@ -1049,13 +1132,19 @@ pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
         why.push(format!("half strength {m:+}"));
     }
     let side = u.side;
-    let has_commander = units_of(ctx, side)
-        .into_iter()
-        .any(|c| c != unit && ctx.state().units[c].profile == "field-commander");
-    if has_commander
+    let commander = units_of(ctx, side).into_iter().find(|&c| {
+        c != unit
+            && (ctx.ruleset)
+                .profile(&ctx.state().units[c].profile)
+                .is_some_and(super::leads_side)
+    });
+    if let Some(c) = commander
         && yes_no(
             ctx,
-            format!("Is the Field Commander close enough to steady {name}?"),
+            format!(
+                "Is {} (commander) close enough to steady {name}? (The source gives no distance: use your group's.)",
+                ctx.state().unit_name(c)
+            ),
             "morale-check",
         )?
     {

@@ -8,7 +8,7 @@ use crate::rules::games::GameId;
 use crate::rules::session::{Event, Session};
 use crate::rules::state::Unit;
 use crate::rules::testkit::{
-    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome,
+    asking, assert_asking, begin_game, begin_game_with, feed, logged, outcome, refused,
 };
 
 fn setup() -> GameSetup {
@@ -140,9 +140,20 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     assert!(logged(&s, "Captain moves up to 6 in"));
     assert!(logged(
         &s,
-        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
+        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in melee against the enemy it reached and 1 free melee action(s)"
     ));
     assert_asking(&s, "Free melee");
+    // The usual actions keep their places, turned down (audit AH M6).
+    assert!(
+        asking(&s).contains("[Move | Melee (no actions left) |"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["c move"]);
+    assert!(refused(
+        &s,
+        "Captain has no actions left: only its free melee"
+    ));
     feed(&mut s, &["c melee", "c u4"]);
     // The free melee costs no action: both moves came before it.
     assert!(logged(
@@ -417,6 +428,97 @@ fn a_charger_routed_by_overwatch_fire_loses_its_free_melee() {
     assert_asking(&s, "Guards has 2 action(s) left");
 }
 
+/// A game of `setup` on the built-in ruleset with a house profile `(id,
+/// copied from, stats set)` added.
+fn begin_with_house_profile(setup: GameSetup, house: (&str, &str, [(&str, i32); 1])) -> Session {
+    let (lib, errs) = crate::rules::games::Library::builtin();
+    assert!(errs.is_empty(), "{errs:?}");
+    let mut rs = lib.get(GameId::CardActivation).cloned().expect("ruleset");
+    let (id, base, stats) = house;
+    let mut profile = rs.profile(base).cloned().expect("profile");
+    profile.id = id.into();
+    for (key, value) in stats {
+        profile.stats.insert(key.into(), value);
+    }
+    rs.profiles.push(profile);
+    let mut s = Session::new(GameId::CardActivation, rs, 4);
+    s.apply(Event::Begin(ProcedureSpec::CardActivation(setup)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+/// Audit AH M2: a unit whose profile has no missile weapon may not shoot;
+/// Shoot is listed (numbers stay put) and turned down with the reason.
+#[test]
+fn a_unit_without_a_missile_weapon_is_turned_down_when_it_shoots() {
+    let mut setup = setup();
+    setup.sides[0].units =
+        parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
+    let mut s = begin_with_house_profile(setup, ("knights", "unit", [("weapon_range", 0)]));
+    feed(&mut s, &DEAL[..7]);
+    assert_asking(&s, "Knights has 2 action(s) left");
+    assert_asking(&s, "Shoot (no missile weapon)");
+    let before = asking(&s);
+    feed(&mut s, &["c shoot"]);
+    assert!(refused(&s, "Knights has no missile weapon"));
+    assert_eq!(asking(&s), before);
+}
+
+/// Audit AH M3: the charge bonus counts against the enemy the charge
+/// reached, not against another the unit fights later in the turn.
+#[test]
+fn the_charge_bonus_counts_only_against_the_enemy_charged() {
+    let mut setup = setup();
+    setup.sides[0].units =
+        parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
+    let mut s = begin_with_house_profile(setup, ("knights", "unit", [("actions", 3)]));
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    feed(&mut s, &["c melee", "c u4"]);
+    assert!(logged(
+        &s,
+        "at Militia, -1 to hit (2 earlier action(s), charge +1)"
+    ));
+    feed(&mut s, &["n 0", "c no", "c melee", "c u3"]);
+    assert!(
+        logged(
+            &s,
+            "at Guards, -3 to hit (3 earlier action(s), no charge bonus: the charge reached Militia)"
+        ),
+        "{:?}",
+        s.state()
+            .log
+            .iter()
+            .rev()
+            .take(6)
+            .map(|l| &l.text)
+            .collect::<Vec<_>>()
+    );
+}
+
+/// Audit AH M1: a house rule's commander (any profile with a leadership
+/// bonus) earns its side the extra cards and steadies its morale alike.
+#[test]
+fn a_house_rule_commander_steadies_morale_as_it_earns_leadership_cards() {
+    let mut setup = setup();
+    setup.sides[1].units = parse_units("Guards:5 Militia:5 Boss:warlord").expect("units");
+    let house = ("warlord", "field-commander", [("leadership", 2)]);
+    let mut s = begin_with_house_profile(setup, house);
+    feed(&mut s, &DEAL[..4]);
+    feed(&mut s, &["k 2h 3s Qc 4c 6c"]);
+    assert!(logged(
+        &s,
+        "Blue is dealt 5 card(s) (3 for units, 2 for leadership)"
+    ));
+    feed(
+        &mut s,
+        &[
+            "c 3s", "c 2h", "c 4c", "c shoot", "c u3", "n 13", "n 2", "c yes",
+        ],
+    );
+    assert_asking(&s, "Is Boss (commander) close enough to steady Guards?");
+}
+
 #[test]
 fn house_ruled_numbers_change_play() {
     let mut s = begin_game_with(
@@ -683,16 +785,16 @@ fn units_in_sequence_act_together_and_charge_side_by_side() {
     // each unit's own two moves make its own charge.
     assert_asking(&s, "Scouts acts now, together with Captain");
     feed(&mut s, &["c move", "c none", "c with-u1"]);
-    assert_asking(&s, "Scouts acts together with Captain (2 action(s) left)");
+    assert_asking(&s, "Scouts (2 action(s) left) acts together with Captain");
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
     assert!(logged(
         &s,
-        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
+        "Captain moves up to 6 in again (2 moves in a row) and charges: +1 in melee against the enemy it reached and 1 free melee action(s)"
     ));
     feed(&mut s, &["c with-u1", "c move", "c two-moves"]);
     assert!(logged(
         &s,
-        "Scouts moves up to 6 in again (2 moves in a row) and charges: +1 in the melee and 1 free melee action(s)"
+        "Scouts moves up to 6 in again (2 moves in a row) and charges: +1 in melee against the enemy it reached and 1 free melee action(s)"
     ));
     // The Scouts' free melee: both their moves are earlier actions.
     feed(&mut s, &["c with-u1", "c free-melee", "c u4"]);

@@ -160,7 +160,7 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
         let commanders = s
             .units
             .iter()
-            .filter(|u| u.profile == "field-commander")
+            .filter(|u| ruleset.profile(&u.profile).is_some_and(leads_side))
             .count();
         if commanders > 1 {
             errors.push(format!(
@@ -192,6 +192,13 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<Strin
     } else {
         Err(errors)
     }
+}
+
+/// Whether a profile leads its side: the built-in Field Commander, or a
+/// house rule's profile with a leadership bonus. Either earns the deal's
+/// extra cards, so either steadies its side's morale too (audit AH M1).
+pub(crate) fn leads_side(profile: &crate::rules::ruleset::Profile) -> bool {
+    profile.id == "field-commander" || profile.stats.get("leadership").is_some_and(|&l| l > 0)
 }
 
 /// Why the first turn's deal would not fit in one pack (every unit

@@ -46,6 +46,7 @@ pub fn play_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
             actions::SPENT,
             actions::MOVES_IN_ROW,
             actions::CHARGE_BONUS,
+            actions::CHARGE_TARGET,
             actions::FREE_MELEE,
         ] {
             if stat(ctx, u, key) != 0 {
@@ -236,7 +237,7 @@ fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     }
     let winner = (0..ctx.state().sides.len()).find(|s| picked == format!("win-{s}"));
     let reason = match winner {
-        Some(w) => format!("{} wins by the agreed condition", ctx.state().side_name(w)),
+        Some(_) => "The agreed condition is reached".into(),
         None => "The players agree a draw".into(),
     };
     ctx.end_game("end-of-turn", Outcome { winner, reason });
