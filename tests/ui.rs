@@ -1430,6 +1430,67 @@ fn the_dice_size_is_measured_and_can_be_set_with_a_click() {
     assert_eq!(harness.state().dice_scale, DiceScale::Auto);
 }
 
+/// Audit AI1: the buttons below the camera's hints and offers stay put
+/// as readings come and go (a click meant for one landed on another).
+#[test]
+fn the_answer_buttons_stay_put_as_the_camera_reading_changes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    st.show_frame(frame_with(vec![], vec![]));
+    let mut harness = window(st);
+    harness.run();
+    let before = harness.get_by_label("Die 3").rect();
+    let frames = [
+        frame_with(vec![], vec![die(5, [40.0, 40.0])]),
+        with_unread_die(frame_with(vec![], vec![])),
+        frame_with(vec![], vec![die(2, [40.0, 40.0]), die(6, [200.0, 40.0])]),
+        frame_with(vec![], vec![]),
+    ];
+    for frame in frames {
+        harness.state_mut().show_frame(frame);
+        harness.run();
+        assert_eq!(harness.get_by_label("Die 3").rect(), before);
+    }
+}
+
+/// Audit AI2: while a menu on one of the camera's dice is open, the
+/// replay holds its frame (the menu names a die of that frame); it goes on
+/// once the menu closes.
+#[test]
+fn a_replay_holds_its_frame_while_a_die_menu_is_open() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (photos, fixture) = photo_folder(dir.path());
+    std::fs::copy(&fixture, photos.join("second.png")).unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    st.start_replay(photos);
+    let mut harness = window(st);
+    let label = |s: &AppState| s.live_frame.as_ref().and_then(|f| f.label.clone());
+    run_until(&mut harness, |s| {
+        s.live_frame
+            .as_ref()
+            .is_some_and(|f| !f.scan.dice.is_empty() || !f.scan.unread_dice.is_empty())
+    });
+    let die = ["4", "4?", "?"]
+        .into_iter()
+        .find(|l| harness.query_by_label(l).is_some())
+        .unwrap_or_else(|| panic!("no camera die on screen"));
+    harness.get_by_label(die).click();
+    harness.run_ok();
+    let held = label(harness.state());
+    // Three frames' worth of the replay's pause.
+    let start = std::time::Instant::now();
+    while start.elapsed() < adjutant::app::live::REPLAY_PAUSE * 3 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        harness.run_ok();
+    }
+    assert_eq!(label(harness.state()), held);
+    harness.get_by_label("shows 6");
+    // Closed, the replay goes on.
+    harness.key_press(egui::Key::Escape);
+    run_until(&mut harness, |s| label(s) != held);
+    assert_ne!(label(harness.state()), held);
+}
+
 #[test]
 fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -1658,7 +1719,6 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
     // answer: said in red with the question, nothing logged, the codes kept
     // in the field to mend.
     let typing = "Or type them (Qh 10s XR):";
-    let typing_at = harness.get_by_label(typing).rect();
     // The grid greys out the bid card (played this turn), not the others.
     assert!(harness.get_by_label("9h").accesskit_node().is_disabled());
     assert!(!harness.get_by_label("2c").accesskit_node().is_disabled());
@@ -1669,6 +1729,8 @@ fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_n
         vec![],
     ));
     harness.run();
+    // (Measured once frames come in: they add the camera's rows.)
+    let typing_at = harness.get_by_label(typing).rect();
     assert_eq!(
         harness.state().camera_picks(),
         vec![
@@ -2291,7 +2353,7 @@ fn an_ended_game_names_its_winner_at_the_top() {
     // The heading line and the log's last line.
     assert!(
         harness
-            .query_all_by_label("Game over: Red wins. Red is the last gang standing")
+            .query_all_by_label("Game over: victory to Red. Red is the last gang standing")
             .count()
             >= 2
     );
@@ -2686,7 +2748,11 @@ fn a_card_picked_from_the_camera_is_not_offered_to_the_next_question() {
     harness.get_by_label("Use 2c");
     // The hint counts only the cards it offers.
     let hint = harness.state().camera_hint().unwrap_or_default();
-    assert!(hint.contains("reads 2 cards (9h 2c)"), "{hint}");
+    // (and says why the Ks in view is left out: audit AI7).
+    assert!(
+        hint.contains("reads 2 cards (9h 2c; Ks used already)"),
+        "{hint}"
+    );
     show(&mut harness, &[("9h", 90.0)]);
     show(&mut harness, &[("Ks", 250.0), ("9h", 90.0)]);
     harness.get_by_label("Use Ks");

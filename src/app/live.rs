@@ -142,17 +142,20 @@ fn is_measured_frame(n: u64) -> bool {
 
 /// Reads frame number `n` with its dice at the scale `dice_scale` says,
 /// measuring every scale on one frame in [`MEASURE_EVERY`] while an
-/// automatic choice is open.
+/// automatic choice is open; on every frame for `stills` (a folder of
+/// photos, whose loop may be as long as [`MEASURE_EVERY`] or a multiple, so
+/// that one frame in three would always be the same photo: audit AI3).
 fn read_frame(
     readers: &Readers,
     n: u64,
     frame: &image::DynamicImage,
     dice_scale: &SharedDiceScale,
+    stills: bool,
 ) -> Result<(ScanRecord, f32), crate::vision::error::VisionError> {
     let name = format!("frame {n}");
     let state = snapshot(dice_scale);
     let settled = state.settled_scale();
-    let measuring = settled.is_none() && is_measured_frame(n);
+    let measuring = settled.is_none() && (stills || is_measured_frame(n));
     if !measuring {
         let scale = settled.unwrap_or_else(|| state.calibration.leading());
         let [record] = readers.scan_at_scales(&name, frame, Looking::ALL, [scale])?;
@@ -231,7 +234,13 @@ impl Live {
             while !stop_worker.load(Ordering::Relaxed) {
                 n += 1;
                 let update = match source.next_frame() {
-                    Ok(frame) => match read_frame(&readers, n, &frame, &worker_scale) {
+                    Ok(frame) => match read_frame(
+                        &readers,
+                        n,
+                        &frame,
+                        &worker_scale,
+                        source.last_frame_label().is_some(),
+                    ) {
                         Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
                             dice_scale: scale,
                             label: source.last_frame_label(),
@@ -430,6 +439,28 @@ mod tests {
     fn one_frame_in_three_is_measured() {
         let measured: Vec<u64> = (1..=10).filter(|n| is_measured_frame(*n)).collect();
         assert_eq!(measured, [1, 4, 7, 10]);
+    }
+
+    /// Audit AI3: a folder of three photos with dice on one only; measured
+    /// one frame in three, the same blank photo would always be measured.
+    #[test]
+    fn a_folder_as_long_as_the_measuring_step_is_measured_all_the_same() {
+        let dir = small_die_frames();
+        let blank = image::RgbImage::from_pixel(160, 120, image::Rgb([120, 120, 120]));
+        for name in ["0.png", "b.png"] {
+            blank
+                .save(dir.path().join(name))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut live = replay(dir.path(), DiceScale::Auto);
+        for _ in 0..(FRAMES_TO_CHOOSE as u64 * 3 + 3) {
+            match next_update(&mut live) {
+                Some(LiveUpdate::Frame(_)) => {}
+                other => panic!("expected a frame, got {other:?}"),
+            }
+        }
+        let state = live.dice_scale_state();
+        assert!(state.calibration.chosen().is_some(), "{state:?}");
     }
 
     #[test]

@@ -1070,9 +1070,19 @@ impl AppState {
             Ask::Cards { count, deck, .. } => {
                 let cards = self.camera_cards();
                 let codes: Vec<String> = cards.iter().map(Card::to_string).collect();
+                // Cards in view that answered a question already are left
+                // out: said, or the count reads wrong (audit AI7).
+                let used: Vec<String> = (self.used_cards_in(scan).iter())
+                    .map(Card::to_string)
+                    .collect();
                 let n = match cards.len() {
                     1 => "1 card".to_string(),
                     n => format!("{n} cards"),
+                };
+                let listed = if used.is_empty() {
+                    codes.join(" ")
+                } else {
+                    format!("{}; {} used already", codes.join(" "), used.join(" "))
                 };
                 if cards.is_empty() {
                     None
@@ -1082,14 +1092,13 @@ impl AppState {
                     && self.camera_picks().is_empty()
                 {
                     Some(format!(
-                        "The camera reads {n} ({}), none of them still to draw: lay the card(s) \
-                         drawn, or enter them by hand.",
-                        codes.join(" ")
+                        "The camera reads {n} ({listed}), none of them still to draw: lay the \
+                         card(s) drawn, or enter them by hand."
                     ))
                 } else if cards.len() != count as usize {
                     Some(format!(
-                        "The camera reads {n} ({}); this needs {count}: click the one(s) played below.",
-                        codes.join(" ")
+                        "The camera reads {n} ({listed}); this needs {count}: click the one(s) \
+                         played below."
                     ))
                 } else {
                     // The right count, but the rules would refuse it (a
@@ -1788,7 +1797,12 @@ impl AdjutantApp {
             install_suit_font(ui.ctx());
             state.fonts_installed = true;
         }
-        state.drain_live();
+        // A menu open on the camera's reading (a die to use or fix) names a
+        // die of the frame on screen: the picture holds still until the menu
+        // closes, or the next frame's dice take its place (audit AI2).
+        if !egui::Popup::is_any_open(ui.ctx()) {
+            state.drain_live();
+        }
         if state.live_dirty {
             state.live_dirty = false;
             if let Some(f) = &state.live_frame {

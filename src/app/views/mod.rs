@@ -108,11 +108,42 @@ pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
         }
         None => {
             if let Some(hint) = state.camera_hint() {
-                ui.label(hint);
+                // Wrapped: a long hint does not widen the question box for
+                // as long as a frame shows it (audit AI7).
+                ui.add(egui::Label::new(hint).wrap());
             }
             false
         }
     }
+}
+
+/// The least height kept for what the camera says or offers about a card
+/// or dice question, in button rows (plus a line of text): a hint, the
+/// camera's answer, its cards or dice to click.
+const CAMERA_SLOT_ROWS: f32 = 2.0;
+
+/// Draws what the camera says or offers about the question in a slot of
+/// kept height: at least [`CAMERA_SLOT_ROWS`], and the tallest it has been,
+/// so the card grid and dice buttons below stay put as readings come and
+/// go (a click meant for one card landed on another: audit AI1). Without
+/// frames coming in, nothing is shown and nothing is kept.
+pub(super) fn camera_slot(state: &AppState, ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
+    if state.live_frame.is_none() {
+        add(ui);
+        return;
+    }
+    let top = ui.cursor().top();
+    add(ui);
+    let used = ui.cursor().top() - top;
+    let spacing = ui.spacing();
+    let least = CAMERA_SLOT_ROWS * (spacing.interact_size.y + spacing.item_spacing.y)
+        + ui.text_style_height(&egui::TextStyle::Body)
+        + spacing.item_spacing.y;
+    let id = egui::Id::unique("camera-slot-height");
+    let kept = ui.data(|d| d.get_temp::<f32>(id)).unwrap_or(0.0);
+    let slot = least.max(kept).max(used);
+    ui.data_mut(|d| d.insert_temp(id, slot));
+    ui.add_space(slot - used);
 }
 
 /// A die the reader is less sure of than this is marked for checking

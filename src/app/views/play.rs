@@ -353,8 +353,10 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     }
                 }
                 Ask::Dice { count } => {
-                    camera_button(state, ui, cmds);
-                    camera_dice_fixes(state, ui, cmds);
+                    camera_slot(state, ui, |ui| {
+                        camera_button(state, ui, cmds);
+                        camera_dice_fixes(state, ui, cmds);
+                    });
                     // Typed faces are meant, however quick.
                     dice_keys(ui, outer_cmds);
                     let dice = if *count == 1 { "die" } else { "dice" };
@@ -465,24 +467,26 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     played,
                     chosen,
                 } => {
-                    let offered = camera_button(state, ui, cmds);
-                    // A card the camera reads is picked with one click (each
-                    // is worked out on a copy of the game: not when the whole
-                    // reading is offered).
-                    let seen = if offered {
-                        Vec::new()
-                    } else {
-                        state.camera_picks()
-                    };
-                    if !seen.is_empty() {
-                        ui.horizontal_wrapped(|ui| {
-                            for card in seen {
-                                if ui.button(format!("Use {card}")).clicked() {
-                                    cmds.push(Command::EnterCard(card));
+                    camera_slot(state, ui, |ui| {
+                        let offered = camera_button(state, ui, cmds);
+                        // A card the camera reads is picked with one click
+                        // (each is worked out on a copy of the game: not when
+                        // the whole reading is offered).
+                        let seen = if offered {
+                            Vec::new()
+                        } else {
+                            state.camera_picks()
+                        };
+                        if !seen.is_empty() {
+                            ui.horizontal_wrapped(|ui| {
+                                for card in seen {
+                                    if ui.button(format!("Use {card}")).clicked() {
+                                        cmds.push(Command::EnterCard(card));
+                                    }
                                 }
-                            }
-                        });
-                    }
+                            });
+                        }
+                    });
                     let picked: Vec<String> =
                         state.cards_entry.iter().map(|c| c.to_string()).collect();
                     ui.horizontal(|ui| {
