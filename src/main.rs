@@ -64,8 +64,13 @@ enum Cmd {
         query: Vec<String>,
     },
     /// Check every ruleset file (built-in and your overrides); exits non-zero
-    /// naming any bad file, with line and column.
-    Check,
+    /// naming any bad file, with line and column. Given files, checks those
+    /// instead, wherever they are (an edited copy before you put it in
+    /// place), each for the game its name or its `id` names.
+    Check {
+        /// Ruleset files to check (.ron).
+        files: Vec<PathBuf>,
+    },
     /// Print a saved game's log, one line per event.
     Log {
         /// The save file (.ron).
@@ -369,7 +374,8 @@ fn run(cli: &Cli) -> Result<ExitCode> {
     match &cli.command {
         None => open_window(cli),
         Some(Cmd::Rules { game, query }) => rules(game, &query.join(" ")),
-        Some(Cmd::Check) => check(),
+        Some(Cmd::Check { files }) if files.is_empty() => check(),
+        Some(Cmd::Check { files }) => check_files(files),
         Some(Cmd::Log { save }) => log(save),
         Some(Cmd::Play { script, json }) => play(script, *json),
         Some(Cmd::Scan {
@@ -555,17 +561,49 @@ fn check() -> Result<ExitCode> {
     for e in &errors {
         // A file with several problems lists each on its own line.
         println!("BAD  {}", e.to_string().replace('\n', "\n     "));
-        // The parser stops at the first syntax error: say that more may
-        // follow, or the player takes one mended mistake for the last.
-        if matches!(e, adjutant::rules::RulesetError::Syntax { .. }) {
-            println!("     (a file is read up to its first syntax error: mend it and check again)");
-        }
+        say_first_syntax_error_only(e);
     }
     if errors.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
         println!("{} bad ruleset file(s)", errors.len());
         Ok(ExitCode::FAILURE)
+    }
+}
+
+/// `check FILE...`: each file as it would be read as a house rule.
+fn check_files(files: &[PathBuf]) -> Result<ExitCode> {
+    let mut bad = 0;
+    for file in files {
+        match Library::check_file(file) {
+            Ok(game) => println!(
+                "ok   {} (for {}: put it in {} to play with it)",
+                file.display(),
+                game.id(),
+                paths::ruleset_dir()
+                    .join(format!("{}.ron", game.id()))
+                    .display()
+            ),
+            Err(e) => {
+                bad += 1;
+                println!("BAD  {}", e.to_string().replace('\n', "\n     "));
+                say_first_syntax_error_only(&e);
+            }
+        }
+    }
+    if bad == 0 {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{bad} bad ruleset file(s)");
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// The parser stops at the first syntax error: says that more may follow,
+/// or the player takes one mended mistake for the last.
+fn say_first_syntax_error_only(e: &adjutant::rules::RulesetError) {
+    if matches!(e, adjutant::rules::RulesetError::Syntax { .. }) {
+        println!("     (a file is read up to its first syntax error: mend it and check again)");
     }
 }
 
@@ -577,8 +615,17 @@ fn log(path: &Path) -> Result<ExitCode> {
     for e in &loaded.skipped {
         eprintln!("warning: skipped {e}");
     }
-    if let Some(cut) = &loaded.cut_short {
-        eprintln!("warning: replayed in part: {cut}");
+    match (&loaded.refused_setup, &loaded.cut_short) {
+        // The refused setup is why nothing after it applies: said once,
+        // with what to do (audit AH M5).
+        (Some(why), _) => eprintln!(
+            "warning: this game's setup is refused by the rulesets read now, from {} ({why}). \
+             A game begun with house rules replays whole with those rulesets: give \
+             --config-dir with the folder whose rulesets/ holds them.",
+            paths::ruleset_dir().display()
+        ),
+        (None, Some(cut)) => eprintln!("warning: replayed in part: {cut}"),
+        (None, None) => {}
     }
     if loaded.from != path {
         eprintln!("warning: read from backup {}", loaded.from.display());

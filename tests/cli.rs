@@ -82,6 +82,29 @@ fn check_names_a_bad_file_and_fails() {
     );
 }
 
+/// Audit AI6: an edited ruleset is checked where it is, before it is put
+/// in place: as the game its name says, else the one its `id` says.
+#[test]
+fn check_reads_given_files_wherever_they_are() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let good = dir.path().join("my-house-rules.ron");
+    std::fs::copy("rulesets/gunfight.ron", &good).unwrap_or_else(|e| panic!("{e}"));
+    let bad = dir.path().join("t52.ron");
+    std::fs::write(&bad, "Ruleset(id: ").unwrap_or_else(|e| panic!("{e}"));
+    let args = [&good, &bad].map(|p| p.to_string_lossy().into_owned());
+    let o = adjutant(&["check", &args[0], &args[1]], dir.path());
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("ok   ") && out.contains("my-house-rules.ron (for gunfight"),
+        "{out}"
+    );
+    assert!(out.contains("t52.ron:1:"), "{out}");
+    assert!(out.contains("1 bad ruleset file(s)"), "{out}");
+    let o = adjutant(&["check", &args[0]], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 #[test]
 fn play_prints_requests_answers_and_events() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -222,6 +245,20 @@ fn log_prints_a_saved_game_and_reports_bad_files() {
         1,
         "{printed}"
     );
+    // A game begun with a house rule's profile, read without that ruleset:
+    // said once, with what to do (audit AH M5).
+    std::fs::write(
+        &save,
+        "(format: 1, game: CardActivation, seed: 3, events: [Begin(CardActivation((sides: [(name: \"Red\", units: [(name: \"Bows\", profile: \"archers\")]), (name: \"Blue\", units: [(name: \"Guards\", profile: \"unit\")])]))), Answer(Cards([\"9h\"]))])",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["log", &s], dir.path());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("setup is refused") && said.contains("give --config-dir"),
+        "{said}"
+    );
+    assert!(!said.contains("replayed in part"), "{said}");
     let missing = dir.path().join("nope.ron").to_string_lossy().into_owned();
     let o = adjutant(&["log", &missing], dir.path());
     assert!(!o.status.success());

@@ -291,6 +291,22 @@ fn a_damaged_save_is_set_aside_not_rotated_over_a_good_backup() {
         "{:?}",
         save::list(dir.path())
     );
+    // Damaged again: kept beside the first copy, not over it (audit AI7).
+    std::fs::write(&autosave.path, b"garbage").unwrap_or_else(|e| panic!("{e}"));
+    let mut loaded = save::load(&autosave.path, &lib).unwrap_or_else(|e| panic!("{e}"));
+    autosave
+        .apply(&mut loaded.session, Event::Answer(die(4)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut second = aside.clone().into_os_string();
+    second.push(".2");
+    assert_eq!(
+        std::fs::read(&aside).unwrap_or_else(|e| panic!("{e}")),
+        b"(format: 1, ga"
+    );
+    assert_eq!(
+        std::fs::read(&second).unwrap_or_else(|e| panic!("{e}")),
+        b"garbage"
+    );
 }
 
 #[test]
@@ -409,7 +425,7 @@ fn saved_games_are_listed_with_who_plays_and_how_far() {
         [
             (
                 "gunfight-1.ron".into(),
-                Some("Red v Blue, over: Red wins".into())
+                Some("Red v Blue, over: victory to Red".into())
             ),
             ("gunfight-2.ron".into(), Some("Red v Blue, turn 1".into())),
             ("gunfight-3.ron".into(), None),

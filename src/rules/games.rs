@@ -191,6 +191,35 @@ impl Library {
         (Library { rulesets }, errors)
     }
 
+    /// Checks one ruleset file as [`Library::load`] would read it as a
+    /// house rule, wherever it is (an edited copy before it is put in
+    /// place): for the game its file is named after, else the game its `id`
+    /// names. Returns that game, or every problem with file, line and column.
+    pub fn check_file(path: &Path) -> Result<GameId, RulesetError> {
+        let named = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(GameId::from_id);
+        let game = match named {
+            Some(g) => g,
+            None => {
+                let rs = Ruleset::load(path, None)?;
+                GameId::from_id(&rs.id).ok_or_else(|| RulesetError::NamesNoGame {
+                    file: path.to_path_buf(),
+                    games: format!(
+                        "one of {}",
+                        GameId::ALL.map(|g| format!("{}.ron", g.id())).join(", ")
+                    ),
+                })?
+            }
+        };
+        let builtin = Ruleset::parse(game.default_ruleset(), Path::new(game.id())).ok();
+        Ruleset::load(path, Some(game))
+            .and_then(|rs| check_against_builtin(rs, builtin.as_ref(), path))
+            .map_err(|e| with_unknown_keys(e, builtin.as_ref()))?;
+        Ok(game)
+    }
+
     /// Only the built-in rulesets.
     pub fn builtin() -> (Library, Vec<RulesetError>) {
         Library::load(None)

@@ -258,6 +258,15 @@ impl Ruleset {
         file: &Path,
         game: Option<super::games::GameId>,
     ) -> Result<Ruleset, RulesetError> {
+        // Said as what it is, not as a missing opening bracket (audit AI5).
+        if text.trim().is_empty() {
+            return Err(RulesetError::Syntax {
+                file: file.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: "the file is empty".into(),
+            });
+        }
         let rs: Ruleset = ron::from_str(text).map_err(|e| {
             let message = e.code.to_string();
             let (line, column) =

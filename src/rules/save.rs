@@ -222,7 +222,7 @@ pub fn save(session: &Session, path: &Path) -> Result<(), SaveError> {
             };
             crate::files::write_atomic_then(&first, &previous, rotate)?;
         } else if !sound {
-            write_atomic(&damaged_path(path), &previous)?;
+            write_atomic(&unused_damaged_path(path), &previous)?;
         }
     }
     write_atomic(path, text.as_bytes())
@@ -248,6 +248,15 @@ fn parse(path: &Path) -> Result<SaveFile, SaveError> {
 
 /// Parses the text of the save at `path` and checks its format version.
 fn parse_text(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
+    // Said as what it is, not as a missing opening bracket (audit AI5).
+    if text.trim().is_empty() {
+        return Err(SaveError::Corrupt {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file is empty (a save cut off before it was written?)".into(),
+        });
+    }
     let file: SaveFile = ron::from_str(text).map_err(|e| SaveError::Corrupt {
         file: path.to_path_buf(),
         line: e.span.start.line,
@@ -277,6 +286,28 @@ pub fn damaged_path(path: &Path) -> PathBuf {
     s.push(".damaged");
     PathBuf::from(s)
 }
+
+/// [`damaged_path`], or when a damaged save of the same game is kept there
+/// already, the first of `<save>.damaged.2`, `.3`... not taken: one damage
+/// does not overwrite the copy of another (audit AI7).
+fn unused_damaged_path(path: &Path) -> PathBuf {
+    let first = damaged_path(path);
+    if !first.exists() {
+        return first;
+    }
+    (2..MAX_DAMAGED_COPIES)
+        .map(|n| {
+            let mut s = first.as_os_str().to_owned();
+            s.push(format!(".{n}"));
+            PathBuf::from(s)
+        })
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+/// The most damaged copies kept of one save; past that the first is
+/// overwritten.
+const MAX_DAMAGED_COPIES: usize = 100;
 
 /// Where the whole log of a save restored only in part is kept
 /// (`<save>.whole`, not listed as a save, never rotated).
@@ -430,14 +461,14 @@ fn look_at(path: &Path) -> (Option<String>, SaveCondition) {
     }
 }
 
-/// "Red v Blue, round 3", or "Red v Blue, over: Red wins".
+/// "Red v Blue, round 3", or "Red v Blue, over: victory to Red".
 fn summary_of(session: &Session) -> String {
     let st = session.state();
     let sides: Vec<&str> = st.sides.iter().map(|s| s.name.as_str()).collect();
     let sides = sides.join(" v ");
     let when = match &st.outcome {
         Some(o) => match o.winner {
-            Some(w) => format!("over: {} wins", st.side_name(w)),
+            Some(w) => format!("over: victory to {}", st.side_name(w)),
             None => "over: a draw".to_string(),
         },
         None if st.round > 0 => format!("round {}", st.round),

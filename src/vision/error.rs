@@ -40,7 +40,7 @@ pub enum VisionError {
         source: Box<VisionError>,
     },
     /// An image file could not be decoded.
-    #[error("cannot decode image {}: {source}", path.display())]
+    #[error("{}: {}", path.display(), plain_decode_error(source))]
     Decode {
         /// The file involved.
         path: PathBuf,
@@ -56,6 +56,14 @@ pub enum VisionError {
         /// What was found.
         what: String,
     },
+    /// A file that is no photo the readers take (empty, or far too big).
+    #[error("{}: {why}", path.display())]
+    NotAPhoto {
+        /// The file involved.
+        path: PathBuf,
+        /// Why, in words.
+        why: String,
+    },
     /// Fitting a model was impossible (e.g. no usable samples).
     #[error("cannot fit model: {0}")]
     Fit(String),
@@ -65,6 +73,24 @@ pub enum VisionError {
         /// What was wrong.
         what: String,
     },
+}
+
+/// A decoder's error as a player would say it: not an image at all, or
+/// an image whose data is damaged (the decoder's words after it).
+fn plain_decode_error(e: &image::ImageError) -> String {
+    match e {
+        image::ImageError::Unsupported(u)
+            if matches!(
+                u.kind(),
+                image::error::UnsupportedErrorKind::Format(image::error::ImageFormatHint::Unknown)
+            ) =>
+        {
+            "not an image file (no image format recognised in it)".into()
+        }
+        image::ImageError::Unsupported(u) => format!("an image this build cannot read ({u})"),
+        image::ImageError::Decoding(d) => format!("the image data is damaged ({d})"),
+        other => format!("cannot read the image ({other})"),
+    }
 }
 
 impl VisionError {

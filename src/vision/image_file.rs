@@ -21,27 +21,26 @@ pub fn open_image(path: &Path) -> Result<image::DynamicImage, VisionError> {
     // Not read into memory whole when no photo could be that large.
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
-        return Err(VisionError::InvalidInput {
-            what: format!(
-                "{}: a folder, not a photo (name the photos in it, e.g. {}/*.jpg)",
-                path.display(),
+        return Err(VisionError::NotAPhoto {
+            path: path.to_path_buf(),
+            why: format!(
+                "a folder, not a photo (name the photos in it, e.g. {}/*.jpg)",
                 path.display()
             ),
         });
     }
     let len = meta.len();
     if len > MAX_FILE_BYTES {
-        return Err(VisionError::InvalidInput {
-            what: format!(
-                "{}: {len} bytes is more than any photo the readers take ({MAX_FILE_BYTES})",
-                path.display()
-            ),
+        return Err(VisionError::NotAPhoto {
+            path: path.to_path_buf(),
+            why: format!("{len} bytes is more than any photo the readers take ({MAX_FILE_BYTES})"),
         });
     }
     let bytes = std::fs::read(path).map_err(io)?;
     if bytes.is_empty() {
-        return Err(VisionError::InvalidInput {
-            what: format!("{}: the file is empty (0 bytes)", path.display()),
+        return Err(VisionError::NotAPhoto {
+            path: path.to_path_buf(),
+            why: "the file is empty (0 bytes)".into(),
         });
     }
     if !jpeg_is_whole(&bytes) {
