@@ -187,6 +187,16 @@ fn a_corrupt_save_names_file_line_and_column() {
         msg.contains("broken.ron:2:9: not a valid save: byte 0xFF is not UTF-8"),
         "{msg}"
     );
+    // An empty file is said to be empty (audit AI5).
+    std::fs::write(&path, b"").unwrap_or_else(|e| panic!("{e}"));
+    let msg = save::read(&path, &library())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("broken.ron:1:1: not a valid save: the file is empty"),
+        "{msg}"
+    );
 }
 
 #[test]

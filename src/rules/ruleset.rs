@@ -469,7 +469,17 @@ impl Ruleset {
 
 #[cfg(test)]
 mod tests {
-    use super::position_of_named;
+    use super::{Ruleset, position_of_named};
+
+    /// Audit AI5: an empty file is said to be empty, not to lack a bracket.
+    #[test]
+    fn an_empty_ruleset_file_is_said_to_be_empty() {
+        let said = Ruleset::parse(" \n", std::path::Path::new("t52.ron")).map(|_| ());
+        assert_eq!(
+            said.map_err(|e| e.to_string()),
+            Err("t52.ron:1:1: the file is empty".to_string())
+        );
+    }
 
     /// An id used twice is placed at its second writing, the one to rename;
     /// other problems at the first place the name is written.

@@ -182,6 +182,32 @@ mod tests {
         assert!(jpeg_is_whole(b""));
     }
 
+    /// Audit AI5: a file that is no image, and an image whose data is
+    /// damaged, are said in plain words.
+    #[test]
+    fn a_file_that_is_no_image_and_a_damaged_one_are_said_plainly() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let text = dir.path().join("notes.jpg");
+        std::fs::write(&text, b"just some text").unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&text).err().map(|e| e.about_image(&text));
+        assert!(
+            said.as_deref()
+                .is_some_and(|m| m
+                    .ends_with("notes.jpg: not an image file (no image format recognised in it)")),
+            "{said:?}"
+        );
+        let damaged = dir.path().join("damaged.png");
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        bytes.extend_from_slice(b"\0\0\0\x04garbage and more garbage");
+        std::fs::write(&damaged, &bytes).unwrap_or_else(|e| panic!("{e}"));
+        let said = open_image(&damaged).err().map(|e| e.about_image(&damaged));
+        assert!(
+            said.as_deref()
+                .is_some_and(|m| m.contains("damaged.png: the image data is damaged (")),
+            "{said:?}"
+        );
+    }
+
     #[test]
     fn an_empty_file_and_a_huge_frame_are_refused_before_decoding() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

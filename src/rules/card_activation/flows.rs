@@ -447,15 +447,22 @@ fn begin_with_house_profile(setup: GameSetup, house: (&str, &str, [(&str, i32); 
     s
 }
 
+/// Red's Knights (a house profile: the built-in unit with `stat` set) are
+/// dealt the first card and asked what they do.
+fn red_knights_to_act(stat: (&str, i32)) -> Session {
+    let mut setup = setup();
+    setup.sides[0].units =
+        parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
+    let mut s = begin_with_house_profile(setup, ("knights", "unit", [stat]));
+    feed(&mut s, &DEAL[..7]);
+    s
+}
+
 /// Audit AH M2: a unit whose profile has no missile weapon may not shoot;
 /// Shoot is listed (numbers stay put) and turned down with the reason.
 #[test]
 fn a_unit_without_a_missile_weapon_is_turned_down_when_it_shoots() {
-    let mut setup = setup();
-    setup.sides[0].units =
-        parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
-    let mut s = begin_with_house_profile(setup, ("knights", "unit", [("weapon_range", 0)]));
-    feed(&mut s, &DEAL[..7]);
+    let mut s = red_knights_to_act(("weapon_range", 0));
     assert_asking(&s, "Knights has 2 action(s) left");
     assert_asking(&s, "Shoot (no missile weapon)");
     let before = asking(&s);
@@ -468,11 +475,7 @@ fn a_unit_without_a_missile_weapon_is_turned_down_when_it_shoots() {
 /// reached, not against another the unit fights later in the turn.
 #[test]
 fn the_charge_bonus_counts_only_against_the_enemy_charged() {
-    let mut setup = setup();
-    setup.sides[0].units =
-        parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
-    let mut s = begin_with_house_profile(setup, ("knights", "unit", [("actions", 3)]));
-    feed(&mut s, &DEAL[..7]);
+    let mut s = red_knights_to_act(("actions", 3));
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
     feed(&mut s, &["c melee", "c u4"]);
     assert!(logged(

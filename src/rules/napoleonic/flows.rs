@@ -583,33 +583,9 @@ fn a_target_or_objective_picked_in_error_has_a_way_back() {
     assert_asking(&s, "Line");
 }
 
-/// Audit AG4: a step 2 in which no gun can fire says why, rather than
-/// passing without a word.
-#[test]
-fn a_step_two_in_which_no_gun_can_fire_says_why() {
-    let mut small = setup();
-    small.armies[0].units =
-        parse_units("Line:inf:12 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
-    small.armies[1].units = parse_units("Foot:inf:12").unwrap_or_else(|e| panic!("{e}"));
-    let mut s = begin(&small);
-    feed(&mut s, &FRENCH_FIRST);
-    feed(&mut s, &["c done", "c none", "c none"]);
-    // The Foot beat the Battery in the flank: every gunner has fled.
-    feed(
-        &mut s,
-        &["c done", "c u2", "c u1", "c no", "c yes", "k Ks", "k 2d"],
-    );
-    assert_eq!(men(&s, "Battery"), (2, 2));
-    feed(&mut s, &["c done"]);
-    assert!(logged(
-        &s,
-        "French, step 2: no cannon can fire (Battery: no gunner in ranks)"
-    ));
-    assert_asking(&s, "French, step 3");
-}
-
-#[test]
-fn rallied_gunners_walk_back_to_their_gun_before_it_fires() {
+/// Round 2, French step 1: the British Foot beat the French Battery in the
+/// flank in round 1, and every gunner has fled the gun.
+fn battery_fled() -> Session {
     let mut small = setup();
     small.armies[0].units =
         parse_units("Line:inf:12 Battery:art:3").unwrap_or_else(|e| panic!("{e}"));
@@ -626,6 +602,25 @@ fn rallied_gunners_walk_back_to_their_gun_before_it_fires() {
         ],
     );
     assert_eq!(men(&s, "Battery"), (2, 2));
+    s
+}
+
+/// Audit AG4: a step 2 in which no gun can fire says why, rather than
+/// passing without a word.
+#[test]
+fn a_step_two_in_which_no_gun_can_fire_says_why() {
+    let mut s = battery_fled();
+    feed(&mut s, &["c done"]);
+    assert!(logged(
+        &s,
+        "French, step 2: no cannon can fire (Battery: no gunner in ranks)"
+    ));
+    assert_asking(&s, "French, step 3");
+}
+
+#[test]
+fn rallied_gunners_walk_back_to_their_gun_before_it_fires() {
+    let mut s = battery_fled();
     // The commander rallies them: one gunner back in ranks.
     feed(&mut s, &["c rally", "c u1", "c yes", "c done", "c u1"]);
     assert_asking(&s, "Have Battery's rallied gunners walked back to the gun");
