@@ -103,6 +103,17 @@ fn check_reads_given_files_wherever_they_are() {
     assert!(out.contains("1 bad ruleset file(s)"), "{out}");
     let o = adjutant(&["check", &args[0]], dir.path());
     assert!(o.status.success(), "{}", text(&o));
+    // A misspelt key gets the key meant, as in a file named after its game
+    // (audit AK1).
+    let text_of = std::fs::read_to_string(&good).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&good, text_of.replace("\"hand_size\"", "\"hand_sise\""))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["check", &args[0]], dir.path());
+    assert!(
+        text(&o).contains("did you mean `hand_size`?"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

@@ -1489,6 +1489,31 @@ fn a_replay_holds_its_frame_while_a_die_menu_is_open() {
     harness.key_press(egui::Key::Escape);
     run_until(&mut harness, |s| label(s) != held);
     assert_ne!(label(harness.state()), held);
+    // A die picked in the table view holds the photo until it is fixed or
+    // let go (audit AK2).
+    let target = match harness.state().live_frame.as_ref() {
+        Some(f) if !f.scan.dice.is_empty() => adjutant::app::corrections::Target::Die(0),
+        _ => adjutant::app::corrections::Target::UnreadDie(0),
+    };
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::OpenTable);
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::Select(Some(target)));
+    harness.run_ok();
+    let held = label(harness.state());
+    let start = std::time::Instant::now();
+    while start.elapsed() < adjutant::app::live::REPLAY_PAUSE * 3 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        harness.run_ok();
+    }
+    assert_eq!(label(harness.state()), held);
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::Select(None));
+    run_until(&mut harness, |s| label(s) != held);
+    assert_ne!(label(harness.state()), held);
 }
 
 #[test]

@@ -11,6 +11,11 @@ use crate::vision::scan::{CardOut, DieOut, QuadOut, ScanRecord, UnreadDieOut};
 /// short enough that a rerolled die is read afresh.
 pub const MAX_MISSED_FRAMES: u32 = 8;
 
+/// Cards read in a frame, none of them around an added fix when it was
+/// made, that make the frame another table (one or two strangers may be a
+/// card laid meanwhile, with the rest hidden by a hand).
+const OTHER_TABLE_CARDS: usize = 2;
+
 /// What a fix says an object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fix {
@@ -180,8 +185,14 @@ struct Pinned {
     radius: f32,
     fix: Fix,
     /// Made on an empty spot: shown even when nothing is detected there,
-    /// and kept until the player forgets it.
+    /// and kept while the table around it stays the one it was made on
+    /// (see [`Pinned::scene`]).
     added: bool,
+    /// For a fix made on an empty spot, the cards read in the frame it was
+    /// made on: a frame sharing too few of them is another table (a hand
+    /// over it, or another photo), where the added object is not (audit
+    /// AL1: an added Joker turned up on later tables and in a later game).
+    scene: Vec<String>,
     /// What the reader said when the fix was made (a card code or a die
     /// face), `None` for an unread object or a spot.
     was: Option<String>,
@@ -189,6 +200,28 @@ struct Pinned {
 }
 
 impl Pinned {
+    /// Whether an added fix's spot is outside the frame, or the frame reads
+    /// several cards and none of those around the fix when it was made.
+    fn on_another_table(&self, raw: &ScanRecord, codes: &[&str]) -> bool {
+        let [x, y] = self.center;
+        let outside = x < 0.0 || y < 0.0 || x > raw.width as f32 || y > raw.height as f32;
+        let strangers = codes.len() >= OTHER_TABLE_CARDS
+            && !self.scene.is_empty()
+            && !codes.iter().any(|c| self.scene.iter().any(|s| s == c));
+        outside || strangers
+    }
+
+    /// Whether at least half the cards around an added fix when it was made
+    /// are read in this frame (always, when there were none).
+    fn scene_mostly_in(&self, codes: &[&str]) -> bool {
+        let kept = self
+            .scene
+            .iter()
+            .filter(|s| codes.contains(&s.as_str()))
+            .count();
+        kept * 2 >= self.scene.len()
+    }
+
     /// Whether a reading of `read` at the fix's place shows another object:
     /// neither the misread that was fixed nor the fix itself. A "not a card
     /// / die" fix stands while the same reading comes back there (clutter
@@ -241,10 +274,17 @@ impl Corrections {
         };
         self.pinned
             .retain(|p| p.fix.is_card() != fix.is_card() || dist(p.center, center) > radius);
+        let added = matches!(target, Target::Spot(_));
+        let scene = if added {
+            scan.cards.iter().map(|c| c.code.clone()).collect()
+        } else {
+            Vec::new()
+        };
         self.pinned.push(Pinned {
             center,
             radius,
-            added: matches!(target, Target::Spot(_)),
+            added,
+            scene,
             fix,
             was,
             missed: 0,
@@ -275,14 +315,25 @@ impl Corrections {
     }
 
     /// Applies the fixes to a new frame and ages them: a fix whose object was
-    /// missing for more than [`MAX_MISSED_FRAMES`] frames is forgotten.
-    /// A fix whose place now shows another object is forgotten at once.
+    /// missing for more than [`MAX_MISSED_FRAMES`] frames is forgotten, and
+    /// an added one whose table was missing as long ([`Pinned::scene`]).
+    /// A fix whose place now shows another object is forgotten at once, and
+    /// an added one outside the frame or on another table entirely.
     pub fn next_frame(&mut self, raw: &ScanRecord) -> ScanRecord {
         let n = self.pinned.len();
         let (mut used, mut replaced) = (vec![false; n], vec![false; n]);
+        // Added fixes of another table are gone before they are applied.
+        let codes: Vec<&str> = raw.cards.iter().map(|c| c.code.as_str()).collect();
+        self.pinned
+            .retain(|p| !p.added || !p.on_another_table(raw, &codes));
         let out = self.apply_marking(raw, &mut used, &mut replaced);
         for (p, hit) in self.pinned.iter_mut().zip(&used) {
-            p.missed = if *hit || p.added { 0 } else { p.missed + 1 };
+            let present = if p.added {
+                p.scene_mostly_in(&codes)
+            } else {
+                *hit
+            };
+            p.missed = if present { 0 } else { p.missed + 1 };
         }
         let mut keep = replaced.iter().map(|r| !r);
         self.pinned
@@ -532,6 +583,44 @@ mod tests {
         let seen = fixes.next_frame(&found);
         let values: Vec<u8> = seen.dice.iter().map(|d| d.value).collect();
         assert_eq!(values, [4]);
+    }
+
+    /// Audit AL1: a card added by hand belongs to the table it was added
+    /// on: it rides out a hand over the table, but not another table, a
+    /// spot outside a smaller photo, or its table gone for long.
+    #[test]
+    fn an_added_card_stays_with_its_table_only() {
+        let table = scan(vec![card("Qs", 0.0), card("4h", 100.0)], vec![]);
+        let added = |fixes: &mut Corrections, frame: &ScanRecord| {
+            let seen = fixes.next_frame(frame);
+            seen.cards.iter().any(|c| c.code == "XR")
+        };
+        let mut fixes = Corrections::default();
+        assert!(fixes.add(&table, Target::Spot([500.0, 300.0]), Fix::Card("XR".into())));
+        // A hand over the table for a few frames: kept.
+        let hidden = scan(vec![], vec![]);
+        for _ in 0..MAX_MISSED_FRAMES {
+            added(&mut fixes, &hidden);
+        }
+        assert!(added(&mut fixes, &table));
+        // Another table: gone at once.
+        let other = scan(vec![card("7c", 0.0), card("8c", 100.0)], vec![]);
+        assert!(!added(&mut fixes, &other));
+        assert!(fixes.is_empty());
+        // A smaller photo that does not reach the spot: gone at once.
+        assert!(fixes.add(&table, Target::Spot([500.0, 300.0]), Fix::Card("XR".into())));
+        let small = ScanRecord {
+            width: 400,
+            height: 300,
+            ..table.clone()
+        };
+        assert!(!added(&mut fixes, &small));
+        // Its table gone for long: forgotten like a missing object.
+        assert!(fixes.add(&table, Target::Spot([500.0, 300.0]), Fix::Card("XR".into())));
+        for _ in 0..=MAX_MISSED_FRAMES {
+            added(&mut fixes, &hidden);
+        }
+        assert!(fixes.is_empty());
     }
 
     #[test]

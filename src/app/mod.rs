@@ -1044,9 +1044,16 @@ impl AppState {
             n => format!("{n} dice"),
         };
         match req.ask {
-            Ask::Dice { .. } | Ask::Cards { .. } if self.shows_answered_reading() => Some(
-                "The camera still shows what answered the last question: roll the dice again or \
-                 lay the next card (or enter it by hand)."
+            // Said for what is asked (a dice question's hint spoke of cards:
+            // audit AL6).
+            Ask::Dice { .. } if self.shows_answered_reading() => Some(
+                "The camera still shows what answered the last question: roll the dice again \
+                 (or enter them by hand)."
+                    .into(),
+            ),
+            Ask::Cards { .. } if self.shows_answered_reading() => Some(
+                "The camera still shows what answered the last question: lay the next card (or \
+                 enter it by hand)."
                     .into(),
             ),
             Ask::Dice { .. } if f.moving_dice > 0 => Some(format!(
@@ -1084,8 +1091,15 @@ impl AppState {
                 } else {
                     format!("{}; {} used already", codes.join(" "), used.join(" "))
                 };
-                if cards.is_empty() {
+                if cards.is_empty() && used.is_empty() {
                     None
+                } else if cards.is_empty() {
+                    // Said, or the camera seems blind (audit AL4).
+                    Some(format!(
+                        "The camera reads only cards used already ({}): lay the new card(s), or \
+                         enter them by hand.",
+                        used.join(" ")
+                    ))
                 } else if cards.len() != count as usize
                     && deck.is_some()
                     && self.cards_entry.is_empty()
@@ -1168,6 +1182,16 @@ impl AppState {
             ),
             Err(e) => format!("Frame not kept: {e}"),
         });
+    }
+
+    /// Whether a replay's photo is held on screen: while something picked
+    /// in the table view awaits its fix. (The next photo is another table,
+    /// where the pick would land on another card or die: audit AK2. A
+    /// camera's next frame is the same table, and the pick follows it.)
+    pub fn holds_replay_frame(&self) -> bool {
+        self.selected.is_some()
+            && self.screen == Screen::Table
+            && matches!(self.source, Some(FrameSourceKind::Replay(_)))
     }
 
     fn correct(&mut self, target: corrections::Target, fix: corrections::Fix) {
@@ -1800,7 +1824,7 @@ impl AdjutantApp {
         // A menu open on the camera's reading (a die to use or fix) names a
         // die of the frame on screen: the picture holds still until the menu
         // closes, or the next frame's dice take its place (audit AI2).
-        if !egui::Popup::is_any_open(ui.ctx()) {
+        if !egui::Popup::is_any_open(ui.ctx()) && !state.holds_replay_frame() {
             state.drain_live();
         }
         if state.live_dirty {

@@ -277,6 +277,31 @@ pub fn parse_all_tokens<T>(
     all_or_problems(parse_tokens(text, parse))
 }
 
+/// Whether a side's name reads as plural ("Austrians", "French"), by its
+/// last word: a nation named without an s, or a word ending in one (not in
+/// "ss", nor as short as "Gus").
+pub fn is_plural_name(name: &str) -> bool {
+    let last = name.split_whitespace().last().unwrap_or_default();
+    let lower = last.to_lowercase();
+    PLURAL_NATIONS.contains(&lower.as_str())
+        || (lower.ends_with('s') && !lower.ends_with("ss") && lower.len() > 3)
+}
+
+/// Nation names that are plural without an s ("the French advance").
+const PLURAL_NATIONS: [&str; 8] = [
+    "french", "british", "english", "dutch", "swiss", "irish", "scots", "spanish",
+];
+
+/// `singular` or `plural`, to agree with a side named `name` ("Red
+/// joins", "Austrians join": audits AG5, AJ1).
+pub fn agree<'a>(name: &str, singular: &'a str, plural: &'a str) -> &'a str {
+    if is_plural_name(name) {
+        plural
+    } else {
+        singular
+    }
+}
+
 /// `name`'s possessive as English writes it: "Sharpe's", "Guards'".
 pub fn possessive(name: &str) -> String {
     if name.ends_with('s') || name.ends_with('S') {
@@ -368,5 +393,20 @@ mod name_tests {
             ]
         );
         assert_eq!(problems, ["`stray words` has no ':'"]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agree;
+
+    #[test]
+    fn a_verb_agrees_with_a_side_named_in_the_plural() {
+        for singular in ["Red", "Blue", "Kid's Gang", "Gus", "Prussia"] {
+            assert_eq!(agree(singular, "joins", "join"), "joins", "{singular}");
+        }
+        for plural in ["Austrians", "French", "The British", "Les Bleus", "Swiss"] {
+            assert_eq!(agree(plural, "joins", "join"), "join", "{plural}");
+        }
     }
 }

@@ -441,23 +441,25 @@ impl Effect {
     /// `None` for bookkeeping that players need not read.
     pub fn describe(&self, s: &GameState) -> Option<String> {
         Some(match self {
-            Effect::AddSide { name, back } => match back {
-                Some(b) => format!("{name} joins, playing a {b}-backed pack"),
-                None => format!("{name} joins"),
-            },
+            Effect::AddSide { name, back } => {
+                let joins = super::common::agree(name, "joins", "join");
+                match back {
+                    Some(b) => format!("{name} {joins}, playing a {b}-backed pack"),
+                    None => format!("{name} {joins}"),
+                }
+            }
             // A lone figure (a gunman, a gentleman, a commander) is not
             // counted in soldiers.
-            Effect::AddUnit(u) if u.soldiers == 1 => format!(
-                "{} fields {}",
-                s.side_name(u.side),
-                distinct_unit_name(s, &u.name)
-            ),
-            Effect::AddUnit(u) => format!(
-                "{} fields {} ({} soldiers)",
-                s.side_name(u.side),
-                distinct_unit_name(s, &u.name),
-                u.soldiers
-            ),
+            Effect::AddUnit(u) => {
+                let side = s.side_name(u.side);
+                let fields = super::common::agree(&side, "fields", "field");
+                let name = distinct_unit_name(s, &u.name);
+                if u.soldiers == 1 {
+                    format!("{side} {fields} {name}")
+                } else {
+                    format!("{side} {fields} {name} ({} soldiers)", u.soldiers)
+                }
+            }
             Effect::Wound { unit, wounds } => {
                 format!(
                     "{} takes {}",
@@ -529,7 +531,11 @@ impl Effect {
             Effect::SetRound(r) => format!("Round {r} begins"),
             Effect::SetTurn(t) => format!("Turn {t} begins"),
             Effect::AdvanceActivation => return None,
-            Effect::SetInitiative(side) => format!("{} has the initiative", s.side_name(*side)),
+            Effect::SetInitiative(side) => {
+                let name = s.side_name(*side);
+                let has = super::common::agree(&name, "has", "have");
+                format!("{name} {has} the initiative")
+            }
             // Each game says the order in its own words (with the ruling
             // that set it), and the Order of play panel shows it.
             Effect::SetActivationOrder(_) => return None,

@@ -23,6 +23,21 @@ pub enum GameId {
 /// The `.ron` files of the ruleset folder `dir` that no game reads. On a
 /// file system that ignores case, `T52.ron` is read as `t52.ron`, so it is
 /// not reported there; on one that does not, it is.
+/// The `id` of the ruleset file at `path`, read without the rest of it
+/// (whose problems are then told as its game's).
+fn ruleset_id(path: &Path) -> Result<String, RulesetError> {
+    /// A ruleset's `id` alone (named as the file's struct, so RON takes it).
+    #[derive(serde::Deserialize)]
+    struct Ruleset {
+        id: String,
+    }
+    match std::fs::read_to_string(path).map(|t| ron::from_str::<Ruleset>(&t)) {
+        Ok(Ok(rs)) => Ok(rs.id),
+        // Unreadable, or not even an id: the full parse says what and where.
+        _ => super::ruleset::Ruleset::load(path, None).map(|rs| rs.id),
+    }
+}
+
 fn stray_files(dir: &Path) -> Vec<RulesetError> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -203,8 +218,12 @@ impl Library {
         let game = match named {
             Some(g) => g,
             None => {
-                let rs = Ruleset::load(path, None)?;
-                GameId::from_id(&rs.id).ok_or_else(|| RulesetError::NamesNoGame {
+                // Only its `id` is read first: the whole file is then
+                // checked as that game's, with the same hints (a misspelt
+                // key and the key meant) as a file named after it (audit
+                // AK1).
+                let id = ruleset_id(path)?;
+                GameId::from_id(&id).ok_or_else(|| RulesetError::NamesNoGame {
                     file: path.to_path_buf(),
                     games: format!(
                         "one of {}",

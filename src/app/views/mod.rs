@@ -108,14 +108,21 @@ pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
         }
         None => {
             if let Some(hint) = state.camera_hint() {
-                // Wrapped: a long hint does not widen the question box for
-                // as long as a frame shows it (audit AI7).
-                ui.add(egui::Label::new(hint).wrap());
+                // Wrapped at about the card grid's width: a long hint does
+                // not widen the question box for as long as a frame shows
+                // it (audits AI7, AK).
+                ui.scope(|ui| {
+                    ui.set_max_width(CAMERA_HINT_WIDTH.min(ui.available_width()));
+                    ui.add(egui::Label::new(hint).wrap());
+                });
             }
             false
         }
     }
 }
+
+/// Width (points) at which the camera's hints wrap: about the card grid's.
+const CAMERA_HINT_WIDTH: f32 = 380.0;
 
 /// The least height kept for what the camera says or offers about a card
 /// or dice question, in button rows (plus a line of text): a hint, the

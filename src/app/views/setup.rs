@@ -19,6 +19,14 @@ pub(super) fn new_t52(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Comman
         .live_frame
         .as_ref()
         .is_some_and(|f| !f.scan.cards.is_empty());
+    // Both regiments share one deck and one table; the camera takes every
+    // card in view (audit AL2).
+    if camera {
+        ui.weak(
+            "From the camera: lay one regiment, press its player's button, pick it up, then \
+             lay the other (the camera takes every card in view).",
+        );
+    }
     for (i, (name, units)) in [
         (&mut form.first_name, &mut form.first_units),
         (&mut form.second_name, &mut form.second_units),

@@ -217,25 +217,31 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             // (audit AH M6).
             // Melee is listed under another id: a save's "melee" here was
             // the free melee, and still is.
-            for o in options.iter_mut().filter(|o| o.id == "melee") {
-                *o = Choice::new("melee-spent", "Melee (no actions left)");
-            }
-            let why = format!("{name} has no actions left: only its free melee (charge) remains");
-            barred = [
+            const SPENT_IDS: [&str; 6] = [
                 "move",
                 "melee-spent",
                 "shoot",
                 "special",
                 "overwatch",
                 "split",
-            ]
-            .into_iter()
-            .map(|id| Barred {
-                id,
-                rule: "actions",
-                why: why.clone(),
-            })
-            .collect();
+            ];
+            for o in options.iter_mut().filter(|o| o.id == "melee") {
+                *o = Choice::new("melee-spent", "Melee");
+            }
+            // Each marked, not only Melee (audit AJ5).
+            for o in (options.iter_mut()).filter(|o| SPENT_IDS.contains(&o.id.as_str())) {
+                let base = o.label.split(" (").next().unwrap_or_default().to_string();
+                o.label = format!("{base} (no actions left)");
+            }
+            let why = format!("{name} has no actions left: only its free melee (charge) remains");
+            barred = SPENT_IDS
+                .into_iter()
+                .map(|id| Barred {
+                    id,
+                    rule: "actions",
+                    why: why.clone(),
+                })
+                .collect();
         }
         // The free melee a charge earns may be taken at once (listed after
         // the usual actions, which keep their numbers).
@@ -672,7 +678,7 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
             value: 0,
         });
     }
-    Ok(match picked.as_str() {
+    let earned = match picked.as_str() {
         "distance" => {
             ctx.resolved(
                 "charge",
@@ -697,12 +703,50 @@ fn charge(ctx: &mut Ctx, unit: UnitId, run: i32) -> Flow<(i32, i32)> {
             );
             (0, 0)
         }
-    })
+    };
+    if earned.0 != 0 {
+        charged_enemy(ctx, unit)?;
+    }
+    Ok(earned)
+}
+
+/// Asks which enemy a charge reached (l.57: "making contact with that
+/// enemy"), in games begun with question order 2: with several enemies in
+/// contact, the first one fought need not be it (audit AJ4). One enemy left
+/// is that one; in older games the first one fought is taken.
+fn charged_enemy(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    if crate::rules::common::question_order(ctx) < 2 {
+        return Ok(());
+    }
+    let side = ctx.state().units[unit].side;
+    let enemies = units_of(ctx, 1 - side.min(1));
+    let reached = match enemies.as_slice() {
+        [one] => Some(*one),
+        _ => {
+            let name = ctx.state().unit_name(unit);
+            pick_unit(
+                ctx,
+                &format!("Which enemy did {name} charge into?"),
+                &enemies,
+                None,
+                "charge",
+            )?
+        }
+    };
+    if let Some(enemy) = reached {
+        ctx.apply(Effect::SetStat {
+            unit,
+            stat: CHARGE_TARGET.into(),
+            value: enemy as i32 + 1,
+        });
+    }
+    Ok(())
 }
 
 /// The charge `bonus` of `unit` against `target`, said in `why`: it counts
-/// against the enemy the charge reached, which is the first one it fights
-/// after charging (audit AH M3); against any other, none.
+/// against the enemy the charge reached (audit AH M3), as asked, or in games
+/// begun before question order 2 the first one it fights after charging;
+/// against any other, none.
 fn charge_bonus_against(
     ctx: &mut Ctx,
     unit: UnitId,

@@ -145,7 +145,9 @@ fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
     assert_asking(&s, "Free melee");
     // The usual actions keep their places, turned down (audit AH M6).
     assert!(
-        asking(&s).contains("[Move | Melee (no actions left) |"),
+        asking(&s).contains(
+            "[Move (no actions left) | Melee (no actions left) | Shoot (no actions left) |"
+        ),
         "{}",
         asking(&s)
     );
@@ -449,8 +451,9 @@ fn begin_with_house_profile(setup: GameSetup, house: (&str, &str, [(&str, i32); 
 
 /// Red's Knights (a house profile: the built-in unit with `stat` set) are
 /// dealt the first card and asked what they do.
-fn red_knights_to_act(stat: (&str, i32)) -> Session {
+fn red_knights_to_act(stat: (&str, i32), question_order: u32) -> Session {
     let mut setup = setup();
+    setup.question_order = question_order;
     setup.sides[0].units =
         parse_units("Knights:knights:4 Scouts:3 Captain:commander").expect("units");
     let mut s = begin_with_house_profile(setup, ("knights", "unit", [stat]));
@@ -462,7 +465,7 @@ fn red_knights_to_act(stat: (&str, i32)) -> Session {
 /// Shoot is listed (numbers stay put) and turned down with the reason.
 #[test]
 fn a_unit_without_a_missile_weapon_is_turned_down_when_it_shoots() {
-    let mut s = red_knights_to_act(("weapon_range", 0));
+    let mut s = red_knights_to_act(("weapon_range", 0), 0);
     assert_asking(&s, "Knights has 2 action(s) left");
     assert_asking(&s, "Shoot (no missile weapon)");
     let before = asking(&s);
@@ -475,7 +478,7 @@ fn a_unit_without_a_missile_weapon_is_turned_down_when_it_shoots() {
 /// reached, not against another the unit fights later in the turn.
 #[test]
 fn the_charge_bonus_counts_only_against_the_enemy_charged() {
-    let mut s = red_knights_to_act(("actions", 3));
+    let mut s = red_knights_to_act(("actions", 3), 0);
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
     feed(&mut s, &["c melee", "c u4"]);
     assert!(logged(
@@ -497,6 +500,26 @@ fn the_charge_bonus_counts_only_against_the_enemy_charged() {
             .map(|l| &l.text)
             .collect::<Vec<_>>()
     );
+}
+
+/// Audit AJ4: in games begun with question order 2, a charge asks which
+/// enemy it reached, and the bonus counts against that one only, whichever
+/// is fought first.
+#[test]
+fn a_charge_asks_which_enemy_it_reached() {
+    let mut s = red_knights_to_act(("actions", 3), super::QUESTION_ORDER);
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    assert_asking(&s, "Which enemy did Knights charge into?");
+    feed(&mut s, &["c u3", "c melee", "c u4"]);
+    assert!(logged(
+        &s,
+        "at Militia, -2 to hit (2 earlier action(s), no charge bonus: the charge reached Guards)"
+    ));
+    feed(&mut s, &["n 0", "c no", "c melee", "c u3"]);
+    assert!(logged(
+        &s,
+        "at Guards, -2 to hit (3 earlier action(s), charge +1)"
+    ));
 }
 
 /// Audit AH M1: a house rule's commander (any profile with a leadership

@@ -138,8 +138,9 @@ pub struct GameSetup {
 }
 
 /// The newest order of questions ([`GameSetup::question_order`]): 1 keeps a
-/// target's movement within what its recorded moves allow.
-pub const QUESTION_ORDER: u32 = 1;
+/// target's movement within what its recorded moves allow; 2 asks which
+/// enemy a charge reached, when more than one is on the table.
+pub const QUESTION_ORDER: u32 = 2;
 
 /// Checks a setup; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {

@@ -338,8 +338,9 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         ctx.resolved(
             "setup",
             format!(
-                "{} deploys {} units with a {}-backed deck",
+                "{} {} {} units with a {}-backed deck",
                 a.name,
+                super::common::agree(&a.name, "deploys", "deploy"),
                 a.units.len(),
                 a.back
             ),

@@ -247,6 +247,8 @@ fn movement_step(ctx: &mut Ctx, side: SideId) -> Flow<bool> {
 /// One unit's rally; returns the unit when formed enemies facing it bar
 /// the rally for the rest of the step.
 fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
+    // (No way back: a lone candidate is taken at once, and each question
+    // after it has an answer that returns to step 1.)
     let Some(u) = pick_unit(ctx, "Which unit rallies?", candidates, None, "rally")? else {
         return Ok(None);
     };
@@ -259,12 +261,27 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
         .into_iter()
         .map(|v| ctx.state().unit_name(v))
         .collect();
-    let engaged = if ctx.state().units[u].has(IN_ENGAGEMENT) && !fought.is_empty() {
+    let in_engagement = ctx.state().units[u].has(IN_ENGAGEMENT) && !fought.is_empty();
+    let still = if fought.len() == 1 {
+        "still has"
+    } else {
+        "still have"
+    };
+    let engaged = if in_engagement {
         format!(
-            " ({unit} is in an engagement with {}, which still {} men in ranks: combat is fought under {} cm)",
+            " ({unit} is in an engagement with {}, which {still} men in ranks: combat is fought under {} cm)",
             fought.join(" and "),
-            if fought.len() == 1 { "has" } else { "have" },
             num(ctx, "combat_range_cm")
+        )
+    } else {
+        String::new()
+    };
+    // A mob has kept its distance since: no hint that the enemy is close
+    // (audit AJ2).
+    let fled_from = if in_engagement {
+        format!(
+            " ({unit} fled from {}, which {still} men in ranks)",
+            fought.join(" and ")
         )
     } else {
         String::new()
@@ -307,7 +324,7 @@ fn rally(ctx: &mut Ctx, candidates: &[usize]) -> Flow<Option<usize>> {
         if !yes_no(
             ctx,
             format!(
-                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least {} cm away?{engaged}",
+                "{unit} is all confused: is the commander beside it, and every enemy man in ranks at least {} cm away?{fled_from}",
                 num(ctx, "rally_all_confused_distance_cm")
             ),
             "rally",
@@ -561,8 +578,9 @@ fn stop_game(ctx: &mut Ctx) {
     };
     let reason = match winner {
         Some(w) => format!(
-            "The players stopped; {} holds more objectives ({} {a}, {} {b})",
+            "The players stopped; {} {} more objectives ({} {a}, {} {b})",
             ctx.state().side_name(w),
+            crate::rules::common::agree(&ctx.state().side_name(w), "holds", "hold"),
             names.0,
             names.1
         ),

@@ -267,6 +267,22 @@ pub fn group_laid_out(cards: &[LaidCard], card_length: f32) -> Vec<UnitCards> {
             }
         }
     }
+    // A stack of three laid with every index in sight: its bottom card may
+    // lie past reach of the Follower but within reach of the card between,
+    // and goes under the same Follower (audit AL3).
+    for e in (0..cards.len()).filter(|&e| attaches(cards[e].card)) {
+        if under[e].is_some() {
+            continue;
+        }
+        let via = (0..cards.len())
+            .filter(|&m| under[m].is_some() && distance(&cards[e], &cards[m]) <= reach)
+            .min_by(|&a, &b| {
+                distance(&cards[e], &cards[a]).total_cmp(&distance(&cards[e], &cards[b]))
+            });
+        if let Some(m) = via {
+            under[e] = under[m];
+        }
+    }
     // Rows: a card starts a new row when it lies half a card length or more
     // below the card before it (so a row laid a little askew stays one).
     let mut units: Vec<usize> = (0..cards.len()).filter(|&i| under[i].is_none()).collect();
@@ -842,7 +858,7 @@ mod tests {
         // (0.2-0.3 card lengths off), units a card or more apart; read in
         // any order.
         type Laid<'a> = &'a [(&'a str, f32, f32)];
-        let cases: [(Laid, &str); 4] = [
+        let cases: [(Laid, &str); 5] = [
             (
                 &[
                     ("7s", 2.2, 0.2),
@@ -888,6 +904,13 @@ mod tests {
             (
                 &[("XR", 0.0, 0.0), ("Th", 1.0, 0.3), ("Ac", 2.0, -0.2)],
                 "XR Th Ac",
+            ),
+            // A stack of three fanned out, each card off the one above by
+            // half a card: the bottom one is under the Follower through
+            // the middle one (audit AL3).
+            (
+                &[("4d", 0.0, 0.0), ("Qd", 0.45, 0.28), ("5h", 0.9, 0.56)],
+                "4d+5h+Qd",
             ),
         ];
         for (cards, typed) in cases {
