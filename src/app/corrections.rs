@@ -316,7 +316,8 @@ impl Corrections {
 
     /// Applies the fixes to a new frame and ages them: a fix whose object was
     /// missing for more than [`MAX_MISSED_FRAMES`] frames is forgotten, and
-    /// an added one whose table was missing as long ([`Pinned::scene`]).
+    /// an added one whose table (the cards read when it was made) was missing
+    /// as long.
     /// A fix whose place now shows another object is forgotten at once, and
     /// an added one outside the frame or on another table entirely.
     pub fn next_frame(&mut self, raw: &ScanRecord) -> ScanRecord {
