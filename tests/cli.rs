@@ -114,6 +114,18 @@ fn check_reads_given_files_wherever_they_are() {
         "{}",
         text(&o)
     );
+    // A misspelt id is named as such (audit AM4).
+    std::fs::write(
+        &good,
+        text_of.replace("id: \"gunfight\"", "id: \"gunfihgt\""),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["check", &args[0]], dir.path());
+    assert!(
+        text(&o).contains("id `gunfihgt` is not a known game"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

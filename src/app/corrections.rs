@@ -201,14 +201,20 @@ struct Pinned {
 
 impl Pinned {
     /// Whether an added fix's spot is outside the frame, or the frame reads
-    /// several cards and none of those around the fix when it was made.
+    /// several cards not around the fix when it was made and fewer than
+    /// half of those that were (a table of one deck shares a card or two
+    /// with the next: audit AM1).
     fn on_another_table(&self, raw: &ScanRecord, codes: &[&str]) -> bool {
         let [x, y] = self.center;
         let outside = x < 0.0 || y < 0.0 || x > raw.width as f32 || y > raw.height as f32;
-        let strangers = codes.len() >= OTHER_TABLE_CARDS
+        let strangers = codes
+            .iter()
+            .filter(|c| !self.scene.iter().any(|s| s == *c))
+            .count();
+        let another = strangers >= OTHER_TABLE_CARDS
             && !self.scene.is_empty()
-            && !codes.iter().any(|c| self.scene.iter().any(|s| s == c));
-        outside || strangers
+            && !self.scene_mostly_in(codes);
+        outside || another
     }
 
     /// Whether at least half the cards around an added fix when it was made
@@ -591,7 +597,10 @@ mod tests {
     /// spot outside a smaller photo, or its table gone for long.
     #[test]
     fn an_added_card_stays_with_its_table_only() {
-        let table = scan(vec![card("Qs", 0.0), card("4h", 100.0)], vec![]);
+        let table = scan(
+            vec![card("Qs", 0.0), card("4h", 100.0), card("5d", 200.0)],
+            vec![],
+        );
         let added = |fixes: &mut Corrections, frame: &ScanRecord| {
             let seen = fixes.next_frame(frame);
             seen.cards.iter().any(|c| c.code == "XR")
@@ -604,8 +613,12 @@ mod tests {
             added(&mut fixes, &hidden);
         }
         assert!(added(&mut fixes, &table));
-        // Another table: gone at once.
-        let other = scan(vec![card("7c", 0.0), card("8c", 100.0)], vec![]);
+        // Another table: gone at once, though it shares a card of the deck
+        // (audit AM1).
+        let other = scan(
+            vec![card("Qs", 0.0), card("7c", 100.0), card("8c", 200.0)],
+            vec![],
+        );
         assert!(!added(&mut fixes, &other));
         assert!(fixes.is_empty());
         // A smaller photo that does not reach the spot: gone at once.

@@ -223,6 +223,10 @@ impl Library {
                 // key and the key meant) as a file named after it (audit
                 // AK1).
                 let id = ruleset_id(path)?;
+                // An id that is no game: the full parse names it (audit AM4).
+                if GameId::from_id(&id).is_none() {
+                    Ruleset::load(path, None)?;
+                }
                 GameId::from_id(&id).ok_or_else(|| RulesetError::NamesNoGame {
                     file: path.to_path_buf(),
                     games: format!(

@@ -210,6 +210,17 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                 choice = choice.formerly(label("take"));
             }
             options.push(choice);
+        } else {
+            // Listed all the same, so the options after it keep their
+            // numbers for a lone figure or a unit worn down (audit AN3).
+            options.push(Choice::new("split", "Split (too few models)"));
+            barred.push(Barred {
+                id: "split",
+                rule: "split-actions",
+                why: format!(
+                    "{name} has too few models to split: at most half of them, rounded down, may act apart"
+                ),
+            });
         }
         if left <= 0 {
             // Only a free melee is left: the usual actions are still listed,

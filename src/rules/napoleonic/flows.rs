@@ -233,11 +233,7 @@ fn three_objectives_win_at_once() {
     }
     let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
-    assert!(
-        outcome
-            .reason
-            .contains("French holds 3 of the 4 objectives")
-    );
+    assert!(outcome.reason.contains("French hold 3 of the 4 objectives"));
     assert!(s.pending().is_none());
 }
 
@@ -382,7 +378,7 @@ fn a_mob_that_cannot_flee_is_destroyed_and_an_empty_army_loses() {
     feed(&mut s, &["c mob-lost", "c u1"]);
     let outcome = outcome(&s);
     assert_eq!(outcome.winner, Some(0));
-    assert!(outcome.reason.contains("British has no units left"));
+    assert!(outcome.reason.contains("British have no units left"));
 }
 
 #[test]

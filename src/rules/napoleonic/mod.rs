@@ -540,9 +540,10 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
     let need = ctx.ruleset.number("objectives_to_win").max(1) as usize;
     let sides = ctx.state().sides.len();
     if let Some(w) = (0..sides).find(|&s| held_by(ctx, s) >= need) {
+        let name = ctx.state().side_name(w);
         let reason = format!(
-            "{} holds {} of the {} objectives",
-            ctx.state().side_name(w),
+            "{name} {} {} of the {} objectives",
+            super::common::agree(&name, "holds", "hold"),
             held_by(ctx, w),
             ctx.state().objectives.len()
         );
@@ -561,9 +562,10 @@ pub(crate) fn check_victory(ctx: &mut Ctx) -> bool {
         .collect();
     if sides == 2 && standing.len() == 1 {
         let w = standing[0];
+        let loser = ctx.state().side_name(1 - w);
         let reason = format!(
-            "{} has no units left on the table",
-            ctx.state().side_name(1 - w)
+            "{loser} {} no units left on the table",
+            super::common::agree(&loser, "has", "have")
         );
         ctx.end_game(
             "victory",
