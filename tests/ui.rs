@@ -1683,6 +1683,19 @@ fn type_into(harness: &mut Harness<'_, AppState>, label: &str, text: &str) {
     harness.run();
 }
 
+/// Audit AN6: a question answered with Done takes key 0, as the options
+/// that close a step do.
+#[test]
+fn a_done_question_is_answered_with_key_zero() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done");
+    let events = event_count(&harness);
+    harness.key_press(egui::Key::Num0);
+    harness.run();
+    assert_eq!(event_count(&harness), events + 1);
+}
+
 #[test]
 fn a_typed_number_is_refused_saying_why_and_what_an_answer_did_shows_above_the_next_question() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

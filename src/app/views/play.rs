@@ -348,9 +348,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     }
                 }
                 Ask::Confirm => {
-                    if ui.button("Done").clicked() {
-                        cmds.push(Command::Apply(Event::Answer(Answer::Confirm)));
-                    }
+                    // Done closes a step: key 0, as the options that close
+                    // one (audit AN6), unless a text field has the keyboard.
+                    let key = !ui.ctx().text_edit_focused()
+                        && ui.input(|i| i.events.iter().find_map(digit_pressed)) == Some(0);
+                    ui.horizontal(|ui| {
+                        ui.weak("0:");
+                        if ui.button("Done").on_hover_text("Key 0").clicked() || key {
+                            cmds.push(Command::Apply(Event::Answer(Answer::Confirm)));
+                        }
+                    });
                 }
                 Ask::Dice { count } => {
                     camera_slot(state, ui, |ui| {
