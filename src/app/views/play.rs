@@ -317,7 +317,13 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     // window's own buttons to reach them.
                     let shown: Vec<&crate::rules::procedure::Choice> =
                         main.iter().chain(&closing).copied().collect();
-                    let keys = option_keys(main.len(), closing.len());
+                    // Stopping the game is clicked, never keyed: a digit
+                    // typed from habit must not end a game (audit AN2).
+                    let keys: Vec<Option<u8>> = option_keys(main.len(), closing.len())
+                        .into_iter()
+                        .zip(&shown)
+                        .map(|(k, o)| k.filter(|_| o.id != STOP_CHOICE))
+                        .collect();
                     choice_keys(ui, &shown, &keys, cmds);
                     let mut keys = keys.into_iter();
                     for row in [main, closing] {
@@ -720,7 +726,10 @@ pub(super) const LOOKUP_ID: &str = "play-rules";
 /// Choice ids that close a step ("End the turn", "Done moving", "None in
 /// its ordering range", "Stop the game here"): shown on a row of their own
 /// under a question's other options.
-pub(super) const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", "stop"];
+pub(super) const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", STOP_CHOICE];
+
+/// The option that stops a game (or confirms stopping it): it has no key.
+const STOP_CHOICE: &str = "stop";
 
 /// Most of a short play screen's height the question box keeps for itself
 /// when its question needs less (see the tallest height kept).
