@@ -589,8 +589,11 @@ impl Effect {
 /// ("needs 1 Prep action before it shoots again", "is ready to shoot") and
 /// Gentlemen of War's conditions, said when given, used and lapsing
 /// ("commanded now 0" read as something lost).
-const SAID_BY_THEIR_OWN_LINES: [&str; 3] = [
+const SAID_BY_THEIR_OWN_LINES: [&str; 4] = [
     crate::rules::card_activation::PREP_LEFT,
+    // Each change is said with the men in ranks and confused after it (a
+    // "confused now 1" line before it said it twice: audit AN7).
+    crate::rules::napoleonic::CONFUSED,
     crate::rules::gentlemen::COMMANDED,
     crate::rules::gentlemen::CONCUSSION,
 ];

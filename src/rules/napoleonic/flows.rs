@@ -106,8 +106,14 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
         s.state().log
     );
     assert_eq!(men(&s, "Foot"), (11, 6));
-    // The Hussars fought; only Line and Battery are offered.
-    assert!(!asking(&s).contains("Hussars"), "{}", asking(&s));
+    // The Hussars fought: still listed (numbers stay put), and turned
+    // down (audit AN4).
+    assert_asking(&s, "Hussars (");
+    assert_asking(&s, "(has fought)");
+    let before = asking(&s);
+    feed(&mut s, &["c u1"]);
+    assert!(refused(&s, "Hussars cannot start a combat now"));
+    assert_eq!(asking(&s), before);
     feed(&mut s, &["c none"]);
     // The Foot are engaged (and confused): they cannot move. British rally
     // them with a general beside them: 5 in ranks + 1; the rally question

@@ -549,15 +549,38 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             );
             return Ok(());
         }
-        let Some(unit) = pick_unit(
-            ctx,
-            &format!("{name}, step 3: which unit fights a combat?"),
-            &ready,
-            Some("End the turn"),
-            "combat-eligibility",
-        )?
-        else {
+        // Every unit on the table is listed, so each keeps its number from
+        // one combat to the next (audit AN4): one that has fought or is a
+        // mob says so, and is turned down.
+        let own = units_of(ctx, side);
+        let mut options: Vec<Choice> = own
+            .iter()
+            .map(|&u| {
+                let mut choice = super::unit_choice(ctx, u);
+                if ctx.state().units[u].has(FOUGHT) {
+                    choice.label.push_str(" (has fought)");
+                } else if !ready.contains(&u) {
+                    choice.label.push_str(" (a mob)");
+                }
+                choice
+            })
+            .collect();
+        options.push(Choice::new("none", "End the turn"));
+        let picked = ctx.choose(
+            format!("{name}, step 3: which unit fights a combat?"),
+            options,
+            Some("combat-eligibility"),
+        )?;
+        let Some(unit) = own.iter().copied().find(|u| picked == format!("u{u}")) else {
             return Ok(());
+        };
+        if !ready.contains(&unit) {
+            let unit = ctx.state().unit_name(unit);
+            ctx.refused(
+                "combat-eligibility",
+                format!("{unit} cannot start a combat now: it has fought this turn, or it is a mob (no man in ranks)"),
+            );
+            continue;
         };
         combat::fight(ctx, side, unit)?;
         if check_victory(ctx) {
