@@ -2358,6 +2358,15 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
             .is_none()
     );
     harness.get_by_label_contains(&format!(": {discarded} drawn already"));
+    // Too few cards, one of them drawn already: the hint says why it is
+    // not among the picks (audit AM2).
+    assert!(blue > 2, "two cards in view are too few for Blue's {blue}");
+    harness.state_mut().show_frame(frame_with(
+        vec![card(discarded, 400.0), card("2c", 480.0)],
+        vec![],
+    ));
+    harness.run();
+    harness.get_by_label_contains(&format!("{discarded} drawn already, so not offered"));
     // Only dealt cards in view: the hint says so rather than "click below".
     harness
         .state_mut()

@@ -1110,9 +1110,19 @@ impl AppState {
                          card(s) drawn, or enter them by hand."
                     ))
                 } else if cards.len() != count as usize {
+                    // The picks below leave out cards the draw pile no longer
+                    // holds: said, or the count and the buttons disagree
+                    // (audit AM2).
+                    let drawn = deck.map_or_else(Vec::new, |d| self.drawn_already(d, &cards));
+                    let drawn = if drawn.is_empty() {
+                        String::new()
+                    } else {
+                        let codes: Vec<String> = drawn.iter().map(Card::to_string).collect();
+                        format!(" ({} drawn already, so not offered)", codes.join(" "))
+                    };
                     Some(format!(
                         "The camera reads {n} ({listed}); this needs {count}: click the one(s) \
-                         played below."
+                         played below{drawn}."
                     ))
                 } else {
                     // The right count, but the rules would refuse it (a
