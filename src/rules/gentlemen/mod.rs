@@ -432,7 +432,7 @@ fn deployment(ctx: &mut Ctx) -> Flow<SideId> {
     };
     let name = ctx.state().side_name(chooser);
     let picked = ctx.choose(
-        format!("{name} {why}: choose"),
+        format!("{name} {why}: deploy first, or act first?"),
         vec![
             Choice::new("deploy-first", "Deploy first, activate second"),
             Choice::new("deploy-second", "Deploy second, activate first"),
