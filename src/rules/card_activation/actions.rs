@@ -223,36 +223,7 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
             });
         }
         if left <= 0 {
-            // Only a free melee is left: the usual actions are still listed,
-            // turned down, so the free melee and End keep their numbers
-            // (audit AH M6).
-            // Melee is listed under another id: a save's "melee" here was
-            // the free melee, and still is.
-            const SPENT_IDS: [&str; 6] = [
-                "move",
-                "melee-spent",
-                "shoot",
-                "special",
-                "overwatch",
-                "split",
-            ];
-            for o in options.iter_mut().filter(|o| o.id == "melee") {
-                *o = Choice::new("melee-spent", "Melee");
-            }
-            // Each marked, not only Melee (audit AJ5).
-            for o in (options.iter_mut()).filter(|o| SPENT_IDS.contains(&o.id.as_str())) {
-                let base = o.label.split(" (").next().unwrap_or_default().to_string();
-                o.label = format!("{base} (no actions left)");
-            }
-            let why = format!("{name} has no actions left: only its free melee (charge) remains");
-            barred = SPENT_IDS
-                .into_iter()
-                .map(|id| Barred {
-                    id,
-                    rule: "actions",
-                    why: why.clone(),
-                })
-                .collect();
+            barred = mark_spent(&mut options, &name);
         }
         // The free melee a charge earns may be taken at once (listed after
         // the usual actions, which keep their numbers).
@@ -576,6 +547,38 @@ fn shoot_choice(ctx: &Ctx, unit: UnitId, prepped_now: bool) -> (Choice, Option<B
         why,
     };
     (Choice::new("shoot", label), Some(barred))
+}
+
+/// Marks the usual actions of a unit with none left (only a charge's free
+/// melee): still listed, so the free melee and End keep their numbers (audit
+/// AH M6), each said to be spent (AJ5); returns why each is turned down.
+/// Melee is listed under another id: a save's "melee" here was the free
+/// melee, and still is.
+fn mark_spent(options: &mut [Choice], name: &str) -> Vec<Barred> {
+    const SPENT_IDS: [&str; 6] = [
+        "move",
+        "melee-spent",
+        "shoot",
+        "special",
+        "overwatch",
+        "split",
+    ];
+    for o in options.iter_mut().filter(|o| o.id == "melee") {
+        *o = Choice::new("melee-spent", "Melee");
+    }
+    for o in (options.iter_mut()).filter(|o| SPENT_IDS.contains(&o.id.as_str())) {
+        let base = o.label.split(" (").next().unwrap_or_default().to_string();
+        o.label = format!("{base} (no actions left)");
+    }
+    let why = format!("{name} has no actions left: only its free melee (charge) remains");
+    SPENT_IDS
+        .into_iter()
+        .map(|id| Barred {
+            id,
+            rule: "actions",
+            why: why.clone(),
+        })
+        .collect()
 }
 
 /// Whether a unit's profile gives it a missile weapon (a range and

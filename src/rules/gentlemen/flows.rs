@@ -54,13 +54,19 @@ fn equal_bands_roll_off_for_who_chooses_the_deployment() {
     // Said in words, not by the rule's id.
     assert_asking(&s, "Red rolls 1 die for who chooses the deployment");
     feed(&mut s, &["d 5", "d 2"]);
-    assert_asking(&s, "Red won the roll-off (both have 2 models): deploy first, or act first?");
+    assert_asking(
+        &s,
+        "Red won the roll-off (both have 2 models): deploy first, or act first?",
+    );
 }
 
 #[test]
 fn the_smaller_band_chooses_and_activation_alternates() {
     let mut s = begin();
-    assert_asking(&s, "Red has fewer models (2 to 3): deploy first, or act first?");
+    assert_asking(
+        &s,
+        "Red has fewer models (2 to 3): deploy first, or act first?",
+    );
     feed(&mut s, &["c deploy-second"]);
     // The choice is in the log before the bands deploy.
     assert!(logged(
