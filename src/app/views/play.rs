@@ -322,7 +322,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     let keys: Vec<Option<u8>> = option_keys(main.len(), closing.len())
                         .into_iter()
                         .zip(&shown)
-                        .map(|(k, o)| k.filter(|_| o.id != STOP_CHOICE))
+                        .map(|(k, o)| k.filter(|_| !ends_the_game(&o.id)))
                         .collect();
                     choice_keys(ui, &shown, &keys, cmds);
                     let mut keys = keys.into_iter();
@@ -730,6 +730,12 @@ pub(super) const CLOSING_CHOICES: [&str; 4] = ["end", "done", "none", STOP_CHOIC
 
 /// The option that stops a game (or confirms stopping it): it has no key.
 const STOP_CHOICE: &str = "stop";
+
+/// Whether an option stops the game (`stop`, or a result `stop:...` that
+/// ends it): such an option is clicked, never keyed.
+fn ends_the_game(id: &str) -> bool {
+    id == STOP_CHOICE || id.starts_with("stop:")
+}
 
 /// Most of a short play screen's height the question box keeps for itself
 /// when its question needs less (see the tallest height kept).

@@ -220,13 +220,18 @@ fn assign(ctx: &mut Ctx, side: SideId, mut hand: Vec<Card>) -> Flow<Vec<(UnitId,
 /// All units have gone: collect the cards, then play on or stop.
 fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     let mut options = vec![Choice::new("next", format!("Play turn {}", t + 1))];
+    // Ids that end the game begin `stop:`, which the window never keys (a
+    // digit from habit must not end a game); saves answered the old ids.
     for s in 0..ctx.state().sides.len() {
-        options.push(Choice::new(
-            format!("win-{s}"),
-            format!("Stop: {} has won", ctx.state().side_name(s)),
-        ));
+        options.push(
+            Choice::new(
+                format!("stop:win-{s}"),
+                format!("Stop: {} has won", ctx.state().side_name(s)),
+            )
+            .formerly(format!("win-{s}")),
+        );
     }
-    options.push(Choice::new("draw", "Stop: a draw"));
+    options.push(Choice::new("stop:draw", "Stop: a draw").formerly("draw"));
     let picked = ctx.choose(
         format!("Turn {t} is over; the next turn shuffles every card back into the deck. Play on, or has the agreed condition or time been reached?"),
         options,
@@ -235,7 +240,7 @@ fn end_of_turn(ctx: &mut Ctx, t: u32) -> Flow<()> {
     if picked == "next" {
         return Ok(());
     }
-    let winner = (0..ctx.state().sides.len()).find(|s| picked == format!("win-{s}"));
+    let winner = (0..ctx.state().sides.len()).find(|s| picked == format!("stop:win-{s}"));
     let reason = match winner {
         Some(_) => "The agreed condition is reached".into(),
         None => "The players agree a draw".into(),

@@ -1230,9 +1230,22 @@ fn a_stray_stop_is_taken_back_at_the_winner_question() {
     let mut s = sharpe_up();
     feed(&mut s, &["c stop"]);
     assert_asking(&s, "who won the scenario?");
+    // Going on comes first; the results end the game, so their ids say so
+    // and the window keys none of them (audit AO1).
+    assert_asking(&s, "[Not yet: go on playing | Red won | Blue won | A draw]");
+    let ids: Vec<String> = match s.pending().map(|r| r.ask.clone()) {
+        Some(crate::rules::procedure::Ask::Choose { options }) => {
+            options.into_iter().map(|o| o.id).collect()
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(ids, ["on", "stop:side0", "stop:side1", "stop:draw"]);
     feed(&mut s, &["c on"]);
     assert!(s.state().outcome.is_none());
     assert_asking(&s, "Sharpe: 3 action point(s) left");
+    // A save's answer of that time still reads.
+    feed(&mut s, &["c stop", "c side1"]);
+    assert_eq!(crate::rules::testkit::outcome(&s).winner, Some(1));
 }
 
 #[test]

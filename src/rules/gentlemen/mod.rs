@@ -626,17 +626,18 @@ pub(crate) fn check_wipeout(ctx: &mut Ctx) -> bool {
 
 /// The players stop (a scenario's end): they say who won.
 pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
-    let mut options: Vec<Choice> = (0..2)
-        .map(|s| {
-            Choice::new(
-                format!("side{s}"),
-                format!("{} won", ctx.state().side_name(s)),
-            )
-        })
-        .collect();
-    options.push(Choice::new("draw", "A draw"));
-    // A stray click on Stop is taken back here.
-    options.push(Choice::new("on", "Not yet: go on playing"));
+    // A stray click on Stop is taken back here: first, key 1 as in the
+    // other games. The results end the game: their ids begin `stop:`,
+    // which the window never keys (audit AO1); saves answered the old ids.
+    let mut options = vec![Choice::new("on", "Not yet: go on playing")];
+    options.extend((0..2).map(|s| {
+        Choice::new(
+            format!("stop:side{s}"),
+            format!("{} won", ctx.state().side_name(s)),
+        )
+        .formerly(format!("side{s}"))
+    }));
+    options.push(Choice::new("stop:draw", "A draw").formerly("draw"));
     let picked = ctx.choose(
         "The game stops here: who won the scenario?",
         options,
@@ -645,7 +646,7 @@ pub(crate) fn stop_game(ctx: &mut Ctx) -> Flow<()> {
     if picked == "on" {
         return Ok(());
     }
-    let winner = (0..2).find(|s| picked == format!("side{s}"));
+    let winner = (0..2).find(|s| picked == format!("stop:side{s}"));
     let reason = match winner {
         Some(w) => format!(
             "The players stopped; {} won the scenario",
