@@ -474,6 +474,15 @@ impl Effect {
                     count_of(*wounds, "wound")
                 )
             }
+            // A Napoleonic unit's losses are said by the fire or combat line
+            // that follows, with its men in ranks and confused after them
+            // (said twice before: audit AO2).
+            Effect::RemoveSoldiers { unit, .. }
+                if (s.units.get(*unit))
+                    .is_some_and(|u| u.stats.contains_key(crate::rules::napoleonic::CONFUSED)) =>
+            {
+                return None;
+            }
             Effect::RemoveSoldiers { unit, count } => {
                 let name = s.unit_name(*unit);
                 let left = s.units.get(*unit).map_or(0, |u| u.soldiers.len());

@@ -106,6 +106,8 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
         s.state().log
     );
     assert_eq!(men(&s, "Foot"), (11, 6));
+    // Each loss is said once, by the combat's own line (audit AO2).
+    assert!(!logged(&s, "soldier(s)"), "{:?}", s.state().log);
     // The Hussars fought: still listed (numbers stay put), and turned
     // down (audit AN4).
     assert_asking(&s, "Hussars (");
