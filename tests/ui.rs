@@ -992,6 +992,16 @@ fn run_until(harness: &mut Harness<'_, AppState>, done: impl Fn(&AppState) -> bo
     }
 }
 
+/// Runs the window for `time` of real time, while a frame source's thread
+/// goes on (a photo that should be held has time to be replaced).
+fn run_for(harness: &mut Harness<'_, AppState>, time: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < time {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        harness.run_ok();
+    }
+}
+
 /// A folder `photos` in `dir` holding one photo, a copy of a die fixture;
 /// returns the folder and the fixture.
 fn photo_folder(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
@@ -1477,12 +1487,7 @@ fn a_replay_holds_its_frame_while_a_die_menu_is_open() {
     harness.get_by_label(die).click();
     harness.run_ok();
     let held = label(harness.state());
-    // Three frames' worth of the replay's pause.
-    let start = std::time::Instant::now();
-    while start.elapsed() < adjutant::app::live::REPLAY_PAUSE * 3 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        harness.run_ok();
-    }
+    run_for(&mut harness, adjutant::app::live::REPLAY_PAUSE * 3);
     assert_eq!(label(harness.state()), held);
     harness.get_by_label("shows 6");
     // Closed, the replay goes on.
@@ -1503,11 +1508,7 @@ fn a_replay_holds_its_frame_while_a_die_menu_is_open() {
         .execute(adjutant::app::Command::Select(Some(target)));
     harness.run_ok();
     let held = label(harness.state());
-    let start = std::time::Instant::now();
-    while start.elapsed() < adjutant::app::live::REPLAY_PAUSE * 3 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        harness.run_ok();
-    }
+    run_for(&mut harness, adjutant::app::live::REPLAY_PAUSE * 3);
     assert_eq!(label(harness.state()), held);
     harness
         .state_mut()
