@@ -234,23 +234,22 @@ impl Live {
             while !stop_worker.load(Ordering::Relaxed) {
                 n += 1;
                 let update = match source.next_frame() {
-                    Ok(frame) => match read_frame(
-                        &readers,
-                        n,
-                        &frame,
-                        &worker_scale,
-                        source.last_frame_label().is_some(),
-                    ) {
-                        Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
-                            dice_scale: scale,
-                            label: source.last_frame_label(),
-                            ..preview(&frame, scan)
-                        })),
-                        Err(e) => LiveUpdate::Problem {
-                            message: format!("Frame {n} not read: {e}"),
-                            fatal: false,
-                        },
-                    },
+                    Ok(frame) => {
+                        // Worked out once a frame: a named frame is a still
+                        // photo, measured every time.
+                        let label = source.last_frame_label();
+                        match read_frame(&readers, n, &frame, &worker_scale, label.is_some()) {
+                            Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
+                                dice_scale: scale,
+                                label,
+                                ..preview(&frame, scan)
+                            })),
+                            Err(e) => LiveUpdate::Problem {
+                                message: format!("Frame {n} not read: {e}"),
+                                fatal: false,
+                            },
+                        }
+                    }
                     Err(
                         e @ (FrameError::Lost(_)
                         | FrameError::Unavailable(_)

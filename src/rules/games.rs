@@ -23,6 +23,18 @@ pub enum GameId {
 /// The `.ron` files of the ruleset folder `dir` that no game reads. On a
 /// file system that ignores case, `T52.ron` is read as `t52.ron`, so it is
 /// not reported there; on one that does not, it is.
+/// Reads the house rule at `path` as `game`'s: checked against the built-in
+/// ruleset, and a misspelt key named with the key meant.
+fn load_override(
+    path: &Path,
+    game: GameId,
+    builtin: Option<&Ruleset>,
+) -> Result<Ruleset, RulesetError> {
+    Ruleset::load(path, Some(game))
+        .and_then(|rs| check_against_builtin(rs, builtin, path))
+        .map_err(|e| with_unknown_keys(e, builtin))
+}
+
 /// The `id` of the ruleset file at `path`, read without the rest of it
 /// (whose problems are then told as its game's).
 fn ruleset_id(path: &Path) -> Result<String, RulesetError> {
@@ -188,10 +200,7 @@ impl Library {
                 continue;
             }
             let builtin = rulesets.get(&game).map(|(rs, _)| rs.clone());
-            match Ruleset::load(&path, Some(game))
-                .and_then(|rs| check_against_builtin(rs, builtin.as_ref(), &path))
-                .map_err(|e| with_unknown_keys(e, builtin.as_ref()))
-            {
+            match load_override(&path, game, builtin.as_ref()) {
                 Ok(rs) => {
                     rulesets.insert(game, (rs, RulesetSource::File(path)));
                 }
@@ -223,23 +232,25 @@ impl Library {
                 // key and the key meant) as a file named after it (audit
                 // AK1).
                 let id = ruleset_id(path)?;
-                // An id that is no game: the full parse names it (audit AM4).
-                if GameId::from_id(&id).is_none() {
-                    Ruleset::load(path, None)?;
+                match GameId::from_id(&id) {
+                    Some(g) => g,
+                    None => {
+                        // An id that is no game: the full parse names it
+                        // (audit AM4).
+                        Ruleset::load(path, None)?;
+                        return Err(RulesetError::NamesNoGame {
+                            file: path.to_path_buf(),
+                            games: format!(
+                                "one of {}",
+                                GameId::ALL.map(|g| format!("{}.ron", g.id())).join(", ")
+                            ),
+                        });
+                    }
                 }
-                GameId::from_id(&id).ok_or_else(|| RulesetError::NamesNoGame {
-                    file: path.to_path_buf(),
-                    games: format!(
-                        "one of {}",
-                        GameId::ALL.map(|g| format!("{}.ron", g.id())).join(", ")
-                    ),
-                })?
             }
         };
         let builtin = Ruleset::parse(game.default_ruleset(), Path::new(game.id())).ok();
-        Ruleset::load(path, Some(game))
-            .and_then(|rs| check_against_builtin(rs, builtin.as_ref(), path))
-            .map_err(|e| with_unknown_keys(e, builtin.as_ref()))?;
+        load_override(path, game, builtin.as_ref())?;
         Ok(game)
     }
 

@@ -436,9 +436,7 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             .filter(|&u| {
                 !not_back.contains(&u)
                     && arm(ctx, u) == Arm::Artillery
-                    && in_ranks(ctx, u) > 0
-                    && ctx.state().units[u].stat(SHOT_MARKERS) > 0
-                    && !ctx.state().units[u].has(FOUGHT)
+                    && why_gun_cannot_fire(ctx, u).is_none()
             })
             .collect();
         // Said, so a player looking at a gun sees why it was not offered
@@ -495,21 +493,28 @@ fn artillery_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
     }
 }
 
+/// Why a cannon cannot fire at long range now, or `None` when it can.
+fn why_gun_cannot_fire(ctx: &Ctx, gun: usize) -> Option<&'static str> {
+    if in_ranks(ctx, gun) == 0 {
+        Some("no gunner in ranks")
+    } else if ctx.state().units[gun].stat(SHOT_MARKERS) <= 0 {
+        Some("no shot markers left")
+    } else if ctx.state().units[gun].has(FOUGHT) {
+        Some("it has fired")
+    } else {
+        None
+    }
+}
+
 /// Says why none of `side`'s cannons on the table can fire in step 2 (nothing
 /// when it has none).
 fn say_no_gun_fires(ctx: &mut Ctx, side: SideId) {
     let why: Vec<String> = units_of(ctx, side)
         .into_iter()
         .filter(|&u| arm(ctx, u) == Arm::Artillery)
-        .map(|u| {
-            let reason = if in_ranks(ctx, u) == 0 {
-                "no gunner in ranks"
-            } else if ctx.state().units[u].stat(SHOT_MARKERS) <= 0 {
-                "no shot markers left"
-            } else {
-                "it has fired"
-            };
-            format!("{}: {reason}", ctx.state().unit_name(u))
+        .filter_map(|u| {
+            let reason = why_gun_cannot_fire(ctx, u)?;
+            Some(format!("{}: {reason}", ctx.state().unit_name(u)))
         })
         .collect();
     if !why.is_empty() {
