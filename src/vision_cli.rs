@@ -372,7 +372,7 @@ fn print_score(s: &SetScore) {
         s.tp
     );
     println!(
-        "   unread {}  errors {}  ms/image median {:.1}  p95 {:.1}",
+        "   unread {}  images not read (bad files) {}  ms/image median {:.1}  p95 {:.1}",
         s.unread, s.errors, s.ms_median, s.ms_p95
     );
     if !s.top_confusions.is_empty() {

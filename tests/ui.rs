@@ -2,6 +2,7 @@
 
 mod common;
 
+use adjutant::app::dice_entry::DiceEntry;
 use adjutant::app::{AdjutantApp, AppState, Screen};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -338,8 +339,45 @@ fn the_camera_dice_are_fixed_from_the_question() {
     click(&mut harness, "3");
     click(&mut harness, "Use this die (3)");
     assert_eq!(last_dice(&harness), vec![3]);
+    // Taken from the camera, and said so (audit AL5).
+    assert_logged(&harness, "rolled [3] (read by the camera)");
+    // The 3 lies there still: not offered again, so the other die answers
+    // the next roll with one click.
+    harness.get_by_label("3 (used)");
+    click(&mut harness, "Use the camera's dice [5]");
+    assert_eq!(last_dice(&harness), vec![5]);
+}
+
+/// A die taken with "Use this die" is not offered again while it lies
+/// where it lay; rolled again (elsewhere) it is; an Undo frees it.
+#[test]
+fn a_camera_die_used_alone_is_not_offered_again_until_rolled() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    let two = frame_with(vec![], vec![die(3, [60.0, 150.0]), die(5, [260.0, 150.0])]);
+    st.show_frame(two.clone());
+    let mut harness = window(st);
+    harness.run();
     click(&mut harness, "5");
     click(&mut harness, "Use this die (5)");
+    assert_eq!(last_dice(&harness), vec![5]);
+    // Only the 5 in view now: used already, and the hint says so.
+    let used_only = frame_with(vec![], vec![die(5, [262.0, 151.0])]);
+    harness.state_mut().show_frame(used_only);
+    harness.run();
+    harness.get_by_label_contains("The camera reads only dice used already (1 die)");
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    // Undone: the 5 may answer again.
+    click(&mut harness, "Undo");
+    harness.state_mut().show_frame(two);
+    harness.run();
+    assert!(harness.query_by_label("5 (used)").is_none());
+    // Rolled again, the same face elsewhere: a new die.
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![], vec![die(5, [500.0, 300.0])]));
+    harness.run();
+    click(&mut harness, "Use the camera's dice [5]");
     assert_eq!(last_dice(&harness), vec![5]);
 }
 
@@ -1154,7 +1192,7 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     harness.run();
     assert_logged(&harness, "(rolled by Adjutant)");
     // A face already entered for a roll of several dice is shown...
-    harness.state_mut().dice_entry = vec![5];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[5]);
     harness.run();
     harness.get_by_label_contains("entered (1 of");
     // ...and dropped when Undo brings up another question.
@@ -1168,7 +1206,7 @@ fn faces_entered_for_one_question_never_count_for_another_and_keys_enter_faces()
     assert_eq!(last_dice(&harness), vec![6]);
     harness.get_by_label("Undo").click();
     harness.run();
-    harness.state_mut().dice_entry = vec![2];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[2]);
     harness.run();
     harness.get_by_label("Redo").click();
     harness.run();
@@ -1338,7 +1376,7 @@ fn keys_undo_redo_and_take_back_a_face_but_not_while_typing() {
     assert_eq!(event_count(&harness), start + 1);
     assert_eq!(last_dice(&harness), vec![4]);
     // Backspace takes back a face entered for the question on screen.
-    harness.state_mut().dice_entry = vec![5];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[5]);
     harness.run();
     harness.key_press(egui::Key::Backspace);
     harness.run();
@@ -1523,19 +1561,19 @@ fn the_die_buttons_stay_put_and_the_last_die_can_be_taken_back() {
     let mut harness = window(waiting_for_roll_off(dir.path()));
     harness.run();
     let before = harness.get_by_label("Die 3").rect();
-    harness.state_mut().dice_entry = vec![6, 2];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[6, 2]);
     harness.run();
     harness.get_by_label_contains("entered (2 of 1)");
     assert_eq!(harness.get_by_label("Die 3").rect(), before);
     harness.get_by_label("Take back the last").click();
     harness.run();
-    assert_eq!(harness.state().dice_entry, vec![6]);
+    assert_eq!(harness.state().dice_entry.faces(), vec![6]);
     // Any face entered is taken out with a click on it.
-    harness.state_mut().dice_entry = vec![6, 2, 5];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[6, 2, 5]);
     harness.run();
     harness.get_by_label("2").click();
     harness.run();
-    assert_eq!(harness.state().dice_entry, vec![6, 5]);
+    assert_eq!(harness.state().dice_entry.faces(), vec![6, 5]);
 }
 
 /// A big roll entered (a canister's 18 dice) wraps on a small window: its
@@ -1546,7 +1584,7 @@ fn many_dice_entered_wrap_inside_a_small_window() {
     let width = 1024.0;
     let mut harness = window_sized(waiting_for_roll_off(dir.path()), width, 600.0);
     harness.run();
-    harness.state_mut().dice_entry = vec![6; 18];
+    harness.state_mut().dice_entry = DiceEntry::typed(&[6; 18]);
     harness.run();
     let clear = harness.get_by_label("Clear").rect();
     assert!(clear.right() <= width, "Clear at {clear:?}");
@@ -2981,7 +3019,10 @@ fn an_undone_roll_comes_back_to_mend_one_die() {
     assert_eq!(last_dice(&harness), vec![6, 5, 5, 2, 3, 1, 4, 2]);
     harness.get_by_label("Undo").click();
     harness.run();
-    assert_eq!(harness.state().dice_entry, vec![6, 5, 5, 2, 3, 1, 4, 2]);
+    assert_eq!(
+        harness.state().dice_entry.faces(),
+        vec![6, 5, 5, 2, 3, 1, 4, 2]
+    );
     harness.get_by_label_contains("The undone roll");
     // Full: a face is not taken until one is out.
     harness.key_press(egui::Key::Num3);
@@ -2997,7 +3038,10 @@ fn an_undone_roll_comes_back_to_mend_one_die() {
     // The 1 was a 6: out with a click, in with a key; the roll answers again.
     harness.get_by_label("1").click();
     harness.run();
-    assert_eq!(harness.state().dice_entry, vec![6, 5, 5, 2, 3, 4, 2]);
+    assert_eq!(
+        harness.state().dice_entry.faces(),
+        vec![6, 5, 5, 2, 3, 4, 2]
+    );
     harness.key_press(egui::Key::Num6);
     harness.run();
     assert_eq!(last_dice(&harness), vec![6, 5, 5, 2, 3, 4, 2, 6]);

@@ -15,7 +15,8 @@ const DIE_STILL: f32 = 0.5;
 /// the same card lying still.
 const CARD_STILL: f32 = 0.25;
 
-/// The dice and cards of a reading that answered a question.
+/// The dice, or the cards, of a reading that answered a question (what
+/// else was in view answered nothing).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AnsweredReading {
     dice: Vec<DieOut>,
@@ -23,26 +24,49 @@ pub struct AnsweredReading {
 }
 
 impl AnsweredReading {
-    /// What `scan` shows.
-    pub fn of(scan: &ScanRecord) -> AnsweredReading {
+    /// The dice `scan` shows, which answered a roll.
+    pub fn dice_of(scan: &ScanRecord) -> AnsweredReading {
         AnsweredReading {
             dice: scan.dice.clone(),
+            cards: Vec::new(),
+        }
+    }
+
+    /// The cards `scan` shows, which answered a cards question.
+    pub fn cards_of(scan: &ScanRecord) -> AnsweredReading {
+        AnsweredReading {
+            dice: Vec::new(),
             cards: scan.cards.clone(),
         }
     }
 
-    /// Whether `scan` still shows this reading: the same dice with the same
-    /// faces where they lay, and the same cards where they lay, nothing more
-    /// and nothing less. An empty reading is never still shown.
-    pub fn still_shown_in(&self, scan: &ScanRecord) -> bool {
-        if self.dice.is_empty() && self.cards.is_empty() {
-            return false;
-        }
-        let same_die = |a: &DieOut, b: &DieOut| {
-            a.value == b.value && distance(a.center, b.center) < DIE_STILL * a.size.max(b.size)
-        };
-        matched(&self.dice, &scan.dice, same_die) && matched(&self.cards, &scan.cards, same_card)
+    /// Whether the reading holds dice.
+    pub fn holds_dice(&self) -> bool {
+        !self.dice.is_empty()
     }
+
+    /// Whether the reading holds cards.
+    pub fn holds_cards(&self) -> bool {
+        !self.cards.is_empty()
+    }
+
+    /// Whether `scan` still shows this reading: the same dice with the same
+    /// faces where they lay, nothing more and nothing less, or likewise the
+    /// same cards where they lay. An empty reading is never still shown.
+    pub fn still_shown_in(&self, scan: &ScanRecord) -> bool {
+        if !self.dice.is_empty() {
+            matched(&self.dice, &scan.dice, same_die)
+        } else if !self.cards.is_empty() {
+            matched(&self.cards, &scan.cards, same_card)
+        } else {
+            false
+        }
+    }
+}
+
+/// The same die lying still: the same face where it lay.
+fn same_die(a: &DieOut, b: &DieOut) -> bool {
+    a.value == b.value && distance(a.center, b.center) < DIE_STILL * a.size.max(b.size)
 }
 
 /// The same card lying still: the same code where it lay.
@@ -50,76 +74,136 @@ fn same_card(a: &CardOut, b: &CardOut) -> bool {
     a.code == b.code && distance(a.centre(), b.centre()) < CARD_STILL * a.length().max(b.length())
 }
 
-/// Cards that answered questions (picked one by one, clicked or typed)
-/// while the camera showed them, where they lay. They lie there still, so
-/// the camera does not offer them to the next question (the opponent's
-/// initiative card beside them is); picked up, they are forgotten.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct CardsUsed {
-    cards: Vec<UsedCard>,
+/// What the camera reads that lies still where it lay: a card, a die.
+pub trait Lying: Clone {
+    /// Whether `other` is this one, lying where it lay.
+    fn same_place(&self, other: &Self) -> bool;
 }
 
-/// One card of [`CardsUsed`].
+impl Lying for CardOut {
+    fn same_place(&self, other: &Self) -> bool {
+        same_card(self, other)
+    }
+}
+
+impl Lying for DieOut {
+    fn same_place(&self, other: &Self) -> bool {
+        same_die(self, other)
+    }
+}
+
+/// Cards and dice that answered questions one by one (a card clicked or
+/// typed, a die taken with "Use this die") while the camera showed them,
+/// where they lay. They lie there still, so the camera does not offer them
+/// to the next question (the opponent's initiative card, or die, beside
+/// them is); picked up, they are forgotten.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UsedOnTable {
+    /// Cards used.
+    pub cards: Used<CardOut>,
+    /// Dice used.
+    pub dice: Used<DieOut>,
+}
+
+impl UsedOnTable {
+    /// Ages what was used by a frame (see [`Used::keep_shown`]).
+    pub fn keep_shown(&mut self, scan: &ScanRecord) {
+        self.cards.keep_shown(&scan.cards);
+        self.dice.keep_shown(&scan.dice);
+    }
+
+    /// Forgets what answers past the game's first `events` events used
+    /// (undone).
+    pub fn forget_after(&mut self, events: usize) {
+        self.cards.forget_after(events);
+        self.dice.forget_after(events);
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        *self = UsedOnTable::default();
+    }
+}
+
+/// Things of one kind that answered questions, where they lay (see
+/// [`UsedOnTable`]).
 #[derive(Debug, Clone, PartialEq)]
-struct UsedCard {
-    card: CardOut,
+pub struct Used<T> {
+    items: Vec<UsedItem<T>>,
+}
+
+impl<T> Default for Used<T> {
+    fn default() -> Self {
+        Used { items: Vec::new() }
+    }
+}
+
+/// One thing of [`Used`].
+#[derive(Debug, Clone, PartialEq)]
+struct UsedItem<T> {
+    item: T,
     /// The game's event count once its answer was taken (an Undo below
-    /// it takes the answer back, and the card may answer again).
+    /// it takes the answer back, and the thing may answer again).
     events: usize,
     /// Frames in a row it was not seen in (a hand over it, a misread).
     missed: u32,
 }
 
-impl CardsUsed {
+impl<T: Lying> Used<T> {
+    /// Notes `item`, which a taken answer used (the game then at `events`
+    /// events), unless it is noted already.
+    pub fn note_one(&mut self, item: &T, events: usize) {
+        if !self.is_used(item) {
+            self.items.push(UsedItem {
+                item: item.clone(),
+                events,
+                missed: 0,
+            });
+        }
+    }
+
+    /// Whether `item` lies where a used one lay.
+    pub fn is_used(&self, item: &T) -> bool {
+        self.items.iter().any(|u| u.item.same_place(item))
+    }
+
+    /// Ages the things by a frame that shows `shown`: one not shown where
+    /// it lay for more than [`MAX_MISSED_FRAMES`] frames is forgotten
+    /// (picked up, not just covered by a hand for a moment).
+    pub fn keep_shown(&mut self, shown: &[T]) {
+        for u in &mut self.items {
+            let seen = shown.iter().any(|c| u.item.same_place(c));
+            u.missed = if seen { 0 } else { u.missed + 1 };
+        }
+        self.items.retain(|u| u.missed <= MAX_MISSED_FRAMES);
+    }
+
+    /// Forgets the things of answers past the game's first `events` events
+    /// (undone).
+    pub fn forget_after(&mut self, events: usize) {
+        self.items.retain(|u| u.events <= events);
+    }
+}
+
+impl Used<CardOut> {
     /// Notes the cards of `codes` (a taken answer, the game then at
     /// `events` events) that `scan` shows and that are not noted already,
     /// each physical card once.
     pub fn note(&mut self, scan: &ScanRecord, codes: &[String], events: usize) {
-        let mut left: Vec<&CardOut> = scan
-            .cards
-            .iter()
-            .filter(|c| !self.cards.iter().any(|u| same_card(&u.card, c)))
-            .collect();
+        let mut left: Vec<&CardOut> = scan.cards.iter().filter(|c| !self.is_used(c)).collect();
         for code in codes {
             if let Some(i) = left.iter().position(|c| c.code == *code) {
-                self.cards.push(UsedCard {
-                    card: left.swap_remove(i).clone(),
-                    events,
-                    missed: 0,
-                });
+                self.note_one(left.swap_remove(i), events);
             }
         }
     }
 
-    /// Ages the cards by a frame: one that `scan` has not shown where it
-    /// lay for more than [`MAX_MISSED_FRAMES`] frames is forgotten (picked
-    /// up, not just covered by a hand for a moment).
-    pub fn keep_shown(&mut self, scan: &ScanRecord) {
-        for u in &mut self.cards {
-            let seen = scan.cards.iter().any(|c| same_card(&u.card, c));
-            u.missed = if seen { 0 } else { u.missed + 1 };
-        }
-        self.cards.retain(|u| u.missed <= MAX_MISSED_FRAMES);
-    }
-
     /// The codes of `scan`'s cards that lie where a used card lay.
     pub fn lying_in(&self, scan: &ScanRecord) -> Vec<String> {
-        scan.cards
-            .iter()
-            .filter(|c| self.cards.iter().any(|u| same_card(&u.card, c)))
+        (scan.cards.iter())
+            .filter(|c| self.is_used(c))
             .map(|c| c.code.clone())
             .collect()
-    }
-
-    /// Forgets the cards of answers past the game's first `events` events
-    /// (undone).
-    pub fn forget_after(&mut self, events: usize) {
-        self.cards.retain(|u| u.events <= events);
-    }
-
-    /// Forgets every card.
-    pub fn clear(&mut self) {
-        self.cards.clear();
     }
 }
 
@@ -161,7 +245,7 @@ mod tests {
 
     #[test]
     fn the_same_dice_lying_still_are_the_same_reading_and_a_new_roll_is_not() {
-        let answered = AnsweredReading::of(&scan(vec![die(3, 100.0), die(5, 200.0)], vec![]));
+        let answered = AnsweredReading::dice_of(&scan(vec![die(3, 100.0), die(5, 200.0)], vec![]));
         // The reader's centres wander a little: still the same.
         assert!(answered.still_shown_in(&scan(vec![die(5, 205.0), die(3, 96.0)], vec![])));
         // Rolled again: other faces, or the same faces elsewhere, or another die.
@@ -172,11 +256,18 @@ mod tests {
             vec![]
         )));
         assert!(!AnsweredReading::default().still_shown_in(&scan(vec![], vec![])));
+        // Cards laid beside them are no new roll: the dice answered.
+        assert!(answered.still_shown_in(&scan(
+            vec![die(3, 100.0), die(5, 200.0)],
+            vec![card("Ac", 0.0)]
+        )));
+        assert!(answered.holds_dice() && !answered.holds_cards());
     }
 
     #[test]
     fn the_same_cards_where_they_lay_are_the_same_reading() {
-        let answered = AnsweredReading::of(&scan(vec![], vec![card("Ac", 0.0)]));
+        let answered = AnsweredReading::cards_of(&scan(vec![die(2, 0.0)], vec![card("Ac", 0.0)]));
+        assert!(answered.holds_cards() && !answered.holds_dice());
         assert!(answered.still_shown_in(&scan(vec![], vec![card("Ac", 10.0)])));
         assert!(!answered.still_shown_in(&scan(vec![], vec![card("Ac", 200.0)])));
         assert!(!answered.still_shown_in(&scan(vec![], vec![card("Kd", 0.0)])));
@@ -189,7 +280,7 @@ mod tests {
             vec![],
             vec![card("Ks", 0.0), card("Ks", 200.0), card("9h", 100.0)],
         );
-        let mut used = CardsUsed::default();
+        let mut used = Used::<CardOut>::default();
         used.note(&table, &["Ks".into(), "2c".into()], 3);
         // One Ks of two answered; a card not in view is not noted.
         assert_eq!(used.lying_in(&table), ["Ks"]);
@@ -204,18 +295,18 @@ mod tests {
         // Out of sight for a moment (a hand over it): still known.
         let covered = scan(vec![], vec![card("9h", 100.0)]);
         for _ in 0..MAX_MISSED_FRAMES {
-            used.keep_shown(&covered);
+            used.keep_shown(&covered.cards);
         }
         assert_eq!(used.lying_in(&table), ["Ks", "Ks"]);
         // Away for longer: picked up, forgotten.
-        used.keep_shown(&covered);
+        used.keep_shown(&covered.cards);
         assert!(used.lying_in(&table).is_empty());
         // The answer that used a card undone: that card is free again.
         used.note(&table, &["Ks".into()], 3);
         used.note(&table, &["Ks".into()], 5);
         used.forget_after(4);
         assert_eq!(used.lying_in(&table), ["Ks"]);
-        used.clear();
+        used.forget_after(0);
         assert!(used.lying_in(&table).is_empty());
     }
 }

@@ -16,6 +16,11 @@ pub const MAX_MISSED_FRAMES: u32 = 8;
 /// card laid meanwhile, with the rest hidden by a hand).
 const OTHER_TABLE_CARDS: usize = 2;
 
+/// How sure a reading at the place of an unread or missed object the player
+/// named must be to show another object there (below it, a misread of the
+/// named one): the window's doubtful-read mark.
+const SURE_READ: f32 = 0.8;
+
 /// What a fix says an object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fix {
@@ -233,13 +238,19 @@ impl Pinned {
     /// / die" fix stands while the same reading comes back there (clutter
     /// read the same way frame after frame); another reading is a new card
     /// laid or a die rolled there, read afresh ("not this roll" is not the
-    /// next roll). An unread object dropped stays dropped.
-    fn contradicted_by(&self, read: &str) -> bool {
-        let was_other = self.was.as_deref().is_some_and(|w| w != read);
+    /// next roll). An unread object dropped stays dropped. An unread or
+    /// missed object named is another one once something else is read
+    /// there surely (a die named 1, then a 4 rolled onto its spot: audit
+    /// BD1); a doubtful read there is taken for a misread of it.
+    fn contradicted_by(&self, read: &str, confidence: f32) -> bool {
+        let other = |fixed: &str| match self.was.as_deref() {
+            Some(w) => w != read && fixed != read,
+            None => confidence >= SURE_READ && fixed != read,
+        };
         match &self.fix {
-            Fix::Card(code) => was_other && *code != read,
-            Fix::Die(v) => was_other && v.to_string() != read,
-            Fix::NotACard | Fix::NotADie => was_other,
+            Fix::Card(code) => other(code),
+            Fix::Die(v) => other(&v.to_string()),
+            Fix::NotACard | Fix::NotADie => self.was.as_deref().is_some_and(|w| w != read),
         }
     }
 }
@@ -298,6 +309,16 @@ impl Corrections {
         true
     }
 
+    /// Whether a fix in force names the card (`cards`) or die at `at`: what
+    /// the window shows there is the player's word, not a reading.
+    pub fn names_at(&self, at: Point, cards: bool) -> bool {
+        self.pinned.iter().any(|p| {
+            matches!(p.fix, Fix::Card(_) | Fix::Die(_))
+                && p.fix.is_card() == cards
+                && dist(p.center, at) <= p.radius
+        })
+    }
+
     /// Number of fixes in force.
     pub fn len(&self) -> usize {
         self.pinned.len()
@@ -348,13 +369,14 @@ impl Corrections {
         out
     }
 
-    /// The fix for an object read as `read` (`None`: unread) at `at`, if one
-    /// is in force there and the reading does not show another object.
+    /// The fix for an object read as `read` (`None`: unread; with its
+    /// confidence) at `at`, if one is in force there and the reading does not
+    /// show another object.
     fn find(
         &self,
         at: Point,
         cards: bool,
-        read: Option<&str>,
+        read: Option<(&str, f32)>,
         used: &mut [bool],
         replaced: &mut [bool],
     ) -> Option<&Fix> {
@@ -362,7 +384,7 @@ impl Corrections {
             .pinned
             .iter()
             .position(|p| p.fix.is_card() == cards && dist(p.center, at) <= p.radius)?;
-        if read.is_some_and(|r| self.pinned[i].contradicted_by(r)) {
+        if read.is_some_and(|(r, sure)| self.pinned[i].contradicted_by(r, sure)) {
             replaced[i] = true;
             return None;
         }
@@ -389,7 +411,7 @@ impl Corrections {
             .map(|c| (c.quad, Some(c)))
             .chain(raw.unread.iter().map(|u| (u.quad, None)));
         for (quad, read) in card_quads {
-            let code = read.map(|c| c.code.as_str());
+            let code = read.map(|c| (c.code.as_str(), c.confidence));
             match self.find(card_place(&quad).0, true, code, used, replaced) {
                 Some(Fix::Card(code)) => out.cards.push(CardOut {
                     code: code.clone(),
@@ -409,8 +431,9 @@ impl Corrections {
             .map(|d| (d.center, d.size, Some(d)))
             .chain(raw.unread_dice.iter().map(|u| (u.center, u.size, None)));
         for (center, size, read) in dice {
-            let face = read.map(|d| d.value.to_string());
-            match self.find(center, false, face.as_deref(), used, replaced) {
+            let face = read.map(|d| (d.value.to_string(), d.confidence));
+            let face = face.as_ref().map(|(f, sure)| (f.as_str(), *sure));
+            match self.find(center, false, face, used, replaced) {
                 Some(Fix::Die(value)) => out.dice.push(DieOut {
                     value: *value,
                     center,
@@ -425,8 +448,9 @@ impl Corrections {
             }
         }
         // What the player added where the reader saw nothing.
-        for (p, hit) in self.pinned.iter().zip(used.iter()) {
-            if !p.added || *hit {
+        // (Not where another object is read now: audit BD1.)
+        for ((p, hit), gone) in self.pinned.iter().zip(used.iter()).zip(replaced.iter()) {
+            if !p.added || *hit || *gone {
                 continue;
             }
             let [x, y] = p.center;
@@ -575,21 +599,66 @@ mod tests {
         let seen = fixes.next_frame(&first);
         let codes: Vec<&str> = seen.cards.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["Qs", "8d"]);
+        assert!(fixes.names_at([500.0, 420.0], false) && !fixes.names_at([500.0, 420.0], true));
+        assert!(!fixes.names_at(seen.cards[0].centre(), true));
         assert_eq!(seen.dice.len(), 1);
         assert_eq!(seen.dice[0].value, 4);
         assert_eq!(Target::at(&seen, [500.0, 300.0]), Some(Target::Card(1)));
-        // Once the reader finds that die itself, the fix names it, once.
-        let found = scan(vec![card("Qs", 0.0)], vec![die(2, 501.0)]);
-        let found = ScanRecord {
+        // Once the reader finds that die itself, doubtfully, the fix names
+        // it, once.
+        let found = |value: u8, confidence: f32| ScanRecord {
             dice: vec![DieOut {
                 center: [501.0, 421.0],
-                ..die(2, 0.0)
+                confidence,
+                ..die(value, 0.0)
             }],
-            ..found
+            ..scan(vec![card("Qs", 0.0)], vec![])
         };
-        let seen = fixes.next_frame(&found);
+        let seen = fixes.next_frame(&found(2, 0.5));
         let values: Vec<u8> = seen.dice.iter().map(|d| d.value).collect();
         assert_eq!(values, [4]);
+        // Read surely as another face, it is another die (audit BD1).
+        let seen = fixes.next_frame(&found(6, 0.95));
+        let values: Vec<u8> = seen.dice.iter().map(|d| d.value).collect();
+        assert_eq!(values, [6]);
+        // The named face read surely keeps its fix.
+        fixes.add(&found(6, 0.95), Target::Spot([300.0, 100.0]), Fix::Die(3));
+        let far = |value: u8, confidence: f32| ScanRecord {
+            dice: vec![DieOut {
+                center: [301.0, 100.0],
+                confidence,
+                ..die(value, 0.0)
+            }],
+            ..scan(vec![card("Qs", 0.0)], vec![])
+        };
+        let seen = fixes.next_frame(&far(3, 0.95));
+        assert_eq!(seen.dice[0].confidence, 1.0, "still the named die");
+    }
+
+    /// Audit BD1: a die the reader could not read, named 1, then a 4 read
+    /// surely on its spot (another photo, a die rolled there): the 4 is
+    /// read, not taken for the named 1.
+    #[test]
+    fn a_named_unread_die_does_not_name_the_next_die_on_its_spot() {
+        let mut fixes = Corrections::default();
+        let first = ScanRecord {
+            unread_dice: vec![UnreadDieOut {
+                center: [30.0, 200.0],
+                size: 30.0,
+            }],
+            ..scan(vec![], vec![])
+        };
+        assert!(fixes.add(&first, Target::UnreadDie(0), Fix::Die(1)));
+        assert_eq!(fixes.next_frame(&first).dice[0].value, 1);
+        let doubtful = DieOut {
+            confidence: 0.6,
+            ..die(3, 31.0)
+        };
+        let seen = fixes.next_frame(&scan(vec![], vec![doubtful]));
+        assert_eq!(seen.dice[0].value, 1, "a doubtful misread of the named die");
+        let seen = fixes.next_frame(&scan(vec![], vec![die(4, 31.0)]));
+        assert_eq!(seen.dice[0].value, 4);
+        assert!(fixes.is_empty());
     }
 
     /// Audit AL1: a card added by hand belongs to the table it was added

@@ -4,6 +4,7 @@
 
 pub mod answered;
 pub mod corrections;
+pub mod dice_entry;
 pub mod live;
 pub mod new_game;
 pub mod setup_forms;
@@ -84,6 +85,9 @@ pub enum Command {
     /// Add one die face typed by the player; the answer is sent once the
     /// request's count is reached.
     EnterDie(u8),
+    /// Enter the camera's die at this place of the newest frame's reading
+    /// (one of several in view: both players rolled together).
+    UseCameraDie(usize),
     /// Clear the dice typed so far.
     ClearDice,
     /// Take back the last die entered.
@@ -187,7 +191,7 @@ pub struct AppState {
     /// Folder typed in the table view to read photos from.
     pub replay_dir: String,
     /// Dice faces typed so far for the pending dice request.
-    pub dice_entry: Vec<u8>,
+    pub dice_entry: dice_entry::DiceEntry,
     /// The readers, when their models loaded.
     pub readers: Option<Readers>,
     /// The running frame-source loop, if any.
@@ -247,7 +251,7 @@ pub struct AppState {
     answered_reading: Option<answered::AnsweredReading>,
     /// Cards that answered questions while the camera showed them: not
     /// offered again while they lie where they lay.
-    cards_used: answered::CardsUsed,
+    used: answered::UsedOnTable,
     /// Messages that refused an answer to the question on screen: shown
     /// with the question (not at the foot), they go once an answer is taken
     /// or another question comes up.
@@ -364,7 +368,7 @@ impl AppState {
             session: None,
             rules_query: String::new(),
             replay_dir: String::new(),
-            dice_entry: Vec::new(),
+            dice_entry: dice_entry::DiceEntry::default(),
             readers,
             live: None,
             live_frame: None,
@@ -389,7 +393,7 @@ impl AppState {
             save_failed: false,
             unsaved_warned: None,
             answered_reading: None,
-            cards_used: answered::CardsUsed::default(),
+            used: answered::UsedOnTable::default(),
             refusals: Vec::new(),
             save_refusal: None,
             answers: Vec::new(),
@@ -585,7 +589,7 @@ impl AppState {
                     self.answers = recovered_answer(&loaded.session).into_iter().collect();
                     self.session = Some((loaded.session, Autosave { path }));
                     self.answered_reading = None;
-                    self.cards_used.clear();
+                    self.used.clear();
                     self.save_failed = false;
                     self.rules_query.clear();
                     self.screen = Screen::Play;
@@ -628,15 +632,15 @@ impl AppState {
                             && *count > 1
                             && dice.len() == *count as usize
                         {
-                            self.dice_entry = dice.iter().map(|d| d.value.get()).collect();
+                            self.dice_entry = dice_entry::DiceEntry::of_roll(dice);
                         }
                     } else if let Err(e) = s.redo_step() {
                         problems.push(format!("Cannot redo: {e}"));
                     }
                     let events = s.events().len();
-                    // The cards of undone answers may answer again; the
+                    // The cards and dice of undone answers may answer again; the
                     // ones of answers before them still lie there.
-                    self.cards_used.forget_after(events);
+                    self.used.forget_after(events);
                     // A step undone before the app was closed has no kept
                     // lines: show the ones its Redo added.
                     if cmd == Command::Redo && !self.answers.iter().any(|a| a.events == events) {
@@ -664,16 +668,15 @@ impl AppState {
                 }
             }
             Command::SetRulesQuery(q) => self.rules_query = q,
-            Command::EnterDie(v) => self.enter_die(v),
+            Command::EnterDie(v) => self.enter_die(dice_entry::EnteredDie {
+                value: v,
+                source: DieSource::Manual,
+                seen: None,
+            }),
+            Command::UseCameraDie(i) => self.use_camera_die(i),
             Command::ClearDice => self.dice_entry.clear(),
-            Command::RemoveLastDie => {
-                self.dice_entry.pop();
-            }
-            Command::RemoveDie(i) => {
-                if i < self.dice_entry.len() {
-                    self.dice_entry.remove(i);
-                }
-            }
+            Command::RemoveLastDie => self.dice_entry.pop(),
+            Command::RemoveDie(i) => self.dice_entry.remove(i),
             Command::RemoveLastCard => {
                 self.cards_entry.pop();
             }
@@ -823,7 +826,7 @@ impl AppState {
     fn forget_fixes(&mut self) {
         self.corrections.clear();
         self.selected = None;
-        self.cards_used.clear();
+        self.used.clear();
     }
 
     /// Reads webcam [`Self::camera_index`], or says there is none (the
@@ -927,7 +930,7 @@ impl AppState {
             // An unread die may be one of the roll: never answer around it.
             Ask::Dice { .. } if !scan.unread_dice.is_empty() => return None,
             Ask::Dice { .. } => {
-                let values: Vec<u8> = scan.dice.iter().map(|d| d.value).collect();
+                let values: Vec<u8> = self.camera_dice().iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
             }
             Ask::Cards { .. } => Answer::Cards(self.camera_cards()),
@@ -955,7 +958,7 @@ impl AppState {
         // Votes first, so a player's fix applies to the settled read.
         (frame.raw, frame.moving_dice, frame.unseen_dice) = self.roll.observe_scan(&frame.raw);
         frame.scan = self.corrections.next_frame(&frame.raw);
-        self.cards_used.keep_shown(&frame.scan);
+        self.used.keep_shown(&frame.scan);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
             self.selected = target.relocate(&old.scan, &frame.scan);
             if self.selected.is_none() {
@@ -968,7 +971,7 @@ impl AppState {
 
     /// The cards the newest frame reads (after the player's corrections),
     /// in the order read, less the cards that answered earlier questions and
-    /// lie there still (see [`answered::CardsUsed`]); empty without a frame.
+    /// lie there still (see [`answered::UsedOnTable`]); empty without a frame.
     pub fn camera_cards(&self) -> Vec<Card> {
         let Some(f) = &self.live_frame else {
             return Vec::new();
@@ -977,6 +980,24 @@ impl AppState {
             .filter_map(|c| c.code.parse().ok())
             .collect();
         cards_without(&read, &self.used_cards_in(&f.scan))
+    }
+
+    /// The dice of the newest frame that did not answer a question one by
+    /// one and lie where they lay (see [`answered::UsedOnTable`]); empty
+    /// without a frame.
+    pub fn camera_dice(&self) -> Vec<&crate::vision::scan::DieOut> {
+        let Some(f) = &self.live_frame else {
+            return Vec::new();
+        };
+        (f.scan.dice.iter())
+            .filter(|d| !self.used.dice.is_used(d))
+            .collect()
+    }
+
+    /// Whether the camera's `die` answered a question one by one and lies
+    /// where it lay.
+    pub fn die_used(&self, die: &crate::vision::scan::DieOut) -> bool {
+        self.used.dice.is_used(die)
     }
 
     /// The cards of the newest frame offered as one-click picks for the
@@ -1064,16 +1085,37 @@ impl AppState {
                 "The camera cannot read {}: click its ? to name it.",
                 dice(scan.unread_dice.len())
             )),
-            Ask::Dice { count } if scan.dice.len() > count as usize => Some(format!(
-                "The camera reads {}; this roll needs {count}. Click a die that is not part of it \
-                 and choose Not a die, or enter the roll by hand.",
-                dice(scan.dice.len())
-            )),
-            Ask::Dice { count } if scan.dice.len() < count as usize => Some(format!(
-                "The camera reads {}; this roll needs {count}. Roll them all in view, or enter \
-                 the roll by hand.",
-                dice(scan.dice.len())
-            )),
+            Ask::Dice { count } => {
+                let free = self.camera_dice().len();
+                let used = scan.dice.len() - free;
+                // Dice taken one by one for the last roll lie there still
+                // (audit AL5): said, or the count reads wrong.
+                let besides = match used {
+                    0 => String::new(),
+                    n => format!(" besides {} used already", dice(n)),
+                };
+                if free == 0 && used > 0 {
+                    Some(format!(
+                        "The camera reads only dice used already ({}): roll the dice again, or \
+                         enter them by hand.",
+                        dice(used)
+                    ))
+                } else if free > count as usize {
+                    Some(format!(
+                        "The camera reads {}{besides}; this roll needs {count}. Click a die to \
+                         use it, or to mark it Not a die; or enter the roll by hand.",
+                        dice(free)
+                    ))
+                } else if free < count as usize {
+                    Some(format!(
+                        "The camera reads {}{besides}; this roll needs {count}. Roll them all in \
+                         view, or enter the roll by hand.",
+                        dice(free)
+                    ))
+                } else {
+                    None
+                }
+            }
             Ask::Cards { count, deck, .. } => {
                 let cards = self.camera_cards();
                 let codes: Vec<String> = cards.iter().map(Card::to_string).collect();
@@ -1221,23 +1263,32 @@ impl AppState {
             self.notify("The camera does not show what is asked; enter it by hand.");
             return;
         };
-        let reading = self
-            .live_frame
-            .as_ref()
-            .map(|f| answered::AnsweredReading::of(&f.scan));
-        let events = |s: &Self| s.session.as_ref().map_or(0, |(s, _)| s.events().len());
-        let before = events(self);
+        let reading = self.live_frame.as_ref().map(|f| match answer {
+            Answer::Dice(_) => answered::AnsweredReading::dice_of(&f.scan),
+            _ => answered::AnsweredReading::cards_of(&f.scan),
+        });
+        let before = self.events();
         self.apply(Event::Answer(answer));
-        if events(self) > before {
+        if self.events() > before {
             self.answered_reading = reading;
         }
     }
 
     /// Whether the newest frame still shows the reading that answered the
-    /// last question (see [`answered::AnsweredReading`]).
+    /// last question (see [`answered::AnsweredReading`]), and that reading
+    /// holds what the pending question asks for (dice or cards): dice that
+    /// answered a roll say nothing against the next card (audit BD8).
     pub fn shows_answered_reading(&self) -> bool {
-        match (&self.answered_reading, &self.live_frame) {
-            (Some(r), Some(f)) => r.still_shown_in(&f.scan),
+        let asks = self.session.as_ref().and_then(|(s, _)| s.pending());
+        match (&self.answered_reading, &self.live_frame, asks) {
+            (Some(r), Some(f), Some(req)) => {
+                let holds = match req.ask {
+                    Ask::Dice { .. } => r.holds_dice(),
+                    Ask::Cards { .. } => r.holds_cards(),
+                    _ => true,
+                };
+                holds && r.still_shown_in(&f.scan)
+            }
             _ => false,
         }
     }
@@ -1357,7 +1408,7 @@ impl AppState {
         self.session = Some((session, autosave));
         self.answers.clear();
         self.answered_reading = None;
-        self.cards_used.clear();
+        self.used.clear();
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
         self.screen = Screen::Play;
@@ -1475,7 +1526,7 @@ impl AppState {
         }
     }
 
-    fn enter_die(&mut self, v: u8) {
+    fn enter_die(&mut self, die: dice_entry::EnteredDie) {
         let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
             Some(Request {
                 ask: Ask::Dice { count },
@@ -1490,14 +1541,48 @@ impl AppState {
             ));
             return;
         }
-        self.dice_entry.push(v);
+        self.dice_entry.push(die);
         if self.dice_entry.len() >= wanted {
-            let values = std::mem::take(&mut self.dice_entry);
-            match dice_from_values(&values, DieSource::Manual) {
-                Ok(dice) => self.apply(Event::Answer(Answer::Dice(dice))),
+            let entry = std::mem::take(&mut self.dice_entry);
+            match entry.roll() {
+                Ok(dice) => {
+                    let before = self.events();
+                    self.apply(Event::Answer(Answer::Dice(dice)));
+                    // The camera's dice taken lie there still: not offered
+                    // to the next roll (audit AL5).
+                    let events = self.events();
+                    if events > before {
+                        for d in entry.seen() {
+                            self.used.dice.note_one(d, events);
+                        }
+                    }
+                }
                 Err(e) => self.notify(e),
             }
         }
+    }
+
+    /// Enters the newest frame's die at `i` (see [`Command::UseCameraDie`]).
+    fn use_camera_die(&mut self, i: usize) {
+        let Some(d) = self.live_frame.as_ref().and_then(|f| f.scan.dice.get(i)) else {
+            self.notify("That die is gone from the picture; pick it again.");
+            return;
+        };
+        if self.dice_entry.has_seen(d) {
+            self.notify("That die is entered already.");
+            return;
+        }
+        let die = dice_entry::EnteredDie {
+            value: d.value,
+            source: DieSource::Camera,
+            seen: Some(d.clone()),
+        };
+        self.enter_die(die);
+    }
+
+    /// The open game's event count (0 without one).
+    fn events(&self) -> usize {
+        self.session.as_ref().map_or(0, |(s, _)| s.events().len())
     }
 
     /// Shows `message` to the player, once: a problem that recurs (a broken
@@ -1708,20 +1793,20 @@ impl AppState {
     }
 
     /// The cards of `scan` that answered questions and lie where they lay
-    /// (see [`answered::CardsUsed`]).
+    /// (see [`answered::UsedOnTable`]).
     fn used_cards_in(&self, scan: &crate::vision::scan::ScanRecord) -> Vec<Card> {
-        (self.cards_used.lying_in(scan).iter())
+        (self.used.cards.lying_in(scan).iter())
             .filter_map(|c| c.parse().ok())
             .collect()
     }
 
     /// Notes the cards of a taken answer that the newest frame shows (see
-    /// [`answered::CardsUsed`]).
+    /// [`answered::UsedOnTable`]).
     fn note_cards_answered(&mut self, cards: &[Card]) {
-        let events = self.session.as_ref().map_or(0, |(s, _)| s.events().len());
+        let events = self.events();
         if let Some(f) = &self.live_frame {
             let codes: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
-            self.cards_used.note(&f.scan, &codes, events);
+            self.used.cards.note(&f.scan, &codes, events);
         }
     }
 

@@ -653,17 +653,21 @@ pub fn distinct_unit_name(state: &GameState, name: &str) -> String {
 pub(crate) const ROLLED: &str = ": rolled ";
 
 /// Where a roll's dice came from, when not typed in (the usual case):
-/// " (read by the camera)", " (rolled by Adjutant)"; a disputed result
-/// after a misread can be traced.
-fn roll_source(dice: &crate::table::DicePool) -> &'static str {
+/// " (read by the camera)", " (rolled by Adjutant)", " (1 of 2 read by the
+/// camera)" (one die of several in view taken, the rest typed); a disputed
+/// result after a misread can be traced.
+fn roll_source(dice: &crate::table::DicePool) -> String {
     use crate::table::DieSource;
-    let all = |s: DieSource| !dice.dice.is_empty() && dice.dice.iter().all(|d| d.source == s);
-    if all(DieSource::Camera) {
-        " (read by the camera)"
-    } else if all(DieSource::Virtual) {
-        " (rolled by Adjutant)"
+    let count = |s: DieSource| dice.dice.iter().filter(|d| d.source == s).count();
+    let (camera, all) = (count(DieSource::Camera), dice.dice.len());
+    if all > 0 && camera == all {
+        " (read by the camera)".into()
+    } else if camera > 0 {
+        format!(" ({camera} of {all} read by the camera)")
+    } else if all > 0 && count(DieSource::Virtual) == all {
+        " (rolled by Adjutant)".into()
     } else {
-        ""
+        String::new()
     }
 }
 
@@ -702,6 +706,35 @@ mod tests {
         })
         .apply(&mut s, &mut rng);
         s
+    }
+
+    #[test]
+    fn a_roll_says_where_its_dice_came_from() {
+        use crate::table::{D6, DicePool, DieSource};
+        let pool = |sources: &[DieSource]| DicePool {
+            dice: (sources.iter())
+                .filter_map(|&source| {
+                    Some(crate::table::Die {
+                        value: D6::new(4)?,
+                        source,
+                    })
+                })
+                .collect(),
+        };
+        assert_eq!(
+            roll_source(&pool(&[DieSource::Camera; 2])),
+            " (read by the camera)"
+        );
+        assert_eq!(
+            roll_source(&pool(&[DieSource::Camera, DieSource::Manual])),
+            " (1 of 2 read by the camera)"
+        );
+        assert_eq!(
+            roll_source(&pool(&[DieSource::Virtual])),
+            " (rolled by Adjutant)"
+        );
+        assert_eq!(roll_source(&pool(&[DieSource::Manual])), "");
+        assert_eq!(roll_source(&pool(&[])), "");
     }
 
     #[test]

@@ -172,11 +172,12 @@ pub(super) fn die_label(value: u8, confidence: f32) -> (String, bool) {
     }
 }
 
-/// [`die_label`] as button text: amber when doubtful.
-fn die_text(value: u8, confidence: f32) -> egui::RichText {
+/// [`die_label`] as button text, with `tag` after the face (" (used)"):
+/// amber when doubtful.
+fn die_text(value: u8, confidence: f32, tag: &str) -> egui::RichText {
     match die_label(value, confidence) {
-        (text, true) => egui::RichText::new(text).color(DOUBTFUL_COLOUR),
-        (text, false) => egui::RichText::new(text),
+        (text, true) => egui::RichText::new(format!("{text}{tag}")).color(DOUBTFUL_COLOUR),
+        (text, false) => egui::RichText::new(format!("{text}{tag}")),
     }
 }
 
@@ -209,19 +210,35 @@ pub(super) fn camera_dice_fixes(state: &AppState, ui: &mut egui::Ui, cmds: &mut 
     ui.horizontal_wrapped(|ui| {
         ui.label("Camera's dice (click one to use or fix it):");
         for (i, d) in scan.dice.iter().enumerate() {
-            ui.menu_button(die_text(d.value, d.confidence), |ui| {
-                // One die of several in view (two players rolled together):
-                // entered like a face pressed.
-                if ui.button(format!("Use this die ({})", d.value)).clicked() {
-                    cmds.push(Command::EnterDie(d.value));
+            // A die that answered a roll one by one and lies there still,
+            // or one entered for this roll, is not taken again.
+            let used = state.die_used(d);
+            let entered = state.dice_entry.has_seen(d);
+            let tag = match (used, entered) {
+                (true, _) => " (used)",
+                (false, true) => " (entered)",
+                _ => "",
+            };
+            let text = die_text(d.value, d.confidence, tag);
+            ui.menu_button(text, |ui| {
+                // One die of several in view (two players rolled together).
+                if !used && !entered && ui.button(format!("Use this die ({})", d.value)).clicked() {
+                    cmds.push(Command::UseCameraDie(i));
                 }
                 faces(ui, cmds, Target::Die(i));
             })
             .response
             .on_hover_text(format!(
-                "Read as {} ({:.0}% sure)",
-                d.value,
-                d.confidence * 100.0
+                "{}{}",
+                match state.corrections.names_at(d.center, false) {
+                    true => format!("Named {} by you", d.value),
+                    false => format!("Read as {} ({:.0}% sure)", d.value, d.confidence * 100.0),
+                },
+                if used {
+                    "; it answered a roll already and lies where it lay"
+                } else {
+                    ""
+                }
             ));
         }
         for i in 0..scan.unread_dice.len() {

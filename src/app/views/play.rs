@@ -390,7 +390,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             // Each face entered is a button that takes it
                             // out, so a slip mid-roll is mended, not retyped.
                             ui.label(format!("entered ({} of {count}):", state.dice_entry.len()));
-                            for (i, face) in state.dice_entry.iter().enumerate() {
+                            for (i, face) in state.dice_entry.faces().into_iter().enumerate() {
                                 if ui
                                     .small_button(face.to_string())
                                     .on_hover_text("Click to take this die out")
@@ -414,7 +414,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     if state.dice_entry.len() >= *count as usize {
                         ui.label(
                             "The undone roll: click a wrong die to take it out, then enter the \
-                             right face (or Clear to enter a new roll).",
+                             right face (Clear for a new roll, Redo to keep it as it was).",
                         );
                     }
                     if ui.button("Roll / draw for me").clicked() {

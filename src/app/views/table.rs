@@ -237,7 +237,10 @@ pub(super) fn detections(
     ui.horizontal_wrapped(|ui| {
         ui.label("Cards:");
         for (i, c) in scan.cards.iter().enumerate() {
-            let text = format!("{} {:.0}%", c.code, c.confidence * 100.0);
+            let text = match state.corrections.names_at(c.centre(), true) {
+                true => format!("{} (yours)", c.code),
+                false => format!("{} {:.0}%", c.code, c.confidence * 100.0),
+            };
             entry(ui, Target::Card(i), text);
         }
         for i in 0..scan.unread.len() {
@@ -252,8 +255,15 @@ pub(super) fn detections(
     ui.horizontal_wrapped(|ui| {
         ui.label("Dice:");
         for (i, d) in scan.dice.iter().enumerate() {
-            let (face, _) = die_label(d.value, d.confidence);
-            let text = format!("die {face} {:.0}%", d.confidence * 100.0);
+            // A face the player named is theirs, not a sure read (a stale
+            // one would hide behind "100%": audit BD6).
+            let text = match state.corrections.names_at(d.center, false) {
+                true => format!("die {} (yours)", d.value),
+                false => {
+                    let (face, _) = die_label(d.value, d.confidence);
+                    format!("die {face} {:.0}%", d.confidence * 100.0)
+                }
+            };
             entry(ui, Target::Die(i), text);
         }
         for i in 0..scan.unread_dice.len() {

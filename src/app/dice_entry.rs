@@ -1,0 +1,143 @@
+//! The dice entered so far for the dice question on screen: faces typed or
+//! pressed, and dice the camera reads taken one by one ("Use this die", when
+//! more dice are in view than the roll needs).
+
+use crate::rules::procedure::dice_from_values;
+use crate::table::{Die, DieSource};
+use crate::vision::scan::DieOut;
+
+/// One die entered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnteredDie {
+    /// Its face.
+    pub value: u8,
+    /// Where it came from: typed, the camera, or an undone roll's own.
+    pub source: DieSource,
+    /// The camera's die it was taken from, where it lay.
+    pub seen: Option<DieOut>,
+}
+
+/// The dice entered so far, in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiceEntry {
+    dice: Vec<EnteredDie>,
+}
+
+impl DiceEntry {
+    /// Faces typed by the player, in order.
+    pub fn typed(faces: &[u8]) -> DiceEntry {
+        DiceEntry {
+            dice: faces
+                .iter()
+                .map(|&value| EnteredDie {
+                    value,
+                    source: DieSource::Manual,
+                    seen: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// An undone roll's dice, each with its own source.
+    pub fn of_roll(dice: &[Die]) -> DiceEntry {
+        DiceEntry {
+            dice: dice
+                .iter()
+                .map(|d| EnteredDie {
+                    value: d.value.get(),
+                    source: d.source,
+                    seen: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The faces entered, in order.
+    pub fn faces(&self) -> Vec<u8> {
+        self.dice.iter().map(|d| d.value).collect()
+    }
+
+    /// How many dice are entered.
+    pub fn len(&self) -> usize {
+        self.dice.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.dice.is_empty()
+    }
+
+    /// Adds a die.
+    pub fn push(&mut self, die: EnteredDie) {
+        self.dice.push(die);
+    }
+
+    /// Takes out the die at `i`, if there is one.
+    pub fn remove(&mut self, i: usize) {
+        if i < self.dice.len() {
+            self.dice.remove(i);
+        }
+    }
+
+    /// Takes out the last die.
+    pub fn pop(&mut self) {
+        self.dice.pop();
+    }
+
+    /// Takes out every die.
+    pub fn clear(&mut self) {
+        self.dice.clear();
+    }
+
+    /// Whether the camera's `die` is entered already.
+    pub fn has_seen(&self, die: &DieOut) -> bool {
+        use super::answered::Lying;
+        self.dice
+            .iter()
+            .any(|d| d.seen.as_ref().is_some_and(|s| s.same_place(die)))
+    }
+
+    /// The camera's dice taken, where they lay.
+    pub fn seen(&self) -> impl Iterator<Item = &DieOut> {
+        self.dice.iter().filter_map(|d| d.seen.as_ref())
+    }
+
+    /// The dice as a roll, each with its source; an error names a face
+    /// that is not a d6 face.
+    pub fn roll(&self) -> Result<Vec<Die>, String> {
+        self.dice
+            .iter()
+            .map(|d| Ok(dice_from_values(&[d.value], d.source)?.remove(0)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::scan::fixtures::die_at;
+
+    #[test]
+    fn each_die_keeps_its_source_and_a_camera_die_is_known_where_it_lay() {
+        let mut entry = DiceEntry::typed(&[2]);
+        let seen = die_at(5, [100.0, 50.0]);
+        entry.push(EnteredDie {
+            value: 5,
+            source: DieSource::Camera,
+            seen: Some(seen.clone()),
+        });
+        let roll = entry.roll().expect("d6 faces");
+        assert_eq!(
+            roll.iter().map(|d| d.source).collect::<Vec<_>>(),
+            [DieSource::Manual, DieSource::Camera]
+        );
+        assert_eq!(entry.faces(), [2, 5]);
+        assert!(entry.has_seen(&die_at(5, [103.0, 50.0])));
+        assert!(!entry.has_seen(&die_at(5, [300.0, 50.0])));
+        assert_eq!(entry.seen().count(), 1);
+        entry.remove(1);
+        assert!(!entry.has_seen(&seen));
+        assert!(DiceEntry::typed(&[7]).roll().is_err());
+        assert_eq!(DiceEntry::of_roll(&roll).roll().expect("d6 faces"), roll);
+    }
+}
