@@ -598,8 +598,12 @@ impl Effect {
 /// ("needs 1 Prep action before it shoots again", "is ready to shoot") and
 /// Gentlemen of War's conditions, said when given, used and lapsing
 /// ("commanded now 0" read as something lost).
-const SAID_BY_THEIR_OWN_LINES: [&str; 4] = [
+const SAID_BY_THEIR_OWN_LINES: [&str; 6] = [
     crate::rules::card_activation::PREP_LEFT,
+    // "X is loaded (1 of 1)", "X fires a round (0 of 1 loaded)", "X
+    // dismounts for good" (audit BB C2).
+    crate::rules::gentlemen::AMMO,
+    crate::rules::gentlemen::MOUNTED,
     // Each change is said with the men in ranks and confused after it (a
     // "confused now 1" line before it said it twice: audit AN7).
     crate::rules::napoleonic::CONFUSED,

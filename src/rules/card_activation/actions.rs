@@ -299,6 +299,17 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                             ),
                         );
                     }
+                    // Nor a charge's free melee: said, and the units panel
+                    // stops showing it (audit BC C3).
+                    let mut now = Momentum::of(ctx, unit);
+                    if now.free_melee > 0 {
+                        ctx.resolved(
+                            "charge",
+                            format!("{name}'s free melee (charge) goes unused"),
+                        );
+                        now.free_melee = 0;
+                        now.save(ctx, unit);
+                    }
                     return Ok(());
                 }
             },

@@ -629,6 +629,23 @@ fn fire_from_overwatch_between_two_moves_does_not_break_the_charge() {
     assert_asking(&s, "2 straight move actions in a row into contact");
 }
 
+/// Audit BC C3: a charge's free melee left untaken when the activation
+/// ends is said to go unused, and no longer counts.
+#[test]
+fn a_free_melee_left_at_the_end_of_the_activation_goes_unused() {
+    let mut s = begin();
+    feed(&mut s, &DEAL);
+    feed(
+        &mut s,
+        &["c u3", "n 0", "n 0", "c no", "c end", "c end", "c end"],
+    );
+    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    assert_asking(&s, "Free melee");
+    feed(&mut s, &["c end"]);
+    assert!(logged(&s, "Captain's free melee (charge) goes unused"));
+    assert_eq!(unit(&s, "Captain").stat(super::actions::FREE_MELEE), 0);
+}
+
 #[test]
 fn a_charges_free_melee_may_be_taken_at_once() {
     let mut s = begin_game_with(

@@ -132,6 +132,12 @@ fn spend_ammo(ctx: &mut Ctx, unit: UnitId, a: &Ability) {
     if let Some(k) = &a.ammo {
         let left = (stat(ctx, unit, k) - 1).max(0);
         set_stat(ctx, unit, k, left);
+        let name = ctx.state().unit_name(unit);
+        let max = stat(ctx, unit, AMMO_MAX).max(1);
+        ctx.resolved(
+            "ranged",
+            format!("{name} fires a round ({left} of {max} loaded)"),
+        );
     }
 }
 
@@ -145,9 +151,16 @@ pub(crate) struct Draw {
     pub failed: bool,
 }
 
-/// Draws `n` cards for `side`, offering each Queen's redraw and an Ace to
-/// cancel the Big Joker.
-pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flow<Draw> {
+/// Draws `n` cards for `side` (`what`: the draw question's words; `called`:
+/// the check's name in a sentence, "Red's Rout Check"), offering each
+/// Queen's redraw and an Ace to cancel the Big Joker.
+pub(crate) fn draw_check(
+    ctx: &mut Ctx,
+    side: SideId,
+    n: u32,
+    what: &str,
+    called: &str,
+) -> Flow<Draw> {
     let deck = deck_of(side);
     let player = ctx.state().side_name(side);
     let mut hand = ctx.draw_for(
@@ -232,7 +245,7 @@ pub(crate) fn draw_check(ctx: &mut Ctx, side: SideId, n: u32, what: &str) -> Flo
             ctx.resolved("aces", format!("{player} cancels the Big Joker with {a}"));
         } else {
             failed = true;
-            noted(ctx, "jokers", format!("Big Joker: {what} fails"));
+            noted(ctx, "jokers", format!("Big Joker: {called} fails"));
         }
     }
     Ok(Draw { hand, all, failed })
@@ -442,11 +455,21 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     };
     spend(ctx, unit, extra);
     let m = num(ctx, "max_draw_modifier").max(0);
+    // Help for one's own side is the helper's draw (audit BB C5).
     let against = target.map_or_else(String::new, |t| {
-        let on = if friendly(a) { "for" } else { "against" };
-        format!(" {on} {}", ctx.state().unit_name(t))
+        let target = ctx.state().unit_name(t);
+        if friendly(a) {
+            format!(
+                " for {}'s {} on {target}",
+                ctx.state().unit_name(unit),
+                a.name
+            )
+        } else {
+            format!(" against {target}")
+        }
     });
     // What can change the draw: a dash's own modifier, or the fight's.
+    let optimal;
     let reasons = if a.dash && target.is_none() {
         "Mobility Drills"
     } else if friendly(a) {
@@ -459,7 +482,14 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         // in this activation (Charge Defence: "when charged").
         let charged = target.is_some_and(|t| stat(ctx, unit, super::CHARGED) == t as i32 + 1);
         match (a.reach, charged) {
-            (Some(Reach::Ranged(_)), _) => "cover, range past optimal, Block, Stalk",
+            // The optimal range said, so the penalty is a count, not a
+            // lookup (audit BB C1).
+            (Some(Reach::Ranged(x)), _) => {
+                optimal = format!(
+                    "cover, range past optimal (1 card fewer per hex beyond {x}), Block, Stalk"
+                );
+                optimal.as_str()
+            }
             (Some(Reach::Melee(_)), true) => {
                 "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)"
             }
@@ -493,7 +523,8 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             suit.symbol(),
         ),
     );
-    let draw = draw_check(ctx, side, n, &format!("{name}'s {}", a.name))?;
+    let called = format!("{name}'s {}", a.name);
+    let draw = draw_check(ctx, side, n, &called, &called)?;
     let aces = draw
         .all
         .iter()
@@ -515,13 +546,25 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             if open.is_empty() {
                 break;
             }
+            // A heal on a unit with no wounds buys nothing: said, not
+            // hidden (saves that bought it still read; audit BB C6).
+            let unhurt = target
+                .and_then(|t| ctx.state().units.get(t))
+                .filter(|u| u.wounds() == 0)
+                .map(|u| u.name.clone());
             let mut options: Vec<Choice> = open
                 .iter()
                 .map(|&i| {
                     let o = &a.options[i];
+                    let heals_only = !o.conditions.is_empty()
+                        && o.conditions.iter().all(|c| matches!(c, Condition::Heal(_)));
+                    let note = match &unhurt {
+                        Some(n) if heals_only => format!(" ({n} has no wounds)"),
+                        _ => String::new(),
+                    };
                     Choice::new(
                         format!("o{i}"),
-                        format!("{} [{}]", o.label, cost_text(&o.cost)),
+                        format!("{} [{}]{note}", o.label, cost_text(&o.cost)),
                     )
                 })
                 .collect();
@@ -978,7 +1021,8 @@ pub fn armour_check(ctx: &mut Ctx, target: UnitId, pierce: u32) -> Flow<(bool, b
     }
     let n = left * num(ctx, "armour_cards_per_point").max(1) as u32;
     let side = ctx.state().units[target].side;
-    let draw = draw_check(ctx, side, n, &format!("{t}'s Armour Check"))?;
+    let called = format!("{t}'s Armour Check");
+    let draw = draw_check(ctx, side, n, &called, &called)?;
     let spades = if draw.failed {
         0
     } else {
@@ -1000,7 +1044,10 @@ pub fn armour_check(ctx: &mut Ctx, target: UnitId, pierce: u32) -> Flow<(bool, b
         );
         (false, true)
     } else {
-        ctx.resolved("armour-check", format!("{t}'s Armour Check fails"));
+        // The Big Joker's line said it already (audit BB C3).
+        if !draw.failed {
+            ctx.resolved("armour-check", format!("{t}'s Armour Check fails"));
+        }
         (true, true)
     };
     finish_draw(ctx, side, &draw.all)?;
@@ -1145,6 +1192,7 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             side,
             cards as u32,
             "the Rout Check (any club passes, Jacks and Kings too)",
+            &format!("{} Rout Check", crate::rules::common::possessive(&name)),
         )?;
         let clubs = if draw.failed {
             0

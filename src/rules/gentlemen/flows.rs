@@ -122,7 +122,7 @@ fn a_shot_with_nobody_in_reach_spends_nothing() {
     feed(&mut aimed, &["c rifle-fire", "c u3", "n 0"]);
     assert_asking(
         &aimed,
-        "Cards drawn more (+) or fewer (-) against Pierre: cover, range past optimal, Block, Stalk (",
+        "Cards drawn more (+) or fewer (-) against Pierre: cover, range past optimal (1 card fewer per hex beyond 10), Block, Stalk (",
     );
     assert!(offered(&s).contains("rifle-fire"), "{}", offered(&s));
 }
@@ -144,6 +144,9 @@ fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
         "{:?}",
         s.state().log
     );
+    // The round is spent, said once (audit BB C2).
+    assert!(logged(&s, "Sharpe fires a round (0 of 1 loaded)"));
+    assert!(!logged(&s, "ammunition now"));
     assert_asking(&s, "buy an effect");
     // Three diamonds buy "2 wounds"; Pierre has Spades 1, so the first wound
     // puts him at Death's Door and the second is not taken.
@@ -685,6 +688,8 @@ fn checkless_actions_are_paid_over_several_activations() {
     feed(&mut s, &["c rifle-load", "n 2"]);
     assert!(logged(&s, "Sharpe completes Rifle: Load"));
     assert!(logged(&s, "Sharpe is loaded (1 of 1)"));
+    // Said once, not also as a stat line (audit BB C2).
+    assert!(!logged(&s, "ammunition now"));
     assert_eq!(unit(&s, "Sharpe").stat(super::AMMO), 1);
 }
 
@@ -869,6 +874,16 @@ fn half_the_band_out_of_action_fails_a_rout_check_without_a_club() {
     assert_eq!(outcome.and_then(|o| o.winner), Some(1));
 }
 
+/// Audit BB C3: the Big Joker's line names the check in a sentence, once.
+#[test]
+fn the_big_joker_fails_a_rout_check_in_one_plain_line() {
+    let mut s = red_loses_sharpe();
+    feed(&mut s, &["k XR Jd 4s", "c keep"]);
+    assert!(logged(&s, "Big Joker: Red's Rout Check fails"));
+    assert!(!logged(&s, "Big Joker: the Rout Check"));
+    assert!(logged(&s, "Red fails its Rout Check and flees"));
+}
+
 #[test]
 fn a_jack_passes_the_rout_check_as_a_club() {
     let mut s = red_loses_sharpe();
@@ -957,10 +972,30 @@ fn a_support_ability_heals_a_friendly_unit() {
     assert!(!offered(&s).contains("Sharpe"), "{}", offered(&s));
     feed(&mut s, &["c u2", "n 0"]);
     // Help for one's own side is not asked about attack modifiers.
-    assert_asking(&s, "for Jean: any rule or upgrade that changes this draw");
+    assert_asking(
+        &s,
+        "for Luc's Command on Jean: any rule or upgrade that changes this draw",
+    );
     feed(&mut s, &["n 0", "k 5c 2h 3s 4s", "c o1"]);
     assert!(logged(&s, "Jean heals 1 wound"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
+}
+
+/// Audit BB C6: a heal on an unwounded unit is marked as buying nothing.
+#[test]
+fn a_heal_on_an_unwounded_unit_says_so() {
+    let mut s = sharpe_up();
+    feed(
+        &mut s,
+        &["c end", "c u4", "c command", "c u2", "n 0", "n 0"],
+    );
+    feed(&mut s, &["k 5c 2h 3s 4s"]);
+    assert_asking(&s, "buy an effect");
+    assert!(
+        offered(&s).contains("(Jean has no wounds)"),
+        "{}",
+        offered(&s)
+    );
 }
 
 #[test]
@@ -1052,6 +1087,7 @@ fn a_rider_without_training_draws_less_until_it_dismounts() {
         &s,
         "Tarleton dismounts for good: its riding penalty ends"
     ));
+    assert!(!logged(&s, "mounted now"), "said once (audit BB C2)");
     // Hearts 3, less one for the Sabre's second use this activation.
     assert_asking(&s, "Sabre (♥, draws 2)");
     assert_asking(&s, "Carbine: Fire (♦, draws 2)");

@@ -165,7 +165,11 @@ fn a_tie_or_a_joker_saves_and_a_heart_cannot_shoot() {
         ],
     );
     feed(&mut s, &["c save", "k XR"]);
-    assert!(logged(&s, "Virgil saves with a Joker"));
+    // The shot's card stays in the line (audit BC C4).
+    assert!(logged(
+        &s,
+        "Kid's shot 12 (Ad, height +1) is saved by Virgil's Joker: missed"
+    ));
 }
 
 #[test]

@@ -455,9 +455,15 @@ fn fire(
                 match value(ctx, c) {
                     Some(v) => Some((c, v)),
                     None => {
+                        // The shot's card and modifiers kept, as for every
+                        // other shot (audit BC C4).
                         ctx.resolved(
                             "shooting",
-                            format!("{name} saves with a Joker: the shot misses"),
+                            format!(
+                                "{} shot {shot} ({detail}) is saved by {} Joker: missed",
+                                possessive(shooter),
+                                possessive(&name)
+                            ),
                         );
                         return Ok(false);
                     }

@@ -417,13 +417,17 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
         ),
         "wounds",
     )?;
+    let w = wounds_from(&pool.values(), v) * strike.wounds_per_hit;
     // Every 1 the gun rolls risks a misfire, its own saves included. A gun
     // gone that way still took the wounds its roll says: they count in the
-    // engagement's tally (the enemy's shots did land).
-    if kind(&t) == UnitKind::Artillery {
+    // engagement's tally (the enemy's shots did land). From question order
+    // 3, a gun these wounds destroy anyway is not asked to check (audit
+    // BA3).
+    let lives = (t.soldiers.len() as u32 * t.wounds_per_soldier).saturating_sub(t.wounds());
+    let doomed = crate::rules::common::question_order(ctx) >= 3 && w >= lives;
+    if kind(&t) == UnitKind::Artillery && !doomed {
         misfire(ctx, target, pool.count_of(1) as u32)?;
     }
-    let w = wounds_from(&pool.values(), v) * strike.wounds_per_hit;
     ctx.resolved(
         "wounds",
         format!(

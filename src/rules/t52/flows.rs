@@ -521,6 +521,59 @@ fn panic_fails_above_six_and_fearless_can_save_it() {
     }
 }
 
+/// Audit BA1: a charge's target that panics and retreats off the table
+/// leaves nothing to charge towards; the charge ends there (question order
+/// 3; games begun before still ask the charge move, as their saves
+/// answered).
+#[test]
+fn a_charge_ends_when_its_target_flees_the_table() {
+    for (order, ends) in [(crate::rules::t52::QUESTION_ORDER, true), (2, false)] {
+        let mut setup = setup(RED, "XB Ad 6d+7c 3c", &[], &[]);
+        setup.question_order = order;
+        let mut s = begin(&setup);
+        feed(&mut s, &INIT);
+        feed(&mut s, &["c XR", "c 4h", "c charge", "d 3"]);
+        s.apply(Event::Edit(Effect::RemoveSoldiers { unit: 6, count: 3 }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        feed(&mut s, &["c 6d", "d 4", "d 2", "c edge"]);
+        assert!(!unit(&s, "Follower 6d").in_play());
+        assert_eq!(
+            logged(
+                &s,
+                "Follower 6d has fled the table: Follower 4h's charge ends"
+            ),
+            ends
+        );
+        assert_eq!(asking(&s).contains("Charge!"), !ends, "{}", asking(&s));
+    }
+}
+
+/// Audit BA3: a gun whose own wound dice destroy it is not asked for a
+/// misfire check on their 1s (question order 3).
+#[test]
+fn a_gun_its_wounds_destroy_is_not_asked_to_misfire() {
+    for (order, asked) in [(crate::rules::t52::QUESTION_ORDER, false), (2, true)] {
+        let mut setup = setup(RED, BLUE, &[], &[]);
+        setup.question_order = order;
+        let mut s = begin(&setup);
+        feed(&mut s, &INIT);
+        feed(&mut s, &GUN_FIRES_LUMP_AT_8C[..7]);
+        feed(&mut s, &["c lump", "c yes"]);
+        // The gun's own attack rolls no 1; 8c's Return Fire hits it four
+        // times and every die wounds it (V 5), 1s included.
+        feed(&mut s, &["d 4 5 6", "d 6 6 6 6 1 1 1 1", "d 1 1 2 2"]);
+        assert_eq!(
+            asking(&s).contains("Misfire check"),
+            asked,
+            "{}",
+            asking(&s)
+        );
+        if !asked {
+            assert!(!unit(&s, "Artillery 3c").in_play(), "the wounds destroy it");
+        }
+    }
+}
+
 /// With so many soldiers missing that even a 1 fails, the Panic Test's roll
 /// cannot change anything: the window takes it (audit AA4), and only a
 /// Fearless unit's own roll is asked. An older save's die reads the same.

@@ -180,8 +180,10 @@ pub struct GameSetup {
 /// The newest order of questions ([`GameSetup::question_order`]):
 /// 1 asks an artillery piece's lump shot or canister before the target's
 /// cover, which a lump shot ignores, and then leaves the cover question out;
-/// 2 also ends a game by sudden death before asking about the markers.
-pub const QUESTION_ORDER: u32 = 2;
+/// 2 also ends a game by sudden death before asking about the markers;
+/// 3 ends a charge whose target panicked and fled the table, and asks no
+/// misfire check of a gun that the same roll's wounds destroy.
+pub const QUESTION_ORDER: u32 = 3;
 
 /// Checks a whole setup: two differently named players with valid
 /// regiments, objective cards that are Kings or one Jack, and no card used

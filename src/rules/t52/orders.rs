@@ -220,6 +220,18 @@ fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
     }
     if !held {
         retreat(ctx, t, id)?;
+        // Fled off the table: nothing left to move towards (audit BA1), as
+        // for a gun gone above; question order 3 on (older games' saves
+        // answered the charge move).
+        if crate::rules::common::question_order(ctx) >= 3
+            && !unit(ctx, t).is_some_and(|tu| tu.in_play())
+        {
+            ctx.resolved(
+                "charge",
+                format!("{target_name} has fled the table: {}'s charge ends", u.name),
+            );
+            return Ok(());
+        }
     } else if unit(ctx, t).is_some_and(|tu| can_shoot(&tu)) {
         ctx.resolved(
             "stand-and-shoot",
