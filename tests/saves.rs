@@ -216,6 +216,35 @@ fn a_log_that_does_not_replay_is_refused_with_the_event_index() {
     assert!(msg.contains("event 1 of the log"), "{msg}");
 }
 
+/// Audit BC C1: the home list replays each save, so one that resumes only
+/// in part says so, with where it resumes instead of its stored summary.
+#[test]
+fn the_checked_list_says_a_save_resumes_in_part() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lib = library();
+    let text = "(format: 1, game: T52, seed: 3, summary: Some(\"Red v Blue, over: victory to Red\"), events: [Edit(AddSide(name: \"Red\", back: None)), Edit(AddSide(name: \"Blue\", back: None)), Begin(RollOff(sides: [0, 1])), Answer(Number(4)), Answer(Number(2))])";
+    std::fs::write(dir.path().join("t52-7.ron"), text).unwrap_or_else(|e| panic!("{e}"));
+    // Unchecked, the stored summary stands.
+    let plain = save::list(dir.path());
+    assert_eq!(
+        plain[0].summary.as_deref(),
+        Some("Red v Blue, over: victory to Red")
+    );
+    let checked = save::list_checked(dir.path(), &lib);
+    match &checked[0].condition {
+        SaveCondition::InPart { at, why } => {
+            assert_eq!(at, "Red v Blue, setting up");
+            assert!(why.starts_with("event 4 of 5 no longer applies"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        checked[0].summary.as_deref(),
+        Some("Red v Blue, setting up")
+    );
+    assert!(checked[0].resumable());
+}
+
 /// A log written when a question was asked differently (an older Adjutant, a
 /// ruleset house-ruled since) resumes up to the first answer that no longer
 /// fits, says so, and keeps the whole log beside the save.

@@ -317,7 +317,7 @@ impl AppState {
                 _ => format!("Ruleset not loaded, using the built-in one: {e}"),
             })
             .collect();
-        let saves = save::list(&save_dir);
+        let saves = save::list_checked(&save_dir, &library);
         // Captures and learned decks live beside the save folder.
         let data_dir = save_dir
             .parent()
@@ -516,7 +516,7 @@ impl AppState {
             )),
             Err(e) => self.notify(format!("Could not put the game away: {e}")),
         }
-        self.saves = save::list(&self.save_dir);
+        self.saves = save::list_checked(&self.save_dir, &self.library);
     }
 
     /// Applies one command. Errors become messages; nothing panics.
@@ -524,7 +524,7 @@ impl AppState {
         match cmd {
             Command::GoHome => {
                 // Games played since the list was read have moved up.
-                self.saves = save::list(&self.save_dir);
+                self.saves = save::list_checked(&self.save_dir, &self.library);
                 self.screen = Screen::Home;
             }
             Command::GoPlay => self.screen = Screen::Play,
@@ -1403,7 +1403,7 @@ impl AppState {
         if let Err(e) = begun {
             self.notify(e.to_string());
         }
-        self.saves = save::list(&self.save_dir);
+        self.saves = save::list_checked(&self.save_dir, &self.library);
         self.clear_entries();
         self.session = Some((session, autosave));
         self.answers.clear();

@@ -440,6 +440,14 @@ pub enum SaveCondition {
     FromBackup,
     /// Neither the save nor a backup reads: why the save does not.
     Unusable(String),
+    /// It reads but replays only in part (an older Adjutant, a house rule
+    /// changed since): where it resumes and why (see [`Loaded::cut_short`]).
+    InPart {
+        /// Where the game resumes ("turn 1").
+        at: String,
+        /// Which event stops the replay, and why.
+        why: String,
+    },
 }
 
 impl SavedGame {
@@ -543,6 +551,30 @@ pub fn list(dir: &Path) -> Vec<SavedGame> {
             .then_with(|| a.path.cmp(&b.path))
     });
     out
+}
+
+/// [`list`], each save that reads also replayed under `library`: one that
+/// replays only in part says where it resumes and why, and its summary is
+/// the game as it resumes (its stored one said "over" of a game that
+/// resumes at turn 1: audit BC C1).
+pub fn list_checked(dir: &Path, library: &Library) -> Vec<SavedGame> {
+    let mut saves = list(dir);
+    for s in saves.iter_mut().filter(|s| s.resumable()) {
+        match load(&s.path, library) {
+            Ok(Loaded {
+                session,
+                cut_short: Some(why),
+                ..
+            }) => {
+                let at = summary_of(&session);
+                s.summary = Some(at.clone());
+                s.condition = SaveCondition::InPart { at, why };
+            }
+            Ok(_) => {}
+            Err(e) => s.condition = SaveCondition::Unusable(e.to_string()),
+        }
+    }
+    saves
 }
 
 /// Keeps a session on disk: saves after every change.

@@ -100,6 +100,10 @@ pub(super) fn home(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                 SaveCondition::Unusable(why) => {
                     ui.colored_label(WARNING, format!("Cannot be resumed: {why}"));
                 }
+                SaveCondition::InPart { why, .. } => {
+                    ui.colored_label(WARNING, "(resumes in part)")
+                        .on_hover_text(why);
+                }
             }
         });
     }

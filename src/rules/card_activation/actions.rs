@@ -101,8 +101,37 @@ fn add_spent(ctx: &mut Ctx, unit: UnitId) {
 /// Activates `unit` when its card comes up. Units on Overwatch may act in
 /// its menu (so also right after the previous unit's last action), and
 /// before a routed unit's rally; units of its side next in sequence may act
-/// together with it (combined actions).
+/// together with it (combined actions). A charge's free melee not taken by
+/// the end is lost (see [`free_melee_lost`]).
 pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+    activation(ctx, unit)?;
+    free_melee_lost(ctx, unit);
+    Ok(())
+}
+
+/// A charge's free melee left when `unit`'s activation ends, however it
+/// ends (by choice, on Overwatch, routed), is gone: said unless a rout
+/// took it (its line says the unit loses what it had left), and cleared so
+/// the units panel stops showing it (audits BC C3, BF N3).
+fn free_melee_lost(ctx: &mut Ctx, unit: UnitId) {
+    let mut now = Momentum::of(ctx, unit);
+    if now.free_melee <= 0 {
+        return;
+    }
+    let routed = has(ctx, unit, ROUTED) || has(ctx, unit, FORFEIT);
+    if !routed && ctx.state().units[unit].in_play() {
+        let name = ctx.state().unit_name(unit);
+        ctx.resolved(
+            "charge",
+            format!("{} free melee (charge) goes unused", possessive(&name)),
+        );
+    }
+    now.free_melee = 0;
+    now.save(ctx, unit);
+}
+
+/// [`activate`] up to the end of the unit's menu.
+fn activation(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     let name = ctx.state().unit_name(unit);
     let actions = stat(ctx, unit, "actions").max(0);
     if has(ctx, unit, ROUTED) {
@@ -298,17 +327,6 @@ pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
                                 if left == 1 { "" } else { "s" }
                             ),
                         );
-                    }
-                    // Nor a charge's free melee: said, and the units panel
-                    // stops showing it (audit BC C3).
-                    let mut now = Momentum::of(ctx, unit);
-                    if now.free_melee > 0 {
-                        ctx.resolved(
-                            "charge",
-                            format!("{name}'s free melee (charge) goes unused"),
-                        );
-                        now.free_melee = 0;
-                        now.save(ctx, unit);
                     }
                     return Ok(());
                 }

@@ -428,6 +428,10 @@ fn a_charger_routed_by_overwatch_fire_loses_its_free_melee() {
     assert!(unit(&s, "Militia").has(ROUTED));
     assert!(!asking(&s).contains("Free melee"), "{}", asking(&s));
     assert_asking(&s, "Guards has 2 action(s) left");
+    // Gone with the rout: the panel no longer shows it, and the rout line
+    // said so (audit BF N3).
+    assert_eq!(unit(&s, "Militia").stat(super::actions::FREE_MELEE), 0);
+    assert!(!logged(&s, "free melee (charge) goes unused"));
 }
 
 /// A game of `setup` on the built-in ruleset with a house profile `(id,

@@ -455,19 +455,21 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     };
     spend(ctx, unit, extra);
     let m = num(ctx, "max_draw_modifier").max(0);
-    // Help for one's own side is the helper's draw (audit BB C5).
     let against = target.map_or_else(String::new, |t| {
-        let target = ctx.state().unit_name(t);
-        if friendly(a) {
-            format!(
-                " for {}'s {} on {target}",
-                ctx.state().unit_name(unit),
-                a.name
-            )
-        } else {
-            format!(" against {target}")
-        }
+        let on = if friendly(a) { "for" } else { "against" };
+        format!(" {on} {}", ctx.state().unit_name(t))
     });
+    // The question names whose draw help for one's own side is (audit BB
+    // C5); the log line names the user already.
+    let asked_for = match target {
+        Some(t) if friendly(a) => format!(
+            " for {} {} on {}",
+            crate::rules::common::possessive(&ctx.state().unit_name(unit)),
+            a.name,
+            ctx.state().unit_name(t)
+        ),
+        _ => against.clone(),
+    };
     // What can change the draw: a dash's own modifier, or the fight's.
     let optimal;
     let reasons = if a.dash && target.is_none() {
@@ -501,7 +503,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
     };
     let modifier = ctx.number(
         format!(
-            "Cards drawn more (+) or fewer (-){against}: {reasons} (without them: {} card(s))",
+            "Cards drawn more (+) or fewer (-){asked_for}: {reasons} (without them: {} card(s))",
             base + extra
         ),
         (-m).into(),

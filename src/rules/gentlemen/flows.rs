@@ -977,6 +977,8 @@ fn a_support_ability_heals_a_friendly_unit() {
         "for Luc's Command on Jean: any rule or upgrade that changes this draw",
     );
     feed(&mut s, &["n 0", "k 5c 2h 3s 4s", "c o1"]);
+    // The log line names the user once (audit BF N2).
+    assert!(logged(&s, "Luc uses Command (♣) for Jean: draws"));
     assert!(logged(&s, "Jean heals 1 wound"));
     assert_eq!(unit(&s, "Jean").wounds(), 0);
 }

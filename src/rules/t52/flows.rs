@@ -538,10 +538,7 @@ fn a_charge_ends_when_its_target_flees_the_table() {
         feed(&mut s, &["c 6d", "d 4", "d 2", "c edge"]);
         assert!(!unit(&s, "Follower 6d").in_play());
         assert_eq!(
-            logged(
-                &s,
-                "Follower 6d has fled the table: Follower 4h's charge ends"
-            ),
+            logged(&s, "Follower 6d is gone: Follower 4h's charge ends"),
             ends
         );
         assert_eq!(asking(&s).contains("Charge!"), !ends, "{}", asking(&s));

@@ -220,7 +220,8 @@ fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
     }
     if !held {
         retreat(ctx, t, id)?;
-        // Fled off the table: nothing left to move towards (audit BA1), as
+        // Fled off the table, or lost in dangerous terrain on the way:
+        // nothing left to move towards (audit BA1), as
         // for a gun gone above; question order 3 on (older games' saves
         // answered the charge move).
         if crate::rules::common::question_order(ctx) >= 3
@@ -228,7 +229,7 @@ fn charge(ctx: &mut Ctx, id: UnitId, snob: Option<UnitId>) -> Flow<()> {
         {
             ctx.resolved(
                 "charge",
-                format!("{target_name} has fled the table: {}'s charge ends", u.name),
+                format!("{target_name} is gone: {}'s charge ends", u.name),
             );
             return Ok(());
         }
