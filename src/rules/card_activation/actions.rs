@@ -102,7 +102,7 @@ fn add_spent(ctx: &mut Ctx, unit: UnitId) {
 /// its menu (so also right after the previous unit's last action), and
 /// before a routed unit's rally; units of its side next in sequence may act
 /// together with it (combined actions). A charge's free melee not taken by
-/// the end is lost (see [`free_melee_lost`]).
+/// the end is lost.
 pub fn activate(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     activation(ctx, unit)?;
     free_melee_lost(ctx, unit);
