@@ -372,6 +372,13 @@ fn a_camera_die_used_alone_is_not_offered_again_until_rolled() {
     harness.state_mut().show_frame(two);
     harness.run();
     assert!(harness.query_by_label("5 (used)").is_none());
+    // Redone: it answered again, so it is used again (audit BE N4).
+    click(&mut harness, "Redo");
+    harness.get_by_label("5 (used)");
+    // Named anew, it is still the die that answered (audit BE N1).
+    click(&mut harness, "5 (used)");
+    click(&mut harness, "shows 6");
+    harness.get_by_label("6 (used)");
     // Rolled again, the same face elsewhere: a new die.
     harness
         .state_mut()

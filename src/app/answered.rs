@@ -112,11 +112,24 @@ impl UsedOnTable {
         self.dice.keep_shown(&scan.dice);
     }
 
-    /// Forgets what answers past the game's first `events` events used
-    /// (undone).
+    /// Sets aside what answers past the game's first `events` events used
+    /// (undone): they may answer again, or come back with a Redo.
     pub fn forget_after(&mut self, events: usize) {
         self.cards.forget_after(events);
         self.dice.forget_after(events);
+    }
+
+    /// Brings back what redone answers, up to the game's first `events`
+    /// events, used (audit BE N4).
+    pub fn restore_upto(&mut self, events: usize) {
+        self.cards.restore_upto(events);
+        self.dice.restore_upto(events);
+    }
+
+    /// Drops what undone answers used: a new answer took their place.
+    pub fn drop_undone(&mut self) {
+        self.cards.undone.clear();
+        self.dice.undone.clear();
     }
 
     /// Forgets everything.
@@ -130,11 +143,16 @@ impl UsedOnTable {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Used<T> {
     items: Vec<UsedItem<T>>,
+    /// What undone answers used, for a Redo.
+    undone: Vec<UsedItem<T>>,
 }
 
 impl<T> Default for Used<T> {
     fn default() -> Self {
-        Used { items: Vec::new() }
+        Used {
+            items: Vec::new(),
+            undone: Vec::new(),
+        }
     }
 }
 
@@ -162,6 +180,14 @@ impl<T: Lying> Used<T> {
         }
     }
 
+    /// Puts `new` in place of the used thing `old` is (the player named its
+    /// face anew).
+    pub fn replace(&mut self, old: &T, new: &T) {
+        for u in self.items.iter_mut().filter(|u| u.item.same_place(old)) {
+            u.item = new.clone();
+        }
+    }
+
     /// Whether `item` lies where a used one lay.
     pub fn is_used(&self, item: &T) -> bool {
         self.items.iter().any(|u| u.item.same_place(item))
@@ -178,10 +204,30 @@ impl<T: Lying> Used<T> {
         self.items.retain(|u| u.missed <= MAX_MISSED_FRAMES);
     }
 
-    /// Forgets the things of answers past the game's first `events` events
-    /// (undone).
+    /// Sets aside the things of answers past the game's first `events`
+    /// events (undone).
     pub fn forget_after(&mut self, events: usize) {
-        self.items.retain(|u| u.events <= events);
+        let (kept, undone): (Vec<_>, Vec<_>) =
+            self.items.drain(..).partition(|u| u.events <= events);
+        self.items = kept;
+        self.undone.extend(undone);
+    }
+
+    /// Brings back the things set aside of answers up to the game's first
+    /// `events` events (redone).
+    pub fn restore_upto(&mut self, events: usize) {
+        let (back, still): (Vec<_>, Vec<_>) =
+            self.undone.drain(..).partition(|u| u.events <= events);
+        self.undone = still;
+        self.items.extend(back);
+    }
+
+    /// The things set aside that the answer at `events` events used.
+    pub fn undone_at(&self, events: usize) -> Vec<T> {
+        (self.undone.iter())
+            .filter(|u| u.events == events)
+            .map(|u| u.item.clone())
+            .collect()
     }
 }
 
@@ -308,5 +354,9 @@ mod tests {
         assert_eq!(used.lying_in(&table), ["Ks"]);
         used.forget_after(0);
         assert!(used.lying_in(&table).is_empty());
+        // Redone: back where they lay (audit BE N4).
+        used.restore_upto(3);
+        assert_eq!(used.lying_in(&table), ["Ks"]);
+        assert_eq!(used.undone_at(5).len(), 1);
     }
 }

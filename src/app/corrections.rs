@@ -238,7 +238,8 @@ impl Pinned {
     /// / die" fix stands while the same reading comes back there (clutter
     /// read the same way frame after frame); another reading is a new card
     /// laid or a die rolled there, read afresh ("not this roll" is not the
-    /// next roll). An unread object dropped stays dropped. An unread or
+    /// next roll). An unread object dropped stays dropped until something
+    /// is read there surely. An unread or
     /// missed object named is another one once something else is read
     /// there surely (a die named 1, then a 4 rolled onto its spot: audit
     /// BD1); a doubtful read there is taken for a misread of it.
@@ -250,7 +251,12 @@ impl Pinned {
         match &self.fix {
             Fix::Card(code) => other(code),
             Fix::Die(v) => other(&v.to_string()),
-            Fix::NotACard | Fix::NotADie => self.was.as_deref().is_some_and(|w| w != read),
+            // Dropped unread: a sure reading there is something new laid
+            // or rolled on its spot (audit BE N2).
+            Fix::NotACard | Fix::NotADie => match self.was.as_deref() {
+                Some(w) => w != read,
+                None => confidence >= SURE_READ,
+            },
         }
     }
 }
@@ -654,8 +660,20 @@ mod tests {
             confidence: 0.6,
             ..die(3, 31.0)
         };
-        let seen = fixes.next_frame(&scan(vec![], vec![doubtful]));
+        let seen = fixes.next_frame(&scan(vec![], vec![doubtful.clone()]));
         assert_eq!(seen.dice[0].value, 1, "a doubtful misread of the named die");
+        let seen = fixes.next_frame(&scan(vec![], vec![die(4, 31.0)]));
+        assert_eq!(seen.dice[0].value, 4);
+        assert!(fixes.is_empty());
+        // Dropped as not a die: a doubtful read there stays dropped, a sure
+        // one is a die rolled there (audit BE N2).
+        assert!(fixes.add(&first, Target::UnreadDie(0), Fix::NotADie));
+        assert!(
+            fixes
+                .next_frame(&scan(vec![], vec![doubtful]))
+                .dice
+                .is_empty()
+        );
         let seen = fixes.next_frame(&scan(vec![], vec![die(4, 31.0)]));
         assert_eq!(seen.dice[0].value, 4);
         assert!(fixes.is_empty());

@@ -38,15 +38,24 @@ impl DiceEntry {
         }
     }
 
-    /// An undone roll's dice, each with its own source.
-    pub fn of_roll(dice: &[Die]) -> DiceEntry {
+    /// An undone roll's dice, each with its own source; its camera dice
+    /// taken one by one (`seen`, where they lay) are known again, so none
+    /// is entered twice (audit BE N3).
+    pub fn of_roll(dice: &[Die], seen: &[DieOut]) -> DiceEntry {
+        let mut left: Vec<&DieOut> = seen.iter().collect();
         DiceEntry {
             dice: dice
                 .iter()
-                .map(|d| EnteredDie {
-                    value: d.value.get(),
-                    source: d.source,
-                    seen: None,
+                .map(|d| {
+                    let value = d.value.get();
+                    let at = (d.source == DieSource::Camera)
+                        .then(|| left.iter().position(|s| s.value == value))
+                        .flatten();
+                    EnteredDie {
+                        value,
+                        source: d.source,
+                        seen: at.map(|i| left.swap_remove(i).clone()),
+                    }
                 })
                 .collect(),
         }
@@ -97,6 +106,18 @@ impl DiceEntry {
             .any(|d| d.seen.as_ref().is_some_and(|s| s.same_place(die)))
     }
 
+    /// Puts the camera's die `new` in place of `old`, entered already, with
+    /// its face (the player named it anew).
+    pub fn replace_seen(&mut self, old: &DieOut, new: &DieOut) {
+        use super::answered::Lying;
+        for d in &mut self.dice {
+            if d.seen.as_ref().is_some_and(|s| s.same_place(old)) {
+                d.value = new.value;
+                d.seen = Some(new.clone());
+            }
+        }
+    }
+
     /// The camera's dice taken, where they lay.
     pub fn seen(&self) -> impl Iterator<Item = &DieOut> {
         self.dice.iter().filter_map(|d| d.seen.as_ref())
@@ -138,6 +159,19 @@ mod tests {
         entry.remove(1);
         assert!(!entry.has_seen(&seen));
         assert!(DiceEntry::typed(&[7]).roll().is_err());
-        assert_eq!(DiceEntry::of_roll(&roll).roll().expect("d6 faces"), roll);
+        assert_eq!(
+            DiceEntry::of_roll(&roll, &[]).roll().expect("d6 faces"),
+            roll
+        );
+        // An undone roll knows its camera die where it lay.
+        let again = DiceEntry::of_roll(&roll, std::slice::from_ref(&seen));
+        assert!(again.has_seen(&seen));
+        let named = DieOut {
+            value: 6,
+            ..seen.clone()
+        };
+        let mut again = again;
+        again.replace_seen(&seen, &named);
+        assert_eq!(again.faces(), [2, 6]);
     }
 }

@@ -249,6 +249,9 @@ pub struct AppState {
     /// The camera reading that answered the last question: not offered again
     /// while the table still shows it.
     answered_reading: Option<answered::AnsweredReading>,
+    /// Readings that answered undone questions, with the game's event count
+    /// once each was taken: a Redo brings its own back.
+    undone_readings: Vec<(usize, answered::AnsweredReading)>,
     /// Cards that answered questions while the camera showed them: not
     /// offered again while they lie where they lay.
     used: answered::UsedOnTable,
@@ -393,6 +396,7 @@ impl AppState {
             save_failed: false,
             unsaved_warned: None,
             answered_reading: None,
+            undone_readings: Vec::new(),
             used: answered::UsedOnTable::default(),
             refusals: Vec::new(),
             save_refusal: None,
@@ -589,6 +593,7 @@ impl AppState {
                     self.answers = recovered_answer(&loaded.session).into_iter().collect();
                     self.session = Some((loaded.session, Autosave { path }));
                     self.answered_reading = None;
+                    self.undone_readings.clear();
                     self.used.clear();
                     self.save_failed = false;
                     self.rules_query.clear();
@@ -613,12 +618,20 @@ impl AppState {
                 // belong to the one that Undo or Redo brings up; the reading
                 // an undone answer used may answer again.
                 self.clear_entries();
-                self.answered_reading = None;
+                let reading = self.answered_reading.take();
                 let mut problems = Vec::new();
                 if let Some((s, autosave)) = &mut self.session {
                     let log_before = s.state().log.len();
+                    let events_before = s.events().len();
                     if cmd == Command::Undo {
                         s.undo_step();
+                        // The cards and dice of undone answers may answer
+                        // again; the ones of answers before them still lie
+                        // there. A Redo brings them back (audit BE N4).
+                        self.used.forget_after(s.events().len());
+                        if let Some(r) = reading {
+                            self.undone_readings.push((events_before, r));
+                        }
                         // A roll of several dice undone comes back entered:
                         // one wrong die is taken out and entered again, not
                         // the whole roll retyped.
@@ -632,15 +645,21 @@ impl AppState {
                             && *count > 1
                             && dice.len() == *count as usize
                         {
-                            self.dice_entry = dice_entry::DiceEntry::of_roll(dice);
+                            let seen = self.used.dice.undone_at(events_before);
+                            self.dice_entry = dice_entry::DiceEntry::of_roll(dice, &seen);
                         }
                     } else if let Err(e) = s.redo_step() {
                         problems.push(format!("Cannot redo: {e}"));
+                    } else {
+                        let events = s.events().len();
+                        self.used.restore_upto(events);
+                        if let Some(at) =
+                            self.undone_readings.iter().position(|(n, _)| *n == events)
+                        {
+                            self.answered_reading = Some(self.undone_readings.remove(at).1);
+                        }
                     }
                     let events = s.events().len();
-                    // The cards and dice of undone answers may answer again; the
-                    // ones of answers before them still lie there.
-                    self.used.forget_after(events);
                     // A step undone before the app was closed has no kept
                     // lines: show the ones its Redo added.
                     if cmd == Command::Redo && !self.answers.iter().any(|a| a.events == events) {
@@ -1251,8 +1270,23 @@ impl AppState {
         let Some(f) = &mut self.live_frame else {
             return;
         };
-        if self.corrections.add(&f.scan, target, fix) {
+        let die = match target {
+            corrections::Target::Die(i) => f.scan.dice.get(i).cloned(),
+            _ => None,
+        };
+        if self.corrections.add(&f.scan, target, fix.clone()) {
             f.scan = self.corrections.apply(&f.raw);
+            // A die used or entered already and then given another face is
+            // still that die, with the face now named (audit BE N1).
+            if let (Some(old), corrections::Fix::Die(value)) = (die, fix) {
+                let named = crate::vision::scan::DieOut {
+                    value,
+                    confidence: 1.0,
+                    ..old.clone()
+                };
+                self.used.dice.replace(&old, &named);
+                self.dice_entry.replace_seen(&old, &named);
+            }
         } else {
             self.notify("That detection is gone from the picture; pick it again.");
         }
@@ -1408,6 +1442,7 @@ impl AppState {
         self.session = Some((session, autosave));
         self.answers.clear();
         self.answered_reading = None;
+        self.undone_readings.clear();
         self.used.clear();
         // A search typed for another game would hide this game's rules.
         self.rules_query.clear();
@@ -1762,6 +1797,8 @@ impl AppState {
         } else {
             // Taken (saved or not): what was undone before it is gone.
             self.answers.retain(|a| a.events <= events_before);
+            self.used.drop_undone();
+            self.undone_readings.clear();
             if self.answers.len() >= ANSWERS_KEPT {
                 self.answers.remove(0);
             }
@@ -1991,6 +2028,12 @@ fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
     let n = lines.len();
     let start = n.saturating_sub(rows);
     let shown: Vec<usize> = match lines.iter().rposition(|(_, only)| *only) {
+        // With room, the line after it too: what the roll did ("rolls 9
+        // against 7: fails" was lost in the gap: audit BG C1).
+        Some(note) if note < start && rows > 2 && note + 1 < n + 2 - rows => [note, note + 1]
+            .into_iter()
+            .chain(n + 2 - rows..n)
+            .collect(),
         Some(note) if note < start && rows > 0 => {
             std::iter::once(note).chain(n + 1 - rows..n).collect()
         }
@@ -2071,5 +2114,15 @@ mod tests {
         assert_eq!(answer_rows(&l, 2), ["... b", "Hogan (only)"]);
         let l = lines(&[("a", false), ("Hogan (only)", true), ("b", false)]);
         assert_eq!(answer_rows(&l, 2), ["... Hogan (only)", "b"]);
+        // With room, the line after a roll (what it did) stays too.
+        let l = lines(&[
+            ("rolled [6 3]", true),
+            ("fails", false),
+            ("x", false),
+            ("y", false),
+            ("z", false),
+        ]);
+        assert_eq!(answer_rows(&l, 4), ["rolled [6 3]", "fails", "... y", "z"]);
+        assert_eq!(answer_rows(&l, 5), ["rolled [6 3]", "fails", "x", "y", "z"]);
     }
 }
