@@ -612,14 +612,15 @@ mod tests {
         assert_eq!(Target::at(&seen, [500.0, 300.0]), Some(Target::Card(1)));
         // Once the reader finds that die itself, doubtfully, the fix names
         // it, once.
-        let found = |value: u8, confidence: f32| ScanRecord {
+        let one_die = |center: Point, value: u8, confidence: f32| ScanRecord {
             dice: vec![DieOut {
-                center: [501.0, 421.0],
+                center,
                 confidence,
                 ..die(value, 0.0)
             }],
             ..scan(vec![card("Qs", 0.0)], vec![])
         };
+        let found = |value, confidence| one_die([501.0, 421.0], value, confidence);
         let seen = fixes.next_frame(&found(2, 0.5));
         let values: Vec<u8> = seen.dice.iter().map(|d| d.value).collect();
         assert_eq!(values, [4]);
@@ -629,15 +630,7 @@ mod tests {
         assert_eq!(values, [6]);
         // The named face read surely keeps its fix.
         fixes.add(&found(6, 0.95), Target::Spot([300.0, 100.0]), Fix::Die(3));
-        let far = |value: u8, confidence: f32| ScanRecord {
-            dice: vec![DieOut {
-                center: [301.0, 100.0],
-                confidence,
-                ..die(value, 0.0)
-            }],
-            ..scan(vec![card("Qs", 0.0)], vec![])
-        };
-        let seen = fixes.next_frame(&far(3, 0.95));
+        let seen = fixes.next_frame(&one_die([301.0, 100.0], 3, 0.95));
         assert_eq!(seen.dice[0].confidence, 1.0, "still the named die");
     }
 

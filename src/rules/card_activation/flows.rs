@@ -126,16 +126,21 @@ fn shooting_names_dice_and_penalties_and_a_failed_morale_check_routs() {
     assert!(unit(&s, "Guards").has(OVERWATCH) && !unit(&s, "Guards").has(ROUTED));
 }
 
-#[test]
-fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
+/// The Captain charges: two straight moves into contact.
+fn captain_charges() -> Session {
     let mut s = begin();
     feed(&mut s, &DEAL);
     feed(
         &mut s,
         &["c u3", "n 0", "n 0", "c no", "c end", "c end", "c end"],
     );
-    // Captain: two straight moves into contact.
     feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    s
+}
+
+#[test]
+fn a_two_move_charge_gives_a_free_melee_at_plus_one() {
+    let mut s = captain_charges();
     // Both moves are in the log: the second is the charge's line.
     assert!(logged(&s, "Captain moves up to 6 in"));
     assert!(logged(
@@ -637,13 +642,7 @@ fn fire_from_overwatch_between_two_moves_does_not_break_the_charge() {
 /// ends is said to go unused, and no longer counts.
 #[test]
 fn a_free_melee_left_at_the_end_of_the_activation_goes_unused() {
-    let mut s = begin();
-    feed(&mut s, &DEAL);
-    feed(
-        &mut s,
-        &["c u3", "n 0", "n 0", "c no", "c end", "c end", "c end"],
-    );
-    feed(&mut s, &["c move", "c none", "c move", "c two-moves"]);
+    let mut s = captain_charges();
     assert_asking(&s, "Free melee");
     feed(&mut s, &["c end"]);
     assert!(logged(&s, "Captain's free melee (charge) goes unused"));
