@@ -241,7 +241,7 @@ fn a_pending_dice_request_can_be_answered_by_the_camera() {
         "{}",
         pending_prompt(&harness)
     );
-    harness.get_by_label_contains("The camera still shows what answered the last question");
+    harness.get_by_label_contains("The camera still shows the dice that answered an earlier roll");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     // Rolled again: offered.
     harness
@@ -2371,7 +2371,9 @@ fn a_card_already_drawn_is_not_offered_again_as_a_pick() {
     harness.run();
     assert!(harness.query_by_label_contains("In the discards").is_none());
     // The dealt cards still lie where they were: nothing is offered.
-    harness.get_by_label_contains("The camera still shows what answered the last question");
+    harness.get_by_label_contains(
+        "The camera still shows the cards that answered an earlier question",
+    );
     assert!(harness.query_by_label_contains("Use ").is_none());
     // Ah moved aside and 2c laid: only 2c can be Blue's.
     harness.state_mut().show_frame(frame_with(

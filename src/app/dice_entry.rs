@@ -118,6 +118,13 @@ impl DiceEntry {
         }
     }
 
+    /// Takes out the camera's die `old`, if entered.
+    pub fn remove_seen(&mut self, old: &DieOut) {
+        use super::answered::Lying;
+        self.dice
+            .retain(|d| !d.seen.as_ref().is_some_and(|s| s.same_place(old)));
+    }
+
     /// The camera's dice taken, where they lay.
     pub fn seen(&self) -> impl Iterator<Item = &DieOut> {
         self.dice.iter().filter_map(|d| d.seen.as_ref())
@@ -173,5 +180,7 @@ mod tests {
         let mut again = again;
         again.replace_seen(&seen, &named);
         assert_eq!(again.faces(), [2, 6]);
+        again.remove_seen(&named);
+        assert_eq!(again.faces(), [2]);
     }
 }

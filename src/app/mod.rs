@@ -1085,15 +1085,17 @@ impl AppState {
         };
         match req.ask {
             // Said for what is asked (a dice question's hint spoke of cards:
-            // audit AL6).
+            // audit AL6), and of the roll or cards that answered, which need
+            // not be the last question (a number may have come between:
+            // audit BH P2).
             Ask::Dice { .. } if self.shows_answered_reading() => Some(
-                "The camera still shows what answered the last question: roll the dice again \
-                 (or enter them by hand)."
+                "The camera still shows the dice that answered an earlier roll: roll the dice \
+                 again (or enter them by hand)."
                     .into(),
             ),
             Ask::Cards { .. } if self.shows_answered_reading() => Some(
-                "The camera still shows what answered the last question: lay the next card (or \
-                 enter it by hand)."
+                "The camera still shows the cards that answered an earlier question: lay the \
+                 next card (or enter it by hand)."
                     .into(),
             ),
             Ask::Dice { .. } if f.moving_dice > 0 => Some(format!(
@@ -1278,14 +1280,20 @@ impl AppState {
             f.scan = self.corrections.apply(&f.raw);
             // A die used or entered already and then given another face is
             // still that die, with the face now named (audit BE N1).
-            if let (Some(old), corrections::Fix::Die(value)) = (die, fix) {
-                let named = crate::vision::scan::DieOut {
-                    value,
-                    confidence: 1.0,
-                    ..old.clone()
-                };
-                self.used.dice.replace(&old, &named);
-                self.dice_entry.replace_seen(&old, &named);
+            match (die, fix) {
+                (Some(old), corrections::Fix::Die(value)) => {
+                    let named = crate::vision::scan::DieOut {
+                        value,
+                        confidence: 1.0,
+                        ..old.clone()
+                    };
+                    self.used.dice.replace(&old, &named);
+                    self.dice_entry.replace_seen(&old, &named);
+                }
+                // Not a die after all: not one of the roll entered either
+                // (audit BH P1).
+                (Some(old), corrections::Fix::NotADie) => self.dice_entry.remove_seen(&old),
+                _ => {}
             }
         } else {
             self.notify("That detection is gone from the picture; pick it again.");
@@ -2028,9 +2036,10 @@ fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
     let n = lines.len();
     let start = n.saturating_sub(rows);
     let shown: Vec<usize> = match lines.iter().rposition(|(_, only)| *only) {
-        // With room, the line after it too: what the roll did ("rolls 9
-        // against 7: fails" was lost in the gap: audit BG C1).
-        Some(note) if note < start && rows > 2 && note + 1 < n + 2 - rows => [note, note + 1]
+        // The line after it too, before the last lines: what the roll did
+        // ("rolls 9 against 7: fails" was lost in the gap: audits BG C1,
+        // BH). Lines left out after the last row are marked below.
+        Some(note) if note < start && rows >= 2 && note + 1 < n + 2 - rows => [note, note + 1]
             .into_iter()
             .chain(n + 2 - rows..n)
             .collect(),
@@ -2039,7 +2048,9 @@ fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
         }
         _ => (start..n).collect(),
     };
-    // "..." where lines are skipped before a row.
+    // "..." where lines are skipped before a row, and after the last row
+    // when the lines after it are left to the log.
+    let last = shown.last().copied();
     let mut next = 0;
     shown
         .into_iter()
@@ -2047,10 +2058,15 @@ fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
             let (text, _) = lines.get(i)?;
             let skipped = i > next;
             next = i + 1;
-            Some(if skipped {
-                format!("... {text}")
+            let more = if Some(i) == last && i + 1 < n {
+                " ..."
             } else {
-                text.clone()
+                ""
+            };
+            Some(if skipped {
+                format!("... {text}{more}")
+            } else {
+                format!("{text}{more}")
             })
         })
         .collect()
@@ -2107,9 +2123,10 @@ mod tests {
             ("b", false),
             ("c", false),
         ]);
-        assert_eq!(answer_rows(&l, 2), ["... Hogan (only)", "... c"]);
+        // With the line after it, and "..." for the rest left to the log.
+        assert_eq!(answer_rows(&l, 2), ["... Hogan (only)", "b ..."]);
         let l = lines(&[("Hogan (only)", true), ("b", false), ("c", false)]);
-        assert_eq!(answer_rows(&l, 2), ["Hogan (only)", "... c"]);
+        assert_eq!(answer_rows(&l, 2), ["Hogan (only)", "b ..."]);
         let l = lines(&[("a", false), ("b", false), ("Hogan (only)", true)]);
         assert_eq!(answer_rows(&l, 2), ["... b", "Hogan (only)"]);
         let l = lines(&[("a", false), ("Hogan (only)", true), ("b", false)]);
@@ -2123,6 +2140,8 @@ mod tests {
             ("z", false),
         ]);
         assert_eq!(answer_rows(&l, 4), ["rolled [6 3]", "fails", "... y", "z"]);
+        // The window's two rows: the roll and what it did, more in the log.
+        assert_eq!(answer_rows(&l, 2), ["rolled [6 3]", "fails ..."]);
         assert_eq!(answer_rows(&l, 5), ["rolled [6 3]", "fails", "x", "y", "z"]);
     }
 }
