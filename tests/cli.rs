@@ -106,26 +106,16 @@ fn check_reads_given_files_wherever_they_are() {
     // A misspelt key gets the key meant, as in a file named after its game
     // (audit AK1).
     let text_of = std::fs::read_to_string(&good).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&good, text_of.replace("\"hand_size\"", "\"hand_sise\""))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let o = adjutant(&["check", &args[0]], dir.path());
-    assert!(
-        text(&o).contains("did you mean `hand_size`?"),
-        "{}",
-        text(&o)
-    );
+    // `check` of the file with `from` written as `to`: what it says.
+    let check_with = |from: &str, to: &str| {
+        std::fs::write(&good, text_of.replace(from, to)).unwrap_or_else(|e| panic!("{e}"));
+        text(&adjutant(&["check", &args[0]], dir.path()))
+    };
+    let out = check_with("\"hand_size\"", "\"hand_sise\"");
+    assert!(out.contains("did you mean `hand_size`?"), "{out}");
     // A misspelt id is named as such (audit AM4).
-    std::fs::write(
-        &good,
-        text_of.replace("id: \"gunfight\"", "id: \"gunfihgt\""),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let o = adjutant(&["check", &args[0]], dir.path());
-    assert!(
-        text(&o).contains("id `gunfihgt` is not a known game"),
-        "{}",
-        text(&o)
-    );
+    let out = check_with("id: \"gunfight\"", "id: \"gunfihgt\"");
+    assert!(out.contains("id `gunfihgt` is not a known game"), "{out}");
 }
 
 #[test]

@@ -19,7 +19,7 @@ const OTHER_TABLE_CARDS: usize = 2;
 /// How sure a reading at the place of an unread or missed object the player
 /// named must be to show another object there (below it, a misread of the
 /// named one): the window's doubtful-read mark.
-const SURE_READ: f32 = 0.8;
+const SURE_READ: f32 = super::views::DOUBTFUL_DIE;
 
 /// What a fix says an object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,19 +244,16 @@ impl Pinned {
     /// there surely (a die named 1, then a 4 rolled onto its spot: audit
     /// BD1); a doubtful read there is taken for a misread of it.
     fn contradicted_by(&self, read: &str, confidence: f32) -> bool {
-        let other = |fixed: &str| match self.was.as_deref() {
-            Some(w) => w != read && fixed != read,
-            None => confidence >= SURE_READ && fixed != read,
+        // Not the misread fixed; for an object fixed unread (named, or
+        // dropped: audit BE N2), a sure reading.
+        let another = match self.was.as_deref() {
+            Some(w) => w != read,
+            None => confidence >= SURE_READ,
         };
         match &self.fix {
-            Fix::Card(code) => other(code),
-            Fix::Die(v) => other(&v.to_string()),
-            // Dropped unread: a sure reading there is something new laid
-            // or rolled on its spot (audit BE N2).
-            Fix::NotACard | Fix::NotADie => match self.was.as_deref() {
-                Some(w) => w != read,
-                None => confidence >= SURE_READ,
-            },
+            Fix::Card(code) => another && *code != read,
+            Fix::Die(v) => another && v.to_string() != read,
+            Fix::NotACard | Fix::NotADie => another,
         }
     }
 }

@@ -83,6 +83,12 @@ impl Unit {
         self.soldiers.iter().map(|s| s.wounds).sum()
     }
 
+    /// Wounds its soldiers left can still take before the last is removed
+    /// (a lone figure's lives left).
+    pub fn wounds_left(&self) -> u32 {
+        (self.soldiers.len() as u32 * self.wounds_per_soldier).saturating_sub(self.wounds())
+    }
+
     /// True when on the table with at least one soldier.
     pub fn in_play(&self) -> bool {
         self.presence == Presence::InPlay && !self.soldiers.is_empty()

@@ -471,12 +471,11 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         _ => against.clone(),
     };
     // What can change the draw: a dash's own modifier, or the fight's.
-    let optimal;
-    let reasons = if a.dash && target.is_none() {
-        "Mobility Drills"
+    let reasons: std::borrow::Cow<str> = if a.dash && target.is_none() {
+        "Mobility Drills".into()
     } else if friendly(a) {
         // Help for one's own side meets no Block, Parry or cover.
-        "any rule or upgrade that changes this draw"
+        "any rule or upgrade that changes this draw".into()
     } else {
         // Only what can touch this kind of attack (l.118-133, l.164-166):
         // cover and Stalk are for shots, Parry and charges for melee.
@@ -486,19 +485,17 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         match (a.reach, charged) {
             // The optimal range said, so the penalty is a count, not a
             // lookup (audit BB C1).
-            (Some(Reach::Ranged(x)), _) => {
-                optimal = format!(
-                    "cover, range past optimal (1 card fewer per hex beyond {x}), Block, Stalk"
-                );
-                optimal.as_str()
-            }
+            (Some(Reach::Ranged(x)), _) => format!(
+                "cover, range past optimal (1 card fewer per hex beyond {x}), Block, Stalk"
+            )
+            .into(),
             (Some(Reach::Melee(_)), true) => {
-                "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)"
+                "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)".into()
             }
             (Some(Reach::Melee(_)), false) => {
-                "Block, Parry (no charge bonus: no charge reached this target this activation)"
+                "Block, Parry (no charge bonus: no charge reached this target this activation)".into()
             }
-            _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk",
+            _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk".into(),
         }
     };
     let modifier = ctx.number(

@@ -295,7 +295,7 @@ pub(crate) fn lives_left(ctx: &Ctx, unit: UnitId) -> u32 {
     if !u.in_play() {
         return 0;
     }
-    u.wounds_per_soldier.saturating_sub(u.wounds())
+    u.wounds_left()
 }
 
 /// Gangs that still have a gunman standing.

@@ -423,8 +423,7 @@ fn save(ctx: &mut Ctx, target: UnitId, strike: Strike, cover: bool, label: &str)
     // engagement's tally (the enemy's shots did land). From question order
     // 3, a gun these wounds destroy anyway is not asked to check (audit
     // BA3).
-    let lives = (t.soldiers.len() as u32 * t.wounds_per_soldier).saturating_sub(t.wounds());
-    let doomed = crate::rules::common::question_order(ctx) >= 3 && w >= lives;
+    let doomed = crate::rules::common::question_order(ctx) >= 3 && w >= t.wounds_left();
     if kind(&t) == UnitKind::Artillery && !doomed {
         misfire(ctx, target, pool.count_of(1) as u32)?;
     }
