@@ -62,6 +62,11 @@ enum Cmd {
         /// entries matching more of them come first; leave out to list every
         /// entry.
         query: Vec<String>,
+        /// Write the game's built-in ruleset into your rulesets folder
+        /// (see "Where files live" in the README) as the start of your own
+        /// house rules; an existing file there is left alone.
+        #[arg(long)]
+        export: bool,
     },
     /// Check every ruleset file (built-in and your overrides); exits non-zero
     /// naming any bad file, with line and column. Given files, checks those
@@ -373,7 +378,10 @@ fn run(cli: &Cli) -> Result<ExitCode> {
     }
     match &cli.command {
         None => open_window(cli),
-        Some(Cmd::Rules { game, query }) => rules(game, &query.join(" ")),
+        Some(Cmd::Rules {
+            game, export: true, ..
+        }) => export_ruleset(game),
+        Some(Cmd::Rules { game, query, .. }) => rules(game, &query.join(" ")),
         Some(Cmd::Check { files }) if files.is_empty() => check(),
         Some(Cmd::Check { files }) => check_files(files),
         Some(Cmd::Log { save }) => log(save),
@@ -516,6 +524,29 @@ fn warn_rulesets(errors: &[adjutant::rules::ruleset::RulesetError]) {
     }
 }
 
+/// Writes `game`'s built-in ruleset into the rulesets folder, for house
+/// rules: the window and `check` read it from there (audit BK K7).
+fn export_ruleset(game: &str) -> Result<ExitCode> {
+    let game = game_id(game)?;
+    let file = paths::ruleset_dir().join(format!("{}.ron", game.id()));
+    if file.exists() {
+        bail!(
+            "{} is there already: edit it, or move it away to export the built-in ruleset afresh",
+            file.display()
+        );
+    }
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    }
+    adjutant::files::write_atomic(&file, game.default_ruleset().as_bytes())
+        .with_context(|| format!("cannot write {}", file.display()))?;
+    println!(
+        "Wrote {}: edit it for your house rules; `adjutant check` checks it, and the window reads it at start.",
+        file.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn rules(game: &str, query: &str) -> Result<ExitCode> {
     let game = game_id(game)?;
     let (lib, errors) = library();
@@ -524,7 +555,14 @@ fn rules(game: &str, query: &str) -> Result<ExitCode> {
     use adjutant::rules::lookup::{HitKind, lookup};
     let hits = lookup(rs, query);
     if hits.is_empty() {
-        println!("No {} rule mentions \"{query}\".", rs.title);
+        let list_all = format!(
+            "run `adjutant rules {}` alone to list every entry",
+            game.id()
+        );
+        println!(
+            "{}",
+            adjutant::rules::lookup::nothing_found(&rs.title, query, &list_all)
+        );
         return Ok(ExitCode::from(1));
     }
     for r in hits {

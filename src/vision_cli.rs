@@ -88,7 +88,7 @@ pub fn scan(
             Err(e) => {
                 failed += 1;
                 if json {
-                    println!("{}", error_line(&name, &e.to_string())?);
+                    println!("{}", error_line(&name, &e.about_image(path))?);
                 }
                 eprintln!("adjutant: {}", e.about_image(path));
             }

@@ -54,6 +54,35 @@ fn rules_lookup_prints_matches() {
     assert!(text(&o).contains("unknown game `chess`"), "{}", text(&o));
 }
 
+/// `rules GAME --export` writes the built-in ruleset where house rules are
+/// read, which `check` then reads; a second export leaves the edited file
+/// alone (audit BK K7). Nothing found says what to try (audit BL L6).
+#[test]
+fn a_ruleset_is_exported_for_house_rules_and_kept() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["rules", "gentlemen-of-war", "--export"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let file = dir.path().join("rulesets").join("gentlemen-of-war.ron");
+    let written = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(written.contains("Gentlemen"), "{written}");
+    let o = adjutant(&["check"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::write(&file, "edited").unwrap_or_else(|e| panic!("{e}"));
+    let o = adjutant(&["rules", "gentlemen-of-war", "--export"], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is there already"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        Some("edited")
+    );
+    let o = adjutant(&["rules", "t52", "zzqx"], dir.path());
+    assert!(
+        text(&o).contains("Try one word of it") && text(&o).contains("adjutant rules t52"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn check_names_a_bad_file_and_fails() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

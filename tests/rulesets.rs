@@ -71,6 +71,28 @@ fn missing_required_data_is_named() {
     assert!(err.contains("chess"), "{err}");
 }
 
+/// Audit BK K1: a profile missing from `profiles` is placed at that list,
+/// not at the rules entry that shares its name.
+#[test]
+fn a_missing_profile_is_placed_at_the_profiles_list() {
+    let text = GameId::T52.default_ruleset();
+    let line = text
+        .lines()
+        .find(|l| l.contains("(id: \"cavalry\", name:"))
+        .unwrap_or_else(|| panic!("no cavalry profile"));
+    let without = text.replace(&format!("{line}\n"), "");
+    let err = adjutant::rules::Ruleset::parse(&without, std::path::Path::new("t52.ron"))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let profiles_line = without
+        .lines()
+        .position(|l| l.trim_start().starts_with("profiles:"))
+        .map_or(0, |i| i + 1);
+    assert!(err.contains(&format!("t52.ron:{profiles_line}:")), "{err}");
+    assert!(err.contains("profiles: `cavalry` is missing"), "{err}");
+}
+
 /// What loading the rulesets says once `text` is the override `file` in
 /// `dir`, one line per problem.
 fn said_of(dir: &std::path::Path, file: &str, text: &str) -> Vec<String> {

@@ -197,6 +197,17 @@ fn a_corrupt_save_names_file_line_and_column() {
         msg.contains("broken.ron:1:1: not a valid save: the file is empty"),
         "{msg}"
     );
+    // One that stops short is said to be cut off (audit BK K10).
+    std::fs::write(&path, b"(format: 1,\n game: T52, seed: 1, events: [")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let msg = save::read(&path, &library())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("not a valid save: the file ends too soon"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -388,6 +388,31 @@ fn a_camera_die_used_alone_is_not_offered_again_until_rolled() {
     assert_eq!(last_dice(&harness), vec![5]);
 }
 
+/// Faces typed that are exactly the dice in view were typed from those
+/// dice: they answered, and are not offered to the next roll (audit BE N5);
+/// a typed face not in view leaves the camera's dice free.
+#[test]
+fn dice_typed_from_the_ones_in_view_are_not_offered_again() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    st.show_frame(frame_with(vec![], vec![die(4, [60.0, 150.0])]));
+    st.execute(adjutant::app::Command::EnterDie(4));
+    let mut harness = window(st);
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![4]);
+    harness.get_by_label("4 (used)");
+    assert!(harness.query_by_label_contains("Use the camera").is_none());
+    // Undone, then typed as another face: the 4 in view answered nothing.
+    click(&mut harness, "Undo");
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::EnterDie(2));
+    harness.run();
+    assert_eq!(last_dice(&harness), vec![2]);
+    click(&mut harness, "Use the camera's dice [4]");
+    assert_eq!(last_dice(&harness), vec![4]);
+}
+
 /// `frame` with a die the reader could not read at (120, 80).
 fn with_unread_die(mut frame: adjutant::app::live::LiveFrame) -> adjutant::app::live::LiveFrame {
     frame
@@ -1440,7 +1465,12 @@ fn a_rules_search_without_a_match_says_so() {
     harness.run();
     harness.state_mut().rules_query = "zzqx".into();
     harness.run();
-    harness.get_by_label("No rule matches \"zzqx\".");
+    harness.get_by_label_contains("No T52 rule mentions \"zzqx\". Try one word of it");
+    harness.get_by_label_contains("or clear the box to list every entry");
+    // Only question words: asked what it is about (audit BL L6).
+    harness.state_mut().rules_query = "how ".into();
+    harness.run();
+    harness.get_by_label_contains("\"how\" is only question words");
 }
 
 #[test]
@@ -2238,7 +2268,7 @@ fn a_card_the_camera_reads_is_picked_with_one_click() {
     ));
     harness.run();
     harness.get_by_label(
-        "The camera reads 3 cards (Ac 2s 4d); this needs 1: click the one(s) played below.",
+        "The camera reads 3 cards (Ac 2s 4d); this needs 1: click Use on the one(s) played.",
     );
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     harness.get_by_label("Use Ac").click();
@@ -2255,6 +2285,51 @@ fn a_card_the_camera_reads_is_picked_with_one_click() {
     harness.get_by_label("Use 2s").click();
     harness.run();
     assert_logged(&harness, "Order of play:");
+}
+
+/// A card picked from several the camera reads stays where its button was,
+/// greyed and marked taken: a double click does not also take the card
+/// that would slide under the pointer (audit BJ J3).
+#[test]
+fn a_card_picked_from_the_camera_keeps_its_place_greyed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("Deal 4 activation card(s)"), "{asked}");
+    harness.state_mut().show_frame(frame_with(
+        vec![
+            card("Ah", 10.0),
+            card("2s", 90.0),
+            card("5d", 170.0),
+            card("9c", 250.0),
+            card("Kd", 330.0),
+        ],
+        vec![],
+    ));
+    harness.run();
+    let next_at = harness.get_by_label("Use 2s").rect();
+    harness.get_by_label("Use Ah").click();
+    harness.run();
+    let taken = harness.get_by_label("Ah taken");
+    assert!(taken.accesskit_node().is_disabled());
+    assert_eq!(harness.get_by_label("Use 2s").rect(), next_at);
+    // A second click where the first was takes nothing more.
+    harness.get_by_label("Ah taken").click();
+    harness.run();
+    assert_eq!(harness.state().cards_entry.len(), 1);
+    // A card the camera cannot read is said, not left out silently
+    // (audit BJ J2).
+    let mut frame = frame_with(vec![card("2s", 90.0)], vec![]);
+    frame.raw.unread.push(adjutant::vision::scan::QuadOut {
+        quad: [[200.0, 20.0], [260.0, 20.0], [260.0, 110.0], [200.0, 110.0]],
+    });
+    harness.state_mut().show_frame(frame);
+    harness.run();
+    let hint = harness.state().camera_hint().unwrap_or_default();
+    assert!(
+        hint.contains("The camera also sees 1 card-like shape it cannot read"),
+        "{hint}"
+    );
 }
 
 /// Undo goes back to the game's first question, not past it: a game without

@@ -2,6 +2,7 @@
 //! pressed, and dice the camera reads taken one by one ("Use this die", when
 //! more dice are in view than the roll needs).
 
+use super::answered::Used;
 use crate::rules::procedure::dice_from_values;
 use crate::table::{Die, DieSource};
 use crate::vision::scan::DieOut;
@@ -130,6 +131,29 @@ impl DiceEntry {
         self.dice.iter().filter_map(|d| d.seen.as_ref())
     }
 
+    /// The camera's dice that the faces typed must have been read from:
+    /// the dice in `shown` neither `used` already nor taken into this
+    /// entry, when their faces are exactly the faces typed (audit BE N5).
+    /// The player typed what lay in view, so those dice answered this roll
+    /// and are not offered to the next one; any other die in view, or a
+    /// face typed that is not in view, and none is.
+    pub fn typed_from<'a>(&self, shown: &'a [DieOut], used: &Used<DieOut>) -> Vec<&'a DieOut> {
+        let mut typed: Vec<u8> = (self.dice.iter())
+            .filter(|d| d.seen.is_none())
+            .map(|d| d.value)
+            .collect();
+        let lying: Vec<&DieOut> = (shown.iter())
+            .filter(|d| !used.is_used(d) && !self.has_seen(d))
+            .collect();
+        let mut faces: Vec<u8> = lying.iter().map(|d| d.value).collect();
+        typed.sort_unstable();
+        faces.sort_unstable();
+        if typed.is_empty() || typed != faces {
+            return Vec::new();
+        }
+        lying
+    }
+
     /// The dice as a roll, each with its source; an error names a face
     /// that is not a d6 face.
     pub fn roll(&self) -> Result<Vec<Die>, String> {
@@ -182,5 +206,37 @@ mod tests {
         assert_eq!(again.faces(), [2, 6]);
         again.remove_seen(&named);
         assert_eq!(again.faces(), [2]);
+    }
+
+    /// Audit BE N5: faces typed for dice lying in view are those dice.
+    #[test]
+    fn typed_faces_that_are_the_dice_in_view_are_those_dice() {
+        let shown = [
+            die_at(2, [10.0, 10.0]),
+            die_at(6, [100.0, 10.0]),
+            die_at(2, [200.0, 10.0]),
+            die_at(4, [300.0, 10.0]),
+        ];
+        let mut used = Used::default();
+        used.note_one(&shown[3], 1);
+        // The 6 taken from the camera, the two 2s typed; the 4 answered before.
+        let mut entry = DiceEntry::typed(&[2, 2]);
+        entry.push(EnteredDie {
+            value: 6,
+            source: DieSource::Camera,
+            seen: Some(shown[1].clone()),
+        });
+        let from = entry.typed_from(&shown, &used);
+        assert_eq!(from, [&shown[0], &shown[2]]);
+        // A face typed that is not in view: the typing was of other dice.
+        assert!(
+            DiceEntry::typed(&[2, 3])
+                .typed_from(&shown, &used)
+                .is_empty()
+        );
+        // Fewer faces typed than dice in view: which is which is unknown.
+        assert!(DiceEntry::typed(&[2]).typed_from(&shown, &used).is_empty());
+        // Nothing typed: nothing to match.
+        assert!(DiceEntry::default().typed_from(&shown, &used).is_empty());
     }
 }

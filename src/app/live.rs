@@ -19,7 +19,7 @@ use std::time::Duration;
 pub const PREVIEW_MAX_SIDE: u32 = 640;
 
 /// What a player can do when the frame source cannot be had.
-const SOURCE_GONE: &str = "Carry on with manual entry or virtual dice; Adjutant looks for it every few seconds and reads it again once it is back.";
+const SOURCE_GONE: &str = "Carry on with manual entry or virtual dice; Adjutant tries again every few seconds and reads the camera or photos as soon as it can.";
 
 /// Pause between replayed frames, so a replay looks like a slow camera.
 pub const REPLAY_PAUSE: Duration = Duration::from_millis(700);
@@ -50,6 +50,8 @@ pub struct LiveFrame {
     pub dice_scale: f32,
     /// Where the frame came from, when the source names its frames.
     pub label: Option<String>,
+    /// The file it was read from, for a folder of photos.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// How the worker enlarges frames before reading dice, shared with the window:
@@ -242,6 +244,7 @@ impl Live {
                             Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
                                 dice_scale: scale,
                                 label,
+                                path: source.last_frame_path(),
                                 ..preview(&frame, scan)
                             })),
                             Err(e) => LiveUpdate::Problem {
@@ -336,6 +339,7 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         picture: Arc::new(picture),
         dice_scale: 1.0,
         label: None,
+        path: None,
     }
 }
 

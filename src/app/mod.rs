@@ -931,6 +931,12 @@ impl AppState {
             self.lost_source = None;
         }
         for f in frames {
+            // A photo that did not read before reads now (mended or
+            // replaced): what was said of it is no longer so (audit BK K8).
+            if let Some(p) = &f.path {
+                let of_it = format!("{}: ", p.display());
+                self.messages.retain(|m| !m.starts_with(&of_it));
+            }
             self.show_frame(f);
         }
     }
@@ -1026,6 +1032,17 @@ impl AppState {
     /// deck's draw pile (a card just drawn and discarded is likelier a stale
     /// reading than a draw).
     pub fn camera_picks(&self) -> Vec<Card> {
+        (self.camera_pick_buttons().into_iter())
+            .filter(|(_, taken)| !taken)
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// [`Self::camera_picks`] with the cards picked already kept in their
+    /// places, each marked taken (`true`): the buttons stay where they were,
+    /// so a double click does not also take the card that would slide under
+    /// the pointer (audit BJ J3).
+    pub fn camera_pick_buttons(&self) -> Vec<(Card, bool)> {
         let Some((session, _)) = &self.session else {
             return Vec::new();
         };
@@ -1045,20 +1062,28 @@ impl AppState {
         if self.shows_answered_reading() {
             return Vec::new();
         }
-        let mut unpicked = cards_without(&self.camera_cards(), &self.cards_entry);
+        let mut offered = self.camera_cards();
         // A card played already this turn is one left lying on the table.
-        unpicked.retain(|c| !played.contains(c));
+        offered.retain(|c| !played.contains(c));
         if let Some(d) = deck {
-            let drawn = self.drawn_already(*d, &unpicked);
-            unpicked = cards_without(&unpicked, &drawn);
+            let drawn = self.drawn_already(*d, &offered);
+            offered = cards_without(&offered, &drawn);
         }
         // A one-card answer the rules would turn down (a Heart to shoot) is
         // not offered: each is worked out on a copy of the game.
         if *count == 1 && self.cards_entry.is_empty() {
-            unpicked
-                .retain(|c| matches!(dry_run(session, &Answer::Cards(vec![*c])), Ok((_, None))));
+            offered.retain(|c| matches!(dry_run(session, &Answer::Cards(vec![*c])), Ok((_, None))));
         }
-        unpicked
+        let mut picked = self.cards_entry.clone();
+        (offered.into_iter())
+            .map(|c| {
+                let taken = picked
+                    .iter()
+                    .position(|p| *p == c)
+                    .map(|i| picked.remove(i));
+                (c, taken.is_some())
+            })
+            .collect()
     }
 
     /// The cards of `cards` that `deck`'s draw pile does not hold (counting
@@ -1076,6 +1101,38 @@ impl AppState {
     /// count, cards the rules would refuse); `None` when it can, or when
     /// there is no frame or no such request.
     pub fn camera_hint(&self) -> Option<String> {
+        let hint = self.reading_hint();
+        // A card the camera cannot read may be one of the answer: said, not
+        // left out silently (audit BJ J2). (It may be no card at all, a
+        // napkin or a book: so it does not hold the answer back.)
+        let unread = match self.live_frame.as_ref().map(|f| f.scan.unread.len()) {
+            Some(n) if n > 0 && self.asks_cards() && !self.shows_answered_reading() => n,
+            _ => return hint,
+        };
+        let note = format!(
+            "The camera also sees {} it cannot read: if one is a card of this answer, click \
+             its ? in the Table view to name it.",
+            if unread == 1 {
+                "1 card-like shape".to_string()
+            } else {
+                format!("{unread} card-like shapes")
+            }
+        );
+        Some(match hint {
+            Some(h) => format!("{h} {note}"),
+            None => note,
+        })
+    }
+
+    /// Whether the pending question asks for cards.
+    fn asks_cards(&self) -> bool {
+        let pending = self.session.as_ref().and_then(|(s, _)| s.pending());
+        matches!(pending.map(|r| &r.ask), Some(Ask::Cards { .. }))
+    }
+
+    /// What the camera's reading says of the question on screen: why it
+    /// cannot answer it, or what to click.
+    fn reading_hint(&self) -> Option<String> {
         let f = self.live_frame.as_ref()?;
         let req = self.session.as_ref()?.0.pending()?;
         let scan = &f.scan;
@@ -1184,8 +1241,8 @@ impl AppState {
                         format!(" ({} drawn already, so not offered)", codes.join(" "))
                     };
                     Some(format!(
-                        "The camera reads {n} ({listed}); this needs {count}: click the one(s) \
-                         played below{drawn}."
+                        "The camera reads {n} ({listed}); this needs {count}: click Use on the \
+                         one(s) played{drawn}."
                     ))
                 } else {
                     // The right count, but the rules would refuse it (a
@@ -1465,6 +1522,9 @@ impl AppState {
             }) => *count as usize,
             _ => return,
         };
+        // A card entered is the refused answer being mended: what refused
+        // it is no longer so (audit BK K10).
+        self.drop_refusals();
         self.cards_entry.push(card);
         if self.cards_entry.len() >= wanted {
             let cards = std::mem::take(&mut self.cards_entry);
@@ -1595,7 +1655,9 @@ impl AppState {
                     // to the next roll (audit AL5).
                     let events = self.events();
                     if events > before {
-                        for d in entry.seen() {
+                        let shown = self.live_frame.as_ref().map(|f| &f.scan.dice[..]);
+                        let typed = entry.typed_from(shown.unwrap_or_default(), &self.used.dice);
+                        for d in entry.seen().chain(typed) {
                             self.used.dice.note_one(d, events);
                         }
                     }

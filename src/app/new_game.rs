@@ -87,16 +87,6 @@ impl NewGameForm {
                 Err(e) => errors.push(format!("Objectives: {e}")),
             }
         }
-        if !errors.is_empty() {
-            // Each regiment laid out so far is checked on its own too, so a
-            // player sees their problems before the other side is filled in.
-            for p in &players {
-                if let Err(es) = crate::rules::t52::build_regiment(&p.units, ruleset) {
-                    errors.extend(es.into_iter().map(|e| format!("{}: {e}", p.name)));
-                }
-            }
-            return Err(errors);
-        }
         // A game begun now asks in the newest order.
         let setup = GameSetup {
             players,
@@ -104,6 +94,14 @@ impl NewGameForm {
             objectives,
             question_order: crate::rules::t52::QUESTION_ORDER,
         };
+        if !errors.is_empty() {
+            // What did parse is checked too (each regiment laid out so far,
+            // the objectives, cards used twice), so a player sees every
+            // problem at once, not the next only once these are mended.
+            let (_, more) = crate::rules::t52::setup_problems(&setup, ruleset, false);
+            errors.extend(more);
+            return Err(errors);
+        }
         check_setup(&setup, ruleset)?;
         Ok(setup)
     }
@@ -126,6 +124,26 @@ mod tests {
         let setup = NewGameForm::default().setup(&t52());
         let setup = setup.unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(setup.players.len(), 2);
+    }
+
+    /// Audit BK K2: a terrain word that is no kind does not hide the
+    /// objectives' problems, nor a regiment's.
+    #[test]
+    fn every_problem_of_the_form_is_said_at_once() {
+        let form = NewGameForm {
+            first_units: "XR As 8c+7s Qd".into(),
+            terrain: "forest hill cover".into(),
+            objectives: "Jd Kh Qs 5h".into(),
+            ..Default::default()
+        };
+        let errors = form.setup(&t52()).err().unwrap_or_default();
+        let said = |what: &str| errors.iter().any(|e| e.contains(what));
+        assert!(said("Terrain `forest`"), "{errors:?}");
+        assert!(said("Terrain `hill`"), "{errors:?}");
+        assert!(said("Objective Qs is not a King or a Jack"), "{errors:?}");
+        assert!(said("Objective 5h is not a King or a Jack"), "{errors:?}");
+        assert!(said("Qd"), "{errors:?}");
+        assert!(!said("played by two players"), "{errors:?}");
     }
 
     #[test]

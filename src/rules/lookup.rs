@@ -406,6 +406,24 @@ pub fn lookup(rs: &Ruleset, query: &str) -> Vec<Hit> {
     search(rs, query, false)
 }
 
+/// What to say when `query` finds nothing in `game`: a question of only
+/// question words ("how") asks for what it is about; anything else is
+/// worth one plain word, and `list_all` says how to see every entry
+/// (audit BL L6).
+pub fn nothing_found(game: &str, query: &str, list_all: &str) -> String {
+    let query = query.trim();
+    let asked = words(query);
+    if !asked.is_empty() && asked.iter().all(|w| STOP_WORDS.contains(&w.as_str())) {
+        format!(
+            "\"{query}\" is only question words: add what it is about, such as \"how do I charge\"."
+        )
+    } else {
+        format!(
+            "No {game} rule mentions \"{query}\". Try one word of it (\"charge\", \"cover\"), or {list_all}."
+        )
+    }
+}
+
 /// [`lookup`] of a question still being typed: its last word also matches
 /// the start of longer words ("overw" finds Overwatch) until a space
 /// follows it.
@@ -572,9 +590,11 @@ fn term_score(doc: &Doc, t: &Term, idf: &impl Fn(&str) -> f64, prefix_score: f64
                 .filter(|s| stems.contains(*s))
                 .map(|s| idf(s))
                 .fold(None, max);
+            // Only a longer word: "what" still being typed is on its way to
+            // "whatever", and is no match for "what" itself (audit BL L1).
             let by_prefix = t.prefix.as_ref().and_then(|p| {
                 raw.iter()
-                    .any(|w| w.starts_with(p.as_str()))
+                    .any(|w| w.len() > p.len() && w.starts_with(p.as_str()))
                     .then_some(prefix_score)
             });
             by_stem.or(by_prefix).map(|v| v * weight)
@@ -591,6 +611,9 @@ fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<St
     if budget == 0 {
         return Vec::new();
     }
+    // A stem is shorter than its word, and allows fewer typos: "initi"
+    // (of "initiative") two letters from "unit" is no typo (audit BL L4).
+    let stem_budget = typo_budget(stem).min(budget);
     let mut best: Vec<(usize, String)> = Vec::new();
     for (_, stems, raw) in docs.iter().flat_map(|d| d.fields.iter()) {
         // Words whose lengths differ by more than the budget are too far.
@@ -598,7 +621,8 @@ fn near_stems(word: &str, stem: &str, docs: &[Doc], stemmer: &Stemmer) -> Vec<St
         let by_stem = stems
             .iter()
             .filter(|v| near(stem, v))
-            .map(|v| (strsim::damerau_levenshtein(stem, v), v.clone()));
+            .map(|v| (strsim::damerau_levenshtein(stem, v), v.clone()))
+            .filter(|(d, _)| *d <= stem_budget);
         let by_word = raw.iter().filter(|v| near(word, v)).map(|v| {
             (
                 strsim::damerau_levenshtein(word, v),
@@ -744,7 +768,7 @@ mod tests {
             (GameId::T52, "how far can infantry move", "march", 1),
             (GameId::T52, "how far do i retreat", "retreat", 1),
             // A third audit's: "far" alone named only Range.
-            (GameId::T52, "how far do I move", "march", 1),
+            (GameId::T52, "how far do I move", "movement", 1),
             (GameId::T52, "how far can I charge", "charge", 1),
             (GameId::T52, "how far can I shoot", "range", 1),
             (GameId::CardActivation, "how far do I retreat", "rout", 1),
@@ -815,6 +839,52 @@ mod tests {
                 "civilian-reaction",
                 1,
             ),
+            // Audit BL (rules lookup across the five games).
+            (GameId::T52, "what is the range of a follower", "range", 1),
+            (GameId::T52, "how many decks do we need", "materials", 1),
+            (GameId::T52, "rout", "retreat", 1),
+            (GameId::T52, "when do I take a panic test", "panic", 1),
+            (
+                GameId::GentlemenOfWar,
+                "how do I charge",
+                "movement-charge",
+                1,
+            ),
+            (
+                GameId::GentlemenOfWar,
+                "initiative",
+                "deployment-objectives",
+                2,
+            ),
+            (GameId::Napoleonic, "what beats what", "combat", 1),
+            (
+                GameId::Napoleonic,
+                "what happens if I attack from behind",
+                "cavalry-flank",
+                1,
+            ),
+            (GameId::CardActivation, "to hit modifiers", "ballistics", 1),
+            (
+                GameId::CardActivation,
+                "how many activation cards",
+                "deal",
+                1,
+            ),
+            (GameId::CardActivation, "initiative", "activation-order", 1),
+            (
+                GameId::CardActivation,
+                "my unit routed, now what",
+                "rally",
+                1,
+            ),
+            (GameId::Gunfight, "dodge", "shooting", 2),
+            (
+                GameId::Gunfight,
+                "what happens when I draw a joker",
+                "joker-interrupt",
+                1,
+            ),
+            (GameId::Gunfight, "fanning", "fan-shot", 1),
         ];
         for (game, question, entry, place) in cases {
             let hits = lookup(&ruleset(game), question);
@@ -849,6 +919,30 @@ mod tests {
             "{typing:?}"
         );
         assert!(lookup(&ruleset(GameId::T52), "can").is_empty());
+    }
+
+    /// Audit BL L1: a question word being typed matches only longer words,
+    /// so "now what" does not pick the entry whose keyword says "what is".
+    #[test]
+    fn a_last_question_word_does_not_match_itself() {
+        let rs = ruleset(GameId::CardActivation);
+        let typing = lookup_as_typed(&rs, "my unit routed, now what");
+        assert_eq!(typing.first().map(|h| h.id.as_str()), Some("rally"));
+        let rs = ruleset(GameId::GentlemenOfWar);
+        let typing = lookup_as_typed(&rs, "initiative");
+        assert_ne!(typing.first().map(|h| h.id.as_str()), Some("deck"));
+    }
+
+    #[test]
+    fn nothing_found_says_what_to_try() {
+        let said = nothing_found("T52", "zzqx ", "clear the box");
+        assert!(
+            said.starts_with("No T52 rule mentions \"zzqx\". Try one word"),
+            "{said}"
+        );
+        assert!(said.ends_with("or clear the box."), "{said}");
+        let said = nothing_found("T52", "how", "clear the box");
+        assert!(said.contains("only question words"), "{said}");
     }
 
     #[test]

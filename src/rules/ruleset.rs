@@ -190,13 +190,18 @@ const USED_TWICE: &str = "is used twice";
 /// as a quoted key or string (`"hand_size"`), else as a field (`id:`).
 pub(crate) fn position_of_named(text: &str, message: &str) -> Option<(usize, usize)> {
     let name = message.split('`').nth(1)?;
-    // A number's key is looked for in `numbers`, not in a stat of the same
-    // name written before it.
-    let from = if message.starts_with("numbers:") {
-        text.find("numbers:").unwrap_or(0)
-    } else {
-        0
-    };
+    // A name is looked for in the list the problem is about ("numbers:",
+    // "profiles:"), not in a stat or a rules entry of the same name written
+    // elsewhere; one missing from its list is placed at the list (audit BK
+    // K1: a missing profile was placed at the rules entry of its name).
+    let list = message
+        .split(':')
+        .next()
+        .filter(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let from = list.and_then(|l| text.find(&format!("{l}:"))).unwrap_or(0);
+    if message.ends_with("is missing") && from > 0 {
+        return Some(line_column(text, from));
+    }
     let rest = &text[from..];
     // An id used twice is placed where it is written the second time, the
     // one to rename.

@@ -261,11 +261,16 @@ fn parse_text(path: &Path, text: &str) -> Result<SaveFile, SaveError> {
         file: path.to_path_buf(),
         line: e.span.start.line,
         column: e.span.start.col,
-        // Said as a player would: "Expected a saved game", not the type.
-        message: e
-            .code
-            .to_string()
-            .replace("struct `SaveFile`", "a saved game"),
+        // Said as a player would: "Expected a saved game", not the type;
+        // a file that stops short as a save cut off (audit BK K10).
+        message: match e.code {
+            ron::Error::Eof => {
+                "the file ends too soon (a save cut off while it was written?)".into()
+            }
+            code => code
+                .to_string()
+                .replace("struct `SaveFile`", "a saved game"),
+        },
     })?;
     if file.format != SAVE_FORMAT {
         return Err(SaveError::Invalid {

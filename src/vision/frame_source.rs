@@ -36,6 +36,10 @@ pub trait FrameSource {
     fn last_frame_label(&self) -> Option<String> {
         None
     }
+    /// The file the last frame was read from, for sources of files.
+    fn last_frame_path(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// Replays the images of a directory (sorted by name), looping forever.
@@ -52,6 +56,14 @@ pub struct ReplaySource {
 impl ReplaySource {
     /// Lists the `.jpg`/`.jpeg`/`.png` files of `dir`.
     pub fn open(dir: &Path) -> Result<ReplaySource, FrameError> {
+        // A photo named where its folder is meant: said as that, not as
+        // "Not a directory (os error 20)" (audit BK K8).
+        if dir.is_file() {
+            return Err(FrameError::Unavailable(format!(
+                "{} is a file, not a folder: give the folder of photos it is in",
+                dir.display()
+            )));
+        }
         let rd = std::fs::read_dir(dir).map_err(|e| {
             FrameError::Unavailable(format!("Cannot read photos from {}: {e}", dir.display()))
         })?;
@@ -139,6 +151,11 @@ impl FrameSource for ReplaySource {
             .to_string_lossy()
             .into_owned();
         Some(format!("photo {} of {n}, {name}; the folder loops", i + 1))
+    }
+
+    fn last_frame_path(&self) -> Option<PathBuf> {
+        let n = self.files.len();
+        self.files.get((self.next + n - 1) % n.max(1)).cloned()
     }
 }
 

@@ -181,7 +181,11 @@ pub(super) fn rules_search(
         .show(ui, |ui| {
             let found = crate::rules::lookup::lookup_as_typed(rs, &query);
             if found.is_empty() {
-                ui.label(format!("No rule matches \"{}\".", query.trim()));
+                ui.label(crate::rules::lookup::nothing_found(
+                    &rs.title,
+                    &query,
+                    "clear the box to list every entry",
+                ));
             }
             for r in found {
                 ui.strong(&r.title);

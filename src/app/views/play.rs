@@ -160,6 +160,17 @@ pub(super) fn undo_keys(state: &AppState, ui: &egui::Ui, cmds: &mut Vec<Command>
     });
 }
 
+/// The "Roll / draw for me" button, also pressed with Ctrl+R (Cmd on a
+/// Mac), even from the question's text field: in Tab order it comes after
+/// the whole card grid (audit BK K5).
+fn roll_for_me(ui: &mut egui::Ui) -> bool {
+    let key = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::R);
+    let clicked = (ui.button("Roll / draw for me"))
+        .on_hover_text("Ctrl+R")
+        .clicked();
+    clicked || ui.ctx().input_mut(|i| i.consume_shortcut(&key))
+}
+
 pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
     let Some((session, autosave)) = &state.session else {
         cmds.push(Command::GoHome);
@@ -417,7 +428,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                              right face (Clear for a new roll, Redo to keep it as it was).",
                         );
                     }
-                    if ui.button("Roll / draw for me").clicked() {
+                    if roll_for_me(ui) {
                         cmds.push(Command::AnswerVirtually);
                     }
                 }
@@ -488,12 +499,23 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         let seen = if offered {
                             Vec::new()
                         } else {
-                            state.camera_picks()
+                            state.camera_pick_buttons()
                         };
-                        if !seen.is_empty() {
+                        if seen.iter().any(|(_, taken)| !taken) {
                             ui.horizontal_wrapped(|ui| {
-                                for card in seen {
-                                    if ui.button(format!("Use {card}")).clicked() {
+                                // A card picked stays in its place, greyed:
+                                // a double click does not take its neighbour.
+                                for (card, taken) in seen {
+                                    let label = if taken {
+                                        format!("{card} taken")
+                                    } else {
+                                        format!("Use {card}")
+                                    };
+                                    // One width for both labels: the
+                                    // buttons after it do not move either.
+                                    let button = egui::Button::new(label)
+                                        .min_size(egui::vec2(PICK_BUTTON_WIDTH, 0.0));
+                                    if ui.add_enabled(!taken, button).clicked() {
                                         cmds.push(Command::EnterCard(card));
                                     }
                                 }
@@ -579,7 +601,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     );
                     // Cards the players choose (a new order) are theirs
                     // to name: no draw answers them.
-                    if deck.is_some() && !chosen && ui.button("Roll / draw for me").clicked() {
+                    if deck.is_some() && !chosen && roll_for_me(ui) {
                         cmds.push(Command::AnswerVirtually);
                     }
                 }
@@ -653,11 +675,16 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                 })
             });
         cols[1].heading("Log");
+        // One scroll place per game: another game's log opens at its newest
+        // lines, not where the last one was left (audit BK K3).
         egui::ScrollArea::vertical()
-            .id_salt("log")
+            .id_salt(("log", session.seed()))
             .stick_to_bottom(true)
             .show(&mut cols[1], |ui| {
                 ui.vertical(|ui| {
+                    // Room for the scroll bar, as in the units column
+                    // (audit BK K4).
+                    ui.set_max_width(ui.available_width() - SCROLL_BAR_ROOM);
                     for l in &st.log {
                         let line = ui.label(&l.text);
                         // The rule a check applied, and its ruling, on
@@ -692,6 +719,7 @@ pub(super) fn last_answer(
 ) {
     // What refused an answer takes these rows (in red, whole), so the
     // answer buttons below stay put under the pointer while it is mended.
+    let mut free_rows = LAST_ANSWER_LINES;
     if !state.refusals().is_empty() {
         let top = ui.cursor().min.y;
         for refusal in state.refusals() {
@@ -699,15 +727,25 @@ pub(super) fn last_answer(
         }
         let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
         let used = ui.cursor().min.y - top;
-        ui.add_space((row * LAST_ANSWER_LINES as f32 - used).max(0.0));
-        return;
+        let used_rows = (used / row).ceil() as usize;
+        if used_rows >= LAST_ANSWER_LINES {
+            ui.add_space((row * LAST_ANSWER_LINES as f32 - used).max(0.0));
+            return;
+        }
+        // A row left keeps what the question is about in view ("Guards
+        // rolls 5 shooting dice") while the answer is mended (audit BK K10).
+        ui.add_space((row * used_rows as f32 - used).max(0.0));
+        free_rows = LAST_ANSWER_LINES - used_rows;
     }
-    let rows = state.last_answer_rows(session, LAST_ANSWER_LINES);
-    for row in 0..LAST_ANSWER_LINES {
+    let rows = state.last_answer_rows(session, free_rows);
+    for row in 0..free_rows {
         let text = rows.get(row).cloned().unwrap_or_else(|| " ".to_string());
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
 }
+
+/// Width of a camera card's pick button, "Use Ah" or "Ah taken" alike.
+const PICK_BUTTON_WIDTH: f32 = 76.0;
 
 /// Width left free at the right of a scrolled pane for its scroll bar.
 pub(super) const SCROLL_BAR_ROOM: f32 = 12.0;

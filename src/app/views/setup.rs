@@ -269,9 +269,11 @@ pub(super) fn new_gentlemen(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
         .iter()
         .map(|p| format!("{} ({})", p.id, p.name))
         .collect();
+    // Named where a player running the binary can reach it (audit BK K7).
     ui.label(format!(
-        "Profiles: {}. They are an example roster by Adjutant (the rulebook's roster sheets are not in its text); edit rulesets/gentlemen-of-war.ron for your own.",
-        profiles.join(", ")
+        "Profiles: {}. They are an example roster by Adjutant (the rulebook's roster sheets are not in its text). For your own, run `adjutant rules gentlemen-of-war --export` and edit the file it writes, {}; Adjutant reads it at start.",
+        profiles.join(", "),
+        crate::paths::ruleset_dir().join("gentlemen-of-war.ron").display()
     ));
     let mut form = state.gentlemen_form.clone();
     side_rows(ui, &mut form.bands, "units", true, usize::MAX);

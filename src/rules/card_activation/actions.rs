@@ -980,9 +980,13 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         i64::from(split_limit(ctx, unit).max(1)),
         Some("split-actions"),
     )? as i32;
-    // Both parts act in the one action, so it cannot both fire the weapon
-    // and count towards its Prep (spent before the next shot), either way
-    // round. (Shooting at two targets is the Shoot action's own split.)
+    // A part acts for its own models only: the unit's weapon is readied
+    // (Prep) by the whole unit's action, never by a part while the rest
+    // does something else (audit BI I1). Games begun before question
+    // order 3 let a part prep, as they were played: then one split action
+    // cannot both fire the weapon and count towards its Prep. (Shooting at
+    // two targets is the Shoot action's own split.)
+    let part_may_prep = crate::rules::common::question_order(ctx) < 3;
     let mut shot = false;
     let mut prepped = false;
     for (count, split_off) in [(models - off, false), (off, true)] {
@@ -998,21 +1002,30 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
         };
         let picked = choose_basic_action(ctx, unit, &prompt, "split-actions", prepped, &[])?;
         shot |= picked == "shoot";
+        // Each part named as it acts, so the log reads as one split action,
+        // not as two actions (audit BI I2).
+        let part = if split_off {
+            format!("The split-off {count} model(s) of {name}")
+        } else {
+            format!("The rest of {name} ({count} model(s))")
+        };
         match picked.as_str() {
             "move" => {
                 let inches = move_action(ctx, unit);
-                // Each part named as asked, so two moves read apart.
-                let part = if split_off {
-                    format!("The split-off {count} model(s) of {name}")
-                } else {
-                    format!("The rest of {name} ({count} model(s))")
-                };
                 ctx.resolved("split-actions", format!("{part} move up to {inches} in"));
             }
-            "melee" => attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?,
-            "shoot" => attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?,
-            // Readying the weapon, aiming or another task, as for the whole unit.
-            _ => prepped |= special_task(ctx, unit, !shot)?,
+            "melee" => {
+                ctx.resolved("split-actions", format!("{part} fight in melee"));
+                attack_with(ctx, unit, Attack::Melee, bonus, prior, count)?;
+            }
+            "shoot" => {
+                ctx.resolved("split-actions", format!("{part} shoot"));
+                attack_with(ctx, unit, Attack::Ballistic, 0, prior, count)?;
+            }
+            _ => {
+                ctx.resolved("split-actions", format!("{part} take a special action"));
+                prepped |= special_task(ctx, unit, part_may_prep && !shot)?;
+            }
         }
     }
     Ok(())
@@ -1063,12 +1076,26 @@ fn strike(
                 MOVED_THIS_TURN
             },
         );
+        let (free, step, per_step) = (
+            num(ctx, "target_move_free_in"),
+            num(ctx, "target_move_step_in"),
+            num(ctx, "target_move_penalty"),
+        );
         let known = if to_come && ctx.state().turn <= 1 {
             Some(Settled::new(Answer::Number(0), "no last turn yet"))
         } else if recorded == 0 {
             Some(Settled::new(
                 Answer::Number(0),
                 "no move recorded that turn",
+            ))
+        } else if movement_penalty(recorded, free, step, per_step) == 0
+            && crate::rules::common::question_order(ctx) >= 3
+        {
+            // No answer the records allow costs a penalty (the penalty
+            // grows with the inches): none could matter (audit BI I5).
+            Some(Settled::new(
+                Answer::Number(i64::from(recorded)),
+                &format!("its recorded moves, up to {recorded} in, cost no penalty"),
             ))
         } else {
             None
@@ -1086,12 +1113,7 @@ fn strike(
             MOST_INCHES_MOVED
         };
         let moved = ctx.number_settled(question, 0, most, Some("ballistics"), known)? as i32;
-        let p = movement_penalty(
-            moved,
-            num(ctx, "target_move_free_in"),
-            num(ctx, "target_move_step_in"),
-            num(ctx, "target_move_penalty"),
-        );
+        let p = movement_penalty(moved, free, step, per_step);
         if p > 0 {
             modifier -= p;
             why.push(format!("target moved {moved} in -{p}"));

@@ -334,7 +334,7 @@ fn the_target_movement_question_is_bounded_by_the_recorded_moves() {
 #[test]
 fn the_target_movement_is_kept_within_the_recorded_moves() {
     let mut bounded = setup();
-    bounded.question_order = super::QUESTION_ORDER;
+    bounded.question_order = 2;
     let mut s = begin_game(
         GameId::CardActivation,
         ProcedureSpec::CardActivation(bounded),
@@ -347,6 +347,75 @@ fn the_target_movement_is_kept_within_the_recorded_moves() {
     assert!(refused.is_err(), "13 is more than the records allow");
     feed(&mut s, &["n 6"]);
     assert_asking(&s, "casualties");
+}
+
+/// From question order 3, a target whose recorded moves are all within the
+/// free 6 inches is not asked how far it moved: no answer could matter
+/// (audit BI I5).
+#[test]
+fn a_target_movement_within_the_free_inches_is_not_asked() {
+    let mut newest = setup();
+    newest.question_order = super::QUESTION_ORDER;
+    let mut s = begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(newest),
+        4,
+    );
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c move", "c none", "c end", "c shoot", "c u0"]);
+    // The window takes the settled answer by itself; a script still gives it.
+    let settled = s.pending().and_then(|r| r.only_answer());
+    assert_eq!(
+        settled.map(|(a, _)| a),
+        Some(crate::rules::procedure::Answer::Number(6)),
+        "{}",
+        asking(&s)
+    );
+    assert!(
+        !asking(&s).contains("recorded moves allow"),
+        "{}",
+        asking(&s)
+    );
+    feed(&mut s, &["n 6"]);
+    assert_asking(&s, "casualties");
+}
+
+/// From question order 3 a part of a split unit acts for its own models:
+/// it never preps the unit's weapon, which takes the whole unit's action,
+/// and the log names each part as it acts (audit BI I1, I2).
+#[test]
+fn a_split_off_part_never_preps_the_weapon() {
+    let mut newest = setup();
+    newest.question_order = super::QUESTION_ORDER;
+    let mut s = begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(newest),
+        4,
+    );
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c split", "n 1", "c shoot", "c u3", "n 0", "n 0"]);
+    if asking(&s).contains("morale check") {
+        feed(&mut s, &["c no"]);
+    }
+    assert!(logged(&s, "The rest of Rifles (4 model(s)) shoot"));
+    assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
+    feed(&mut s, &["c special"]);
+    assert!(logged(
+        &s,
+        "The split-off 1 model(s) of Rifles take a special action"
+    ));
+    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    feed(&mut s, &["c aim"]);
+    assert_asking(&s, "Rifles has 1 action(s) left");
+    // Split again: the part taking a special action is not offered the Prep.
+    feed(&mut s, &["c split", "n 1", "c special"]);
+    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    // The whole unit's own special action preps it.
+    feed(&mut s, &["c aim", "c move"]);
+    assert!(logged(
+        &s,
+        "The split-off 1 model(s) of Rifles move up to 6 in"
+    ));
 }
 
 /// A routed target takes no morale check, and the log says so, for the

@@ -139,8 +139,10 @@ pub struct GameSetup {
 
 /// The newest order of questions ([`GameSetup::question_order`]): 1 keeps a
 /// target's movement within what its recorded moves allow; 2 asks which
-/// enemy a charge reached, when more than one is on the table.
-pub const QUESTION_ORDER: u32 = 2;
+/// enemy a charge reached, when more than one is on the table; 3 settles a
+/// target's movement when all its recorded moves are within the free
+/// inches, and lets no part of a split unit prep the weapon.
+pub const QUESTION_ORDER: u32 = 3;
 
 /// Checks a setup; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {

@@ -219,7 +219,12 @@ pub fn fight(ctx: &mut Ctx, side: SideId, attacker: UnitId) -> Flow<()> {
         std::cmp::Ordering::Greater => lose(ctx, defender, Some((attacker, a_card, flank))),
         std::cmp::Ordering::Less => lose(ctx, attacker, Some((defender, d_card, false))),
         std::cmp::Ordering::Equal => {
-            ctx.resolved("tie", "Equal cards: both units lose a man");
+            let equal = if cover {
+                "Equal values after cover: both units lose a man"
+            } else {
+                "Equal cards: both units lose a man"
+            };
+            ctx.resolved("tie", equal);
             lose(ctx, defender, None)?;
             lose(ctx, attacker, None)
         }

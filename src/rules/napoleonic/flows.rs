@@ -160,6 +160,27 @@ fn a_gun_defending_in_cover_wins_and_confuses_half_its_face() {
     assert_eq!(men(&s, "Dragoons"), (5, 2));
 }
 
+/// Audit BG C3: a tie made by the cover bonus is not "equal cards".
+#[test]
+fn a_tie_made_by_cover_is_said_as_equal_values_after_cover() {
+    let mut s = begin(&setup());
+    feed(&mut s, &FRENCH_FIRST);
+    feed(&mut s, &["c done", "c none", "c none", "c done", "c none"]);
+    feed(
+        &mut s,
+        &["c u4", "c u2", "c no", "c yes", "c no", "k 7h", "k 4d"],
+    );
+    assert!(logged(
+        &s,
+        "Dragoons 7h (7) against Battery 4d (4 +3 cover = 7)"
+    ));
+    assert!(logged(
+        &s,
+        "Equal values after cover: both units lose a man"
+    ));
+    assert!(!logged(&s, "Equal cards: both units lose a man"));
+}
+
 #[test]
 fn guns_winning_confuse_at_most_the_men_left_in_ranks_and_say_so() {
     let mut small = setup();
@@ -314,7 +335,7 @@ fn a_unit_in_ranks_and_confused_is_locked_though_its_opponent_broke() {
     let line = s.state().units.iter().position(|u| u.name == "Line");
     assert_eq!(
         line.and_then(|u| super::engagement_words(s.state(), u)),
-        Some("in engagement, cannot move until rallied")
+        Some("in engagement, cannot move (men in ranks and confused)")
     );
 }
 

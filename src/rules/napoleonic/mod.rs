@@ -450,7 +450,7 @@ pub fn engagement_words(state: &GameState, unit: UnitId) -> Option<&'static str>
     } else if men_of(state, unit) > 0 && in_ranks_of(state, unit) == 0 {
         Some("in engagement, a mob")
     } else if confused_of(state, unit) > 0 {
-        Some("in engagement, cannot move until rallied")
+        Some("in engagement, cannot move (men in ranks and confused)")
     } else {
         Some("in engagement, free to move")
     }

@@ -190,9 +190,26 @@ pub const QUESTION_ORDER: u32 = 3;
 /// twice anywhere (both players share one deck). Returns the regiments, or
 /// every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>, Vec<String>> {
+    let (regiments, errors) = setup_problems(setup, ruleset, true);
+    if errors.is_empty() {
+        Ok(regiments)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The regiments `setup` builds and every problem with it. `whole` says
+/// the setup lists every player; a form whose other regiment did not even
+/// parse checks the rest (objectives, cards used twice) all the same, so
+/// every problem is said at once (audit BK K2).
+pub fn setup_problems(
+    setup: &GameSetup,
+    ruleset: &Ruleset,
+    whole: bool,
+) -> (Vec<Regiment>, Vec<String>) {
     let mut errors = Vec::new();
     let mut regiments = Vec::new();
-    if setup.players.len() != 2 {
+    if whole && setup.players.len() != 2 {
         errors.push(format!(
             "T52 is played by two players; the setup lists {}.",
             setup.players.len()
@@ -225,11 +242,7 @@ pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<Vec<Regiment>
             "{jacks} Jacks among the objectives; only the centre marker is a Jack."
         ));
     }
-    if errors.is_empty() {
-        Ok(regiments)
-    } else {
-        Err(errors)
-    }
+    (regiments, errors)
 }
 
 /// A note when the objectives are not the usual table's (the centre Jack

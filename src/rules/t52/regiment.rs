@@ -587,16 +587,19 @@ fn check_command(kinds: &[UnitKind], ruleset: &Ruleset, errors: &mut Vec<String>
     let led = toffs * ruleset.number("toff_followers") + snobs * ruleset.number("snob_followers");
     if followers > led {
         let leaders = match (toffs, snobs) {
-            (0, 0) => "no Toff or Snob".to_string(),
             (0, 1) => "1 Snob".to_string(),
             (0, n) => format!("{n} Snobs"),
             (_, 0) => "the Toff alone".to_string(),
             (_, 1) => "the Toff and 1 Snob".to_string(),
             (_, n) => format!("the Toff and {n} Snobs"),
         };
-        errors.push(format!(
-            "{followers} Followers (artillery included) but {leaders} can lead only {led}."
-        ));
+        // With nobody to lead them, "can lead only 0" reads garbled
+        // (audit BK K10).
+        errors.push(if led == 0 {
+            format!("{followers} Followers (artillery included) but no Toff or Snob to lead them.")
+        } else {
+            format!("{followers} Followers (artillery included) but {leaders} can lead only {led}.")
+        });
     }
 }
 
@@ -837,6 +840,13 @@ mod tests {
         let r = build("As 3s 8c+7s").err().unwrap_or_default();
         assert!(
             r.iter().any(|e| e.contains("but 1 Snob can lead only 1")),
+            "{r:?}"
+        );
+        // Nobody to lead at all (audit BK K10).
+        let r = build("Th 2d 4d").err().unwrap_or_default();
+        assert!(
+            r.iter()
+                .any(|e| e.ends_with("but no Toff or Snob to lead them.")),
             "{r:?}"
         );
     }
