@@ -561,7 +561,7 @@ fn rules(game: &str, query: &str) -> Result<ExitCode> {
         );
         println!(
             "{}",
-            adjutant::rules::lookup::nothing_found(&rs.title, query, &list_all)
+            adjutant::rules::lookup::nothing_found(rs, query, &list_all)
         );
         return Ok(ExitCode::from(1));
     }

@@ -77,7 +77,7 @@ fn a_ruleset_is_exported_for_house_rules_and_kept() {
     );
     let o = adjutant(&["rules", "t52", "zzqx"], dir.path());
     assert!(
-        text(&o).contains("Try one word of it") && text(&o).contains("adjutant rules t52"),
+        text(&o).contains("Try another word") && text(&o).contains("adjutant rules t52"),
         "{}",
         text(&o)
     );

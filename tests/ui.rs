@@ -1465,7 +1465,7 @@ fn a_rules_search_without_a_match_says_so() {
     harness.run();
     harness.state_mut().rules_query = "zzqx".into();
     harness.run();
-    harness.get_by_label_contains("No T52 rule mentions \"zzqx\". Try one word of it");
+    harness.get_by_label_contains("No T52 rule mentions \"zzqx\". Try another word");
     harness.get_by_label_contains("or clear the box to list every entry");
     // Only question words: asked what it is about (audit BL L6).
     harness.state_mut().rules_query = "how ".into();
@@ -2248,9 +2248,14 @@ fn a_regiment_from_the_camera_is_grouped_by_where_the_cards_lie() {
     harness.get_by_label("Player 1 from camera").click();
     harness.run();
     assert_eq!(harness.state().form.first_units, "XR As 8d+7s Th+5c");
-    assert_eq!(harness.state().form.objectives, "Jc Kd");
+    // Joined to the objectives typed (the one Jack seen in place of the
+    // one typed), not in place of them all (audit BJ J5).
+    assert_eq!(harness.state().form.objectives, "Jc Kh Ks Kd Kc");
     let said = harness.state().messages.join("\n");
-    assert!(said.contains("Jc Kd went to the objective cards"), "{said}");
+    assert!(
+        said.contains("Objective cards now Jc Kh Ks Kd Kc, with the camera's Jc Kd"),
+        "{said}"
+    );
 }
 
 /// A card question while the camera reads more cards than it needs: the
@@ -2330,6 +2335,66 @@ fn a_card_picked_from_the_camera_keeps_its_place_greyed() {
         hint.contains("The camera also sees 1 card-like shape it cannot read"),
         "{hint}"
     );
+}
+
+/// From a live camera a card is read once it lies still: a card being laid
+/// (blurred, read wrong on the way) is held back, and said so (audit BJ J1).
+#[test]
+fn a_card_being_laid_is_read_once_it_lies_still() {
+    use adjutant::vision::settle::SettleRule;
+    use adjutant::vision::settle_cards::CardWatcher;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Gunfight game");
+    harness.get_by_label("Done").click();
+    harness.run();
+    harness.state_mut().cards_watch = CardWatcher::new(SettleRule::LIVE);
+    // On the way down the 2d reads as a King.
+    let mut blurred = card("Kd", 10.0);
+    blurred.confidence = 0.65;
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![blurred], vec![]));
+    harness.run();
+    assert!(harness.state().camera_answer().is_none());
+    let hint = harness.state().camera_hint().unwrap_or_default();
+    assert!(
+        hint.contains("The camera sees 1 card still moving"),
+        "{hint}"
+    );
+    assert!(harness.query_by_label("Use Kd").is_none());
+    for _ in 0..3 {
+        harness
+            .state_mut()
+            .show_frame(frame_with(vec![card("2d", 40.0)], vec![]));
+    }
+    harness.run();
+    harness.get_by_label_contains("Use the camera's cards [2d]");
+}
+
+/// "Roll / draw for me" with cards entered already draws only the rest:
+/// the cards laid stay in the answer (audit BM M2).
+#[test]
+fn draw_for_me_keeps_the_cards_entered() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let asked = pending_prompt(&harness);
+    assert!(asked.contains("Deal 4 activation card(s)"), "{asked}");
+    let ten: adjutant::table::Card = "Ts".parse().unwrap_or_else(|e| panic!("{e}"));
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::EnterCard(ten));
+    harness.run();
+    click(&mut harness, "Roll / draw for me");
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let session = session.unwrap_or_else(|| panic!("no session"));
+    match session.events().last() {
+        Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Cards(c))) => {
+            assert_eq!(c.len(), 4, "{c:?}");
+            assert_eq!(c[0], ten, "{c:?}");
+            assert_eq!(c.iter().filter(|x| **x == ten).count(), 1, "{c:?}");
+        }
+        other => panic!("expected the deal, got {other:?}"),
+    }
 }
 
 /// Undo goes back to the game's first question, not past it: a game without

@@ -391,6 +391,12 @@ impl Corrections {
             replaced[i] = true;
             return None;
         }
+        // A card fix made on a card read is not put on an outline nothing
+        // is read from: that may be anything at about the place (a book on
+        // the next photo took a fix and was used as the card: audit BN N1).
+        if cards && read.is_none() && self.pinned[i].was.is_some() {
+            return None;
+        }
         used[i] = true;
         Some(&self.pinned[i].fix)
     }
@@ -516,6 +522,25 @@ mod tests {
         let codes: Vec<&str> = seen.cards.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["As", "Kh"]);
         assert_eq!(seen.cards[1].confidence, 1.0);
+    }
+
+    /// Audit BN N1: a misread card fixed is not carried over to an outline
+    /// nothing is read from at about its place (a book in the next photo).
+    #[test]
+    fn a_card_fix_made_on_a_read_card_never_names_an_unread_outline() {
+        let first = scan(vec![card("Kd", 300.0)], vec![]);
+        let mut fixes = Corrections::default();
+        // (The outline not read at x 300 is the card's own, read this time.)
+        let first = ScanRecord {
+            unread: Vec::new(),
+            ..first
+        };
+        assert!(fixes.add(&first, Target::Card(0), Fix::Card("2d".into())));
+        let book = scan(vec![card("Kh", 0.0)], vec![]);
+        let seen = fixes.next_frame(&book);
+        let codes: Vec<&str> = seen.cards.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["Kh"]);
+        assert_eq!(seen.unread.len(), 1);
     }
 
     #[test]

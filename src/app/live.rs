@@ -41,6 +41,9 @@ pub struct LiveFrame {
     pub raw: ScanRecord,
     /// Dice in this frame that have not come to rest yet.
     pub moving_dice: usize,
+    /// Cards in this frame that have not lain still long enough yet (held
+    /// back from the reading, see [`crate::vision::settle_cards`]).
+    pub moving_cards: usize,
     /// Resting dice this frame did not show, still reported from the frames
     /// before (a detector miss, a hand passing over).
     pub unseen_dice: usize,
@@ -335,6 +338,7 @@ pub fn preview(frame: &image::DynamicImage, scan: ScanRecord) -> LiveFrame {
         raw: scan.clone(),
         scan,
         moving_dice: 0,
+        moving_cards: 0,
         unseen_dice: 0,
         picture: Arc::new(picture),
         dice_scale: 1.0,

@@ -231,6 +231,8 @@ pub struct AppState {
     pub selected_beside: Option<crate::vision::geometry::Point>,
     /// Follows the dice across frames: a camera's dice count once they rest.
     pub roll: RollWatcher,
+    /// The cards of the frames, followed across frames likewise.
+    pub cards_watch: crate::vision::settle_cards::CardWatcher,
     /// The photo set that frames kept from the table view join
     /// (`<data>/captures/dice`, beside the save folder).
     pub capture_dir: PathBuf,
@@ -390,6 +392,7 @@ impl AppState {
             selected: None,
             selected_beside: None,
             roll: RollWatcher::new(SettleRule::STILLS),
+            cards_watch: crate::vision::settle_cards::CardWatcher::new(SettleRule::STILLS),
             capture_dir,
             dice_scale: crate::vision::dice::scale::DiceScale::Auto,
             camera_index: 0,
@@ -607,8 +610,37 @@ impl AppState {
             },
             Command::Apply(event) => self.apply(event),
             Command::AnswerVirtually => {
-                let answer = self.session.as_ref().and_then(|(s, _)| s.virtual_answer());
+                // Dice or cards entered already lie on the table: Adjutant
+                // rolls or draws only the rest (audit BM M2).
+                // (An undone roll brought back whole is rolled anew.)
+                let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
+                    Some(Request {
+                        ask: Ask::Dice { count },
+                        ..
+                    }) => *count as usize,
+                    _ => 0,
+                };
+                let dice = Some(self.dice_entry.len())
+                    .filter(|&n| n < wanted)
+                    .unwrap_or(0);
+                let cards = self.cards_entry.clone();
+                let answer =
+                    (self.session.as_ref()).and_then(|(s, _)| s.virtual_rest(dice, &cards));
                 match answer {
+                    Some(Answer::Dice(rest)) if dice > 0 => {
+                        for d in rest {
+                            self.enter_die(dice_entry::EnteredDie {
+                                value: d.value.get(),
+                                source: DieSource::Virtual,
+                                seen: None,
+                            });
+                        }
+                    }
+                    Some(Answer::Cards(rest)) if !cards.is_empty() => {
+                        for c in rest {
+                            self.enter_card(c);
+                        }
+                    }
                     Some(a) => self.apply(Event::Answer(a)),
                     None => self.notify("This needs a player's answer."),
                 }
@@ -814,6 +846,7 @@ impl AppState {
         settle: SettleRule,
     ) {
         self.roll = RollWatcher::new(settle);
+        self.cards_watch = crate::vision::settle_cards::CardWatcher::new(settle);
         // A new source: its problems are shown afresh.
         self.dismissed.clear();
         match &self.readers {
@@ -958,6 +991,8 @@ impl AppState {
                 let values: Vec<u8> = self.camera_dice().iter().map(|d| d.value).collect();
                 Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
             }
+            // Likewise a card is read once the cards in sight lie still.
+            Ask::Cards { .. } if frame.moving_cards > 0 => return None,
             Ask::Cards { .. } => Answer::Cards(self.camera_cards()),
             _ => return None,
         };
@@ -982,6 +1017,7 @@ impl AppState {
     pub fn show_frame(&mut self, mut frame: live::LiveFrame) {
         // Votes first, so a player's fix applies to the settled read.
         (frame.raw, frame.moving_dice, frame.unseen_dice) = self.roll.observe_scan(&frame.raw);
+        frame.moving_cards = self.cards_watch.observe_scan(&mut frame.raw);
         frame.scan = self.corrections.next_frame(&frame.raw);
         self.used.keep_shown(&frame.scan);
         if let (Some(target), Some(old)) = (self.selected, &self.live_frame) {
@@ -1102,14 +1138,23 @@ impl AppState {
     /// there is no frame or no such request.
     pub fn camera_hint(&self) -> Option<String> {
         let hint = self.reading_hint();
-        // A card the camera cannot read may be one of the answer: said, not
-        // left out silently (audit BJ J2). (It may be no card at all, a
-        // napkin or a book: so it does not hold the answer back.)
-        let unread = match self.live_frame.as_ref().map(|f| f.scan.unread.len()) {
-            Some(n) if n > 0 && self.asks_cards() && !self.shows_answered_reading() => n,
-            _ => return hint,
-        };
-        let note = format!(
+        match (hint, self.unread_cards_note()) {
+            (Some(h), Some(note)) => Some(format!("{h} {note}")),
+            (h, note) => h.or(note),
+        }
+    }
+
+    /// A note on card-like shapes the camera sees but cannot read, for a
+    /// cards question: one may be a card of the answer, so it is said, not
+    /// left out silently, also beside a whole camera answer (audit BJ J2).
+    /// (It may be no card at all, a napkin or a book: so it does not hold
+    /// the answer back.)
+    pub fn unread_cards_note(&self) -> Option<String> {
+        let unread = self.live_frame.as_ref().map_or(0, |f| f.scan.unread.len());
+        if unread == 0 || !self.asks_cards() || self.shows_answered_reading() {
+            return None;
+        }
+        Some(format!(
             "The camera also sees {} it cannot read: if one is a card of this answer, click \
              its ? in the Table view to name it.",
             if unread == 1 {
@@ -1117,11 +1162,7 @@ impl AppState {
             } else {
                 format!("{unread} card-like shapes")
             }
-        );
-        Some(match hint {
-            Some(h) => format!("{h} {note}"),
-            None => note,
-        })
+        ))
     }
 
     /// Whether the pending question asks for cards.
@@ -1155,6 +1196,13 @@ impl AppState {
                  next card (or enter it by hand)."
                     .into(),
             ),
+            Ask::Cards { .. } if f.moving_cards > 0 => Some(format!(
+                "The camera sees {} still moving; its reading comes once they lie still.",
+                match f.moving_cards {
+                    1 => "1 card".to_string(),
+                    n => format!("{n} cards"),
+                }
+            )),
             Ask::Dice { .. } if f.moving_dice > 0 => Some(format!(
                 "The camera sees {} still rolling; its reading comes once they rest.",
                 dice(f.moving_dice)
@@ -1421,22 +1469,65 @@ impl AppState {
             .into_iter()
             .partition(|c| matches!(c.card.rank(), Some(Rank::King | Rank::Jack)));
         if !markers.is_empty() {
-            let mut codes: Vec<String> = markers.iter().map(|m| m.card.to_string()).collect();
-            codes.sort();
-            self.form.objectives = codes.join(" ");
+            // Added to the objectives typed, not in place of them: the
+            // camera sees the markers near this regiment, not the whole
+            // table's (audit BJ J5).
+            // (The one centre Jack seen takes the place of the one typed.)
+            let mut listed: Vec<String> = self
+                .form
+                .objectives
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            let is_jack = |code: &str| {
+                code.parse::<Card>()
+                    .is_ok_and(|c| c.rank() == Some(Rank::Jack))
+            };
+            let mut seen: Vec<String> = markers.iter().map(|m| m.card.to_string()).collect();
+            seen.sort();
+            for code in &seen {
+                if listed.iter().any(|l| l.eq_ignore_ascii_case(code)) {
+                    continue;
+                }
+                match listed.iter().position(|l| is_jack(code) && is_jack(l)) {
+                    Some(i) => listed[i] = code.clone(),
+                    None => listed.push(code.clone()),
+                }
+            }
+            let now = listed.join(" ");
+            if now != self.form.objectives {
+                self.form.objectives = now.clone();
+                self.notify(format!(
+                    "Objective cards now {now}, with the camera's {} (Kings and Jacks mark objectives).",
+                    seen.join(" ")
+                ));
+            }
+        }
+        // A card the camera cannot read is said, not left out silently
+        // (audit BJ J2).
+        let unread = self.live_frame.as_ref().map_or(0, |f| f.scan.unread.len());
+        if unread > 0 {
             self.notify(format!(
-                "The camera's {} went to the objective cards (Kings and Jacks mark objectives).",
-                codes.join(" ")
+                "The camera cannot read {unread} card-like shape(s) in view: if one is a card of \
+                 the regiment, name it in the Table view (click its ?) or type it."
             ));
         }
         if cards.is_empty() {
             return;
         }
         let text = units_text(&group_laid_out(&cards, card_length));
-        if player == 0 {
-            self.form.first_units = text;
+        let field = if player == 0 {
+            &mut self.form.first_units
         } else {
-            self.form.second_units = text;
+            &mut self.form.second_units
+        };
+        let before = std::mem::replace(field, text);
+        // What was typed is said, so it is not lost (audit BK K10).
+        if !before.trim().is_empty() && before != *field {
+            self.notify(format!(
+                "The camera's cards replaced the units typed before: {}",
+                before.trim()
+            ));
         }
     }
 
@@ -1639,7 +1730,8 @@ impl AppState {
         };
         if self.dice_entry.len() >= wanted {
             // An undone roll brought back whole: a face is taken out first.
-            self.notify(format!(
+            // Said with the question, and gone with it (audit BM M7).
+            self.refuse(format!(
                 "All {wanted} dice are entered: click one to take it out, or Clear to enter a new roll."
             ));
             return;

@@ -658,7 +658,8 @@ pub(crate) const ROLLED: &str = ": rolled ";
 
 /// Where a roll's dice came from, when not typed in (the usual case):
 /// " (read by the camera)", " (rolled by Adjutant)", " (1 of 2 read by the
-/// camera)" (one die of several in view taken, the rest typed); a disputed
+/// camera)" (one die of several in view taken, the rest typed), " (1 of 2
+/// rolled by Adjutant)" (the rest of a roll begun by hand); a disputed
 /// result after a misread can be traced.
 fn roll_source(dice: &crate::table::DicePool) -> String {
     use crate::table::DieSource;
@@ -670,6 +671,11 @@ fn roll_source(dice: &crate::table::DicePool) -> String {
         format!(" ({camera} of {all} read by the camera)")
     } else if all > 0 && count(DieSource::Virtual) == all {
         " (rolled by Adjutant)".into()
+    } else if count(DieSource::Virtual) > 0 {
+        format!(
+            " ({} of {all} rolled by Adjutant)",
+            count(DieSource::Virtual)
+        )
     } else {
         String::new()
     }
@@ -736,6 +742,11 @@ mod tests {
         assert_eq!(
             roll_source(&pool(&[DieSource::Virtual])),
             " (rolled by Adjutant)"
+        );
+        // Entered by hand, the rest rolled by Adjutant (audit BM M2).
+        assert_eq!(
+            roll_source(&pool(&[DieSource::Manual, DieSource::Virtual])),
+            " (1 of 2 rolled by Adjutant)"
         );
         assert_eq!(roll_source(&pool(&[DieSource::Manual])), "");
         assert_eq!(roll_source(&pool(&[])), "");

@@ -18,10 +18,10 @@ use super::ruleset::Ruleset;
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "an", "and", "any", "are", "as", "at", "be", "before", "by", "can",
     "could", "did", "do", "does", "for", "from", "get", "gets", "happen", "happens", "have", "how",
-    "i", "if", "in", "into", "is", "it", "its", "many", "may", "me", "much", "my", "of", "on",
-    "or", "our", "should", "so", "that", "the", "their", "them", "then", "there", "they", "this",
-    "to", "us", "was", "we", "what", "whats", "when", "where", "which", "who", "whom", "why",
-    "will", "with", "work", "works", "you", "your",
+    "i", "if", "in", "into", "is", "it", "its", "many", "may", "me", "much", "must", "my", "of",
+    "on", "or", "our", "should", "so", "that", "the", "their", "them", "then", "there", "they",
+    "this", "to", "us", "was", "we", "what", "whats", "when", "where", "which", "who", "whom",
+    "why", "will", "with", "work", "works", "you", "your",
 ];
 
 /// Weight of a word found in an entry's title or id, for a one-word title; a
@@ -406,22 +406,42 @@ pub fn lookup(rs: &Ruleset, query: &str) -> Vec<Hit> {
     search(rs, query, false)
 }
 
-/// What to say when `query` finds nothing in `game`: a question of only
+/// What to say when `query` finds nothing in `rs`: a question of only
 /// question words ("how") asks for what it is about; anything else is
-/// worth one plain word, and `list_all` says how to see every entry
-/// (audit BL L6).
-pub fn nothing_found(game: &str, query: &str, list_all: &str) -> String {
+/// worth another word, two of this game's own one-word entries given as
+/// examples, and `list_all` says how to see every entry (audits BL L6, BO
+/// O2).
+pub fn nothing_found(rs: &Ruleset, query: &str, list_all: &str) -> String {
     let query = query.trim();
     let asked = words(query);
     if !asked.is_empty() && asked.iter().all(|w| STOP_WORDS.contains(&w.as_str())) {
-        format!(
-            "\"{query}\" is only question words: add what it is about, such as \"how do I charge\"."
-        )
-    } else {
-        format!(
-            "No {game} rule mentions \"{query}\". Try one word of it (\"charge\", \"cover\"), or {list_all}."
-        )
+        return format!(
+            "\"{query}\" is only question words: add what it is about, such as \"how do I {}\".",
+            examples(rs).first().map_or("win", String::as_str)
+        );
     }
+    let examples: Vec<String> = examples(rs).iter().map(|e| format!("\"{e}\"")).collect();
+    let try_words = if asked.len() > 1 {
+        "one word of it"
+    } else {
+        "another word"
+    };
+    format!(
+        "No {} rule mentions \"{query}\". Try {try_words} ({}), or {list_all}.",
+        rs.title,
+        examples.join(", ")
+    )
+}
+
+/// Two of `rs`'s rules entries titled in one word, lower case ("cover",
+/// "melee"), as examples of words to look up.
+fn examples(rs: &Ruleset) -> Vec<String> {
+    (rs.rules.iter())
+        .filter(|r| !r.title.trim().contains(' '))
+        .map(|r| r.title.trim().to_lowercase())
+        .filter(|t| t.chars().all(char::is_alphabetic))
+        .take(2)
+        .collect()
 }
 
 /// [`lookup`] of a question still being typed: its last word also matches
@@ -885,6 +905,51 @@ mod tests {
                 1,
             ),
             (GameId::Gunfight, "fanning", "fan-shot", 1),
+            // Audit BO (new questions after BL's).
+            (GameId::T52, "who must I shoot at", "targeting", 1),
+            (
+                GameId::T52,
+                "how close can I get to the enemy",
+                "spacing",
+                1,
+            ),
+            (
+                GameId::GentlemenOfWar,
+                "how many weapons can I carry",
+                "equipment",
+                1,
+            ),
+            (
+                GameId::Napoleonic,
+                "what if all my men are confused",
+                "mob",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "does a rout cost actions",
+                "rout",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "can my routed unit still shoot?",
+                "rally",
+                1,
+            ),
+            (
+                GameId::Gunfight,
+                "can my gunmen move together",
+                "movement",
+                1,
+            ),
+            (GameId::Gunfight, "how many packs of cards", "setup", 1),
+            (
+                GameId::CardActivation,
+                "can a unit on overwatch shoot an enemy that moves",
+                "overwatch",
+                1,
+            ),
         ];
         for (game, question, entry, place) in cases {
             let hits = lookup(&ruleset(game), question);
@@ -935,14 +1000,27 @@ mod tests {
 
     #[test]
     fn nothing_found_says_what_to_try() {
-        let said = nothing_found("T52", "zzqx ", "clear the box");
+        let rs = ruleset(GameId::T52);
+        let said = nothing_found(&rs, "zzqx ", "clear the box");
         assert!(
-            said.starts_with("No T52 rule mentions \"zzqx\". Try one word"),
+            said.starts_with("No T52 rule mentions \"zzqx\". Try another word (\""),
             "{said}"
         );
         assert!(said.ends_with("or clear the box."), "{said}");
-        let said = nothing_found("T52", "how", "clear the box");
+        let said = nothing_found(&rs, "zzqx qqz", "clear the box");
+        assert!(said.contains("Try one word of it"), "{said}");
+        let said = nothing_found(&rs, "how", "clear the box");
         assert!(said.contains("only question words"), "{said}");
+        // The examples are the game's own: no "charge" for Gunfight (audit
+        // BO O2), and each finds an entry.
+        for game in [GameId::Gunfight, GameId::Napoleonic, GameId::GentlemenOfWar] {
+            let rs = ruleset(game);
+            let words = examples(&rs);
+            assert_eq!(words.len(), 2, "{game:?}");
+            for w in words {
+                assert!(!lookup(&rs, &w).is_empty(), "{game:?}: {w}");
+            }
+        }
     }
 
     #[test]

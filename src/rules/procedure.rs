@@ -331,6 +331,9 @@ pub enum Interrupt {
     Need(Request),
     /// The newest answer does not fit what was asked.
     Invalid(AnswerError),
+    /// The game ended before the next question: nothing more is asked (see
+    /// [`Ctx::end_when`]).
+    Over,
 }
 
 impl From<AnswerError> for Interrupt {
@@ -352,6 +355,9 @@ pub struct Ctx<'a> {
     pub rng: ChaCha8Rng,
     inputs: &'a [Input],
     pos: usize,
+    /// Ends the game, when it must end at once, before a question is put
+    /// (see [`Ctx::end_when`]).
+    ends_game: Option<fn(&mut Ctx) -> bool>,
 }
 
 impl<'a> Ctx<'a> {
@@ -368,7 +374,16 @@ impl<'a> Ctx<'a> {
             rng,
             inputs,
             pos: 0,
+            ends_game: None,
         }
+    }
+
+    /// From now on, before each question `check` may end the game (it
+    /// applies the end and returns true): a game that ends at once (T52's
+    /// sudden death, the moment the last commander falls) asks nothing
+    /// more, and the run stops with [`Interrupt::Over`].
+    pub fn end_when(&mut self, check: fn(&mut Ctx) -> bool) {
+        self.ends_game = Some(check);
     }
 
     /// The current state.
@@ -426,6 +441,11 @@ impl<'a> Ctx<'a> {
         while let Some(Input::Edit(e)) = inputs.get(self.pos) {
             self.apply(e.clone());
             self.pos += 1;
+        }
+        if let Some(check) = self.ends_game
+            && (self.state.outcome.is_some() || check(self))
+        {
+            return Err(Interrupt::Over);
         }
         match inputs.get(self.pos) {
             Some(Input::Answer(given)) => {

@@ -246,7 +246,7 @@ impl Session {
         let flow = running.spec.run(&mut ctx);
         let state = ctx.into_state();
         match flow {
-            Ok(()) => {
+            Ok(()) | Err(Interrupt::Over) => {
                 self.state = state;
                 self.running = None;
             }
@@ -382,11 +382,21 @@ impl Session {
     /// An answer from the virtual table: dice from the seeded roller, the top
     /// cards of a tracked deck, or `None` where only a player can answer.
     pub fn virtual_answer(&self) -> Option<Answer> {
+        self.virtual_rest(0, &[])
+    }
+
+    /// What Adjutant adds to an answer begun by the players: the dice
+    /// still to roll once `dice_entered` are entered, or the cards still
+    /// to draw once `cards_entered` are picked (the top of the draw pile
+    /// leaving those out), so what lies on the table stays in the answer
+    /// (audit BM M2). With nothing entered, the whole [`Self::virtual_answer`].
+    pub fn virtual_rest(&self, dice_entered: usize, cards_entered: &[Card]) -> Option<Answer> {
         let req = self.pending()?;
         match &req.ask {
             Ask::Dice { count } => {
                 let mut rng = stream(self.seed, self.events.len(), 2);
-                Some(Answer::Dice(DicePool::roll(*count as usize, &mut rng).dice))
+                let n = (*count as usize).saturating_sub(dice_entered);
+                Some(Answer::Dice(DicePool::roll(n, &mut rng).dice))
             }
             Ask::Cards {
                 count,
@@ -395,8 +405,19 @@ impl Session {
                 ..
             } => {
                 let pile = &self.state.decks.get(*d)?.draw_pile;
-                let n = (*count as usize).min(pile.len());
-                let top: Vec<Card> = pile.iter().rev().take(n).map(|c| c.card).collect();
+                let mut left_out = cards_entered.to_vec();
+                let n = (*count as usize).saturating_sub(cards_entered.len());
+                let top: Vec<Card> = (pile.iter().rev())
+                    .map(|c| c.card)
+                    .filter(|c| match left_out.iter().position(|e| e == c) {
+                        Some(i) => {
+                            left_out.remove(i);
+                            false
+                        }
+                        None => true,
+                    })
+                    .take(n)
+                    .collect();
                 Some(Answer::Cards(top))
             }
             Ask::Confirm => Some(Answer::Confirm),

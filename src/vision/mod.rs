@@ -24,6 +24,7 @@ pub mod geometry;
 pub mod image_file;
 pub mod scan;
 pub mod settle;
+pub mod settle_cards;
 
 pub use error::VisionError;
 pub use geometry::{Point, Quad};

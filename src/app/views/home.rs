@@ -182,7 +182,7 @@ pub(super) fn rules_search(
             let found = crate::rules::lookup::lookup_as_typed(rs, &query);
             if found.is_empty() {
                 ui.label(crate::rules::lookup::nothing_found(
-                    &rs.title,
+                    rs,
                     &query,
                     "clear the box to list every entry",
                 ));

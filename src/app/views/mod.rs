@@ -104,22 +104,60 @@ pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<
             if ui.button(format!("Use the camera's {answer}")).clicked() {
                 cmds.push(Command::AnswerFromCamera);
             }
+            // A card it cannot read may belong to the answer: said where
+            // the one click is (audit BN: the note was hidden just here).
+            if let Some(note) = state.unread_cards_note() {
+                camera_hint_label(ui, note);
+            }
             true
         }
         None => {
             if let Some(hint) = state.camera_hint() {
-                // Wrapped at about the card grid's width: a long hint does
-                // not widen the question box for as long as a frame shows
-                // it (audits AI7, AK).
-                ui.scope(|ui| {
-                    ui.set_max_width(CAMERA_HINT_WIDTH.min(ui.available_width()));
-                    ui.add(egui::Label::new(hint).wrap());
-                });
+                camera_hint_label(ui, hint);
             }
             false
         }
     }
 }
+
+/// A camera hint, wrapped at about the card grid's width: a long hint does
+/// not widen the question box for as long as a frame shows it (audits AI7,
+/// AK).
+fn camera_hint_label(ui: &mut egui::Ui, hint: String) {
+    ui.scope(|ui| {
+        ui.set_max_width(CAMERA_HINT_WIDTH.min(ui.available_width()));
+        ui.add(egui::Label::new(hint).wrap());
+    });
+}
+
+/// The camera's cards offered as one-click picks for a cards question, a
+/// card picked already kept in its place, greyed (see
+/// [`AppState::camera_pick_buttons`]): under the question, and in the
+/// Table view, whose hint speaks of them too.
+pub(super) fn camera_pick_row(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) {
+    let seen = state.camera_pick_buttons();
+    if !seen.iter().any(|(_, taken)| !taken) {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        for (card, taken) in seen {
+            let label = if taken {
+                format!("{card} taken")
+            } else {
+                format!("Use {card}")
+            };
+            // One width for both labels: the buttons after it do not move
+            // either.
+            let button = egui::Button::new(label).min_size(egui::vec2(PICK_BUTTON_WIDTH, 0.0));
+            if ui.add_enabled(!taken, button).clicked() {
+                cmds.push(Command::EnterCard(card));
+            }
+        }
+    });
+}
+
+/// Width of a camera card's pick button, "Use Ah" or "Ah taken" alike.
+const PICK_BUTTON_WIDTH: f32 = 76.0;
 
 /// Width (points) at which the camera's hints wrap: about the card grid's.
 const CAMERA_HINT_WIDTH: f32 = 380.0;

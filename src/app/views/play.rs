@@ -496,30 +496,8 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                         // A card the camera reads is picked with one click
                         // (each is worked out on a copy of the game: not when
                         // the whole reading is offered).
-                        let seen = if offered {
-                            Vec::new()
-                        } else {
-                            state.camera_pick_buttons()
-                        };
-                        if seen.iter().any(|(_, taken)| !taken) {
-                            ui.horizontal_wrapped(|ui| {
-                                // A card picked stays in its place, greyed:
-                                // a double click does not take its neighbour.
-                                for (card, taken) in seen {
-                                    let label = if taken {
-                                        format!("{card} taken")
-                                    } else {
-                                        format!("Use {card}")
-                                    };
-                                    // One width for both labels: the
-                                    // buttons after it do not move either.
-                                    let button = egui::Button::new(label)
-                                        .min_size(egui::vec2(PICK_BUTTON_WIDTH, 0.0));
-                                    if ui.add_enabled(!taken, button).clicked() {
-                                        cmds.push(Command::EnterCard(card));
-                                    }
-                                }
-                            });
+                        if !offered {
+                            camera_pick_row(state, ui, cmds);
                         }
                     });
                     let picked: Vec<String> =
@@ -727,7 +705,8 @@ pub(super) fn last_answer(
         }
         let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
         let used = ui.cursor().min.y - top;
-        let used_rows = (used / row).ceil() as usize;
+        // Rounded: a line measures a pixel or so over a row (audit BM M1).
+        let used_rows = ((used / row).round() as usize).max(1);
         if used_rows >= LAST_ANSWER_LINES {
             ui.add_space((row * LAST_ANSWER_LINES as f32 - used).max(0.0));
             return;
@@ -743,9 +722,6 @@ pub(super) fn last_answer(
         ui.add(egui::Label::new(egui::RichText::new(text).italics()).truncate());
     }
 }
-
-/// Width of a camera card's pick button, "Use Ah" or "Ah taken" alike.
-const PICK_BUTTON_WIDTH: f32 = 76.0;
 
 /// Width left free at the right of a scrolled pane for its scroll bar.
 pub(super) const SCROLL_BAR_ROOM: f32 = 12.0;

@@ -90,7 +90,10 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
         .and_then(|(s, _)| s.pending())
         .is_some()
     {
-        camera_button(state, ui, cmds);
+        // The picks its hint speaks of are here too (audit BN, J6).
+        if !camera_button(state, ui, cmds) {
+            camera_pick_row(state, ui, cmds);
+        }
     }
     let Some(frame) = &state.live_frame else {
         ui.label("No frame yet.");
@@ -246,8 +249,12 @@ pub(super) fn detections(
         for i in 0..scan.unread.len() {
             entry(ui, Target::UnreadCard(i), format!("unread card {}", i + 1));
         }
-        if scan.cards.is_empty() && scan.unread.is_empty() {
+        let moving = state.live_frame.as_ref().map_or(0, |f| f.moving_cards);
+        if scan.cards.is_empty() && scan.unread.is_empty() && moving == 0 {
             ui.label("none");
+        }
+        if moving > 0 {
+            ui.label(format!("({moving} still moving)"));
         }
     });
     let backs = list_or_none(scan.backs.iter().map(|b| b.colour.clone()));

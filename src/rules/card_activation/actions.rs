@@ -927,6 +927,17 @@ fn attack_with(
             i64::from(split),
             Some("split-actions"),
         )? as i32;
+        // One line for the split, so the two attacks read as one action
+        // (audit BM M5).
+        ctx.resolved(
+            "split-actions",
+            format!(
+                "{name} splits its attack: {} model(s) at {}, {off} at {}",
+                models - off,
+                ctx.state().unit_name(main),
+                ctx.state().unit_name(second)
+            ),
+        );
         vec![(main, models - off), (second, off)]
     } else {
         match enemies
@@ -1024,7 +1035,20 @@ fn split_action(ctx: &mut Ctx, unit: UnitId, bonus: i32, prior: i32) -> Flow<()>
             }
             _ => {
                 ctx.resolved("split-actions", format!("{part} take a special action"));
-                prepped |= special_task(ctx, unit, part_may_prep && !shot)?;
+                // Listed all the same and turned down with the reason, as
+                // Shoot is (audit BM M3).
+                let bar = if !part_may_prep {
+                    Some(
+                        "a part of a split unit does not prep the weapon: that takes the whole unit's action",
+                    )
+                } else if shot {
+                    Some(
+                        "the other part fired the weapon in this same action: it preps in a later one",
+                    )
+                } else {
+                    None
+                };
+                prepped |= special_task(ctx, unit, bar)?;
             }
         }
     }
@@ -1144,6 +1168,9 @@ fn strike(
             unit: target,
             count: lost as u32,
         });
+    } else {
+        // Said, or the attack has no outcome in the log (audit BI I4).
+        ctx.resolved(rule, format!("{target_name} takes no casualties"));
     }
     if !ctx.state().units[target].in_play() {
         return Ok(());
@@ -1171,12 +1198,13 @@ fn strike(
 
 /// A special action: readying the weapon, or anything else (noted).
 fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
-    special_task(ctx, unit, true).map(|_| ())
+    special_task(ctx, unit, None).map(|_| ())
 }
 
-/// A special action, with readying the weapon offered only when
-/// `may_prep`; returns whether the weapon was readied.
-fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
+/// A special action; readying the weapon is listed while it needs it,
+/// and turned down with `prep_barred`'s reason when given; returns whether
+/// the weapon was readied.
+fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<bool> {
     let name = ctx.state().unit_name(unit);
     // Aim and the other tasks first: they keep their numbers (keys 1-9)
     // whether or not the weapon needs readying.
@@ -1185,17 +1213,24 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, may_prep: bool) -> Flow<bool> {
         Choice::new("other", "Something else (radio, casting, device, healing)"),
     ];
     let prep = stat(ctx, unit, PREP_LEFT);
-    if prep > 0 && may_prep {
-        options.push(Choice::new(
-            "prep",
-            format!("Prep the weapon ({prep} action(s) to go)"),
-        ));
+    if prep > 0 {
+        let label = match prep_barred {
+            None => format!("Prep the weapon ({prep} action(s) to go)"),
+            Some(_) => "Prep the weapon (not now)".to_string(),
+        };
+        options.push(Choice::new("prep", label));
     }
-    let picked = ctx.choose(
-        format!("{} special action", possessive(&name)),
-        options,
-        Some("special"),
-    )?;
+    let picked = loop {
+        let picked = ctx.choose(
+            format!("{} special action", possessive(&name)),
+            options.clone(),
+            Some("special"),
+        )?;
+        match prep_barred {
+            Some(why) if picked == "prep" => ctx.refused("weapon-prep", format!("{name}: {why}")),
+            _ => break picked,
+        }
+    };
     match picked.as_str() {
         "prep" => {
             ctx.apply(Effect::SetStat {
@@ -1268,9 +1303,12 @@ pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
         format!(" ({})", why.join(", "))
     };
     // The target is known before the roll: the players see what passes.
+    // A rally is named as one: "rally" was first said in the result
+    // (audit BM M8).
+    let what = if rule == "rally" { "Rally: morale check" } else { "Morale check" };
     let pool = ctx.roll(
         dice,
-        format!("Morale check for {name}: {target} or less passes{mods}"),
+        format!("{what} for {name}: {target} or less passes{mods}"),
         rule,
     )?;
     let total: i32 = pool.dice.iter().map(|d| i32::from(d.value.get())).sum();

@@ -398,18 +398,27 @@ fn a_split_off_part_never_preps_the_weapon() {
         feed(&mut s, &["c no"]);
     }
     assert!(logged(&s, "The rest of Rifles (4 model(s)) shoot"));
+    // An attack without casualties says so (audit BI I4).
+    assert!(logged(&s, "Guards takes no casualties"));
     assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
     feed(&mut s, &["c special"]);
     assert!(logged(
         &s,
         "The split-off 1 model(s) of Rifles take a special action"
     ));
-    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    assert_asking(&s, "Prep the weapon (not now)");
     feed(&mut s, &["c aim"]);
     assert_asking(&s, "Rifles has 1 action(s) left");
-    // Split again: the part taking a special action is not offered the Prep.
+    // Split again: the part taking a special action is turned down, with
+    // the reason, if it picks the Prep (audit BM M3).
     feed(&mut s, &["c split", "n 1", "c special"]);
-    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    assert_asking(&s, "Prep the weapon (not now)");
+    feed(&mut s, &["c prep"]);
+    assert!(logged(
+        &s,
+        "Rifles: a part of a split unit does not prep the weapon"
+    ));
+    assert_asking(&s, "Rifles' special action");
     // The whole unit's own special action preps it.
     feed(&mut s, &["c aim", "c move"]);
     assert!(logged(
@@ -748,6 +757,11 @@ fn up_to_half_the_models_may_split_off_at_a_second_target() {
     feed(&mut s, &["c shoot"]);
     assert_asking(&s, "Split: up to 2 of its 5 models engage a second target");
     feed(&mut s, &["c split", "c u3", "c u4", "n 2", "n 0"]);
+    // Said as one split action (audit BM M5).
+    assert!(logged(
+        &s,
+        "Rifles splits its attack: 3 model(s) at Guards, 2 at Militia"
+    ));
     assert!(logged(
         &s,
         "Rifles rolls 3 shooting dice at Guards, +0 to hit"
@@ -859,7 +873,7 @@ fn a_split_action_that_shoots_cannot_also_prep_the_weapon() {
     }
     assert_asking(&s, "What do the split-off 1 model(s) of Rifles do?");
     feed(&mut s, &["c special"]);
-    assert!(!asking(&s).contains("Prep the weapon"), "{}", asking(&s));
+    assert_asking(&s, "Prep the weapon (not now)");
     feed(&mut s, &["c aim"]);
     // The weapon still needs its Prep before the next shot.
     assert_asking(&s, "Rifles has 1 action(s) left");

@@ -955,6 +955,33 @@ fn a_snob_that_follows_tests_dangerous_terrain_too() {
     assert_asking(&s, "Blue: choose a Toff or Snob");
 }
 
+/// From question order 4 the last commander falling ends the game at once:
+/// a Toff killed following its Follower through dangerous terrain leaves
+/// that Follower's shot unasked (audit BO O3). Games begun before ask it.
+#[test]
+fn sudden_death_ends_the_game_mid_activation() {
+    for (order, ends) in [(crate::rules::t52::QUESTION_ORDER, true), (3, false)] {
+        let mut setup = setup("XR 8c+7s 4h+5h", BLUE, &[TerrainKind::Dangerous], &[]);
+        setup.question_order = order;
+        let mut s = begin(&setup);
+        feed(&mut s, &INIT);
+        feed(&mut s, &["c 8c", "c move-and-shoot", "d 4", "n 0", "n 1"]);
+        assert_asking(&s, "Dangerous Terrain Test for Toff XR: roll 1 die");
+        feed(&mut s, &["d 1"]);
+        assert!(!unit(&s, "Toff XR").in_play());
+        if ends {
+            assert!(s.pending().is_none(), "order {order}: {}", asking(&s));
+            let out = s.state().outcome.clone();
+            let out = out.unwrap_or_else(|| panic!("the game must end"));
+            assert_eq!(out.winner, Some(1));
+            assert!(out.reason.contains("Sudden death: Red"), "{}", out.reason);
+        } else {
+            assert!(s.pending().is_some(), "order {order}");
+            assert!(s.state().outcome.is_none());
+        }
+    }
+}
+
 #[test]
 fn no_vulnerability_dice_for_a_gun_its_misfire_destroyed() {
     let mut s = game(RED, BLUE, &[]);

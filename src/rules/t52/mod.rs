@@ -182,8 +182,9 @@ pub struct GameSetup {
 /// cover, which a lump shot ignores, and then leaves the cover question out;
 /// 2 also ends a game by sudden death before asking about the markers;
 /// 3 ends a charge whose target panicked and fled the table, and asks no
-/// misfire check of a gun that the same roll's wounds destroy.
-pub const QUESTION_ORDER: u32 = 3;
+/// misfire check of a gun that the same roll's wounds destroy; 4 ends the
+/// game by sudden death the moment the last commander falls, mid-activation.
+pub const QUESTION_ORDER: u32 = 4;
 
 /// Checks a whole setup: two differently named players with valid
 /// regiments, objective cards that are Kings or one Jack, and no card used
@@ -353,6 +354,11 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
                 r.upgrade_points_spent
             ),
         );
+    }
+    // From question order 4 a side that loses its last commander loses at
+    // once: not a question more of that activation is put (audit BO O3).
+    if super::common::question_order(ctx) >= 4 {
+        ctx.end_when(objectives::sudden_death);
     }
     let mut counts = std::collections::BTreeMap::new();
     for t in &setup.terrain {
