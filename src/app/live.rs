@@ -65,6 +65,9 @@ pub struct DiceScaleState {
     pub setting: DiceScale,
     /// Frames measured for [`DiceScale::Auto`] (reset when Auto is picked).
     pub calibration: ScaleCalibration,
+    /// How many times the setting was picked: a new pick measures the
+    /// photos of a folder afresh.
+    pub picks: u64,
 }
 
 impl Default for DiceScaleState {
@@ -79,6 +82,7 @@ impl DiceScaleState {
         DiceScaleState {
             setting,
             calibration: ScaleCalibration::recent(CAMERA_FRAMES),
+            picks: 0,
         }
     }
 
@@ -145,22 +149,54 @@ fn is_measured_frame(n: u64) -> bool {
     n.saturating_sub(1).is_multiple_of(MEASURE_EVERY)
 }
 
+/// Which frames are read at every scale while an automatic dice scale is
+/// measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    /// A camera: one frame in [`MEASURE_EVERY`].
+    Sometimes,
+    /// A photo of a folder measured fewer than [`FRAMES_TO_CHOOSE`] times:
+    /// this one (a folder's loop may be as long as [`MEASURE_EVERY`] or a
+    /// multiple, so that one frame in three would always be the same photo:
+    /// audit AI3).
+    This,
+    /// A photo measured that often already: its dice would only say again
+    /// what they said (a folder of card photos, with no dice to settle the
+    /// scale, was read at every scale for ever: audit BJ).
+    Not,
+}
+
+impl Measure {
+    /// For a camera's frame (`still` false), or a still photo measured
+    /// `times` so far (`None` when the source does not name its file).
+    fn of(still: bool, times: Option<usize>) -> Measure {
+        match (still, times) {
+            (false, _) => Measure::Sometimes,
+            (true, Some(n)) if n >= FRAMES_TO_CHOOSE => Measure::Not,
+            (true, _) => Measure::This,
+        }
+    }
+}
+
 /// Reads frame number `n` with its dice at the scale `dice_scale` says,
-/// measuring every scale on one frame in [`MEASURE_EVERY`] while an
-/// automatic choice is open; on every frame for `stills` (a folder of
-/// photos, whose loop may be as long as [`MEASURE_EVERY`] or a multiple, so
-/// that one frame in three would always be the same photo: audit AI3).
+/// measuring every scale as `measure` says while an automatic choice is
+/// open.
 fn read_frame(
     readers: &Readers,
     n: u64,
     frame: &image::DynamicImage,
     dice_scale: &SharedDiceScale,
-    stills: bool,
+    measure: Measure,
 ) -> Result<(ScanRecord, f32), crate::vision::error::VisionError> {
     let name = format!("frame {n}");
     let state = snapshot(dice_scale);
     let settled = state.settled_scale();
-    let measuring = settled.is_none() && (stills || is_measured_frame(n));
+    let measuring = settled.is_none()
+        && match measure {
+            Measure::Sometimes => is_measured_frame(n),
+            Measure::This => true,
+            Measure::Not => false,
+        };
     if !measuring {
         let scale = settled.unwrap_or_else(|| state.calibration.leading());
         let [record] = readers.scan_at_scales(&name, frame, Looking::ALL, [scale])?;
@@ -236,18 +272,36 @@ impl Live {
                 }
             };
             let mut n = 0u64;
+            // How often each photo of a folder was measured (see
+            // `Measure`), since the setting was last picked.
+            let mut measured = std::collections::HashMap::new();
+            let mut picks = 0;
             while !stop_worker.load(Ordering::Relaxed) {
                 n += 1;
                 let update = match source.next_frame() {
                     Ok(frame) => {
                         // Worked out once a frame: a named frame is a still
-                        // photo, measured every time.
+                        // photo, measured once.
                         let label = source.last_frame_label();
-                        match read_frame(&readers, n, &frame, &worker_scale, label.is_some()) {
+                        let path = source.last_frame_path();
+                        let now = snapshot(&worker_scale).picks;
+                        if now != picks {
+                            (picks, measured) = (now, Default::default());
+                        }
+                        let times = path.as_ref().map(|p| measured.get(p).copied().unwrap_or(0));
+                        let measure = Measure::of(label.is_some(), times);
+                        let read = read_frame(&readers, n, &frame, &worker_scale, measure);
+                        if read.is_ok()
+                            && measure == Measure::This
+                            && let Some(p) = &path
+                        {
+                            *measured.entry(p.clone()).or_insert(0) += 1;
+                        }
+                        match read {
                             Ok((scan, scale)) => LiveUpdate::Frame(Box::new(LiveFrame {
                                 dice_scale: scale,
                                 label,
-                                path: source.last_frame_path(),
+                                path,
                                 ..preview(&frame, scan)
                             })),
                             Err(e) => LiveUpdate::Problem {
@@ -295,10 +349,14 @@ impl Live {
     /// Reads dice as `setting` says from the next frame on; for
     /// [`DiceScale::Auto`], measuring afresh.
     pub fn set_dice_scale(&self, setting: DiceScale) {
-        *self
+        let mut state = self
             .dice_scale
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = DiceScaleState::new(setting);
+            .unwrap_or_else(PoisonError::into_inner);
+        *state = DiceScaleState {
+            picks: state.picks + 1,
+            ..DiceScaleState::new(setting)
+        };
     }
 
     /// Takes every update that arrived since the last call.
@@ -440,6 +498,18 @@ mod tests {
         let means = state.calibration.means().unwrap_or_default();
         assert!(means[0] < means[1].max(means[2]), "{means:?}");
         assert!(f.scan.dice[0].size < 30.0, "{:?}", f.scan);
+    }
+
+    /// Audit BJ: a photo of a folder is measured as often as a choice
+    /// needs, then read at one scale: a folder without dice is not read at
+    /// every scale for ever.
+    #[test]
+    fn a_photo_is_measured_only_as_often_as_a_choice_needs() {
+        assert_eq!(Measure::of(false, None), Measure::Sometimes);
+        assert_eq!(Measure::of(true, Some(0)), Measure::This);
+        assert_eq!(Measure::of(true, Some(FRAMES_TO_CHOOSE - 1)), Measure::This);
+        assert_eq!(Measure::of(true, Some(FRAMES_TO_CHOOSE)), Measure::Not);
+        assert_eq!(Measure::of(true, None), Measure::This);
     }
 
     #[test]

@@ -3,9 +3,7 @@
 //! form is checked as it is typed, and every problem is shown in a sentence.
 
 use crate::rules::Ruleset;
-use crate::rules::t52::{
-    GameSetup, PlayerSetup, TerrainKind, TerrainSetup, check_setup, parse_units,
-};
+use crate::rules::t52::{GameSetup, PlayerSetup, TerrainKind, TerrainSetup, check_setup};
 use crate::table::Card;
 
 /// What the players typed.
@@ -60,10 +58,9 @@ impl NewGameForm {
                 errors.push(format!("{name}: lay out or type the regiment's cards."));
                 continue;
             }
-            match parse_units(units) {
-                Ok(units) => players.push(PlayerSetup { name, units }),
-                Err(es) => errors.extend(es.into_iter().map(|e| format!("{name}: {e}"))),
-            }
+            let (units, es) = crate::rules::t52::parse_units_in_part(units);
+            errors.extend(es.into_iter().map(|e| format!("{name}: {e}")));
+            players.push(PlayerSetup { name, units });
         }
         let mut terrain = Vec::new();
         for word in self.terrain.split_whitespace() {

@@ -1305,7 +1305,11 @@ pub fn morale_check(ctx: &mut Ctx, unit: UnitId, rule: &str) -> Flow<bool> {
     // The target is known before the roll: the players see what passes.
     // A rally is named as one: "rally" was first said in the result
     // (audit BM M8).
-    let what = if rule == "rally" { "Rally: morale check" } else { "Morale check" };
+    let what = if rule == "rally" {
+        "Rally: morale check"
+    } else {
+        "Morale check"
+    };
     let pool = ctx.roll(
         dice,
         format!("{what} for {name}: {target} or less passes{mods}"),

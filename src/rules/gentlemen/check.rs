@@ -153,13 +153,14 @@ pub(crate) struct Draw {
 
 /// Draws `n` cards for `side` (`what`: the draw question's words; `called`:
 /// the check's name in a sentence, "Red's Rout Check"), offering each
-/// Queen's redraw and an Ace to cancel the Big Joker.
+/// Queen's redraw and, when `ace_cancels`, an Ace to cancel the Big Joker.
 pub(crate) fn draw_check(
     ctx: &mut Ctx,
     side: SideId,
     n: u32,
     what: &str,
     called: &str,
+    ace_cancels: bool,
 ) -> Flow<Draw> {
     let deck = deck_of(side);
     let player = ctx.state().side_name(side);
@@ -208,6 +209,8 @@ pub(crate) fn draw_check(
             hand.extend(more.iter().copied());
             all.extend(more);
         } else {
+            // Said, so the log shows the redraw was offered (audit BQ Q4).
+            ctx.resolved("queens", format!("{player} keeps {q}"));
             offered += 1;
         }
     }
@@ -223,7 +226,7 @@ pub(crate) fn draw_check(
         aces.dedup();
         // Each Ace is its own choice: which one goes matters for what is
         // left to pay with.
-        let cancel = if aces.is_empty() {
+        let cancel = if aces.is_empty() || !ace_cancels {
             None
         } else {
             let mut options: Vec<Choice> = aces
@@ -523,7 +526,7 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
         ),
     );
     let called = format!("{name}'s {}", a.name);
-    let draw = draw_check(ctx, side, n, &called, &called)?;
+    let draw = draw_check(ctx, side, n, &called, &called, true)?;
     let aces = draw
         .all
         .iter()
@@ -1021,7 +1024,7 @@ pub fn armour_check(ctx: &mut Ctx, target: UnitId, pierce: u32) -> Flow<(bool, b
     let n = left * num(ctx, "armour_cards_per_point").max(1) as u32;
     let side = ctx.state().units[target].side;
     let called = format!("{t}'s Armour Check");
-    let draw = draw_check(ctx, side, n, &called, &called)?;
+    let draw = draw_check(ctx, side, n, &called, &called, true)?;
     let spades = if draw.failed {
         0
     } else {
@@ -1192,6 +1195,9 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             cards as u32,
             "the Rout Check (any club passes, Jacks and Kings too)",
             &format!("{} Rout Check", crate::rules::common::possessive(&name)),
+            // The Big Joker fails a Rout Check (CLARIFICATIONS l.40-41):
+            // no Ace cancels it there, from question order 2 (audit BQ Q1).
+            crate::rules::common::question_order(ctx) < 2,
         )?;
         let clubs = if draw.failed {
             0

@@ -884,6 +884,29 @@ fn the_big_joker_fails_a_rout_check_in_one_plain_line() {
     assert!(logged(&s, "Red fails its Rout Check and flees"));
 }
 
+/// From question order 2 the Big Joker fails a Rout Check whatever else
+/// is drawn: no Ace is offered to cancel it (CLARIFICATIONS l.40-41; audit
+/// BQ Q1). Games begun before offer it, as they were played.
+#[test]
+fn no_ace_cancels_the_big_joker_in_a_rout_check() {
+    let mut newest = setup(
+        "Sharpe:rifleman:s1 Harper:grenadier",
+        "Jean:line Pierre:line Luc:officer",
+    );
+    newest.question_order = super::QUESTION_ORDER;
+    let spec = ProcedureSpec::Gentlemen(newest);
+    let mut s = lose_sharpe(begin_game(GameId::GentlemenOfWar, spec, 3));
+    assert_asking(&s, "Red draws 3 for the Rout Check");
+    feed(&mut s, &["k XR Ad 4s", "c keep"]);
+    assert!(!logged(&s, "cancels the Big Joker"));
+    assert!(logged(&s, "Big Joker: Red's Rout Check fails"));
+    assert!(logged(&s, "Red fails its Rout Check and flees"));
+    // Begun before, the Ace was offered.
+    let mut s = red_loses_sharpe();
+    feed(&mut s, &["k XR Ad 4s"]);
+    assert_asking(&s, "discard an Ace to cancel the Big Joker?");
+}
+
 #[test]
 fn a_jack_passes_the_rout_check_as_a_club() {
     let mut s = red_loses_sharpe();

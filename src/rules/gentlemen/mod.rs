@@ -170,8 +170,9 @@ pub struct GameSetup {
 
 /// The newest order of questions ([`GameSetup::question_order`]): 1 asks
 /// for a Dash's charge after its extra action points and modifiers, so the
-/// question can say how far the charge may reach (the cards to be drawn).
-pub const QUESTION_ORDER: u32 = 1;
+/// question can say how far the charge may reach (the cards to be drawn);
+/// 2 offers no Ace to cancel the Big Joker in a Rout Check, which it fails.
+pub const QUESTION_ORDER: u32 = 2;
 
 /// Checks a setup against the ruleset; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {

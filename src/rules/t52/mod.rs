@@ -27,6 +27,7 @@ use super::state::{SideId, Terrain, Unit, UnitId};
 use crate::table::{Card, Rank};
 pub use regiment::{
     LaidCard, Regiment, UnitCards, UnitKind, build_regiment, group_laid_out, parse_units,
+    parse_units_in_part,
 };
 use serde::{Deserialize, Serialize};
 

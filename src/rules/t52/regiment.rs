@@ -159,6 +159,18 @@ pub struct Regiment {
 /// paired cards joined with `+`, upgrades after `:` separated by commas.
 /// Example: `XR As Ad 8c+7s 4h+5c+Qd:mob,tough 3s`.
 pub fn parse_units(text: &str) -> Result<Vec<UnitCards>, Vec<String>> {
+    let (units, errors) = parse_units_in_part(text);
+    if errors.is_empty() {
+        Ok(units)
+    } else {
+        Err(errors)
+    }
+}
+
+/// [`parse_units`] that keeps the units whose cards parse beside the
+/// problems with the others: a form checks those too, so a code that names
+/// no card does not hide the regiment's other problems (audit BM M6).
+pub fn parse_units_in_part(text: &str) -> (Vec<UnitCards>, Vec<String>) {
     let mut units = Vec::new();
     let mut errors = Vec::new();
     for token in text.split_whitespace() {
@@ -186,11 +198,7 @@ pub fn parse_units(text: &str) -> Result<Vec<UnitCards>, Vec<String>> {
             });
         }
     }
-    if errors.is_empty() {
-        Ok(units)
-    } else {
-        Err(errors)
-    }
+    (units, errors)
 }
 
 /// A card as it lies on the table: where its centre is, in any unit of
