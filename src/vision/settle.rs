@@ -222,17 +222,28 @@ impl RollWatcher {
                 }
             }
         }
-        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
-        let mut owner = vec![None; seen.len()];
-        let mut taken = vec![false; self.tracks.len()];
-        for (_, ti, si) in pairs {
-            if !taken[ti] && owner[si].is_none() {
-                taken[ti] = true;
-                owner[si] = Some(ti);
-            }
-        }
-        owner
+        pair_nearest(pairs, self.tracks.len(), seen.len())
     }
+}
+
+/// For each of `seen` things, the track it continues, from the candidate
+/// `pairs` (distance, track, thing) within reach: nearest pairs first, each
+/// track and thing used once.
+pub(crate) fn pair_nearest(
+    mut pairs: Vec<(f32, usize, usize)>,
+    tracks: usize,
+    seen: usize,
+) -> Vec<Option<usize>> {
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+    let mut owner = vec![None; seen];
+    let mut taken = vec![false; tracks];
+    for (_, ti, si) in pairs {
+        if !taken[ti] && owner[si].is_none() {
+            taken[ti] = true;
+            owner[si] = Some(ti);
+        }
+    }
+    owner
 }
 
 /// The value most looks agree on and its mean confidence over all looks

@@ -150,16 +150,7 @@ impl CardWatcher {
                 }
             }
         }
-        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
-        let mut owner = vec![None; cards.len()];
-        let mut taken = vec![false; self.tracks.len()];
-        for (_, ti, ci) in pairs {
-            if !taken[ti] && owner[ci].is_none() {
-                taken[ti] = true;
-                owner[ci] = Some(ti);
-            }
-        }
-        owner
+        super::settle::pair_nearest(pairs, self.tracks.len(), cards.len())
     }
 }
 

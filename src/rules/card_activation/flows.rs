@@ -34,6 +34,17 @@ fn begin() -> Session {
     )
 }
 
+/// A game begun as the window begins one, in the newest question order.
+fn begin_newest() -> Session {
+    let mut newest = setup();
+    newest.question_order = super::QUESTION_ORDER;
+    begin_game(
+        GameId::CardActivation,
+        ProcedureSpec::CardActivation(newest),
+        4,
+    )
+}
+
 fn unit<'a>(s: &'a Session, name: &str) -> &'a Unit {
     let u = s.state().units.iter().find(|u| u.name == name);
     u.unwrap_or_else(|| panic!("no unit {name}"))
@@ -354,13 +365,7 @@ fn the_target_movement_is_kept_within_the_recorded_moves() {
 /// (audit BI I5).
 #[test]
 fn a_target_movement_within_the_free_inches_is_not_asked() {
-    let mut newest = setup();
-    newest.question_order = super::QUESTION_ORDER;
-    let mut s = begin_game(
-        GameId::CardActivation,
-        ProcedureSpec::CardActivation(newest),
-        4,
-    );
+    let mut s = begin_newest();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c move", "c none", "c end", "c shoot", "c u0"]);
     // The window takes the settled answer by itself; a script still gives it.
@@ -385,13 +390,7 @@ fn a_target_movement_within_the_free_inches_is_not_asked() {
 /// and the log names each part as it acts (audit BI I1, I2).
 #[test]
 fn a_split_off_part_never_preps_the_weapon() {
-    let mut newest = setup();
-    newest.question_order = super::QUESTION_ORDER;
-    let mut s = begin_game(
-        GameId::CardActivation,
-        ProcedureSpec::CardActivation(newest),
-        4,
-    );
+    let mut s = begin_newest();
     feed(&mut s, &DEAL[..7]);
     feed(&mut s, &["c split", "n 1", "c shoot", "c u3", "n 0", "n 0"]);
     if asking(&s).contains("morale check") {
