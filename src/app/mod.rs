@@ -1156,7 +1156,7 @@ impl AppState {
         }
         Some(format!(
             "The camera also sees {} it cannot read: if one is a card of this answer, click \
-             its ? in the Table view to name it.",
+             its ? on the table picture (Table view) to name it.",
             if unread == 1 {
                 "1 card-like shape".to_string()
             } else {
