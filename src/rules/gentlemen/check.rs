@@ -493,13 +493,21 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             )
             .into(),
             (Some(Reach::Melee(_)), true) => {
-                "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off; the rulebook sets no base bonus)".into()
+                "Block, Parry, and the charge bonus of the charge that reached it this activation (Brutal Charge adds, its Charge Defence takes off, and 2 more for a charge across soft cover; the rulebook sets no base bonus)".into()
             }
             (Some(Reach::Melee(_)), false) => {
                 "Block, Parry (no charge bonus: no charge reached this target this activation)".into()
             }
             _ => "cover, range past optimal, Block, Parry, charge bonus, Stalk".into(),
         }
+    };
+    // Cavalry Killer draws more against a mounted unit, whatever the attack
+    // (l.120; audit BQ Q3).
+    let mounted = target.is_some_and(|t| stat(ctx, t, super::MOUNTED) > 0);
+    let reasons: std::borrow::Cow<str> = if mounted && !friendly(a) {
+        format!("{reasons}, Cavalry Killer (the target is mounted)").into()
+    } else {
+        reasons
     };
     let modifier = ctx.number(
         format!(

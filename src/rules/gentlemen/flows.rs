@@ -127,6 +127,20 @@ fn a_shot_with_nobody_in_reach_spends_nothing() {
     assert!(offered(&s).contains("rifle-fire"), "{}", offered(&s));
 }
 
+/// Audit BQ Q3: against a mounted unit the modifier question names
+/// Cavalry Killer (l.120).
+#[test]
+fn the_draw_against_a_mounted_unit_names_cavalry_killer() {
+    let mut s = begin_with(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:dragoon Luc:officer",
+    );
+    feed(&mut s, &SHARPE_UP);
+    feed(&mut s, &["c rifle-fire", "c u3", "n 0"]);
+    assert_asking(&s, "Cards drawn more (+) or fewer (-) against Pierre:");
+    assert_asking(&s, "Stalk, Cavalry Killer (the target is mounted)");
+}
+
 #[test]
 fn a_skill_check_buys_one_effect_and_wounds_stop_at_deaths_door() {
     let mut s = sharpe_up();
