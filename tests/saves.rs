@@ -177,33 +177,27 @@ fn a_corrupt_save_names_file_line_and_column() {
         .unwrap_or_default();
     assert!(msg.contains("broken.ron:2:"), "{msg}");
     // A byte that is not text is placed too (audit Y6).
-    std::fs::write(&path, b"(format: 1,\n game: T\xFF52, seed: 1, events: [])")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let msg = save::read(&path, &library())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    // What reading the save says once it holds `bytes`.
+    let said_of = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+        save::read(&path, &library())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let msg = said_of(b"(format: 1,\n game: T\xFF52, seed: 1, events: [])");
     assert!(
         msg.contains("broken.ron:2:9: not a valid save: byte 0xFF is not UTF-8"),
         "{msg}"
     );
     // An empty file is said to be empty (audit AI5).
-    std::fs::write(&path, b"").unwrap_or_else(|e| panic!("{e}"));
-    let msg = save::read(&path, &library())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let msg = said_of(b"");
     assert!(
         msg.contains("broken.ron:1:1: not a valid save: the file is empty"),
         "{msg}"
     );
     // One that stops short is said to be cut off (audit BK K10).
-    std::fs::write(&path, b"(format: 1,\n game: T52, seed: 1, events: [")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let msg = save::read(&path, &library())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let msg = said_of(b"(format: 1,\n game: T52, seed: 1, events: [");
     assert!(
         msg.contains("not a valid save: the file ends too soon"),
         "{msg}"

@@ -613,13 +613,7 @@ impl AppState {
                 // Dice or cards entered already lie on the table: Adjutant
                 // rolls or draws only the rest (audit BM M2).
                 // (An undone roll brought back whole is rolled anew.)
-                let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
-                    Some(Request {
-                        ask: Ask::Dice { count },
-                        ..
-                    }) => *count as usize,
-                    _ => 0,
-                };
+                let wanted = self.dice_asked().unwrap_or(0);
                 let dice = Some(self.dice_entry.len())
                     .filter(|&n| n < wanted)
                     .unwrap_or(0);
@@ -1720,13 +1714,20 @@ impl AppState {
         }
     }
 
-    fn enter_die(&mut self, die: dice_entry::EnteredDie) {
-        let wanted = match self.session.as_ref().and_then(|(s, _)| s.pending()) {
+    /// How many dice the pending question asks for, if it asks for dice.
+    fn dice_asked(&self) -> Option<usize> {
+        match self.session.as_ref().and_then(|(s, _)| s.pending()) {
             Some(Request {
                 ask: Ask::Dice { count },
                 ..
-            }) => *count as usize,
-            _ => return,
+            }) => Some(*count as usize),
+            _ => None,
+        }
+    }
+
+    fn enter_die(&mut self, die: dice_entry::EnteredDie) {
+        let Some(wanted) = self.dice_asked() else {
+            return;
         };
         if self.dice_entry.len() >= wanted {
             // An undone roll brought back whole: a face is taken out first.
