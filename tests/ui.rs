@@ -2388,13 +2388,35 @@ fn draw_for_me_keeps_the_cards_entered() {
     let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
     let session = session.unwrap_or_else(|| panic!("no session"));
     match session.events().last() {
-        Some(adjutant::rules::Event::Answer(adjutant::rules::Answer::Cards(c))) => {
+        Some(adjutant::rules::Event::Answer(
+            a @ adjutant::rules::Answer::AdjutantDrew { entered, .. },
+        )) => {
+            assert_eq!(entered, &vec![ten]);
+            let c = a.cards().unwrap_or_default();
             assert_eq!(c.len(), 4, "{c:?}");
             assert_eq!(c[0], ten, "{c:?}");
             assert_eq!(c.iter().filter(|x| **x == ten).count(), 1, "{c:?}");
         }
         other => panic!("expected the deal, got {other:?}"),
     }
+    // The log says which cards Adjutant drew (audit BP P4).
+    let said = |text: &str| session.state().log.iter().any(|l| l.text.contains(text));
+    assert!(
+        said("(3 of 4 drawn by Adjutant)"),
+        "{:?}",
+        session.state().log
+    );
+    // A whole draw by Adjutant is said too.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    click(&mut harness, "Roll / draw for me");
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let log = session.map(|s| s.state().log.clone()).unwrap_or_default();
+    assert!(
+        log.iter()
+            .any(|l| l.text.starts_with("Drawn from") && l.text.ends_with(" (drawn by Adjutant)")),
+        "{log:?}"
+    );
 }
 
 /// Undo goes back to the game's first question, not past it: a game without

@@ -630,11 +630,6 @@ impl AppState {
                             });
                         }
                     }
-                    Some(Answer::Cards(rest)) if !cards.is_empty() => {
-                        for c in rest {
-                            self.enter_card(c);
-                        }
-                    }
                     Some(a) => self.apply(Event::Answer(a)),
                     None => self.notify("This needs a player's answer."),
                 }
@@ -1921,7 +1916,7 @@ impl AppState {
         let log_before = s.state().log.len();
         let events_before = s.events().len();
         let answer_cards = match &event {
-            Event::Answer(Answer::Cards(cards)) => Some(cards.clone()),
+            Event::Answer(a) => a.cards(),
             _ => None,
         };
         // An answer the rules turn down only to ask again (a card played

@@ -170,6 +170,10 @@ pub enum Effect {
         /// What they were drawn for ("Bull's Armour Check"), said in the log.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         purpose: Option<String>,
+        /// How many of them (the last) Adjutant's virtual table drew, said
+        /// in the log (audit BP P4).
+        #[serde(default, skip_serializing_if = "super::common::is_zero")]
+        by_adjutant: u32,
     },
     /// Cards put on top of a deck's draw pile in this order (first named is
     /// the new top card), taken from wherever they were in the draw pile.
@@ -444,7 +448,7 @@ impl Effect {
             Effect::AddSide { name, back } => {
                 let joins = super::common::agree(name, "joins", "join");
                 match back {
-                    Some(b) => format!("{name} {joins}, playing a {b}-backed pack"),
+                    Some(b) => format!("{name} {joins}, playing {}", b.pack_words()),
                     None => format!("{name} {joins}"),
                 }
             }
@@ -560,8 +564,9 @@ impl Effect {
                 deck,
                 cards,
                 purpose,
+                by_adjutant,
             } => format!(
-                "Drawn from {}{}: {}",
+                "Drawn from {}{}: {}{}",
                 s.decks.get(*deck).map_or("deck", |d| d.name.as_str()),
                 purpose
                     .as_ref()
@@ -570,7 +575,11 @@ impl Effect {
                     .iter()
                     .map(|c| c.to_string())
                     .collect::<Vec<_>>()
-                    .join(" ")
+                    .join(" "),
+                match *by_adjutant as usize {
+                    0 => String::new(),
+                    n => format!(" ({})", super::procedure::drawn_note(n, cards.len())),
+                }
             ),
             Effect::DiscardCards { .. } | Effect::SetCounter { .. } => return None,
             Effect::Restack { deck, top } => {

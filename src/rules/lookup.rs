@@ -944,6 +944,19 @@ mod tests {
                 1,
             ),
             (GameId::Gunfight, "how many packs of cards", "setup", 1),
+            // Audits CB4 and CA N2.
+            (
+                GameId::Gunfight,
+                "bottle test when half my gang is down",
+                "victory",
+                1,
+            ),
+            (
+                GameId::Napoleonic,
+                "can my guns fire into a melee",
+                "artillery-fire",
+                1,
+            ),
             (
                 GameId::CardActivation,
                 "can a unit on overwatch shoot an enemy that moves",

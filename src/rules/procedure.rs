@@ -76,6 +76,11 @@ pub enum Ask {
         /// at), not draw: nothing for a virtual draw to answer.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         chosen: bool,
+        /// Turned from the top of a pack the players shuffle but Adjutant
+        /// does not track (the civilians' pack): a virtual answer turns
+        /// any card that pack still holds, leaving out `played`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        turned: bool,
     },
     /// One of the options.
     Choose {
@@ -152,6 +157,15 @@ pub enum Answer {
     Dice(Vec<Die>),
     /// Cards shown or drawn.
     Cards(Vec<Card>),
+    /// Cards drawn (or turned) by Adjutant's virtual table, after any the
+    /// players `entered` by hand; said so in the log, as a virtual roll is.
+    AdjutantDrew {
+        /// Cards the players named first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        entered: Vec<Card>,
+        /// Cards Adjutant drew for the rest.
+        drawn: Vec<Card>,
+    },
     /// The id of the chosen option.
     Choice(String),
     /// A number.
@@ -167,14 +181,57 @@ impl fmt::Display for Answer {
                 let v: Vec<String> = d.iter().map(|d| d.value.to_string()).collect();
                 write!(f, "dice [{}]", v.join(" "))
             }
-            Answer::Cards(c) => {
-                let v: Vec<String> = c.iter().map(|c| c.to_string()).collect();
-                write!(f, "cards [{}]", v.join(" "))
+            Answer::Cards(c) => write!(f, "cards [{}]", codes(c)),
+            Answer::AdjutantDrew { entered, drawn } => {
+                let all: Vec<Card> = entered.iter().chain(drawn).copied().collect();
+                write!(
+                    f,
+                    "cards [{}] ({})",
+                    codes(&all),
+                    drawn_note(drawn.len(), all.len())
+                )
             }
             Answer::Choice(c) => write!(f, "choice {c}"),
             Answer::Number(n) => write!(f, "number {n}"),
             Answer::Confirm => f.write_str("confirm"),
         }
+    }
+}
+
+impl Answer {
+    /// The cards of a card answer (those entered first), `None` for others.
+    pub fn cards(&self) -> Option<Vec<Card>> {
+        match self {
+            Answer::Cards(c) => Some(c.clone()),
+            Answer::AdjutantDrew { entered, drawn } => {
+                Some(entered.iter().chain(drawn).copied().collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// How many of a card answer's cards Adjutant drew.
+    fn drawn_by_adjutant(&self) -> usize {
+        match self {
+            Answer::AdjutantDrew { drawn, .. } => drawn.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// Space-separated card codes.
+fn codes(cards: &[Card]) -> String {
+    let v: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+    v.join(" ")
+}
+
+/// "drawn by Adjutant", or "1 of 2 drawn by Adjutant" for the rest of an
+/// answer begun by hand.
+pub(crate) fn drawn_note(drawn: usize, all: usize) -> String {
+    if drawn == all {
+        "drawn by Adjutant".into()
+    } else {
+        format!("{drawn} of {all} drawn by Adjutant")
     }
 }
 
@@ -278,8 +335,10 @@ impl Request {
             (Ask::Dice { count }, Answer::Dice(d)) if d.len() == *count as usize => {
                 Ok(Answer::Dice(d))
             }
-            (Ask::Cards { count, .. }, Answer::Cards(c)) if c.len() == *count as usize => {
-                Ok(Answer::Cards(c))
+            (Ask::Cards { count, .. }, a @ (Answer::Cards(_) | Answer::AdjutantDrew { .. }))
+                if a.cards().is_some_and(|c| c.len() == *count as usize) =>
+            {
+                Ok(a)
             }
             (Ask::Choose { options }, Answer::Choice(c)) => {
                 let want = c.trim().to_lowercase();
@@ -672,6 +731,27 @@ impl<'a> Ctx<'a> {
             deck: None,
             played,
             chosen: false,
+            turned: false,
+        };
+        self.ask_cards(ask, prompt.into(), rule)
+    }
+
+    /// Asks for `count` cards turned from the top of a pack Adjutant does
+    /// not track, none of them `turned_already` (greyed out in the window);
+    /// "draw for me" turns them from what that pack still holds.
+    pub fn turned_from_pack(
+        &mut self,
+        count: u32,
+        prompt: impl Into<String>,
+        rule: Option<&str>,
+        turned_already: Vec<Card>,
+    ) -> Flow<Vec<Card>> {
+        let ask = Ask::Cards {
+            count,
+            deck: None,
+            played: turned_already,
+            chosen: false,
+            turned: true,
         };
         self.ask_cards(ask, prompt.into(), rule)
     }
@@ -691,6 +771,7 @@ impl<'a> Ctx<'a> {
             deck: Some(deck),
             played: Vec::new(),
             chosen: true,
+            turned: false,
         };
         self.ask_cards(ask, prompt.into(), rule)
     }
@@ -704,6 +785,17 @@ impl<'a> Ctx<'a> {
             settled: None,
         })? {
             Answer::Cards(cards) => Ok(cards),
+            a @ Answer::AdjutantDrew { .. } => {
+                let cards = a.cards().unwrap_or_default();
+                // Turned from a pack Adjutant does not track: no draw
+                // line logs them, so this one says who turned them.
+                self.apply(Effect::Note(format!(
+                    "{} ({})",
+                    codes(&cards),
+                    drawn_note(a.drawn_by_adjutant(), cards.len()).replace("drawn", "turned")
+                )));
+                Ok(cards)
+            }
             other => Err(Interrupt::Invalid(AnswerError {
                 expected: "cards".into(),
                 got: other.to_string(),
@@ -791,13 +883,16 @@ impl<'a> Ctx<'a> {
                 deck: Some(deck),
                 played: Vec::new(),
                 chosen: false,
+                turned: false,
             },
             prompt,
             rule: rule.map(str::to_string),
             settled: None,
         };
-        match self.ask(req.clone())? {
-            Answer::Cards(cards) => {
+        let answer = self.ask(req.clone())?;
+        let by_adjutant = answer.drawn_by_adjutant() as u32;
+        match answer.cards() {
+            Some(cards) => {
                 if let Some(problem) = self.not_in_pile(deck, &cards) {
                     return Err(Interrupt::Invalid(AnswerError {
                         expected: req.expected(),
@@ -833,21 +928,21 @@ impl<'a> Ctx<'a> {
                     deck,
                     cards: cards.clone(),
                     purpose: purpose.map(str::to_string),
+                    by_adjutant,
                 });
                 if !from_discards.is_empty() {
                     // Taken rather than refused (the table may have shuffled
                     // them back), but a misread is likelier: say so.
-                    let codes: Vec<String> = from_discards.iter().map(|c| c.to_string()).collect();
                     self.apply(Effect::Note(format!(
                         "{} came from the discards: fine if the table shuffled them back, otherwise a misread (Undo and name the card drawn)",
-                        codes.join(" ")
+                        codes(&from_discards)
                     )));
                 }
                 Ok(cards)
             }
-            other => Err(Interrupt::Invalid(AnswerError {
+            None => Err(Interrupt::Invalid(AnswerError {
                 expected: "cards".into(),
-                got: other.to_string(),
+                got: answer.to_string(),
                 problem: None,
             })),
         }
@@ -973,6 +1068,7 @@ mod tests {
                 deck: None,
                 played: Vec::new(),
                 chosen: false,
+                turned: false,
             },
         ] {
             assert_eq!(req(ask.clone()).only_answer(), None, "{ask:?}");
@@ -1041,6 +1137,7 @@ mod tests {
                         deck: Some(0),
                         played: Vec::new(),
                         chosen: false,
+                        turned: false,
                     }
                 );
                 assert!(req.prompt.contains("after shuffling"), "{}", req.prompt);

@@ -7,9 +7,11 @@ use super::games::GameId;
 use super::procedure::{Answer, AnswerError, Ask, Ctx, Input, Interrupt, Request};
 use super::ruleset::Ruleset;
 use super::state::GameState;
-use crate::table::{Card, DicePool};
+use crate::table::deck::cards_without;
+use crate::table::{Card, DicePool, Joker};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
+use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 /// One entry of the log: everything that ever changes a game.
@@ -386,10 +388,11 @@ impl Session {
     }
 
     /// What Adjutant adds to an answer begun by the players: the dice
-    /// still to roll once `dice_entered` are entered, or the cards still
-    /// to draw once `cards_entered` are picked (the top of the draw pile
-    /// leaving those out), so what lies on the table stays in the answer
-    /// (audit BM M2). With nothing entered, the whole [`Self::virtual_answer`].
+    /// still to roll once `dice_entered` are entered, or the whole card
+    /// answer once `cards_entered` are picked, the rest drawn from the top
+    /// of the draw pile leaving those out (or turned from an untracked
+    /// pack), so what lies on the table stays in the answer (audit BM M2).
+    /// With nothing entered, the whole [`Self::virtual_answer`].
     pub fn virtual_rest(&self, dice_entered: usize, cards_entered: &[Card]) -> Option<Answer> {
         let req = self.pending()?;
         match &req.ask {
@@ -405,20 +408,34 @@ impl Session {
                 ..
             } => {
                 let pile = &self.state.decks.get(*d)?.draw_pile;
-                let mut left_out = cards_entered.to_vec();
-                let n = (*count as usize).saturating_sub(cards_entered.len());
-                let top: Vec<Card> = (pile.iter().rev())
-                    .map(|c| c.card)
-                    .filter(|c| match left_out.iter().position(|e| e == c) {
-                        Some(i) => {
-                            left_out.remove(i);
-                            false
-                        }
-                        None => true,
-                    })
-                    .take(n)
-                    .collect();
-                Some(Answer::Cards(top))
+                let top_first: Vec<Card> = pile.iter().rev().map(|c| c.card).collect();
+                let mut drawn = cards_without(&top_first, cards_entered);
+                drawn.truncate((*count as usize).saturating_sub(cards_entered.len()));
+                Some(Answer::AdjutantDrew {
+                    entered: cards_entered.to_vec(),
+                    drawn,
+                })
+            }
+            Ask::Cards {
+                count,
+                deck: None,
+                played,
+                chosen: false,
+                turned: true,
+            } => {
+                let mut pack = Card::standard_52();
+                if self.ruleset.cards.jokers {
+                    pack.extend([Card::Joker(Joker::Red), Card::Joker(Joker::Black)]);
+                }
+                let out: Vec<Card> = played.iter().chain(cards_entered).copied().collect();
+                let mut drawn = cards_without(&pack, &out);
+                let mut rng = stream(self.seed, self.events.len(), 3);
+                drawn.shuffle(&mut rng);
+                drawn.truncate((*count as usize).saturating_sub(cards_entered.len()));
+                Some(Answer::AdjutantDrew {
+                    entered: cards_entered.to_vec(),
+                    drawn,
+                })
             }
             Ask::Confirm => Some(Answer::Confirm),
             _ => None,

@@ -291,6 +291,16 @@ impl fmt::Display for BackColour {
     }
 }
 
+impl BackColour {
+    /// "a red-backed pack", "a pack with another back colour".
+    pub fn pack_words(self) -> String {
+        match self {
+            BackColour::Other => "a pack with another back colour".into(),
+            colour => format!("a {colour}-backed pack"),
+        }
+    }
+}
+
 impl FromStr for BackColour {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

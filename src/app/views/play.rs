@@ -490,6 +490,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     deck,
                     played,
                     chosen,
+                    turned,
                 } => {
                     camera_slot(state, ui, |ui| {
                         let offered = camera_button(state, ui, cmds);
@@ -577,9 +578,9 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             }
                         },
                     );
-                    // Cards the players choose (a new order) are theirs
-                    // to name: no draw answers them.
-                    if deck.is_some() && !chosen && roll_for_me(ui) {
+                    // Cards the players choose (a new order) or play from
+                    // their hands are theirs to name: no draw answers them.
+                    if (deck.is_some() || *turned) && !chosen && roll_for_me(ui) {
                         cmds.push(Command::AnswerVirtually);
                     }
                 }

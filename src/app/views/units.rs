@@ -247,7 +247,12 @@ pub(super) fn stat_block(
     keys.sort_by_key(|k| rank(k));
     let stats: Vec<String> = keys
         .iter()
-        .map(|k| crate::rules::lookup::stat_words(k, u.stats.get(*k).copied().unwrap_or(0)))
+        .map(|k| {
+            // A unit carries only the stats play changes (Napoleonic units
+            // none): the rest are the profile's (audit CA N1).
+            let value = u.stats.get(*k).or_else(|| profile.stats.get(*k));
+            crate::rules::lookup::stat_words(k, value.copied().unwrap_or(0))
+        })
         .collect();
     let mut block = format!("{}: {}", profile.name, stats.join(", "));
     // The letters are the rulebook's; say what they stand for.
@@ -502,6 +507,37 @@ mod tests {
                  R range (inches)"
             )
         );
+    }
+
+    /// A Napoleonic unit carries only the stats play changes: hovering it
+    /// shows its profile's moves and ranges, not zeros (audit CA N1).
+    #[test]
+    fn a_stat_the_unit_does_not_carry_is_its_profiles() {
+        let (lib, _) = crate::rules::games::Library::builtin();
+        let rs = lib.get(crate::rules::games::GameId::Napoleonic).cloned();
+        let rs = rs.unwrap_or_else(|| panic!("no Napoleonic ruleset"));
+        let u = Unit {
+            side: 0,
+            name: "Battery".into(),
+            profile: "artillery".into(),
+            cards: Vec::new(),
+            stats: [("shot_markers".to_string(), 2)].into(),
+            soldiers: vec![Soldier { wounds: 0 }; 3],
+            soldiers_at_start: 3,
+            wounds_per_soldier: 1,
+            status: Default::default(),
+            upgrades: Vec::new(),
+            presence: Presence::InPlay,
+        };
+        let block = stat_block(&u, &rs).unwrap_or_default();
+        for said in [
+            "move 20 cm",
+            "range max 130 cm",
+            "range min 10 cm",
+            "shot markers 2",
+        ] {
+            assert!(block.contains(said), "{said}: {block}");
+        }
     }
 
     /// A Gentlemen unit's line names abilities as the game does and counts

@@ -75,6 +75,27 @@ fn identical_bids_go_by_back_colour_blue_first() {
     assert_asking(&s, "Blue's go");
     let order: Vec<usize> = s.state().activation.slots.iter().map(|a| a.side).collect();
     assert_eq!(order, [1, 0]);
+    // The log says why (audit CB2), and a third gang's other back comes
+    // after both (audit CB3: its pack is named in words).
+    assert!(logged(
+        &s,
+        "Blue Ks goes before Red Ks: identical cards go by back"
+    ));
+    let mut three = setup(false);
+    three
+        .gangs
+        .push(gang("Green", BackColour::Other, "A B C D"));
+    let mut s = begin(&three);
+    assert!(logged(
+        &s,
+        "Green has 4 gunmen and plays a pack with another back colour"
+    ));
+    feed(&mut s, &["ok", "k 2c", "k 3d", "k 2c"]);
+    assert!(
+        logged(&s, "Red 2c goes before Green 2c"),
+        "{:?}",
+        s.state().log
+    );
 }
 
 #[test]
@@ -443,6 +464,44 @@ fn the_civilians_pack_turns_each_card_once_a_turn() {
     assert!(logged(&s, "Civilian 2 of 2 (6h) runs"));
 }
 
+/// "Draw for me" turns a civilian's card from what the civilians' pack
+/// still holds this turn, and the log says Adjutant turned it (audit BR R1).
+#[test]
+fn adjutant_turns_a_civilians_card_the_pack_still_holds() {
+    use crate::rules::procedure::Answer;
+    use crate::rules::session::Event;
+    let mut setup = setup(true);
+    setup.question_order = super::QUESTION_ORDER;
+    let mut s = begin(&setup);
+    feed(&mut s, &RED_FIRST);
+    feed(&mut s, &KID_SHOOTS_A_CIVILIAN);
+    feed(&mut s, &["k 9h", "n 2", "c unarmed"]);
+    assert_asking(&s, "Civilian 1 of 2: turn the top card");
+    // Every seed's draw leaves out 9h, turned already this turn.
+    for seed in 0..40 {
+        let spec = ProcedureSpec::Gunfight(setup.clone());
+        let mut other = begin_game(GameId::Gunfight, spec, seed);
+        feed(&mut other, &RED_FIRST);
+        feed(&mut other, &KID_SHOOTS_A_CIVILIAN);
+        feed(&mut other, &["k 9h", "n 2", "c unarmed"]);
+        let drawn = other.virtual_answer().and_then(|a| a.cards());
+        assert!(
+            drawn
+                .as_ref()
+                .is_some_and(|d| d.len() == 1 && d[0].to_string() != "9h"),
+            "seed {seed}: {drawn:?}"
+        );
+    }
+    let Some(answer @ Answer::AdjutantDrew { .. }) = s.virtual_answer() else {
+        panic!("no draw: {:?}", s.virtual_answer());
+    };
+    let card = answer.cards().unwrap_or_default()[0];
+    s.apply(Event::Answer(answer))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(logged(&s, &format!("{card} (turned by Adjutant)")));
+    assert!(logged(&s, &format!("Civilian 1 of 2 ({card})")));
+}
+
 #[test]
 fn civilians_react_to_shots_and_armed_ones_fire_back() {
     let mut s = begin(&setup(true));
@@ -488,8 +547,15 @@ fn with_three_gangs_a_joker_cuts_in_between_two_other_goes() {
     feed(&mut s, &["c joker-2", "k XR"]);
     assert!(logged(&s, "Green cuts in with a Joker"));
     assert_asking(&s, "Green's go");
+    // The order panel marks the gang whose go it is (audit CB1).
+    let due = |s: &Session| {
+        let order = &s.state().activation;
+        order.slots.get(order.next).map(|a| a.side)
+    };
+    assert_eq!(due(&s), Some(2));
     feed(&mut s, &["c done"]);
     assert_asking(&s, "Blue's go");
+    assert_eq!(due(&s), Some(1));
 }
 
 #[test]

@@ -258,10 +258,10 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
         ctx.resolved(
             "setup",
             format!(
-                "{} plays the {} pack with {} gunmen",
+                "{} has {} gunmen and plays {}",
                 g.name,
-                g.back,
-                g.gunmen.len()
+                g.gunmen.len(),
+                g.back.pack_words()
             ),
         );
     }
@@ -607,10 +607,11 @@ const CIVILIAN_PREFIX: &str = "civilian:";
 /// (l.59-60 say only "the deck"; Adjutant's ruling: a pack of their own).
 pub(crate) fn civilian_card(ctx: &mut Ctx, what: &str, rule: &str) -> Flow<Option<Card>> {
     if super::common::question_order(ctx) < 1 {
-        let drawn = ctx.shown(
+        let drawn = ctx.turned_from_pack(
             1,
             format!("{what}: turn the top card of the deck"),
             Some(rule),
+            Vec::new(),
         )?;
         return Ok(drawn.first().copied());
     }
@@ -622,7 +623,7 @@ pub(crate) fn civilian_card(ctx: &mut Ctx, what: &str, rule: &str) -> Flow<Optio
         .filter_map(|(k, _)| k.strip_prefix(CIVILIAN_PREFIX)?.parse().ok())
         .collect();
     loop {
-        let drawn = ctx.shown_except(
+        let drawn = ctx.turned_from_pack(
             1,
             format!("{what}: turn the top card of the civilians' pack"),
             Some(rule),

@@ -35,12 +35,13 @@ pub fn play_turn(ctx: &mut Ctx, turn: u32) -> Flow<()> {
                 "turn-sequence",
                 format!("{name} has no gunman standing: no go"),
             );
-            continue;
+        } else {
+            go(ctx, side)?;
+            if ctx.state().outcome.is_some() {
+                return Ok(());
+            }
         }
-        go(ctx, side)?;
-        if ctx.state().outcome.is_some() {
-            return Ok(());
-        }
+        // The order panel marks the gang whose go is next.
         ctx.apply(Effect::AdvanceActivation);
     }
     ctx.resolved(
@@ -70,6 +71,20 @@ pub fn initiative(ctx: &mut Ctx) -> Flow<Vec<SideId>> {
         ctx.ruleset.cards.key(card, back)
     };
     bids.sort_by_key(|b| key(ctx, *b));
+    // Identical cards from packs of different backs: the back decides,
+    // which the log says (audit CB2).
+    for pair in bids.windows(2) {
+        let [(first, card), (then, same)] = [pair[0], pair[1]];
+        if card == same && key(ctx, pair[0]) != key(ctx, pair[1]) {
+            let name = |s: SideId| ctx.state().side_name(s);
+            let text = format!(
+                "{} {card} goes before {} {card}: identical cards go by back, blue before red, and both before any other colour",
+                name(first),
+                name(then)
+            );
+            ctx.resolved("initiative", text);
+        }
+    }
     // Identical bids with identical backs: a roll-off sets their order.
     let mut order = Vec::new();
     let mut i = 0;
@@ -169,7 +184,28 @@ fn next_go(ctx: &mut Ctx, waiting: &[SideId], goes_done: usize) -> Flow<SideId> 
         "only a Joker cuts in",
     )?;
     ctx.resolved("joker-interrupt", format!("{name} cuts in with a Joker"));
+    cut_in(ctx, side);
     Ok(side)
+}
+
+/// Moves `side`'s slot of the order of play to the go now due, so the
+/// order panel marks the gang that cut in and those after it (audit CB1).
+fn cut_in(ctx: &mut Ctx, side: SideId) {
+    let order = &ctx.state().activation;
+    let (mut slots, due) = (order.slots.clone(), order.next);
+    let Some(at) = slots
+        .iter()
+        .position(|s| s.side == side)
+        .filter(|&i| i > due)
+    else {
+        return;
+    };
+    let slot = slots.remove(at);
+    slots.insert(due, slot);
+    ctx.apply(Effect::SetActivationOrder(slots));
+    for _ in 0..due {
+        ctx.apply(Effect::AdvanceActivation);
+    }
 }
 
 /// One gang's go: moves and shots until the player ends it.
