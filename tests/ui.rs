@@ -320,7 +320,27 @@ fn the_camera_dice_are_fixed_from_the_question() {
     click(&mut harness, "Not a die (or not this roll)");
     click(&mut harness, "Use the camera's dice [4]");
     assert_eq!(last_dice(&harness), vec![4]);
-    // The log says where the roll came from.
+    // The log says where the roll came from: the face was named by the
+    // player, not read (audit CC C6).
+    let log = harness
+        .state()
+        .session
+        .as_ref()
+        .map(|(s, _)| s.state().log.clone());
+    let roll = log
+        .unwrap_or_default()
+        .into_iter()
+        .rev()
+        .find(|l| l.text.contains("rolled [4]"));
+    let roll = roll.map(|l| l.text).unwrap_or_default();
+    assert!(!roll.is_empty() && !roll.contains("camera"), "{roll}");
+    // A die the camera read is said so.
+    click(&mut harness, "Undo");
+    harness
+        .state_mut()
+        .show_frame(frame_with(vec![], vec![die(4, [40.0, 140.0])]));
+    harness.run();
+    click(&mut harness, "Use the camera's dice [4]");
     assert_logged(&harness, "rolled [4] (read by the camera)");
     // An unread die is named from the question too.
     let frame = with_unread_die(frame_with(vec![], vec![]));
@@ -436,7 +456,7 @@ fn the_camera_says_why_it_cannot_answer_a_roll_and_an_unread_die_is_named_with_c
     ));
     let mut harness = Harness::new_ui_state(AdjutantApp::frame, st);
     harness.run();
-    harness.get_by_label_contains("The camera reads 2 dice; this roll needs 1. Click a die");
+    harness.get_by_label_contains("The camera reads 2 dice; this roll needs 1. Click a die below");
     assert!(harness.query_by_label_contains("Use the camera").is_none());
     // One die the reader cannot read.
     let frame = with_unread_die(frame_with(vec![], vec![]));
@@ -1536,6 +1556,25 @@ fn the_answer_buttons_stay_put_as_the_camera_reading_changes() {
         harness.run();
         assert_eq!(harness.get_by_label("Die 3").rect(), before);
     }
+    // Nor when the camera stops mid-question (audit CC C3).
+    harness.state_mut().show_frame(frame_with(
+        vec![],
+        vec![die(2, [40.0, 40.0]), die(6, [200.0, 40.0])],
+    ));
+    harness.run();
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::StopLive);
+    harness.run();
+    assert!(harness.state().live_frame.is_none());
+    assert_eq!(harness.get_by_label("Die 3").rect(), before);
+    // Once answered, the next question has no camera slot to keep.
+    click(&mut harness, "Die 3");
+    harness.run();
+    assert_ne!(
+        harness.query_by_label("Die 3").map(|n| n.rect()),
+        Some(before)
+    );
 }
 
 /// Audit AI2: while a menu on one of the camera's dice is open, the
@@ -1565,8 +1604,24 @@ fn a_replay_holds_its_frame_while_a_die_menu_is_open() {
     run_for(&mut harness, adjutant::app::live::REPLAY_PAUSE * 3);
     assert_eq!(label(harness.state()), held);
     harness.get_by_label("shows 6");
-    // Closed, the replay goes on.
+    // Closed, and the pointer moved off the camera's dice, the replay goes
+    // on.
     harness.key_press(egui::Key::Escape);
+    harness.event(egui::Event::PointerGone);
+    run_until(&mut harness, |s| label(s) != held);
+    assert_ne!(label(harness.state()), held);
+    // While the pointer is over the camera's answers, the photo holds:
+    // the buttons do not change under it (audit CC C4).
+    let die = ["4", "4?", "?", "3", "3?"]
+        .into_iter()
+        .find(|l| harness.query_by_label(l).is_some())
+        .unwrap_or_else(|| panic!("no camera die on screen"));
+    harness.get_by_label(die).hover();
+    harness.run_ok();
+    let held = label(harness.state());
+    run_for(&mut harness, adjutant::app::live::REPLAY_PAUSE * 3);
+    assert_eq!(label(harness.state()), held);
+    harness.event(egui::Event::PointerGone);
     run_until(&mut harness, |s| label(s) != held);
     assert_ne!(label(harness.state()), held);
     // A die picked in the table view holds the photo until it is fixed or
@@ -3375,4 +3430,59 @@ fn a_game_whose_setup_is_refused_now_says_why_once() {
     harness.get_by_label_contains(
         "the game's setup was refused (see the log). Start a new game from Home.",
     );
+}
+
+/// A photo folder that is gone is looked for again; the Table view says so
+/// and its Stop ends the looking (audit CC C2: no Stop was shown).
+#[test]
+fn a_lost_folder_is_looked_for_until_stopped() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut st = waiting_for_roll_off(dir.path());
+    st.start_replay(dir.path().join("not-there"));
+    let mut harness = window(st);
+    run_until(&mut harness, |s| s.live.is_none());
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::OpenTable);
+    harness.run();
+    harness.get_by_label_contains("Looking for the photo folder");
+    harness.get_by_label("Stop").click();
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("Looking for the photo folder")
+            .is_none()
+    );
+    harness.get_by_label_contains("Not reading a camera or photos");
+}
+
+/// The camera's whole reading replaces cards entered by hand: the button
+/// says so rather than dropping them silently (audits CC C7, BJ J7).
+#[test]
+fn the_camera_answer_says_it_replaces_what_was_entered() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut harness = started(dir.path(), "New Card-Activation game");
+    let ten: adjutant::table::Card = "Ts".parse().unwrap_or_else(|e| panic!("{e}"));
+    harness
+        .state_mut()
+        .execute(adjutant::app::Command::EnterCard(ten));
+    let cards = [("2h", 0.0), ("3h", 65.0), ("4h", 130.0), ("5h", 195.0)];
+    let frame = frame_with(cards.map(|(c, x)| card(c, x)).to_vec(), vec![]);
+    harness.state_mut().show_frame(frame);
+    harness.run();
+    harness
+        .get_by_label_contains("instead of the 1 entered")
+        .click();
+    harness.run();
+    let session = harness.state().session.as_ref().map(|(s, _)| s.clone());
+    let dealt = session.and_then(|s| match s.events().last() {
+        Some(adjutant::rules::Event::Answer(a)) => a.cards(),
+        _ => None,
+    });
+    let codes: Vec<String> = dealt
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(codes, ["2h", "3h", "4h", "5h"]);
 }

@@ -14,7 +14,7 @@ pub mod window_layout;
 use crate::paths;
 use crate::rules::ProcedureSpec;
 use crate::rules::games::{GameId, Library};
-use crate::rules::procedure::{Answer, Ask, Request, dice_from_values};
+use crate::rules::procedure::{Answer, Ask, Request};
 use crate::rules::ruleset::RulesetError;
 use crate::rules::save::{self, Autosave, SavedGame};
 use crate::rules::session::{Event, Session};
@@ -88,6 +88,11 @@ pub enum Command {
     /// Enter the camera's die at this place of the newest frame's reading
     /// (one of several in view: both players rolled together).
     UseCameraDie(usize),
+    /// The pointer is over the camera's answers and picks: a replay keeps
+    /// its photo for the next frame, so the buttons do not change under
+    /// the pointer (audit CC C4). (A camera's frames go on: the pointer
+    /// may rest there while dice are rolled.)
+    HoldReplayPhoto,
     /// Clear the dice typed so far.
     ClearDice,
     /// Take back the last die entered.
@@ -280,6 +285,9 @@ pub struct AppState {
     /// gone), looked for again every [`SOURCE_RETRY_SECS`] until frames
     /// come again or the player stops it.
     lost_source: Option<FrameSourceKind>,
+    /// The pointer was over the camera's answers last frame
+    /// ([`Command::HoldReplayPhoto`]).
+    pointer_holds_photo: bool,
     /// When a lost source was last looked for (app time, s).
     source_looked_at: Option<f64>,
     /// The source running now (what is looked for again if it is lost).
@@ -410,6 +418,7 @@ impl AppState {
             layout_dirty: false,
             layout_changed_at: None,
             lost_source: None,
+            pointer_holds_photo: false,
             source_looked_at: None,
             source: None,
             lost_messages: Vec::new(),
@@ -714,6 +723,7 @@ impl AppState {
                 seen: None,
             }),
             Command::UseCameraDie(i) => self.use_camera_die(i),
+            Command::HoldReplayPhoto => self.pointer_holds_photo = true,
             Command::ClearDice => self.dice_entry.clear(),
             Command::RemoveLastDie => self.dice_entry.pop(),
             Command::RemoveDie(i) => self.dice_entry.remove(i),
@@ -977,8 +987,14 @@ impl AppState {
             // An unread die may be one of the roll: never answer around it.
             Ask::Dice { .. } if !scan.unread_dice.is_empty() => return None,
             Ask::Dice { .. } => {
-                let values: Vec<u8> = self.camera_dice().iter().map(|d| d.value).collect();
-                Answer::Dice(dice_from_values(&values, DieSource::Camera).ok()?)
+                let dice: Option<Vec<_>> = (self.camera_dice().into_iter())
+                    .map(|d| {
+                        let value = crate::table::D6::new(d.value)?;
+                        let source = self.camera_die_source(d);
+                        Some(crate::table::Die { value, source })
+                    })
+                    .collect();
+                Answer::Dice(dice?)
             }
             // Likewise a card is read once the cards in sight lie still.
             Ask::Cards { .. } if frame.moving_cards > 0 => return None,
@@ -1217,8 +1233,8 @@ impl AppState {
                     ))
                 } else if free > count as usize {
                     Some(format!(
-                        "The camera reads {}{besides}; this roll needs {count}. Click a die to \
-                         use it, or to mark it Not a die; or enter the roll by hand.",
+                        "The camera reads {}{besides}; this roll needs {count}. Click a die below \
+                         to use it, or to mark it Not a die; or enter the roll by hand.",
                         dice(free)
                     ))
                 } else if free < count as usize {
@@ -1352,12 +1368,13 @@ impl AppState {
     }
 
     /// Whether a replay's photo is held on screen: while something picked
-    /// in the table view awaits its fix. (The next photo is another table,
+    /// in the table view awaits its fix, or the pointer is over the camera's
+    /// answers under the question. (The next photo is another table,
     /// where the pick would land on another card or die: audit AK2. A
     /// camera's next frame is the same table, and the pick follows it.)
     pub fn holds_replay_frame(&self) -> bool {
-        self.selected.is_some()
-            && self.screen == Screen::Table
+        let picked = self.selected.is_some() && self.screen == Screen::Table;
+        (picked || self.pointer_holds_photo)
             && matches!(self.source, Some(FrameSourceKind::Replay(_)))
     }
 
@@ -1767,10 +1784,20 @@ impl AppState {
         }
         let die = dice_entry::EnteredDie {
             value: d.value,
-            source: DieSource::Camera,
+            source: self.camera_die_source(d),
             seen: Some(d.clone()),
         };
         self.enter_die(die);
+    }
+
+    /// Where a camera die's value comes from: the camera, or the player who
+    /// named its face (the log then does not call it a read: audit CC C6).
+    fn camera_die_source(&self, d: &crate::vision::scan::DieOut) -> DieSource {
+        if self.corrections.names_at(d.center, false) {
+            DieSource::Manual
+        } else {
+            DieSource::Camera
+        }
     }
 
     /// The open game's event count (0 without one).
@@ -2152,6 +2179,8 @@ impl AdjutantApp {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs_f64(wait));
         }
+        // Set again by this frame's view while the pointer stays there.
+        state.pointer_holds_photo = false;
         let commands = views::show(state, ui);
         for c in commands {
             state.execute(c);

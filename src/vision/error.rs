@@ -88,7 +88,15 @@ fn plain_decode_error(e: &image::ImageError) -> String {
             "not an image file (no image format recognised in it)".into()
         }
         image::ImageError::Unsupported(u) => format!("an image this build cannot read ({u})"),
-        image::ImageError::Decoding(d) => format!("the image data is damaged ({d})"),
+        // On one line: decoders end some messages with a line break
+        // (audit CC C8: a lone ")" under the message).
+        image::ImageError::Decoding(d) => format!(
+            "the image data is damaged; copy or save it again (the decoder says: {})",
+            d.to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
         other => format!("cannot read the image ({other})"),
     }
 }

@@ -78,11 +78,20 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
         Screen::Rules(g) => rules(state, *g, ui, &mut cmds),
         Screen::Play => play(state, ui, &mut cmds),
         Screen::Table => table(state, ui, &mut cmds),
-        Screen::NewT52 => new_t52(state, ui, &mut cmds),
-        Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
-        Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
-        Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
-        Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
+        // A setup form with its problems listed outgrows a small screen
+        // once messages take the foot of the window (audit CC C1).
+        form => {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false; 2])
+                .show(ui, |ui| match form {
+                    Screen::NewT52 => new_t52(state, ui, &mut cmds),
+                    Screen::NewGunfight => new_gunfight(state, ui, &mut cmds),
+                    Screen::NewNapoleonic => new_napoleonic(state, ui, &mut cmds),
+                    Screen::NewCardActivation => new_card_activation(state, ui, &mut cmds),
+                    Screen::NewGentlemen => new_gentlemen(state, ui, &mut cmds),
+                    Screen::Home | Screen::Rules(_) | Screen::Play | Screen::Table => {}
+                });
+        }
     });
     cmds
 }
@@ -101,7 +110,20 @@ pub(super) fn display_name(path: &std::path::Path) -> String {
 pub(super) fn camera_button(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>) -> bool {
     match state.camera_answer() {
         Some(answer) => {
-            if ui.button(format!("Use the camera's {answer}")).clicked() {
+            // The whole reading replaces what was entered by hand: said on
+            // the button, not done silently (audits CC C7, BJ J7).
+            let entered = match answer {
+                crate::rules::Answer::Dice(_) => state.dice_entry.len(),
+                _ => state.cards_entry.len(),
+            };
+            let instead = match entered {
+                0 => String::new(),
+                n => format!(" instead of the {n} entered"),
+            };
+            if ui
+                .button(format!("Use the camera's {answer}{instead}"))
+                .clicked()
+            {
                 cmds.push(Command::AnswerFromCamera);
             }
             // A card it cannot read may belong to the answer: said where
@@ -171,24 +193,37 @@ const CAMERA_SLOT_ROWS: f32 = 2.0;
 /// kept height: at least [`CAMERA_SLOT_ROWS`], and the tallest it has been,
 /// so the card grid and dice buttons below stay put as readings come and
 /// go (a click meant for one card landed on another: audit AI1). Without
-/// frames coming in, nothing is shown and nothing is kept.
-pub(super) fn camera_slot(state: &AppState, ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
-    if state.live_frame.is_none() {
-        add(ui);
-        return;
-    }
+/// frames coming in, nothing is shown, and the slot is kept only for the
+/// question it was drawn for: the buttons below do not jump when a camera
+/// is lost or stopped mid-question (audit CC C3). Returns whether the
+/// pointer is over the slot (a replay then holds its photo: audit CC C4).
+pub(super) fn camera_slot(
+    state: &AppState,
+    ui: &mut egui::Ui,
+    add: impl FnOnce(&mut egui::Ui),
+) -> bool {
+    let id = egui::Id::unique("camera-slot-height");
+    let question = state.session.as_ref().map_or(0, |(s, _)| s.events().len());
+    let kept = ui.data(|d| d.get_temp::<(usize, f32)>(id));
     let top = ui.cursor().top();
     add(ui);
     let used = ui.cursor().top() - top;
+    if state.live_frame.is_none() {
+        if let Some((q, height)) = kept.filter(|(q, _)| *q == question) {
+            ui.add_space((height - used).max(0.0));
+            ui.data_mut(|d| d.insert_temp(id, (q, height)));
+        }
+        return false;
+    }
     let spacing = ui.spacing();
     let least = CAMERA_SLOT_ROWS * (spacing.interact_size.y + spacing.item_spacing.y)
         + ui.text_style_height(&egui::TextStyle::Body)
         + spacing.item_spacing.y;
-    let id = egui::Id::unique("camera-slot-height");
-    let kept = ui.data(|d| d.get_temp::<f32>(id)).unwrap_or(0.0);
-    let slot = least.max(kept).max(used);
-    ui.data_mut(|d| d.insert_temp(id, slot));
+    let slot = least.max(kept.map_or(0.0, |(_, h)| h)).max(used);
+    ui.data_mut(|d| d.insert_temp(id, (question, slot)));
     ui.add_space(slot - used);
+    let area = egui::Rect::from_x_y_ranges(ui.max_rect().x_range(), top..=top + slot);
+    ui.rect_contains_pointer(area)
 }
 
 /// A die the reader is less sure of than this is marked for checking

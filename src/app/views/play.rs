@@ -377,10 +377,13 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     });
                 }
                 Ask::Dice { count } => {
-                    camera_slot(state, ui, |ui| {
+                    let hovered = camera_slot(state, ui, |ui| {
                         camera_button(state, ui, cmds);
                         camera_dice_fixes(state, ui, cmds);
                     });
+                    if hovered {
+                        cmds.push(Command::HoldReplayPhoto);
+                    }
                     // Typed faces are meant, however quick.
                     dice_keys(ui, outer_cmds);
                     let dice = if *count == 1 { "die" } else { "dice" };
@@ -492,7 +495,7 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                     chosen,
                     turned,
                 } => {
-                    camera_slot(state, ui, |ui| {
+                    let hovered = camera_slot(state, ui, |ui| {
                         let offered = camera_button(state, ui, cmds);
                         // A card the camera reads is picked with one click
                         // (each is worked out on a copy of the game: not when
@@ -501,6 +504,9 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
                             camera_pick_row(state, ui, cmds);
                         }
                     });
+                    if hovered {
+                        cmds.push(Command::HoldReplayPhoto);
+                    }
                     let picked: Vec<String> =
                         state.cards_entry.iter().map(|c| c.to_string()).collect();
                     ui.horizontal(|ui| {

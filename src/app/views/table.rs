@@ -51,9 +51,26 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
                 }
             }
             None => {
-                ui.label(
-                    "Not reading a camera or photos; dice and cards can always be entered by hand.",
-                );
+                // A lost source is looked for until it is back or the
+                // player stops the looking (audit CC C2).
+                if let Some(lost) = &state.lost_source {
+                    let what = match lost {
+                        crate::app::FrameSourceKind::Camera(n) => format!("camera {n}"),
+                        crate::app::FrameSourceKind::Replay(dir) => {
+                            format!("the photo folder {}", dir.display())
+                        }
+                    };
+                    ui.label(format!(
+                        "Looking for {what} again every few seconds; dice and cards can be entered by hand meanwhile."
+                    ));
+                    if ui.button("Stop").clicked() {
+                        cmds.push(Command::StopLive);
+                    }
+                } else {
+                    ui.label(
+                        "Not reading a camera or photos; dice and cards can always be entered by hand.",
+                    );
+                }
                 if ui.button("Use the camera").clicked() {
                     cmds.push(Command::StartCamera);
                 }

@@ -248,8 +248,9 @@ fn kill_confused(ctx: &mut Ctx, unit: UnitId) {
 
 /// Kills one man of `unit` lost in a combat: the opposing player chooses
 /// whether he stood in ranks or was already confused (asked only when the
-/// unit has both).
-fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
+/// unit has both). Returns the choice made, if one was asked: `true` for a
+/// confused man.
+fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<Option<bool>> {
     if in_ranks(ctx, unit) > 0 && confused(ctx, unit) > 0 {
         let name = ctx.state().unit_name(unit);
         let side = ctx.state().units[unit].side;
@@ -267,11 +268,13 @@ fn kill_chosen(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
         )?;
         if picked == "confused" {
             kill_confused(ctx, unit);
-            return Ok(());
+            return Ok(Some(true));
         }
+        kill_one(ctx, unit);
+        return Ok(Some(false));
     }
     kill_one(ctx, unit);
-    Ok(())
+    Ok(None)
 }
 
 fn gone(ctx: &Ctx, unit: UnitId) -> String {
@@ -293,8 +296,10 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
         "combat_kills"
     };
     let kills = num(ctx, kills_key).max(1) as u32;
+    // Which kind of man the winner chose is said (audit CA N4).
+    let mut chosen = Vec::new();
     for _ in 0..kills {
-        kill_chosen(ctx, loser)?;
+        chosen.extend(kill_chosen(ctx, loser)?);
     }
     let killed = ctx.state().units[loser].stat(ENGAGEMENT_KILLS).max(0) as u32 + kills;
     set_stat(ctx, loser, ENGAGEMENT_KILLS, killed as i32);
@@ -341,11 +346,24 @@ fn lose(ctx: &mut Ctx, loser: UnitId, winner: Option<(UnitId, Card, bool)>) -> F
     ctx.resolved(
         rule,
         format!(
-            "{name} loses {}{} ({why}): {} in ranks, {} confused{}",
+            "{name} loses {}{}{} ({why}): {} in ranks, {} confused{}",
             if kills == 1 {
                 "a man".to_string()
             } else {
                 format!("{kills} men")
+            },
+            match chosen.iter().filter(|c| **c).count() {
+                _ if chosen.is_empty() => String::new(),
+                0 => " from the ranks".to_string(),
+                n if n as u32 == kills => format!(
+                    " {}",
+                    if kills == 1 {
+                        "already confused"
+                    } else {
+                        "all already confused"
+                    }
+                ),
+                n => format!(" ({n} already confused)"),
             },
             if newly == 0 {
                 String::new()

@@ -114,9 +114,13 @@ fn a_cavalry_flank_win_confuses_kills_plus_one_plus_four_and_rallying_returns_ra
     assert_asking(&s, "(has fought)");
     let before = asking(&s);
     feed(&mut s, &["c u1"]);
-    assert!(refused(&s, "Hussars cannot start a combat now"));
+    assert!(refused(
+        &s,
+        "Hussars cannot start a combat now: it has fought this turn"
+    ));
     assert_eq!(asking(&s), before);
     feed(&mut s, &["c none"]);
+    assert!(logged(&s, "French's turn ends"));
     // The Foot are engaged (and confused): they cannot move. British rally
     // them with a general beside them: 5 in ranks + 1; the rally question
     // says the enemy they fought is likely close.
@@ -370,7 +374,7 @@ fn a_mob_beaten_again_has_nobody_left_in_ranks_to_confuse() {
     assert!(
         logged(
             &s,
-            "Foot loses a man (2 killed in this engagement; none left in ranks to confuse): 0 in ranks, 1 confused"
+            "Foot loses a man from the ranks (2 killed in this engagement; none left in ranks to confuse): 0 in ranks, 1 confused"
         ),
         "{:?}",
         s.state().log
@@ -676,6 +680,11 @@ fn the_winner_may_kill_a_confused_man() {
     );
     // 11 men, 1 confused: the confused man dies, then 2 more are confused.
     assert_eq!(men(&s, "Line"), (10, 2));
+    // The log says which kind of man was killed (audit CA N4).
+    assert!(logged(
+        &s,
+        "Line loses a man already confused and 2 more are confused"
+    ));
 }
 
 #[test]

@@ -577,13 +577,21 @@ fn combat_step(ctx: &mut Ctx, side: SideId) -> Flow<()> {
             Some("combat-eligibility"),
         )?;
         let Some(unit) = own.iter().copied().find(|u| picked == format!("u{u}")) else {
+            // Where one side's turn ends, the log says so (audit CA N6).
+            ctx.resolved("sequence", format!("{name}'s turn ends"));
             return Ok(());
         };
         if !ready.contains(&unit) {
+            // The reason that applies, as its option was marked (audit CA N3).
+            let why = if ctx.state().units[unit].has(FOUGHT) {
+                "it has fought this turn"
+            } else {
+                "it is a mob (no man in ranks)"
+            };
             let unit = ctx.state().unit_name(unit);
             ctx.refused(
                 "combat-eligibility",
-                format!("{unit} cannot start a combat now: it has fought this turn, or it is a mob (no man in ranks)"),
+                format!("{unit} cannot start a combat now: {why}"),
             );
             continue;
         };
