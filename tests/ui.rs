@@ -2901,6 +2901,17 @@ fn a_saved_game_is_put_away_off_the_list_and_kept() {
     assert!(!saves.join("t52-1.ron").exists() && !saves.join("t52-1.ron.1").exists());
     let said = harness.state().messages.join("\n");
     assert!(said.contains("t52-1.ron is put away in"), "{said}");
+    // News, not a problem: said on the home screen only (audit BR R6).
+    let news = harness
+        .state()
+        .messages
+        .iter()
+        .find(|m| m.contains("is put away"));
+    assert!(news.is_some_and(|m| harness.state().is_news(m)));
+    click(&mut harness, "New Gunfight game");
+    harness.run();
+    let said = harness.state().messages.join("\n");
+    assert!(!said.contains("is put away"), "{said}");
 }
 
 /// A new Napoleonic game from the window, drawn for up to its first step-1
@@ -3446,8 +3457,13 @@ fn a_lost_folder_is_looked_for_until_stopped() {
         .execute(adjutant::app::Command::OpenTable);
     harness.run();
     harness.get_by_label_contains("Looking for the photo folder");
+    let said = harness.state().messages.join("\n");
+    assert!(said.contains("tries again"), "{said}");
     harness.get_by_label("Stop").click();
     harness.run();
+    // Nor does the foot still say so (audit CD2).
+    let said = harness.state().messages.join("\n");
+    assert!(!said.contains("tries again"), "{said}");
     assert!(
         harness
             .query_by_label_contains("Looking for the photo folder")

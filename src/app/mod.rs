@@ -183,6 +183,9 @@ pub struct AppState {
     pub library: Library,
     /// Problems to show (bad ruleset files, bad saves), newest last.
     pub messages: Vec<String>,
+    /// Which of the messages are news, each with the screen it belongs to
+    /// (see [`AppState::inform`]).
+    news: Vec<(String, Screen)>,
     /// Saved games found at start and after each save.
     pub saves: Vec<SavedGame>,
     /// Where saves go.
@@ -419,6 +422,7 @@ impl AppState {
             layout_changed_at: None,
             lost_source: None,
             pointer_holds_photo: false,
+            news: Vec::new(),
             source_looked_at: None,
             source: None,
             lost_messages: Vec::new(),
@@ -525,7 +529,7 @@ impl AppState {
             return;
         }
         match save::put_away(path) {
-            Ok(dir) => self.notify(format!(
+            Ok(dir) => self.inform(format!(
                 "{} is put away in {} (move it back to list it again).",
                 path.file_name().unwrap_or_default().to_string_lossy(),
                 dir.display()
@@ -741,6 +745,9 @@ impl AppState {
                 // places in its frames mean nothing in the next source's.
                 self.forget_fixes();
                 self.lost_source = None;
+                // "Adjutant tries again" is no longer so (audit CD2).
+                let gone = std::mem::take(&mut self.lost_messages);
+                self.messages.retain(|m| !gone.contains(m));
                 self.live = None;
                 self.live_frame = None;
                 self.live_texture = None;
@@ -1232,9 +1239,17 @@ impl AppState {
                         dice(used)
                     ))
                 } else if free > count as usize {
+                    // The Table view's picker fixes a die; the question's
+                    // dice row also uses one (audit CD3).
+                    let click = if self.screen == Screen::Table {
+                        "Click a die to mark it Not a die (or, back on the play screen, click it \
+                         under the question to use it)"
+                    } else {
+                        "Click a die below to use it, or to mark it Not a die"
+                    };
                     Some(format!(
-                        "The camera reads {}{besides}; this roll needs {count}. Click a die below \
-                         to use it, or to mark it Not a die; or enter the roll by hand.",
+                        "The camera reads {}{besides}; this roll needs {count}. {click}; or enter \
+                         the roll by hand.",
                         dice(free)
                     ))
                 } else if free < count as usize {
@@ -1352,19 +1367,21 @@ impl AppState {
             f.scan.unread_dice.len(),
             &format!("frame-{millis}"),
         );
-        self.notify(match kept {
-            Ok(path) => format!(
-                "Kept {} labelled with {}; `adjutant eval {}` measures the reader on your photos.",
-                path.display(),
-                match f.scan.dice.len() {
+        match kept {
+            Ok(path) => {
+                let dice = match f.scan.dice.len() {
                     0 => "no dice".to_string(),
                     1 => "its die".to_string(),
                     n => format!("its {n} dice"),
-                },
-                self.capture_dir.display()
-            ),
-            Err(e) => format!("Frame not kept: {e}"),
-        });
+                };
+                self.inform(format!(
+                    "Kept {} labelled with {dice}; `adjutant eval {}` measures the reader on your photos.",
+                    path.display(),
+                    self.capture_dir.display()
+                ));
+            }
+            Err(e) => self.notify(format!("Frame not kept: {e}")),
+        }
     }
 
     /// Whether a replay's photo is held on screen: while something picked
@@ -1503,7 +1520,7 @@ impl AppState {
             let now = listed.join(" ");
             if now != self.form.objectives {
                 self.form.objectives = now.clone();
-                self.notify(format!(
+                self.inform(format!(
                     "Objective cards now {now}, with the camera's {} (Kings and Jacks mark objectives).",
                     seen.join(" ")
                 ));
@@ -1513,7 +1530,7 @@ impl AppState {
         // (audit BJ J2).
         let unread = self.live_frame.as_ref().map_or(0, |f| f.scan.unread.len());
         if unread > 0 {
-            self.notify(format!(
+            self.inform(format!(
                 "The camera cannot read {unread} card-like shape(s) in view: if one is a card of \
                  the regiment, name it in the Table view (click its ?) or type it."
             ));
@@ -1530,7 +1547,7 @@ impl AppState {
         let before = std::mem::replace(field, text);
         // What was typed is said, so it is not lost (audit BK K10).
         if !before.trim().is_empty() && before != *field {
-            self.notify(format!(
+            self.inform(format!(
                 "The camera's cards replaced the units typed before: {}",
                 before.trim()
             ));
@@ -1813,6 +1830,33 @@ impl AppState {
         if !self.messages.contains(&message) {
             self.messages.push(message);
         }
+    }
+
+    /// Shows `message` as news rather than a problem: in a plain colour,
+    /// and only on the screen it was said on (audits BR R6, BP P5: "put
+    /// away" read as a failure and stayed on into the next game).
+    pub fn inform(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        self.news.push((message.clone(), self.screen.clone()));
+        self.notify(message);
+    }
+
+    /// Whether `message` is news (see [`Self::inform`]), not a problem.
+    pub fn is_news(&self, message: &str) -> bool {
+        self.news.iter().any(|(m, _)| m == message)
+    }
+
+    /// Takes down news said on another screen than the one shown.
+    fn drop_stale_news(&mut self) {
+        let screen = &self.screen;
+        let stale: Vec<String> = (self.news.iter())
+            .filter(|(_, on)| on != screen)
+            .map(|(m, _)| m.clone())
+            .collect();
+        self.messages.retain(|m| !stale.contains(m));
+        let shown = &self.messages;
+        self.news
+            .retain(|(m, on)| on == screen && shown.contains(m));
     }
 
     /// The log lines the last answer added, while it is the session's last
@@ -2185,6 +2229,7 @@ impl AdjutantApp {
         for c in commands {
             state.execute(c);
         }
+        state.drop_stale_news();
     }
 }
 
@@ -2213,20 +2258,24 @@ pub fn run(state: AppState) -> Result<(), eframe::Error> {
 /// itself): see [`AppState::last_answer_rows`].
 fn answer_rows(lines: &[(String, bool)], rows: usize) -> Vec<String> {
     let n = lines.len();
-    let start = n.saturating_sub(rows);
-    let shown: Vec<usize> = match lines.iter().rposition(|(_, only)| *only) {
-        // The line after it too, before the last lines: what the roll did
-        // ("rolls 9 against 7: fails" was lost in the gap: audits BG C1,
-        // BH). Lines left out after the last row are marked below.
-        Some(note) if note < start && rows >= 2 && note + 1 < n + 2 - rows => [note, note + 1]
-            .into_iter()
-            .chain(n + 2 - rows..n)
-            .collect(),
-        Some(note) if note < start && rows > 0 => {
-            std::iter::once(note).chain(n + 1 - rows..n).collect()
+    // Lines that must stay in view come first, newest first, so a roll
+    // stays in view beside a question that answered itself after it
+    // (audits BP P1, CE F3); then the line after each (what the roll did:
+    // "rolls 9 against 7: fails" was lost in the gap, audits BG C1, BH);
+    // then the last lines. Lines left out after the last row are marked
+    // below.
+    let kept: Vec<usize> = (0..n).rev().filter(|&i| lines[i].1).collect();
+    let after = kept.iter().map(|i| i + 1).filter(|&i| i < n);
+    let mut shown: Vec<usize> = Vec::new();
+    for i in kept.iter().copied().chain(after).chain((0..n).rev()) {
+        if shown.len() == rows {
+            break;
         }
-        _ => (start..n).collect(),
-    };
+        if !shown.contains(&i) {
+            shown.push(i);
+        }
+    }
+    shown.sort_unstable();
     // "..." where lines are skipped before a row, and after the last row
     // when the lines after it are left to the log.
     let last = shown.last().copied();
@@ -2322,5 +2371,28 @@ mod tests {
         // The window's two rows: the roll and what it did, more in the log.
         assert_eq!(answer_rows(&l, 2), ["rolled [6 3]", "fails ..."]);
         assert_eq!(answer_rows(&l, 5), ["rolled [6 3]", "fails", "x", "y", "z"]);
+        // A roll, then a question that answered itself: both stay, each
+        // with what came of it (audits BP P1, CE F3).
+        let l = lines(&[
+            ("rolled [4 4]", true),
+            ("fails: routs 12 in", false),
+            ("x", false),
+            ("Taken, no move recorded: 0", true),
+            ("y", false),
+            ("z", false),
+        ]);
+        assert_eq!(
+            answer_rows(&l, 4),
+            [
+                "rolled [4 4]",
+                "fails: routs 12 in",
+                "... Taken, no move recorded: 0",
+                "y ..."
+            ]
+        );
+        assert_eq!(
+            answer_rows(&l, 2),
+            ["rolled [4 4]", "... Taken, no move recorded: 0 ..."]
+        );
     }
 }

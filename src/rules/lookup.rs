@@ -944,7 +944,26 @@ mod tests {
                 1,
             ),
             (GameId::Gunfight, "how many packs of cards", "setup", 1),
-            // Audits CB4 and CA N2.
+            // Audits CB4, CA N2, CE F5 and CF M3.
+            (GameId::T52, "powder smoke", "equipment", 1),
+            (
+                GameId::CardActivation,
+                "can I shoot into a melee",
+                "ballistics",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "when do I take a morale check",
+                "morale-check",
+                1,
+            ),
+            (
+                GameId::CardActivation,
+                "does going on overwatch cost an action",
+                "overwatch",
+                1,
+            ),
             (
                 GameId::Gunfight,
                 "bottle test when half my gang is down",

@@ -57,8 +57,15 @@ pub fn show(state: &AppState, ui: &mut egui::Ui) -> Vec<Command> {
                                 cmds.push(Command::DismissMessage(i));
                             }
                             ui.add(
-                                egui::Label::new(egui::RichText::new(msg).color(MESSAGE_COLOUR))
-                                    .wrap(),
+                                egui::Label::new(egui::RichText::new(msg).color(
+                                    // News in the text's own colour; problems stand out.
+                                    if state.is_news(msg) {
+                                        ui.visuals().text_color()
+                                    } else {
+                                        MESSAGE_COLOUR
+                                    },
+                                ))
+                                .wrap(),
                             );
                         });
                     }

@@ -644,6 +644,13 @@ pub(super) fn play(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>)
         folded.set_open(false);
         folded.store(ui.ctx());
     }
+    // egui draws no focus ring on a collapsing header: a keyboard user
+    // reaching it by Tab sees one as on every other stop (audit BR R2).
+    let header = &lookup.header_response;
+    if header.has_focus() {
+        let ring = ui.visuals().widgets.active.fg_stroke;
+        (ui.painter()).rect_stroke(header.rect, 2.0, ring, egui::StrokeKind::Outside);
+    }
     let open = lookup.openness > 0.0;
     ui.data_mut(|d| d.insert_temp(egui::Id::unique(LOOKUP_ID), open));
     let ruleset = session.ruleset();

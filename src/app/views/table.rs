@@ -107,9 +107,16 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
         .and_then(|(s, _)| s.pending())
         .is_some()
     {
-        // The picks its hint speaks of are here too (audit BN, J6).
-        if !camera_button(state, ui, cmds) {
-            camera_pick_row(state, ui, cmds);
+        // The picks its hint speaks of are here too (audit BN, J6), in a
+        // slot of kept height: the picture below does not move as hints
+        // come and go (audit CD1).
+        let hovered = camera_slot(state, ui, |ui| {
+            if !camera_button(state, ui, cmds) {
+                camera_pick_row(state, ui, cmds);
+            }
+        });
+        if hovered {
+            cmds.push(Command::HoldReplayPhoto);
         }
     }
     let Some(frame) = &state.live_frame else {
@@ -146,8 +153,15 @@ pub(super) fn table(state: &AppState, ui: &mut egui::Ui, cmds: &mut Vec<Command>
             overlay(&painter, &frame.scan, state.selected, |p| {
                 origin + egui::vec2(p[0], p[1]) * scale
             });
+            // Aiming at a die or card: a replay holds its photo (audit CD1).
+            if resp.hovered() {
+                cmds.push(Command::HoldReplayPhoto);
+            }
         }
         detections(state, &frame.scan, &mut cols[1], cmds);
+        if cols[1].ui_contains_pointer() {
+            cmds.push(Command::HoldReplayPhoto);
+        }
     });
 }
 

@@ -1150,3 +1150,15 @@ fn a_deal_bigger_than_the_pack_is_refused_at_setup() {
         "{problems:?}"
     );
 }
+
+/// A stray number in the units box is a slip, said so, not a unit called
+/// "111111000000" (audit CE F1); every other problem is listed beside it.
+#[test]
+fn a_number_alone_is_not_a_unit() {
+    let (units, problems) = super::parse_units_all("Rifles:5 111111000000 Scouts:3 Bad:5:@@");
+    let names: Vec<&str> = units.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(names, ["Rifles", "Scouts"]);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("`111111000000` is a number, not a unit's name"));
+    assert!(parse_units("7").is_err());
+}

@@ -259,7 +259,13 @@ pub fn parse_units_all(text: &str) -> (Vec<UnitSetup>, Vec<String>) {
             profile: default_profile(),
             models: None,
         };
-        let mut ok = true;
+        // A stray number is a slip, not a unit called "5" (audit CE F1).
+        let mut ok = !name.chars().all(|c| c.is_ascii_digit());
+        if !ok {
+            problems.push(format!(
+                "`{name}` is a number, not a unit's name: write Name:models, such as Rifles:5"
+            ));
+        }
         for p in parts {
             if let Ok(n) = p.parse::<u32>() {
                 unit.models = Some(n);

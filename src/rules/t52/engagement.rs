@@ -844,7 +844,7 @@ pub fn move_unit(
         return Ok(());
     }
     let n = ctx.number(
-        format!("{msg}, then enter how many dangerous terrain pieces it crossed"),
+        format!("{msg}, then enter how many dangerous terrain pieces it crossed (0 if it stayed put or crossed none)"),
         0,
         pieces as i64,
         Some("dangerous-terrain"),

@@ -720,12 +720,24 @@ fn dash_moves_after_the_order_and_vanguard_before_the_game() {
     let red = "XR As 8c+7s 4h+5h:vanguard,dash";
     let mut s = begin(&setup(red, BLUE, &[], &[]));
     feed(&mut s, &INIT);
-    assert!(asking(&s).contains("Vanguard (its Snob stays put): move Follower 4h up to 3\""));
+    // The table is laid out between the roll and the Vanguard moves (audit
+    // CF M1).
+    assert!(logged(
+        &s,
+        "Red picks a table side; taking turns, Red first"
+    ));
+    assert!(
+        asking(&s)
+            .contains("Vanguard, if you like (its Snob stays put): move Follower 4h up to 3\"")
+    );
     feed(
         &mut s,
         &["ok", "c XR", "c 4h", "c march", "d 4", "d 2", "ok"],
     );
-    assert_asking(&s, "Dash (its Snob stays put): move Follower 4h up to 3\"");
+    assert_asking(
+        &s,
+        "Dash, if you like (its Snob stays put): move Follower 4h up to 3\"",
+    );
 }
 
 #[test]

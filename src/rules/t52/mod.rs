@@ -390,6 +390,17 @@ pub fn play(ctx: &mut Ctx, setup: &GameSetup) -> Flow<()> {
     }
     let first = super::common::roll_off(ctx, &[0, 1], "initiative")?;
     ctx.apply(Effect::SetInitiative(first));
+    // The table is laid out after the roll (l.143-149), before Vanguard
+    // moves: said, so the players know who picks and places first (audit
+    // CF M1). A line, not a question: games already begun replay as they
+    // were.
+    let name = ctx.state().side_name(first);
+    ctx.resolved(
+        "setup",
+        format!(
+            "{name} picks a table side; taking turns, {name} first, the players place the terrain and then the objective markers above, and deploy within 4 in of their own edge"
+        ),
+    );
     round::vanguard_moves(ctx, first)?;
     let rounds = ctx.ruleset.number("rounds").max(1) as u32;
     for r in 1..=rounds {

@@ -62,7 +62,7 @@ pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
                 ctx,
                 id,
                 m,
-                "Vanguard (its Snob stays put)",
+                "Vanguard, if you like (its Snob stays put)",
                 "vanguard",
                 None,
             )?;
@@ -314,7 +314,7 @@ fn order_follower(ctx: &mut Ctx, f: UnitId, blunder_on: i32, snob: Option<UnitId
             ctx,
             f,
             u.stat("M"),
-            "Dash (its Snob stays put)",
+            "Dash, if you like (its Snob stays put)",
             "dash",
             None,
         )?;
