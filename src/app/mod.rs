@@ -1848,6 +1848,10 @@ impl AppState {
 
     /// Takes down news said on another screen than the one shown.
     fn drop_stale_news(&mut self) {
+        // Run every frame: nothing to do is the usual case.
+        if self.news.is_empty() {
+            return;
+        }
         let screen = &self.screen;
         let stale: Vec<String> = (self.news.iter())
             .filter(|(_, on)| on != screen)

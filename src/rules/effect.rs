@@ -524,8 +524,10 @@ impl Effect {
             | Effect::RemoveUnit { .. }
             | Effect::LoseLives { .. } => return None,
             Effect::AddObjective { name, card } => match card {
-                Some(c) => format!("Objective {name} placed ({})", c.name()),
-                None => format!("Objective {name} placed"),
+                // Listed, not placed: players place them when their rules
+                // say (T52: after the roll for initiative, audit CG G6).
+                Some(c) => format!("Objective {name} ({}) is in play", c.name()),
+                None => format!("Objective {name} is in play"),
             },
             Effect::SetHolder { objective, holder } => {
                 let name = s
@@ -540,7 +542,7 @@ impl Effect {
                     }
                 }
             }
-            Effect::AddTerrain(t) => format!("Terrain placed: {} ({})", t.name, t.kind),
+            Effect::AddTerrain(t) => format!("Terrain in play: {} ({})", t.name, t.kind),
             Effect::SetRound(r) => format!("Round {r} begins"),
             Effect::SetTurn(t) => format!("Turn {t} begins"),
             Effect::AdvanceActivation => return None,
@@ -578,7 +580,10 @@ impl Effect {
                     .join(" "),
                 match *by_adjutant as usize {
                     0 => String::new(),
-                    n => format!(" ({})", super::procedure::drawn_note(n, cards.len())),
+                    n => format!(
+                        " ({})",
+                        super::procedure::drawn_note("drawn", n, cards.len())
+                    ),
                 }
             ),
             Effect::DiscardCards { .. } | Effect::SetCounter { .. } => return None,

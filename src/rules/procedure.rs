@@ -188,7 +188,7 @@ impl fmt::Display for Answer {
                     f,
                     "cards [{}] ({})",
                     codes(&all),
-                    drawn_note(drawn.len(), all.len())
+                    drawn_note("drawn", drawn.len(), all.len())
                 )
             }
             Answer::Choice(c) => write!(f, "choice {c}"),
@@ -226,12 +226,13 @@ fn codes(cards: &[Card]) -> String {
 }
 
 /// "drawn by Adjutant", or "1 of 2 drawn by Adjutant" for the rest of an
-/// answer begun by hand.
-pub(crate) fn drawn_note(drawn: usize, all: usize) -> String {
+/// answer begun by hand (`done`: "drawn", or "turned" for cards of an
+/// untracked pack).
+pub(crate) fn drawn_note(done: &str, drawn: usize, all: usize) -> String {
     if drawn == all {
-        "drawn by Adjutant".into()
+        format!("{done} by Adjutant")
     } else {
-        format!("{drawn} of {all} drawn by Adjutant")
+        format!("{drawn} of {all} {done} by Adjutant")
     }
 }
 
@@ -792,7 +793,7 @@ impl<'a> Ctx<'a> {
                 self.apply(Effect::Note(format!(
                     "{} ({})",
                     codes(&cards),
-                    drawn_note(a.drawn_by_adjutant(), cards.len()).replace("drawn", "turned")
+                    drawn_note("turned", a.drawn_by_adjutant(), cards.len())
                 )));
                 Ok(cards)
             }

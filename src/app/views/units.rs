@@ -303,6 +303,12 @@ pub(super) fn activation_counts(u: &crate::rules::state::Unit) -> String {
             u.stat(ca::PREP_LEFT)
         ));
     }
+    if u.stat(ca::TASK_LEFT) > 0 {
+        t.push_str(&format!(
+            ", task done in {} action(s)",
+            u.stat(ca::TASK_LEFT)
+        ));
+    }
     t
 }
 

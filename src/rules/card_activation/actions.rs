@@ -4,8 +4,8 @@
 //! in sequence may act together with it.
 
 use super::{
-    FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, check_wipeout, has, models_text, num, pick_unit,
-    set_status, stat, unit_choice, units_of, yes_no,
+    FORFEIT, HELD, OVERWATCH, PREP_LEFT, ROUTED, TASK_LEFT, check_wipeout, has, models_text, num,
+    pick_unit, set_status, stat, unit_choice, units_of, yes_no,
 };
 use crate::rules::common::possessive;
 use crate::rules::effect::Effect;
@@ -1201,6 +1201,9 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     special_task(ctx, unit, None).map(|_| ())
 }
 
+/// The most actions a special task of several actions is asked to take.
+const TASK_MOST_ACTIONS: i64 = 20;
+
 /// A special action; readying the weapon is listed while it needs it,
 /// and turned down with `prep_barred`'s reason when given; returns whether
 /// the weapon was readied.
@@ -1212,6 +1215,15 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<
         Choice::new("aim", "Aim"),
         Choice::new("other", "Something else (radio, casting, device, healing)"),
     ];
+    // From question order 4 a task may take several actions, over turns
+    // (l.25, l.88: a 5-action casting by a 2-action caster): counted.
+    let long_tasks = crate::rules::common::question_order(ctx) >= 4;
+    if long_tasks {
+        options.push(Choice::new(
+            "long",
+            "Start a task of several actions (a casting, a device)",
+        ));
+    }
     let prep = stat(ctx, unit, PREP_LEFT);
     if prep > 0 {
         let label = match prep_barred {
@@ -1219,6 +1231,13 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<
             Some(_) => "Prep the weapon (not now)".to_string(),
         };
         options.push(Choice::new("prep", label));
+    }
+    let task = stat(ctx, unit, TASK_LEFT);
+    if long_tasks && task > 0 {
+        options.push(Choice::new(
+            "task",
+            format!("Go on with the task ({task} action(s) to go)"),
+        ));
     }
     let picked = loop {
         let picked = ctx.choose(
@@ -1244,6 +1263,37 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<
                 format!("{name} works on the weapon: {} action(s) to go", prep - 1)
             };
             ctx.resolved("weapon-prep", text);
+        }
+        "long" => {
+            let all = ctx.number(
+                format!("{name}'s task: how many actions does it take in all?"),
+                2,
+                TASK_MOST_ACTIONS,
+                Some("special"),
+            )?;
+            let left = all as i32 - 1;
+            ctx.apply(Effect::SetStat {
+                unit,
+                stat: TASK_LEFT.into(),
+                value: left,
+            });
+            ctx.resolved(
+                "special",
+                format!("{name} starts a task of {all} actions: {left} action(s) to go"),
+            );
+        }
+        "task" => {
+            ctx.apply(Effect::SetStat {
+                unit,
+                stat: TASK_LEFT.into(),
+                value: task - 1,
+            });
+            let text = if task - 1 == 0 {
+                format!("{name} completes its task")
+            } else {
+                format!("{name} works on its task: {} action(s) to go", task - 1)
+            };
+            ctx.resolved("special", text);
         }
         // The source lists Aim among special actions but gives it no effect.
         "aim" => ctx.resolved(

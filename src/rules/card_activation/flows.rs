@@ -1162,3 +1162,34 @@ fn a_number_alone_is_not_a_unit() {
     assert!(problems[0].contains("`111111000000` is a number, not a unit's name"));
     assert!(parse_units("7").is_err());
 }
+
+/// From question order 4 a special task may take several actions, counted
+/// over the turns until done (l.25, l.88; audit CE F2); older games keep
+/// their options.
+#[test]
+fn a_task_of_several_actions_is_counted_until_done() {
+    let mut s = begin_newest();
+    feed(&mut s, &DEAL[..7]);
+    feed(&mut s, &["c special"]);
+    assert_asking(&s, "Start a task of several actions");
+    feed(&mut s, &["c long", "n 3"]);
+    assert!(logged(
+        &s,
+        "Rifles starts a task of 3 actions: 2 action(s) to go"
+    ));
+    assert_eq!(unit(&s, "Rifles").stat(super::TASK_LEFT), 2);
+    feed(&mut s, &["c special"]);
+    assert_asking(&s, "Go on with the task (2 action(s) to go)");
+    feed(&mut s, &["c task"]);
+    assert!(logged(&s, "Rifles works on its task: 1 action(s) to go"));
+    assert_eq!(unit(&s, "Rifles").stat(super::TASK_LEFT), 1);
+    // A game begun before order 4 is asked as it was.
+    let mut old = begin();
+    feed(&mut old, &DEAL[..7]);
+    feed(&mut old, &["c special"]);
+    assert!(
+        !asking(&old).contains("several actions"),
+        "{}",
+        asking(&old)
+    );
+}

@@ -98,6 +98,9 @@ pub const HELD: &str = "turn:held";
 pub const FORFEIT: &str = "forfeit";
 /// Stat: actions still needed before the weapon can shoot again.
 pub const PREP_LEFT: &str = "prep_left";
+/// Stat: actions still needed to finish a special task of several actions
+/// (a casting such as a 5-action power, a device), kept from turn to turn.
+pub const TASK_LEFT: &str = "task_left";
 
 /// One unit at setup.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,8 +144,9 @@ pub struct GameSetup {
 /// target's movement within what its recorded moves allow; 2 asks which
 /// enemy a charge reached, when more than one is on the table; 3 settles a
 /// target's movement when all its recorded moves are within the free
-/// inches, and lets no part of a split unit prep the weapon.
-pub const QUESTION_ORDER: u32 = 3;
+/// inches, and lets no part of a split unit prep the weapon; 4 offers a
+/// special task of several actions, counted over the turns until done.
+pub const QUESTION_ORDER: u32 = 4;
 
 /// Checks a setup; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {

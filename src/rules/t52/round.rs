@@ -56,7 +56,7 @@ pub fn vanguard_moves(ctx: &mut Ctx, first: SideId) -> Flow<()> {
             let name = ctx.state().unit_name(id);
             ctx.resolved(
                 "vanguard",
-                format!("{name} makes its Vanguard move before the game"),
+                format!("{name} may make its Vanguard move before the game"),
             );
             move_unit(
                 ctx,
