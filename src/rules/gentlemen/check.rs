@@ -639,10 +639,22 @@ pub fn skill_check(ctx: &mut Ctx, unit: UnitId, a: &Ability, suit: Suit) -> Flow
             leave_melee_question(ctx, unit, p)?;
         }
     }
+    // From question order 3 a Dash that bought no movement (failed, or
+    // nothing bought) moved nobody: its charge does not go in, and where it
+    // ended is not asked (l.59 "ends the movement adjacent"; audit CH H1).
+    let moved = !bought.is_empty() || crate::rules::common::question_order(ctx) < 3;
     if let Some(target) = charge
         && ctx.state().units.get(target).is_some_and(|u| u.in_play())
     {
-        charge_outcome(ctx, unit, target)?;
+        if moved {
+            charge_outcome(ctx, unit, target)?;
+        } else {
+            let t = ctx.state().unit_name(target);
+            ctx.resolved(
+                "movement-charge",
+                format!("{name} did not move: the charge at {t} does not go in"),
+            );
+        }
     }
     Ok(())
 }
@@ -1215,8 +1227,15 @@ pub fn rout_check(ctx: &mut Ctx, side: SideId) -> Flow<()> {
                 .filter(|&&c| ctx.ruleset.cards.counts_as(c, Suit::Clubs))
                 .count() as i32
         };
-        finish_draw(ctx, side, &draw.all)?;
-        clubs >= num(ctx, "rout_pass_clubs")
+        let passed = clubs >= num(ctx, "rout_pass_clubs");
+        // A failed Rout Check ends the game: from question order 3 a Joker
+        // in it asks for no peek at cards nobody will draw (audit CH H2).
+        if passed || crate::rules::common::question_order(ctx) < 3 {
+            finish_draw(ctx, side, &draw.all)?;
+        } else {
+            discard(ctx, side, &draw.all);
+        }
+        passed
     };
     if passed {
         let need = match num(ctx, "rout_pass_clubs") {

@@ -911,10 +911,13 @@ fn no_ace_cancels_the_big_joker_in_a_rout_check() {
     let spec = ProcedureSpec::Gentlemen(newest);
     let mut s = lose_sharpe(begin_game(GameId::GentlemenOfWar, spec, 3));
     assert_asking(&s, "Red draws 3 for the Rout Check");
-    feed(&mut s, &["k XR Ad 4s", "c keep"]);
+    // From question order 3 the game is over at once: no Joker's peek is
+    // asked (audit CH H2).
+    feed(&mut s, &["k XR Ad 4s"]);
     assert!(!logged(&s, "cancels the Big Joker"));
     assert!(logged(&s, "Big Joker: Red's Rout Check fails"));
     assert!(logged(&s, "Red fails its Rout Check and flees"));
+    assert!(s.pending().is_none() && s.state().outcome.is_some());
     // Begun before, the Ace was offered.
     let mut s = red_loses_sharpe();
     feed(&mut s, &["k XR Ad 4s"]);
@@ -1061,6 +1064,56 @@ fn a_guard_may_intercept_a_charge() {
     assert!(unit(&s, "Harper").has(super::IN_MELEE));
     assert!(unit(&s, "Pierre").has(super::IN_MELEE));
     assert!(!unit(&s, "Jean").has(super::IN_MELEE));
+}
+
+/// How many cards the pending question asks for.
+fn draw_count(s: &Session) -> usize {
+    match s.pending().map(|r| &r.ask) {
+        Some(crate::rules::procedure::Ask::Cards { count, .. }) => *count as usize,
+        other => panic!("not a draw: {other:?}"),
+    }
+}
+
+/// From question order 3 a Dash that moved nobody (its draw bought no
+/// movement) ends its charge without asking where (l.59; audit CH H1).
+#[test]
+fn a_dash_that_buys_no_move_charges_nobody() {
+    let mut newest = setup(
+        "Sharpe:rifleman Harper:grenadier",
+        "Jean:line Pierre:line Luc:officer",
+    );
+    newest.question_order = super::QUESTION_ORDER;
+    let spec = ProcedureSpec::Gentlemen(newest);
+    let mut s = begin_game(GameId::GentlemenOfWar, spec, 3);
+    feed(&mut s, &SHARPE_UP);
+    feed(
+        &mut s,
+        &["c end", "c u2", "c end", "c dash", "n 0", "n 0", "c u2"],
+    );
+    assert!(logged(&s, "Harper declares a charge at Jean"));
+    // Hearts and diamonds buy no movement.
+    let drawn = format!(
+        "k {}",
+        ["2h", "3d", "4h", "5d", "6h"][..draw_count(&s)].join(" ")
+    );
+    feed(&mut s, &[drawn.as_str()]);
+    while !s
+        .state()
+        .log
+        .iter()
+        .any(|l| l.text.contains("the charge at Jean"))
+    {
+        let asked = asking(&s);
+        assert!(!asked.contains("Where did"), "{asked}");
+        match s.pending().map(|r| r.ask.clone()) {
+            Some(crate::rules::procedure::Ask::Choose { .. }) => feed(&mut s, &["c none"]),
+            other => panic!("{asked}: {other:?}"),
+        }
+    }
+    assert!(logged(
+        &s,
+        "Harper did not move: the charge at Jean does not go in"
+    ));
 }
 
 #[test]

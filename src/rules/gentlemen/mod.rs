@@ -171,8 +171,10 @@ pub struct GameSetup {
 /// The newest order of questions ([`GameSetup::question_order`]): 1 asks
 /// for a Dash's charge after its extra action points and modifiers, so the
 /// question can say how far the charge may reach (the cards to be drawn);
-/// 2 offers no Ace to cancel the Big Joker in a Rout Check, which it fails.
-pub const QUESTION_ORDER: u32 = 2;
+/// 2 offers no Ace to cancel the Big Joker in a Rout Check, which it fails;
+/// 3 asks for no Joker's peek after a failed Rout Check (the game is over),
+/// and a Dash that moved nobody ends its charge without asking where.
+pub const QUESTION_ORDER: u32 = 3;
 
 /// Checks a setup against the ruleset; returns every problem in a sentence.
 pub fn check_setup(setup: &GameSetup, ruleset: &Ruleset) -> Result<(), Vec<String>> {
