@@ -951,6 +951,10 @@ fn leave_melee_question(ctx: &mut Ctx, a: UnitId, b: UnitId) -> Flow<()> {
         set_melee(ctx, a, b, false);
         super::set_apart(ctx, a, b);
         ctx.resolved("melee", format!("{an} and {bn} are out of melee"));
+    } else {
+        // Either answer is said, so the log shows the melee goes on
+        // (audit CH H4).
+        ctx.resolved("melee", format!("{an} and {bn} are still in melee"));
     }
     Ok(())
 }

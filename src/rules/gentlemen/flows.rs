@@ -338,6 +338,8 @@ fn a_knockback_may_end_every_melee_of_the_unit_knocked_back() {
     feed(&mut s, &["c no"]);
     assert!(!unit(&s, "Jean").has(super::IN_MELEE));
     assert!(unit(&s, "Pierre").has(super::IN_MELEE));
+    assert!(logged(&s, "Harper and Jean are out of melee"));
+    assert!(logged(&s, "Harper and Pierre are still in melee"));
 }
 
 /// Harper dashes two hexes, declaring a charge at Jean.
