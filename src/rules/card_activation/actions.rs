@@ -1201,6 +1201,16 @@ fn special(ctx: &mut Ctx, unit: UnitId) -> Flow<()> {
     special_task(ctx, unit, None).map(|_| ())
 }
 
+/// One action spent on what `key` counts (the weapon's prep, a long
+/// task), `left` of them to go before it.
+fn count_down(ctx: &mut Ctx, unit: UnitId, key: &str, left: i32) {
+    ctx.apply(Effect::SetStat {
+        unit,
+        stat: key.into(),
+        value: left - 1,
+    });
+}
+
 /// The most actions a special task of several actions is asked to take.
 const TASK_MOST_ACTIONS: i64 = 20;
 
@@ -1252,11 +1262,7 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<
     };
     match picked.as_str() {
         "prep" => {
-            ctx.apply(Effect::SetStat {
-                unit,
-                stat: PREP_LEFT.into(),
-                value: prep - 1,
-            });
+            count_down(ctx, unit, PREP_LEFT, prep);
             let text = if prep - 1 == 0 {
                 format!("{} weapon is ready to shoot", possessive(&name))
             } else {
@@ -1283,11 +1289,7 @@ fn special_task(ctx: &mut Ctx, unit: UnitId, prep_barred: Option<&str>) -> Flow<
             );
         }
         "task" => {
-            ctx.apply(Effect::SetStat {
-                unit,
-                stat: TASK_LEFT.into(),
-                value: task - 1,
-            });
+            count_down(ctx, unit, TASK_LEFT, task);
             let text = if task - 1 == 0 {
                 format!("{name} completes its task")
             } else {
