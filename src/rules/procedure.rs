@@ -210,6 +210,28 @@ impl Answer {
         }
     }
 
+    /// The cards of a card answer, taken out of it (no copy).
+    fn into_cards(self) -> Option<Vec<Card>> {
+        match self {
+            Answer::Cards(c) => Some(c),
+            Answer::AdjutantDrew { mut entered, drawn } => {
+                entered.extend(drawn);
+                Some(entered)
+            }
+            _ => None,
+        }
+    }
+
+    /// How many cards a card answer holds (checked on every re-run of a
+    /// procedure, so without building the list).
+    fn card_count(&self) -> Option<usize> {
+        match self {
+            Answer::Cards(c) => Some(c.len()),
+            Answer::AdjutantDrew { entered, drawn } => Some(entered.len() + drawn.len()),
+            _ => None,
+        }
+    }
+
     /// How many of a card answer's cards Adjutant drew.
     fn drawn_by_adjutant(&self) -> usize {
         match self {
@@ -337,7 +359,7 @@ impl Request {
                 Ok(Answer::Dice(d))
             }
             (Ask::Cards { count, .. }, a @ (Answer::Cards(_) | Answer::AdjutantDrew { .. }))
-                if a.cards().is_some_and(|c| c.len() == *count as usize) =>
+                if a.card_count() == Some(*count as usize) =>
             {
                 Ok(a)
             }
@@ -727,14 +749,7 @@ impl<'a> Ctx<'a> {
         rule: Option<&str>,
         played: Vec<Card>,
     ) -> Flow<Vec<Card>> {
-        let ask = Ask::Cards {
-            count,
-            deck: None,
-            played,
-            chosen: false,
-            turned: false,
-        };
-        self.ask_cards(ask, prompt.into(), rule)
+        self.untracked_cards(count, prompt.into(), rule, played, false)
     }
 
     /// Asks for `count` cards turned from the top of a pack Adjutant does
@@ -747,14 +762,27 @@ impl<'a> Ctx<'a> {
         rule: Option<&str>,
         turned_already: Vec<Card>,
     ) -> Flow<Vec<Card>> {
+        self.untracked_cards(count, prompt.into(), rule, turned_already, true)
+    }
+
+    /// Cards of a pack Adjutant does not track, `played` greyed out;
+    /// `turned` from its top (a virtual draw may answer) or shown from a hand.
+    fn untracked_cards(
+        &mut self,
+        count: u32,
+        prompt: String,
+        rule: Option<&str>,
+        played: Vec<Card>,
+        turned: bool,
+    ) -> Flow<Vec<Card>> {
         let ask = Ask::Cards {
             count,
             deck: None,
-            played: turned_already,
+            played,
             chosen: false,
-            turned: true,
+            turned,
         };
-        self.ask_cards(ask, prompt.into(), rule)
+        self.ask_cards(ask, prompt, rule)
     }
 
     /// Asks for `count` cards of tracked `deck` without drawing them (the
@@ -787,13 +815,14 @@ impl<'a> Ctx<'a> {
         })? {
             Answer::Cards(cards) => Ok(cards),
             a @ Answer::AdjutantDrew { .. } => {
-                let cards = a.cards().unwrap_or_default();
+                let by_adjutant = a.drawn_by_adjutant();
+                let cards = a.into_cards().unwrap_or_default();
                 // Turned from a pack Adjutant does not track: no draw
                 // line logs them, so this one says who turned them.
                 self.apply(Effect::Note(format!(
                     "{} ({})",
                     codes(&cards),
-                    drawn_note("turned", a.drawn_by_adjutant(), cards.len())
+                    drawn_note("turned", by_adjutant, cards.len())
                 )));
                 Ok(cards)
             }
@@ -892,61 +921,60 @@ impl<'a> Ctx<'a> {
         };
         let answer = self.ask(req.clone())?;
         let by_adjutant = answer.drawn_by_adjutant() as u32;
-        match answer.cards() {
-            Some(cards) => {
-                if let Some(problem) = self.not_in_pile(deck, &cards) {
-                    return Err(Interrupt::Invalid(AnswerError {
-                        expected: req.expected(),
-                        got: Answer::Cards(cards).to_string(),
-                        problem: Some(problem),
-                    }));
-                }
-                // Which cards came off the top matters, not the order they
-                // were named (or read by the camera) in.
-                let on_top = self.state.decks.get(deck).is_some_and(|d| {
-                    let mut top: Vec<Card> = d
-                        .draw_pile
-                        .iter()
-                        .rev()
-                        .map(|c| c.card)
-                        .take(cards.len())
-                        .collect();
-                    let mut named = cards.clone();
-                    top.sort();
-                    named.sort();
-                    top == named
-                });
-                if !on_top && self.state.counter(&order_untracked_key(deck)) == 0 {
-                    // The table drew other cards than Adjutant's top ones: its
-                    // pile order no longer says what lies on top.
-                    self.apply(Effect::SetCounter {
-                        key: order_untracked_key(deck),
-                        value: 1,
-                    });
-                }
-                let from_discards = self.taken_from_discards(deck, &cards);
-                self.apply(Effect::TakeCards {
-                    deck,
-                    cards: cards.clone(),
-                    purpose: purpose.map(str::to_string),
-                    by_adjutant,
-                });
-                if !from_discards.is_empty() {
-                    // Taken rather than refused (the table may have shuffled
-                    // them back), but a misread is likelier: say so.
-                    self.apply(Effect::Note(format!(
-                        "{} came from the discards: fine if the table shuffled them back, otherwise a misread (Undo and name the card drawn)",
-                        codes(&from_discards)
-                    )));
-                }
-                Ok(cards)
-            }
-            None => Err(Interrupt::Invalid(AnswerError {
+        if answer.card_count().is_none() {
+            return Err(Interrupt::Invalid(AnswerError {
                 expected: "cards".into(),
                 got: answer.to_string(),
                 problem: None,
-            })),
+            }));
         }
+        let cards = answer.into_cards().unwrap_or_default();
+        if let Some(problem) = self.not_in_pile(deck, &cards) {
+            return Err(Interrupt::Invalid(AnswerError {
+                expected: req.expected(),
+                got: Answer::Cards(cards).to_string(),
+                problem: Some(problem),
+            }));
+        }
+        // Which cards came off the top matters, not the order they
+        // were named (or read by the camera) in.
+        let on_top = self.state.decks.get(deck).is_some_and(|d| {
+            let mut top: Vec<Card> = d
+                .draw_pile
+                .iter()
+                .rev()
+                .map(|c| c.card)
+                .take(cards.len())
+                .collect();
+            let mut named = cards.clone();
+            top.sort();
+            named.sort();
+            top == named
+        });
+        if !on_top && self.state.counter(&order_untracked_key(deck)) == 0 {
+            // The table drew other cards than Adjutant's top ones: its
+            // pile order no longer says what lies on top.
+            self.apply(Effect::SetCounter {
+                key: order_untracked_key(deck),
+                value: 1,
+            });
+        }
+        let from_discards = self.taken_from_discards(deck, &cards);
+        self.apply(Effect::TakeCards {
+            deck,
+            cards: cards.clone(),
+            purpose: purpose.map(str::to_string),
+            by_adjutant,
+        });
+        if !from_discards.is_empty() {
+            // Taken rather than refused (the table may have shuffled
+            // them back), but a misread is likelier: say so.
+            self.apply(Effect::Note(format!(
+                        "{} came from the discards: fine if the table shuffled them back, otherwise a misread (Undo and name the card drawn)",
+                        codes(&from_discards)
+                    )));
+        }
+        Ok(cards)
     }
 
     /// The cards of `cards` that are not in the deck's draw pile (counting
